@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+#include "commands.h"
+
+#include "cli_args.h"
+#include "text_report.h"
+#include "vramlab/errors.h"
+#include "vramlab/estimator.h"
+#include "vramlab/fit.h"
+#include "vramlab/hf_import.h"
+#include "vramlab/presets.h"
+#include "vramlab/report_json.h"
+#include "vramlab/scenario_io.h"
+#include "vramlab/sweep.h"
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+namespace vramlab::cli {
+
+using nlohmann::json;
+
+namespace {
+
+std::string onlyFile(const CliArgs& a, const char* command)
+{
+    if (a.positionals().size() != 1)
+        throw InputError(command, "expected exactly one scenario file");
+    return a.positionals().front();
+}
+
+/// Loads and estimates; errors that come from the scenario name its file.
+Scenario load(const std::string& file)
+{
+    Scenario sc = loadScenarioFile(file);
+    try {
+        validateScenario(sc);
+    } catch (const InputError& e) {
+        throw e.withFile(file);
+    }
+    return sc;
+}
+
+template <typename F>
+auto withFile(const std::string& file, F&& f)
+{
+    try {
+        return f();
+    } catch (const InputError& e) {
+        throw e.withFile(file);
+    } catch (const SizeOverflow& e) {
+        throw InputError("", std::string("the configuration is too large: ") + e.what(), file);
+    }
+}
+
+void write(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+
+} // namespace
+
+int runEstimate(const std::vector<std::string>& words)
+{
+    CliArgs a(words, {}, {"--json"});
+    const std::string file = onlyFile(a, "estimate");
+    const Scenario sc = load(file);
+    const Report r = withFile(file, [&] { return estimate(sc); });
+    write(a.flag("--json") ? reportToJson(r).dump(2) + "\n" : textReport(r));
+    return 0;
+}
+
+int runSweep(const std::vector<std::string>& words)
+{
+    CliArgs a(words, {"--param", "--from", "--to", "--points"}, {"--csv", "--json", "--log"});
+    const std::string file = onlyFile(a, "sweep");
+    const Scenario sc = load(file);
+    const SweepParam p = parseSweepParam(a.value("--param").value_or("run.sequence_length"));
+    const Count from = a.integer("--from", 1, 100'000'000).value_or(valueOf(sc, p));
+    const Count to = a.integer("--to", 1, 100'000'000).value_or(from);
+    const int points = static_cast<int>(a.integer("--points", 1, 1'000'000).value_or(10));
+    const auto pts = withFile(file, [&] { return sweep(sc, p, from, to, points, a.flag("--log")); });
+    static const char* keys[] = {"weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead", "total"};
+    std::ostringstream out;
+    if (a.flag("--json")) {
+        json arr = json::array();
+        for (const SweepPoint& pt : pts) {
+            json bytes = json::object();
+            for (const char* k : keys)
+                bytes[k] = pt.report.bytesOf(k);
+            arr.push_back({{"value", pt.value}, {"per_gpu_bytes", bytes}, {"peak_bytes", pt.report.peak},
+                           {"fits", pt.report.fits}, {"flops_per_step", pt.report.flops.perStep}});
+        }
+        out << json{{"format", "vramlab.sweep"}, {"version", 1}, {"param", keyPathOf(p)}, {"points", arr}}.dump(2) << "\n";
+    } else {
+        const char sep = a.flag("--csv") ? ',' : '\t';
+        out << keyPathOf(p);
+        for (const char* k : keys)
+            out << sep << k;
+        out << sep << "peak" << sep << "fits\n";
+        for (const SweepPoint& pt : pts) {
+            out << pt.value;
+            for (const char* k : keys)
+                out << sep << pt.report.bytesOf(k);
+            out << sep << pt.report.peak << sep << (pt.report.fits ? "true" : "false") << "\n";
+        }
+    }
+    write(out.str());
+    return 0;
+}
+
+int runFit(const std::vector<std::string>& words)
+{
+    CliArgs a(words, {"--max"}, {"--min-gpus", "--json"});
+    const std::string file = onlyFile(a, "fit");
+    const Scenario sc = load(file);
+    if (a.flag("--min-gpus") == a.value("--max").has_value())
+        throw InputError("fit", "expected either --max micro_batch_size|sequence_length|context_length|batch_size or --min-gpus");
+    FitResult res = withFile(file, [&] {
+        if (a.flag("--min-gpus"))
+            return fitMinGpus(sc);
+        const std::string what = *a.value("--max");
+        const std::string key = what.rfind("run.", 0) == 0 ? what : "run." + what;
+        return fitMax(sc, parseSweepParam(key, "--max"));
+    });
+    const std::string key = keyPathOf(res.param);
+    if (a.flag("--json")) {
+        json j = {{"format", "vramlab.fit"}, {"version", 1}, {"param", key}, {"fits", res.value.has_value()}};
+        j["value"] = res.value ? json(*res.value) : json(nullptr);
+        if (res.report)
+            j["peak_bytes"] = res.report->peak;
+        if (res.nextReport) {
+            j["next_value"] = res.nextValue;
+            j["next_peak_bytes"] = res.nextReport->peak;
+        }
+        j["usable_bytes"] = sc.run.gpu->memoryBytes;
+        write(j.dump(2) + "\n");
+        return 0;
+    }
+    std::ostringstream out;
+    const std::string gpu = sc.run.gpu->displayName + " (" + formatBytes(sc.run.gpu->memoryBytes) + ")";
+    if (!res.value) {
+        out << "nothing fits on " << gpu << ": " << key << " = " << res.nextValue << " needs "
+            << formatBytes(res.nextReport ? res.nextReport->peak : 0) << " at its peak\n";
+    } else if (res.param == SweepParam::Gpus) {
+        out << "fewest GPUs: " << *res.value << " (peak " << formatBytes(res.report->peak) << " per GPU on " << gpu << ")\n";
+        if (res.nextReport)
+            out << "with " << res.nextValue << ": peak " << formatBytes(res.nextReport->peak) << ", does not fit\n";
+    } else {
+        out << "largest " << key << ": " << *res.value << " (peak " << formatBytes(res.report->peak) << " on " << gpu << ")\n";
+        if (res.nextReport)
+            out << "at " << res.nextValue << ": peak " << formatBytes(res.nextReport->peak) << ", does not fit\n";
+        else
+            out << "(the search stopped at its ceiling, " << res.ceiling << ")\n";
+    }
+    write(out.str());
+    return 0;
+}
+
+int runPresets(const std::vector<std::string>& words)
+{
+    CliArgs a(words, {}, {"--json"});
+    std::ostringstream out;
+    if (a.flag("--json")) {
+        json arr = json::array();
+        for (const Preset& p : presets()) {
+            const ParameterCount c = countParameters(p.model);
+            arr.push_back({{"key", p.key}, {"name", p.model.name}, {"params", c.total}, {"active_params", c.active},
+                           {"published_params", p.publishedParams}, {"source", p.source}});
+        }
+        out << arr.dump(2) << "\n";
+    } else {
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "%-16s %-28s %20s %20s\n", "preset", "model", "parameters", "active");
+        out << buf;
+        for (const Preset& p : presets()) {
+            const ParameterCount c = countParameters(p.model);
+            std::snprintf(buf, sizeof buf, "%-16s %-28s %20s %20s\n", p.key.c_str(), p.model.name.c_str(),
+                          formatCount(c.total).c_str(), formatCount(c.active).c_str());
+            out << buf;
+        }
+    }
+    write(out.str());
+    return 0;
+}
+
+int runImportHf(const std::vector<std::string>& words)
+{
+    CliArgs a(words, {"-o", "--output", "--name"}, {});
+    if (a.positionals().size() != 1)
+        throw InputError("import-hf", "expected one Hugging Face config.json");
+    const std::string file = a.positionals().front();
+    const HfImport imported = withFile(file, [&] { return importHfConfig(parseJsonText(readTextFile(file), file)); });
+    const Scenario sc = scenarioFromHf(imported, a.value("--name").value_or(imported.model.name + " (imported)"));
+    for (const std::string& w : imported.warnings)
+        std::fprintf(stderr, "%s: warning: %s\n", file.c_str(), w.c_str());
+    const std::string text = scenarioToJson(sc).dump(2) + "\n";
+    const auto outPath = a.value("-o") ? a.value("-o") : a.value("--output");
+    if (outPath)
+        writeFileAtomically(*outPath, text);
+    else
+        write(text);
+    return 0;
+}
+
+int runValidate(const std::vector<std::string>& words)
+{
+    CliArgs a(words, {}, {});
+    const std::string file = onlyFile(a, "validate");
+    const Scenario sc = load(file);
+    withFile(file, [&] { return estimate(sc); });
+    for (const std::string& w : sc.warnings)
+        std::fprintf(stderr, "%s: warning: %s\n", file.c_str(), w.c_str());
+    write(file + ": valid scenario (" + sc.name + ")\n");
+    return 0;
+}
+
+} // namespace vramlab::cli

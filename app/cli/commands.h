@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vramlab::cli {
+
+/// Each command writes its result to stdout and returns the exit code; bad input
+/// throws InputError (the caller prints it as one line and exits 2).
+int runEstimate(const std::vector<std::string>& args);
+int runSweep(const std::vector<std::string>& args);
+int runFit(const std::vector<std::string>& args);
+int runPresets(const std::vector<std::string>& args);
+int runImportHf(const std::vector<std::string>& args);
+int runValidate(const std::vector<std::string>& args);
+
+} // namespace vramlab::cli

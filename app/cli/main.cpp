@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// vramlab-cli: estimate, sweep and fit LLM memory from the command line (core only, no Qt).
+#include "commands.h"
+#include "vramlab/errors.h"
+
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char* const kUsage = R"(usage: vramlab-cli COMMAND [ARGS]
+
+Where GPU memory and compute go when an LLM is trained, fine-tuned or served.
+
+commands:
+  estimate FILE [--json]          memory per GPU by component, FLOPs, step time, verdict
+  sweep FILE --param KEY --from A --to B --points N [--log] [--csv|--json]
+                                  KEY: run.sequence_length, run.micro_batch_size,
+                                  run.gradient_accumulation_steps, run.parallelism.gpus,
+                                  run.context_length, run.batch_size, run.finetune.rank
+  fit FILE --max micro_batch_size|sequence_length|context_length|batch_size [--json]
+  fit FILE --min-gpus [--json]    largest size / fewest GPUs whose peak fits run.gpu
+  presets [--json]                built-in models and their parameter counts
+  import-hf CONFIG.json [-o OUT.json] [--name NAME]
+                                  scenario from a Hugging Face config.json
+  validate FILE                   check a scenario file (exit 0 valid, 2 invalid)
+  --version, --help
+
+Bad input exits 2 with one line on stderr naming the file, the key and what was expected.
+)";
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    using namespace vramlab;
+    const std::vector<std::string> words(argv + 1, argv + argc);
+    if (words.empty() || words[0] == "--help" || words[0] == "-h" || words[0] == "help") {
+        std::fputs(kUsage, words.empty() ? stderr : stdout);
+        return words.empty() ? 2 : 0;
+    }
+    if (words[0] == "--version") {
+        std::printf("vramlab-cli %s\n", VRAMLAB_VERSION);
+        return 0;
+    }
+    const std::vector<std::string> rest(words.begin() + 1, words.end());
+    try {
+        const std::string& cmd = words[0];
+        if (cmd == "estimate")
+            return cli::runEstimate(rest);
+        if (cmd == "sweep")
+            return cli::runSweep(rest);
+        if (cmd == "fit")
+            return cli::runFit(rest);
+        if (cmd == "presets")
+            return cli::runPresets(rest);
+        if (cmd == "import-hf")
+            return cli::runImportHf(rest);
+        if (cmd == "validate")
+            return cli::runValidate(rest);
+        std::fprintf(stderr, "vramlab-cli: unknown command \"%s\" (see vramlab-cli --help)\n", cmd.c_str());
+        return 2;
+    } catch (const InputError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 2;
+    } catch (const SizeOverflow& e) {
+        std::fprintf(stderr, "the configuration is too large: %s\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "vramlab-cli: internal error: %s\n", e.what());
+        return 1;
+    }
+}

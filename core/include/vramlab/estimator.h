@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "vramlab/report.h"
+#include "vramlab/scenario.h"
+
+namespace vramlab {
+
+/// Checks the keys against each other (heads and parallel sizes that divide, ...);
+/// throws InputError naming the key path. readScenario() already checked each key alone.
+void validateScenario(const Scenario& scenario);
+
+/// Scenario in, report out: memory per GPU by component with formulas, FLOPs, step time
+/// and the verdict. Throws InputError on an inconsistent scenario and SizeOverflow on
+/// one whose sizes do not fit in 63 bits.
+Report estimate(const Scenario& scenario);
+
+/// Layers of pipeline stage `stage` (0-based) of `stages`: earlier stages take the remainder.
+StageSlice stageSlice(const ModelSpec& model, Count stages, Count stage);
+
+} // namespace vramlab

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "vramlab/dtype.h"
+#include "vramlab/units.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vramlab {
+
+/// One accelerator: memory, dense (non-sparse) peak throughput per dtype and bandwidths.
+struct GpuSpec {
+    std::string name;          ///< catalog key, "h100-sxm-80gb"
+    std::string displayName;   ///< "NVIDIA H100 SXM 80GB"
+    Bytes memoryBytes = 0;     ///< total device memory as the driver reports it
+    double fp32Tflops = 0;     ///< dense peaks, TFLOP/s (0 = not supported)
+    double tf32Tflops = 0;
+    double bf16Tflops = 0;
+    double fp16Tflops = 0;
+    double fp8Tflops = 0;
+    double int8Tops = 0;
+    double memoryBandwidthGBs = 0; ///< HBM/GDDR, GB/s
+    double interconnectGBs = 0;    ///< GPU-to-GPU per direction (NVLink/xGMI, else PCIe), GB/s
+    double hostLinkGBs = 0;        ///< host link per direction (PCIe), GB/s
+
+    /// Peak for a compute dtype; bf16 falls back to fp16 and fp16 to fp32 where absent.
+    double peakTflops(DType compute) const;
+};
+
+/// The built-in catalog (A100 40/80, H100 SXM/PCIe, H200, B200, L4, L40S, RTX 4090, MI300X, ...).
+const std::vector<GpuSpec>& gpuCatalog();
+std::optional<GpuSpec> findGpu(std::string_view name);
+
+} // namespace vramlab

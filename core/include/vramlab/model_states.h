@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "vramlab/activation_model.h"
+#include "vramlab/dtype.h"
+#include "vramlab/model_spec.h"
+#include "vramlab/parameter_tensors.h"
+#include "vramlab/run_spec.h"
+
+#include <string>
+#include <vector>
+
+namespace vramlab {
+
+/// A parameter tensor's share on one GPU after tensor, pipeline and expert parallelism
+/// (ZeRO sharding is applied later, by modelStates()).
+struct LocalParam {
+    std::string name;
+    Count rows = 1;    ///< local shape of one copy
+    Count cols = 0;
+    Count copies = 1;  ///< copies on this GPU (layers x experts)
+    bool trainable = true;
+    bool expert = false;      ///< ZeRO group is data-parallel / expert-parallel
+    bool linear = false;
+    DType frozenStorage = DType::Bf16; ///< storage of a frozen tensor (NF4 under QLoRA)
+    Count elements() const { return checkedMul(rows, cols, copies); }
+};
+
+/// Per-GPU bytes of the training (or serving) state, each with the formula it used.
+struct ModelStateBytes {
+    Bytes weights = 0, master = 0, gradients = 0, optimizer = 0;
+    Bytes hostBytes = 0; ///< offloaded to host memory, per GPU process
+    Count trainableLocal = 0, frozenLocal = 0; ///< parameters on this GPU before ZeRO sharding
+    std::string weightsFormula, masterFormula, gradientsFormula, optimizerFormula, hostFormula;
+};
+
+/// Tensors held by one GPU of the pipeline stage `slice`, LoRA adapters included.
+std::vector<LocalParam> localParameters(const ModelSpec& model, const RunSpec& run, const StageSlice& slice);
+
+/// Parameters of the LoRA adapters added to `model` (rank x (in + out) per targeted linear).
+Count loraParameters(const ModelSpec& model, const Finetune& finetune);
+
+/// Weights, master copy, gradients and optimizer states of one GPU.
+/// Works on any parameter list, so a textbook "P parameters" case is a single tensor.
+ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec& run);
+
+} // namespace vramlab

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "vramlab/activation_model.h"
+#include "vramlab/gpu_catalog.h"
+#include "vramlab/parameter_tensors.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vramlab {
+
+/// One bar segment: its bytes on one GPU and how they were computed.
+struct Component {
+    std::string key;         ///< report key: weights, master_weights, gradients, ...
+    std::string label;       ///< "Optimizer states"
+    Bytes bytes = 0;
+    std::string formula;     ///< with the numbers plugged in
+    std::string explanation; ///< one sentence a workshop audience follows
+};
+
+struct FlopsEstimate {
+    double perToken = 0;        ///< model FLOPs per trained (or generated) token
+    double perStep = 0;         ///< model FLOPs of one optimizer step, all GPUs
+    double hardwarePerStep = 0; ///< + recomputation (checkpointing, flash backward)
+    double forwardPerToken = 0; ///< 2 x matmul params + attention
+    double attentionPerToken = 0; ///< forward attention term (QK^T and PV)
+    Count tokensPerStep = 0;    ///< micro-batch x sequence x accumulation x data-parallel
+    double peakTflops = 0;      ///< per GPU, in the compute dtype
+    double mfu = 0;             ///< assumed model FLOPs utilization
+    double stepTimeS = 0;       ///< training: one step; inference: one decode step
+    double tokensPerS = 0;      ///< all GPUs
+    std::string formula;
+};
+
+/// The answer for one scenario (report version 1, with extensions).
+struct Report {
+    std::string scenarioName;
+    ParameterCount params;
+    Count trainableParams = 0;
+    Count loraParams = 0;
+
+    /// weights, master_weights, gradients, optimizer_states, activations, kv_cache, overhead: per GPU.
+    std::vector<Component> components;
+    std::vector<Component> overheadParts;
+    ActivationSet activations;      ///< one micro-batch's saved tensors on the reported stage
+    Count microBatchesInFlight = 1; ///< pipeline: 1F1B keeps min(pp, accumulation) on the first stage
+    std::string stage;              ///< which pipeline stage is reported ("all layers" without PP)
+    Bytes total = 0;                ///< sum of the components
+    Bytes peak = 0;                 ///< highest point of the step (total + transient recomputation)
+    std::string peakWhere;
+    Bytes hostBytes = 0;            ///< offloaded state in host memory, per GPU process
+    std::string hostFormula;
+
+    FlopsEstimate flops;
+    std::optional<GpuSpec> gpu;
+    Bytes usableBytes = 0;          ///< the GPU's memory (0 when no GPU is named)
+    bool fits = true;
+    std::vector<std::string> warnings;
+
+    Bytes bytesOf(const std::string& key) const;
+    const Component* component(const std::string& key) const;
+};
+
+} // namespace vramlab

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "vramlab/report.h"
+
+#include <nlohmann/json.hpp>
+
+namespace vramlab {
+
+/// The report as spec/scenario-v1.md defines it (format "vramlab.report", version 1),
+/// extended with `components` (formulas), `overhead_parts`, `activation_tensors`,
+/// `flops` details, `time`, `host_bytes` and `gpu`.
+nlohmann::json reportToJson(const Report& report);
+
+} // namespace vramlab

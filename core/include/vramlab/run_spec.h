@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "vramlab/dtype.h"
+#include "vramlab/gpu_catalog.h"
+#include "vramlab/units.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vramlab {
+
+enum class Mode { Training, Inference };
+/// fp32; pure bf16/fp16 (model.to(dtype), no master copy); mixed: 16-bit working
+/// weights and activations, fp32 master weights, gradients and optimizer states.
+enum class Precision { Fp32, Bf16, Fp16, MixedBf16, MixedFp16 };
+enum class Optimizer { AdamW, Adam, AdamW8bit, Sgd, SgdMomentum, Lion, Adafactor };
+enum class AttentionImpl { Eager, Flash };
+enum class FinetuneMethod { Full, Lora, Qlora };
+
+struct Checkpointing {
+    enum class Kind { None, Full, Selective, Every };
+    Kind kind = Kind::None;
+    Count every = 0; ///< Kind::Every: segments of `every` consecutive layers keep only their input
+};
+
+struct Parallelism {
+    Count gpus = 1;            ///< all GPUs: data x tensor x pipeline
+    int zeroStage = 0;         ///< 0-3 over the data-parallel group
+    Count tensorParallel = 1;
+    Count pipelineParallel = 1;
+    Count expertParallel = 1;  ///< MoE experts spread over this many data-parallel ranks
+    bool sequenceParallel = false;
+    bool offloadOptimizer = false; ///< optimizer states + master weights (+ fp32 gradients) in host memory
+    bool offloadParams = false;    ///< ZeRO-3 parameters in host memory
+    Count dataParallel() const { return gpus / (tensorParallel * pipelineParallel); }
+};
+
+struct Finetune {
+    FinetuneMethod method = FinetuneMethod::Full;
+    Count rank = 16;
+    double alpha = 32;
+    double dropout = 0.0; ///< LoRA dropout: each target keeps a dropped copy of its input
+    std::vector<std::string> targets = {"q", "k", "v", "o"};
+};
+
+struct Inference {
+    Count batchSize = 1;
+    Count contextLength = 4096; ///< prompt + generated tokens held in the KV cache
+    DType weightDtype = DType::Bf16;
+    DType kvCacheDtype = DType::Bf16;
+};
+
+/// Memory that is not a tensor of the model: stated, with defaults the user can change.
+struct Overheads {
+    Bytes cudaContextBytes = 512 * kMiB; ///< CUDA context + kernels (lazy loading): 300-600 MiB measured
+    Bytes workspaceBytes = 32 * kMiB;    ///< cuBLAS/cuBLASLt workspace (32 MiB on Hopper)
+    bool allocatorRounding = true;       ///< PyTorch caching allocator rounds each block up to 512 B
+    double fragmentation = 0.0;          ///< extra fraction of activations lost to fragmentation
+    std::optional<Bytes> commBufferBytes; ///< NCCL + bucket buffers; default: 2 x 25 MiB buckets + 256 MiB NCCL with >1 GPU
+};
+
+struct RunSpec {
+    Mode mode = Mode::Training;
+    Count sequenceLength = 2048;
+    Count microBatchSize = 1;
+    Count gradientAccumulationSteps = 1;
+    Precision precision = Precision::MixedBf16;
+    std::optional<DType> gradientDtype; ///< override for mixed precision
+    std::optional<bool> masterWeights;  ///< override for mixed precision
+    bool fp8 = false;                   ///< FP8 GEMMs (Transformer Engine): fp8 GEMM inputs saved, fp8 weight copies
+    Optimizer optimizer = Optimizer::AdamW;
+    Checkpointing checkpointing;
+    AttentionImpl attention = AttentionImpl::Flash;
+    Parallelism parallelism;
+    Finetune finetune;
+    Inference inference;
+    Overheads overheads;
+    std::optional<GpuSpec> gpu;         ///< from the catalog or custom
+    double mfu = 0.4;                   ///< model FLOPs utilization assumed for step time
+};
+
+std::string_view toString(Precision p);
+std::string_view toString(Optimizer o);
+std::string_view toString(Mode m);
+std::string_view toString(AttentionImpl a);
+std::string_view toString(FinetuneMethod f);
+std::string toString(const Checkpointing& c);
+
+} // namespace vramlab

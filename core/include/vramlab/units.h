@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace vramlab {
+
+/// Sizes in bytes and element counts. Signed 64-bit: exact to 9.2e18, enough for
+/// 10^15 parameters x 16 bytes and 10^7-token sequences; every product goes through
+/// checkedMul so an absurd configuration is an error, never a wrapped number.
+using Bytes = std::int64_t;
+using Count = std::int64_t;
+
+inline constexpr Bytes kKiB = 1024;
+inline constexpr Bytes kMiB = 1024 * kKiB;
+inline constexpr Bytes kGiB = 1024 * kMiB;
+inline constexpr double kGB = 1e9;
+
+/// a * b, throwing SizeOverflow when the result does not fit in 63 bits.
+Count checkedMul(Count a, Count b);
+Count checkedMul(Count a, Count b, Count c);
+Count checkedMul(Count a, Count b, Count c, Count d);
+/// a + b, throwing SizeOverflow on overflow.
+Count checkedAdd(Count a, Count b);
+/// ceil(a / b) for a >= 0, b > 0.
+constexpr Count ceilDiv(Count a, Count b) { return (a + b - 1) / b; }
+/// Round bytes up to a multiple of `granule` bytes.
+constexpr Bytes roundUp(Bytes bytes, Bytes granule) { return ceilDiv(bytes, granule) * granule; }
+
+/// "23.20 GB" (decimal) or "21.61 GiB" (binary), chosen by `binary`.
+std::string formatBytes(Bytes bytes, bool binary = true);
+/// "8,030,261,248"
+std::string formatCount(Count n);
+/// "5.70e+14" style for FLOP counts: "570.1 TFLOP" etc.
+std::string formatFlops(double flops);
+
+} // namespace vramlab

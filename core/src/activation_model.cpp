@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: MIT
+#include "vramlab/activation_model.h"
+
+#include "vramlab/parameter_tensors.h"
+#include "vramlab/precision_regime.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace vramlab {
+
+namespace {
+
+std::string shape(std::initializer_list<Count> dims, double bytesPerElem)
+{
+    std::string s;
+    for (Count d : dims) {
+        if (!s.empty())
+            s += " x ";
+        s += std::to_string(d);
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " x %g B", bytesPerElem);
+    return s + buf;
+}
+
+/// Collects saved tensors; zero-sized entries are dropped.
+struct Collector {
+    ActivationSet& set;
+    ActivationScope scope = ActivationScope::Layer;
+    Count count = 1;
+
+    void add(const std::string& name, const std::string& module, std::initializer_list<Count> dims, double bytesPerElem)
+    {
+        Count elems = 1;
+        for (Count d : dims)
+            elems = checkedMul(elems, d);
+        const Bytes each = static_cast<Bytes>(static_cast<double>(elems) * bytesPerElem);
+        if (each <= 0 || count <= 0)
+            return;
+        set.tensors.push_back({name, module, scope, each, count, shape(dims, bytesPerElem)});
+    }
+};
+
+/// Shapes of one micro-batch on one GPU.
+struct Dims {
+    Count b, s, h, a, g, d, t;
+    Count hs;   ///< rows of hidden-size tensors: s, or s / t with sequence parallelism
+    double p;   ///< bytes of an activation element
+    double pg;  ///< bytes of a GEMM-only input (1 with FP8)
+    bool eager;
+    bool dropout;
+    bool fp32Acts;
+};
+
+/// What one kind of layer keeps (every layer of a stage is one of dense/MoE x global/local,
+/// and activations do not depend on the window, so two kinds suffice).
+class LayerTensors {
+public:
+    LayerTensors(const ModelSpec& model, const RunSpec& run, const Dims& dims) : m(model), r(run), x(dims) {}
+
+    /// `firstLayer`: the layer right after a frozen embedding (LoRA) has an input that
+    /// does not require grad, so its first norm keeps nothing.
+    void collect(Collector& c, bool moe, bool firstLayerFrozenInput) const
+    {
+        const bool lora = r.mode == Mode::Training && r.finetune.method != FinetuneMethod::Full;
+        if (!firstLayerFrozenInput)
+            norm(c, "input norm");
+        if (!lora || targeted({"q", "k", "v", "q_a", "kv_a"}))
+            c.add("attention input (norm output, read by q/k/v)", "attention", {x.b, x.hs, x.h}, x.pg);
+        attention(c);
+        if (!lora || targeted({"o"}))
+            c.add("attention output (o_proj input)", "attention", {x.b, x.s, x.a * vDim()}, x.eager ? x.pg : 0);
+        if (x.dropout)
+            c.add("dropout mask after o_proj (bool)", "attention", {x.b, x.hs, x.h}, 1);
+        if (m.postNorms)
+            norm(c, "post-attention norm");
+        norm(c, "pre-MLP norm");
+        if (moe)
+            moeMlp(c);
+        else
+            mlp(c, "mlp", m.ffnHiddenSize / x.t, !lora || targeted({"gate", "up"}), !lora || targeted({"down"}));
+        if (x.dropout)
+            c.add("dropout mask after MLP (bool)", "mlp", {x.b, x.hs, x.h}, 1);
+        if (m.postNorms)
+            norm(c, "post-MLP norm");
+        if (lora)
+            loraAdapters(c);
+    }
+
+    /// Norm of hidden-size rows: RMSNorm (Llama style, in fp32) or LayerNorm.
+    void norm(Collector& c, const std::string& what) const
+    {
+        if (m.norm == NormKind::RmsNorm) {
+            c.add(what + ": fp32 input", "norm", {x.b, x.hs, x.h}, 4);
+            c.add(what + ": rsqrt (fp32)", "norm", {x.b, x.hs}, 4);
+            c.add(what + ": normalized", "norm", {x.b, x.hs, x.h}, x.p);
+            if (x.eager)
+                c.add(what + ": 1/h scalar (float64)", "norm", {1}, 8);
+        } else {
+            c.add(what + ": input", "norm", {x.b, x.hs, x.h}, x.p);
+            // CUDA keeps the statistics in fp32; the CPU reference keeps them in the input dtype.
+            const double statBytes = x.eager ? x.p : 4;
+            c.add(what + ": mean", "norm", {x.b, x.hs}, statBytes);
+            c.add(what + ": rstd", "norm", {x.b, x.hs}, statBytes);
+        }
+    }
+
+private:
+    Count vDim() const { return m.attentionType == AttentionType::Mla ? m.mla.vHeadDim : m.headDim; }
+
+    bool targeted(std::initializer_list<const char*> modules) const
+    {
+        for (const char* mod : modules)
+            for (const std::string& t : r.finetune.targets)
+                if (t == mod || t == "all-linear")
+                    return true;
+        return false;
+    }
+
+    void attention(Collector& c) const
+    {
+        const Count a = x.a, s = x.s, b = x.b;
+        if (m.attentionType == AttentionType::Mla) {
+            const MlaSpec& l = m.mla;
+            if (l.qLoraRank > 0) {
+                c.add("q_a output: fp32 copy", "attention", {b, s, l.qLoraRank}, 4);
+                c.add("q_a output: rsqrt", "attention", {b, s}, 4);
+                c.add("q_a output: normalized (q_b input)", "attention", {b, s, l.qLoraRank}, x.p);
+            }
+            c.add("kv_a output: fp32 copy", "attention", {b, s, l.kvLoraRank}, 4);
+            c.add("kv_a output: rsqrt", "attention", {b, s}, 4);
+            c.add("kv_a output: normalized (kv_b input)", "attention", {b, s, l.kvLoraRank}, x.p);
+            const Count qk = l.qkNopeHeadDim + l.qkRopeHeadDim;
+            c.add("Q after RoPE", "attention", {b, a, s, qk}, x.p);
+            c.add("K after RoPE", "attention", {b, a, s, qk}, x.p);
+            c.add("V", "attention", {b, a, s, l.vHeadDim}, x.p);
+            core(c, a);
+            return;
+        }
+        const Count d = x.d;
+        if (m.qkNorm) {
+            for (const auto& [name, heads] : {std::pair{"q", a}, std::pair{"k", x.g}}) {
+                c.add(std::string(name) + "-norm: fp32 input", "attention", {b, s, heads, d}, 4);
+                c.add(std::string(name) + "-norm: rsqrt", "attention", {b, s, heads}, 4);
+                c.add(std::string(name) + "-norm: normalized", "attention", {b, s, heads, d}, x.p);
+                if (x.eager)
+                    c.add(std::string(name) + "-norm: 1/d scalar (float64)", "attention", {1}, 8);
+            }
+        }
+        const bool rope = m.position == PositionKind::Rope;
+        c.add(rope ? "Q after RoPE" : "Q", "attention", {b, a, s, d}, x.p);
+        // Eager GQA repeats K and V to every query head (repeat_interleave keeps its int64 index).
+        const bool repeat = x.eager && m.numKvHeads != m.numHeads;
+        const Count kvHeads = repeat ? a : x.g;
+        c.add(std::string(rope ? "K after RoPE" : "K") + (repeat ? " (repeated to query heads)" : ""), "attention",
+              {b, kvHeads, s, d}, x.p);
+        c.add(std::string("V") + (repeat ? " (repeated to query heads)" : ""), "attention", {b, kvHeads, s, d}, x.p);
+        if (repeat) {
+            c.add("repeat_interleave index of K (int64)", "attention", {a}, 8);
+            c.add("repeat_interleave index of V (int64)", "attention", {a}, 8);
+        }
+        core(c, a);
+    }
+
+    /// The attention core: from scores to the output, as eager or flash keeps it.
+    void core(Collector& c, Count a) const
+    {
+        const Count b = x.b, s = x.s;
+        const bool selective = r.checkpointing.kind == Checkpointing::Kind::Selective;
+        if (!x.eager) {
+            c.add("attention output O (flash; also o_proj input)", "attention", {b, s, a, vDim()}, x.p);
+            c.add("log-sum-exp (fp32)", "attention", {b, a, s}, 4);
+            if (x.dropout)
+                c.add("dropout RNG seed and offset", "attention", {2}, 8);
+            return;
+        }
+        if (selective) // the core is recomputed in backward: only its inputs stay
+            return;
+        c.add("1/sqrt(d) scalar (float64)", "attention", {1}, 8);
+        c.add("softmax probabilities (fp32)", "attention", {b, a, s, s}, 4);
+        if (x.dropout) {
+            c.add("attention dropout mask (bool)", "attention", {b, a, s, s}, 1);
+            c.add("attention probabilities after dropout", "attention", {b, a, s, s}, x.p);
+        } else if (!x.fp32Acts) {
+            c.add("attention probabilities cast back from fp32", "attention", {b, a, s, s}, x.p);
+        }
+    }
+
+    void mlp(Collector& c, const std::string& module, Count width, bool inputSaved, bool downInputSaved) const
+    {
+        if (inputSaved)
+            c.add("MLP input (norm output)", module, {x.b, x.hs, x.h}, x.pg);
+        if (m.gated()) {
+            c.add("gate projection output", module, {x.b, x.s, width}, x.p);
+            c.add(m.mlp == MlpKind::SwiGlu ? "SiLU output" : "GELU output", module, {x.b, x.s, width}, x.p);
+            c.add("up projection output", module, {x.b, x.s, width}, x.p);
+            if (downInputSaved)
+                c.add("gated product (down_proj input)", module, {x.b, x.s, width}, x.pg);
+        } else {
+            c.add("up projection output (GELU input)", module, {x.b, x.s, width}, x.p);
+            if (downInputSaved)
+                c.add("GELU output (down_proj input)", module, {x.b, x.s, width}, x.pg);
+        }
+    }
+
+    /// Dropless top-k routing with balanced experts (capacity factor 1).
+    void moeMlp(Collector& c) const
+    {
+        const MoeSpec& e = m.moe;
+        const Count b = x.b, s = x.s, k = e.topK, width = m.expertWidth() / x.t;
+        c.add("router input (norm output)", "moe", {b, x.hs, x.h}, x.p);
+        c.add("router probabilities (fp32)", "moe", {b, s, e.numExperts}, 4);
+        c.add("top-k weights", "moe", {b, s, k}, x.p);
+        c.add("top-k expert indices (int64)", "moe", {b, s, k}, 8);
+        c.add("tokens dispatched to experts", "moe", {b, s, k, x.h}, x.pg);
+        c.add("expert gate outputs", "moe", {b, s, k, width}, x.p);
+        c.add("expert activation outputs", "moe", {b, s, k, width}, x.p);
+        c.add("expert up outputs", "moe", {b, s, k, width}, x.p);
+        c.add("expert gated products (down input)", "moe", {b, s, k, width}, x.pg);
+        c.add("expert outputs (weighted by top-k)", "moe", {b, s, k, x.h}, x.p);
+        if (e.sharedExperts > 0) {
+            const Count sw = e.sharedExperts * width;
+            c.add("shared expert gate outputs", "moe", {b, s, sw}, x.p);
+            c.add("shared expert activation outputs", "moe", {b, s, sw}, x.p);
+            c.add("shared expert up outputs", "moe", {b, s, sw}, x.p);
+            c.add("shared expert gated products", "moe", {b, s, sw}, x.pg);
+        }
+    }
+
+    /// LoRA adapters: lora_A keeps its (dropped-out) input, lora_B keeps A's output.
+    void loraAdapters(Collector& c) const
+    {
+        const Count rank = r.finetune.rank;
+        for (const ParamTensor& t : parameterTensors(m)) {
+            if (!t.linear || t.group == ParamGroup::Head || t.group == ParamGroup::Embedding)
+                continue;
+            if (!targeted({t.module.c_str()}) || t.copies < m.numLayers)
+                continue;
+            if (r.finetune.dropout > 0) {
+                c.add("LoRA " + t.module + ": dropout mask (bool)", "lora", {x.b, x.s, t.rows}, 1);
+                c.add("LoRA " + t.module + ": dropped-out input", "lora", {x.b, x.s, t.rows}, x.p);
+            }
+            c.add("LoRA " + t.module + ": A output (B input)", "lora", {x.b, x.s, rank}, x.p);
+            if (x.eager)
+                c.add("LoRA " + t.module + ": scaling scalar (float64)", "lora", {1}, 8);
+        }
+    }
+
+    const ModelSpec& m;
+    const RunSpec& r;
+    Dims x;
+};
+
+Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
+{
+    const PrecisionRegime reg = precisionRegime(r);
+    const Count t = r.parallelism.tensorParallel;
+    Dims d{};
+    d.b = batch;
+    d.s = seq;
+    d.h = m.hiddenSize;
+    d.t = t;
+    d.a = ceilDiv(m.numHeads, t);
+    d.g = std::max<Count>(1, m.numKvHeads / t);
+    d.d = m.headDim;
+    d.hs = r.parallelism.sequenceParallel ? ceilDiv(seq, t) : seq;
+    d.p = bytesPerElement(reg.activations);
+    d.pg = r.fp8 ? 1 : d.p;
+    d.eager = r.attention == AttentionImpl::Eager;
+    d.dropout = m.dropout > 0;
+    d.fp32Acts = reg.activations == DType::Fp32;
+    return d;
+}
+
+Bytes sum(const std::vector<ActivationTensor>& tensors, size_t from = 0)
+{
+    Bytes total = 0;
+    for (size_t i = from; i < tensors.size(); ++i)
+        total = checkedAdd(total, tensors[i].total());
+    return total;
+}
+
+} // namespace
+
+ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const StageSlice& slice)
+{
+    ActivationSet set;
+    const Dims x = makeDims(m, r, r.microBatchSize, r.sequenceLength);
+    const bool lora = r.finetune.method != FinetuneMethod::Full;
+    const auto kind = r.checkpointing.kind;
+    const bool wholeLayers = kind == Checkpointing::Kind::Full || kind == Checkpointing::Kind::Every;
+    const Count vocab = ceilDiv(m.vocabSize, x.t);
+
+    Collector outside{set, ActivationScope::Embedding, 1};
+    if (slice.first) {
+        // Embedding backward keeps the token ids (the loss keeps the same storage as targets).
+        outside.add("token ids (int64)", "embedding", {x.b, x.s}, 8);
+        if (!lora) {
+            if (m.position == PositionKind::Learned)
+                outside.add("position ids (int64)", "embedding", {x.s}, 8);
+            if (x.dropout)
+                outside.add("embedding dropout mask (bool)", "embedding", {x.b, x.hs, x.h}, 1);
+        }
+    }
+    // RoPE tables are computed once per forward and read by every layer's multiplications,
+    // unless whole layers are checkpointed (then they are rebuilt in backward).
+    if (m.position == PositionKind::Rope && m.attentionType == AttentionType::Mha && !wholeLayers && slice.layers() > 0) {
+        outside.add("RoPE cos table", "embedding", {x.s, m.headDim}, x.p);
+        outside.add("RoPE sin table", "embedding", {x.s, m.headDim}, x.p);
+    }
+
+    LayerTensors layer(m, r, x);
+    const bool frozenFirst = lora && slice.first;
+    auto layerSet = [&](bool moe, Count count, bool firstFrozen) {
+        Collector c{set, ActivationScope::Layer, count};
+        layer.collect(c, moe, firstFrozen);
+    };
+    auto oneLayerBytes = [&](bool moe) {
+        ActivationSet tmp;
+        Collector c{tmp, ActivationScope::Layer, 1};
+        layer.collect(c, moe, false);
+        return sum(tmp.tensors);
+    };
+
+    if (wholeLayers) {
+        // Each checkpointed segment keeps only its input; one segment is rebuilt at a time.
+        const Count segment = kind == Checkpointing::Kind::Full ? 1 : std::max<Count>(1, r.checkpointing.every);
+        const Count segments = ceilDiv(slice.layers(), segment);
+        Collector c{set, ActivationScope::Layer, segments};
+        c.add(segment == 1 ? "layer input (checkpoint)" : "segment input (checkpoint every " + std::to_string(segment) + ")",
+              "checkpoint", {x.b, x.hs, x.h}, x.p);
+        const Count rebuilt = std::min(segment, slice.layers());
+        const bool moeWorst = slice.moeLayers > 0 && oneLayerBytes(true) > oneLayerBytes(false);
+        set.recomputeBytes = checkedMul(oneLayerBytes(moeWorst), rebuilt);
+    } else {
+        const Count dense = slice.denseLayers, moe = slice.moeLayers;
+        // LoRA: the first layer's input comes from a frozen embedding and needs no grad.
+        if (frozenFirst && dense > 0) {
+            layerSet(false, 1, true);
+            layerSet(false, dense - 1, false);
+        } else {
+            layerSet(false, dense, false);
+        }
+        if (frozenFirst && dense == 0 && moe > 0) {
+            layerSet(true, 1, true);
+            layerSet(true, moe - 1, false);
+        } else {
+            layerSet(true, moe, false);
+        }
+    }
+
+    if (slice.last) {
+        Collector head{set, ActivationScope::Head, 1};
+        layer.norm(head, "final norm");
+        head.add("LM head input (final norm output)", "head", {x.b, x.hs, x.h}, x.pg);
+        head.add("log-softmax of the logits (fp32)", "loss", {x.b, x.s, vocab}, 4);
+        head.add("cross-entropy total weight (fp32 scalar)", "loss", {1}, 4);
+    }
+    set.bytes = sum(set.tensors);
+    return set;
+}
+
+ActivationSet inferenceActivations(const ModelSpec& m, const RunSpec& r)
+{
+    ActivationSet set;
+    const Dims x = makeDims(m, r, r.inference.batchSize, r.inference.contextLength);
+    Collector c{set, ActivationScope::Layer, 1};
+    const Count a = x.a, g = x.g, ffn = m.moe.enabled() ? m.expertWidth() * m.moe.topK : m.ffnHiddenSize;
+    // One layer's forward over the whole prompt (prefill) holds these at its widest point.
+    c.add("residual stream", "layer", {x.b, x.s, x.h}, x.p);
+    c.add("norm output", "layer", {x.b, x.s, x.h}, x.p);
+    c.add("Q, K, V", "layer", {x.b, x.s, (a + 2 * g) * x.d}, x.p);
+    c.add("attention output", "layer", {x.b, x.s, a * x.d}, x.p);
+    c.add("MLP intermediates (gate, up, product)", "layer", {x.b, x.s, (m.gated() ? 3 : 2) * ceilDiv(ffn, x.t)}, x.p);
+    Collector head{set, ActivationScope::Head, 1};
+    head.add("logits of the last position (fp32)", "head", {x.b, ceilDiv(m.vocabSize, x.t)}, 4);
+    set.bytes = sum(set.tensors);
+    return set;
+}
+
+} // namespace vramlab

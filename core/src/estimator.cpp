@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+#include "vramlab/estimator.h"
+
+#include "vramlab/errors.h"
+#include "vramlab/flops_model.h"
+#include "vramlab/kv_cache.h"
+#include "vramlab/model_states.h"
+#include "vramlab/overheads.h"
+#include "vramlab/precision_regime.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vramlab {
+
+namespace {
+
+void require(bool ok, const std::string& key, const std::string& expected)
+{
+    if (!ok)
+        throw InputError(key, expected);
+}
+
+std::string n(Count v) { return std::to_string(v); }
+
+const char* const kLoraTargets[] = {"q", "k", "v", "o", "gate", "up", "down", "q_a", "q_b", "kv_a", "kv_b", "all-linear"};
+
+} // namespace
+
+StageSlice stageSlice(const ModelSpec& m, Count stages, Count stage)
+{
+    const Count base = m.numLayers / stages, extra = m.numLayers % stages;
+    const Count lo = stage * base + std::min(stage, extra);
+    const Count hi = lo + base + (stage < extra ? 1 : 0);
+    const Count denseEnd = m.denseLayers();
+    StageSlice s;
+    s.denseLayers = std::max<Count>(0, std::min(hi, denseEnd) - lo);
+    s.moeLayers = (hi - lo) - s.denseLayers;
+    s.globalLayers = 0;
+    for (Count i = lo; i < hi; ++i)
+        if (m.slidingWindow <= 0 || (m.globalLayerInterval > 0 && (i + 1) % m.globalLayerInterval == 0))
+            ++s.globalLayers;
+    s.first = stage == 0;
+    s.last = stage == stages - 1;
+    return s;
+}
+
+void validateScenario(const Scenario& sc)
+{
+    const ModelSpec& m = sc.model;
+    const RunSpec& r = sc.run;
+    const Parallelism& p = r.parallelism;
+    require(m.numHeads % m.numKvHeads == 0, "model.num_kv_heads",
+            "expected a divisor of model.num_heads (" + n(m.numHeads) + "), got " + n(m.numKvHeads));
+    require(m.moe.topK <= m.moe.numExperts, "model.moe.top_k",
+            "expected at most model.moe.num_experts (" + n(m.moe.numExperts) + "), got " + n(m.moe.topK));
+    require(!m.moe.enabled() || m.moe.topK >= 1, "model.moe.top_k", "expected at least 1 with experts");
+    require(m.moe.firstDenseLayers <= m.numLayers, "model.moe.first_dense_layers",
+            "expected at most model.num_layers (" + n(m.numLayers) + "), got " + n(m.moe.firstDenseLayers));
+    if (m.attentionType == AttentionType::Mla)
+        require(m.mla.kvLoraRank > 0 && m.mla.vHeadDim > 0 && m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim > 0, "model.mla",
+                "expected kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim above 0");
+    if (m.position == PositionKind::Learned && r.mode == Mode::Training)
+        require(r.sequenceLength <= m.maxPositionEmbeddings, "run.sequence_length",
+                "expected at most model.max_position_embeddings (" + n(m.maxPositionEmbeddings) +
+                    ") with learned positions, got " + n(r.sequenceLength));
+
+    const Count tpPp = p.tensorParallel * p.pipelineParallel;
+    require(p.gpus % tpPp == 0, "run.parallelism.gpus",
+            "expected a multiple of tensor_parallel x pipeline_parallel (" + n(tpPp) + "), got " + n(p.gpus));
+    require(p.pipelineParallel <= m.numLayers, "run.parallelism.pipeline_parallel",
+            "expected at most model.num_layers (" + n(m.numLayers) + "), got " + n(p.pipelineParallel));
+    require(m.numHeads % p.tensorParallel == 0, "run.parallelism.tensor_parallel",
+            "expected a divisor of model.num_heads (" + n(m.numHeads) + "), got " + n(p.tensorParallel));
+    require(m.numKvHeads % p.tensorParallel == 0 || p.tensorParallel % m.numKvHeads == 0, "run.parallelism.tensor_parallel",
+            "expected a divisor or a multiple of model.num_kv_heads (" + n(m.numKvHeads) + "), got " + n(p.tensorParallel));
+    require(!p.offloadParams || p.zeroStage == 3 || r.mode == Mode::Inference, "run.parallelism.offload_params",
+            "expected zero_stage 3 (parameter offload is ZeRO-Infinity), got zero_stage " + n(p.zeroStage));
+    const Count dp = p.dataParallel();
+    require(dp % p.expertParallel == 0, "run.parallelism.expert_parallel",
+            "expected a divisor of the data-parallel size (" + n(dp) + "), got " + n(p.expertParallel));
+    require(p.expertParallel == 1 || (m.moe.enabled() && m.moe.numExperts % p.expertParallel == 0),
+            "run.parallelism.expert_parallel",
+            "expected 1 for a dense model or a divisor of model.moe.num_experts, got " + n(p.expertParallel));
+    if (r.checkpointing.kind == Checkpointing::Kind::Every)
+        require(r.checkpointing.every >= 1, "run.checkpointing.every", "expected a layer count of at least 1");
+    for (size_t i = 0; i < r.finetune.targets.size(); ++i) {
+        const std::string& t = r.finetune.targets[i];
+        const bool known = std::find(std::begin(kLoraTargets), std::end(kLoraTargets), t) != std::end(kLoraTargets);
+        require(known, "run.finetune.targets[" + std::to_string(i) + "]",
+                "expected one of q, k, v, o, gate, up, down, q_a, q_b, kv_a, kv_b, all-linear, got \"" + t + "\"");
+    }
+    if (r.finetune.method == FinetuneMethod::Qlora && r.mode == Mode::Training)
+        require(r.precision != Precision::Fp32, "run.precision", "expected a 16-bit precision with QLoRA (bf16 adapters), got fp32");
+}
+
+Report estimate(const Scenario& sc)
+{
+    validateScenario(sc);
+    const ModelSpec& m = sc.model;
+    const RunSpec& r = sc.run;
+    const Parallelism& par = r.parallelism;
+    const bool training = r.mode == Mode::Training;
+
+    Report rep;
+    rep.scenarioName = sc.name;
+    rep.params = countParameters(m);
+    rep.warnings = sc.warnings;
+    const bool peft = training && r.finetune.method != FinetuneMethod::Full;
+    rep.loraParams = peft ? loraParameters(m, r.finetune) : 0;
+    rep.trainableParams = training ? (peft ? rep.loraParams : rep.params.total) : 0;
+
+    // Pick the pipeline stage with the most memory: the first holds the most micro-batches
+    // in flight (1F1B) and the embedding, the last the LM head and loss.
+    const Count pp = par.pipelineParallel;
+    struct StageResult {
+        Count index;
+        StageSlice slice;
+        ModelStateBytes states;
+        ActivationSet acts;
+        Count inFlight;
+        Bytes sum;
+    };
+    std::optional<StageResult> worst;
+    for (Count stage : {Count(0), pp - 1}) {
+        StageResult s{stage, stageSlice(m, pp, stage), {}, {}, 1, 0};
+        s.states = modelStates(localParameters(m, r, s.slice), r);
+        if (training) {
+            s.acts = trainingActivations(m, r, s.slice);
+            s.inFlight = std::min(pp - stage, r.gradientAccumulationSteps);
+        }
+        s.sum = s.states.weights + s.states.master + s.states.gradients + s.states.optimizer +
+                checkedMul(s.acts.bytes, s.inFlight);
+        if (!worst || s.sum > worst->sum)
+            worst = s;
+        if (pp == 1)
+            break;
+    }
+    const StageResult& st = *worst;
+    rep.stage = pp == 1 ? "all layers" : "pipeline stage " + n(st.index + 1) + " of " + n(pp) + " (" + n(st.slice.layers()) + " layers)";
+    rep.microBatchesInFlight = st.inFlight;
+    rep.hostBytes = st.states.hostBytes;
+    rep.hostFormula = st.states.hostFormula;
+
+    KvCacheBytes kv;
+    if (training) {
+        rep.activations = st.acts;
+    } else {
+        rep.activations = inferenceActivations(m, r);
+        kv = kvCache(m, r);
+    }
+    const Bytes actBytes = checkedMul(rep.activations.bytes, st.inFlight);
+
+    const PrecisionRegime reg = precisionRegime(r);
+    std::string actFormula;
+    if (training) {
+        actFormula = "sum of " + n(static_cast<Count>(rep.activations.tensors.size())) + " saved tensors (" +
+                     std::string(toString(r.attention)) + ", checkpointing " + toString(r.checkpointing) + ") for micro-batch " +
+                     n(r.microBatchSize) + " x " + n(r.sequenceLength) + " tokens";
+        if (st.inFlight > 1)
+            actFormula += " x " + n(st.inFlight) + " micro-batches in flight (1F1B)";
+    } else {
+        actFormula = "one layer's prefill working set for batch " + n(r.inference.batchSize) + " x " +
+                     n(r.inference.contextLength) + " tokens (freed layer by layer)";
+    }
+    actFormula += " = " + formatCount(actBytes) + " B";
+
+    rep.components = {
+        {"weights", "Weights", st.states.weights, st.states.weightsFormula,
+         training ? "The copy of the weights that forward and backward read." : "The weights the model reads for every token."},
+        {"master_weights", "Master weights", st.states.master, st.states.masterFormula,
+         "An fp32 copy the optimizer updates, so small updates are not lost in 16-bit rounding."},
+        {"gradients", "Gradients", st.states.gradients, st.states.gradientsFormula,
+         "One gradient per trainable weight, written by the backward pass."},
+        {"optimizer_states", "Optimizer states", st.states.optimizer, st.states.optimizerFormula,
+         "What the optimizer remembers between steps (Adam: running mean and variance of the gradients)."},
+        {"activations", "Activations", actBytes, actFormula,
+         training ? "Tensors the forward pass keeps so the backward pass can compute gradients."
+                  : "Intermediate tensors of the layer being computed; freed as the next layer runs."},
+        {"kv_cache", "KV cache", kv.bytes, training ? "no KV cache in training" : kv.formula,
+         "Keys and values of every past token, kept so each new token attends without recomputing them."},
+    };
+    rep.overheadParts = overheadParts(m, r, rep.params, rep.activations, st.inFlight);
+    Bytes overhead = 0;
+    std::string overheadFormula;
+    for (const Component& c : rep.overheadParts) {
+        overhead = checkedAdd(overhead, c.bytes);
+        overheadFormula += (overheadFormula.empty() ? "" : " + ") + c.label + " " + formatBytes(c.bytes);
+    }
+    rep.components.push_back({"overhead", "Overhead", overhead, overheadFormula,
+                              "Memory the run needs that is not a model tensor: context, workspaces, allocator, buffers."});
+    for (const Component& c : rep.components)
+        rep.total = checkedAdd(rep.total, c.bytes);
+
+    rep.peak = checkedAdd(rep.total, rep.activations.recomputeBytes);
+    rep.peakWhere = rep.activations.recomputeBytes > 0
+                        ? "backward, while a checkpointed segment is recomputed (+" + formatBytes(rep.activations.recomputeBytes) + ")"
+                        : "end of the forward pass";
+
+    const Bytes weightsRead = st.states.weights;
+    rep.flops = estimateFlops(m, r, rep.params, rep.loraParams, weightsRead, kv.bytes);
+    rep.gpu = r.gpu;
+    if (r.gpu) {
+        rep.usableBytes = r.gpu->memoryBytes;
+        rep.fits = rep.total <= rep.usableBytes && rep.peak <= rep.usableBytes;
+    }
+
+    if (r.mode == Mode::Training && r.checkpointing.kind == Checkpointing::Kind::Selective && r.attention == AttentionImpl::Flash)
+        rep.warnings.push_back("run.checkpointing: selective recomputation changes no memory with flash attention, which already recomputes the attention core");
+    if (m.position == PositionKind::Rope && m.maxPositionEmbeddings > 0 &&
+        (training ? r.sequenceLength : r.inference.contextLength) > m.maxPositionEmbeddings)
+        rep.warnings.push_back("run: the sequence is longer than model.max_position_embeddings (" + n(m.maxPositionEmbeddings) + ")");
+    if (par.sequenceParallel && par.tensorParallel == 1)
+        rep.warnings.push_back("run.parallelism.sequence_parallel: has no effect without tensor parallelism");
+    if (training && reg.working == DType::Fp16 && !reg.master)
+        rep.warnings.push_back("run.precision: pure fp16 training without master weights usually diverges; mixed-fp16 keeps an fp32 copy");
+    if (pp > 1 && training && r.gradientAccumulationSteps < pp)
+        rep.warnings.push_back("run.gradient_accumulation_steps: fewer micro-batches than pipeline stages leaves most of the pipeline idle");
+    return rep;
+}
+
+} // namespace vramlab

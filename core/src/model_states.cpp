@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+#include "vramlab/model_states.h"
+
+#include "vramlab/precision_regime.h"
+
+#include <algorithm>
+
+namespace vramlab {
+
+namespace {
+
+bool isTarget(const Finetune& f, const std::string& module)
+{
+    return std::any_of(f.targets.begin(), f.targets.end(),
+                       [&](const std::string& t) { return t == module || (t == "all-linear" && module != "lm_head"); });
+}
+
+/// Tensor-parallel split of a tensor: column-parallel linears split their output,
+/// row-parallel ones (o, down) their input, the embedding its vocabulary.
+void splitForTensorParallel(LocalParam& p, const ParamTensor& t, Count tp)
+{
+    if (tp <= 1)
+        return;
+    const bool rowParallel = t.module == "o" || t.module == "down";
+    if (t.group == ParamGroup::Embedding)
+        p.rows = ceilDiv(p.rows, tp);
+    else if (t.linear && t.group != ParamGroup::Router)
+        (rowParallel ? p.rows : p.cols) = ceilDiv(rowParallel ? p.rows : p.cols, tp);
+    else if (!t.linear && (t.module == "q" || t.module == "k" || t.module == "v" || t.module == "gate" || t.module == "up"))
+        p.cols = ceilDiv(p.cols, tp); // biases of column-parallel layers
+}
+
+/// Copies of a tensor on a stage: layer tensors follow the stage's share of layers.
+Count stageCopies(const ParamTensor& t, const ModelSpec& m, const StageSlice& s, Count ep)
+{
+    if (t.name.rfind("moe_layers.", 0) == 0) {
+        const Count perLayer = t.copies / std::max<Count>(1, m.moeLayers());
+        const Count local = t.group == ParamGroup::Expert ? ceilDiv(perLayer, ep) : perLayer;
+        return checkedMul(local, s.moeLayers);
+    }
+    if (t.name.rfind("layers.mlp", 0) == 0)
+        return s.denseLayers;
+    if (t.name.rfind("layers.", 0) == 0)
+        return s.layers();
+    if (t.group == ParamGroup::Embedding || t.group == ParamGroup::Position)
+        return s.first ? 1 : 0;
+    return s.last ? 1 : 0; // final norm, LM head
+}
+
+std::string zeroNote(Count dp, int stage, int from)
+{
+    if (dp <= 1 || stage < from)
+        return {};
+    return " / " + std::to_string(dp) + " GPUs (ZeRO-" + std::to_string(stage) + ")";
+}
+
+std::string perParam(double bytes)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g B", bytes);
+    return buf;
+}
+
+} // namespace
+
+Count loraParameters(const ModelSpec& m, const Finetune& f)
+{
+    Count n = 0;
+    for (const ParamTensor& t : parameterTensors(m))
+        if (t.linear && t.group != ParamGroup::Head && isTarget(f, t.module))
+            n = checkedAdd(n, checkedMul(f.rank, t.rows + t.cols, t.copies));
+    return n;
+}
+
+std::vector<LocalParam> localParameters(const ModelSpec& m, const RunSpec& r, const StageSlice& s)
+{
+    std::vector<LocalParam> out;
+    const bool peft = r.mode == Mode::Training && r.finetune.method != FinetuneMethod::Full;
+    const bool inference = r.mode == Mode::Inference;
+    const DType working = inference ? r.inference.weightDtype : precisionRegime(r).working;
+    const Count tp = r.parallelism.tensorParallel, ep = r.parallelism.expertParallel;
+    for (const ParamTensor& t : parameterTensors(m)) {
+        LocalParam p{t.name, t.rows, t.cols, stageCopies(t, m, s, ep), !peft && !inference,
+                     t.group == ParamGroup::Expert, t.linear, working};
+        // Quantized formats apply to linear layers; embeddings, norms and the LM head stay 16-bit.
+        const bool quantizable = t.linear && t.group != ParamGroup::Head && t.group != ParamGroup::Router;
+        if (!quantizable && (working == DType::Int4 || working == DType::Nf4 || working == DType::Int8 || working == DType::Fp8))
+            p.frozenStorage = DType::Bf16;
+        if (r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora)
+            p.frozenStorage = quantizable ? DType::Nf4 : working;
+        splitForTensorParallel(p, t, tp);
+        if (p.copies > 0)
+            out.push_back(p);
+        if (peft && t.linear && t.group != ParamGroup::Head && isTarget(r.finetune, t.module) && p.copies > 0) {
+            // A: in x r, B: r x out, sharded along the base layer's split dimension.
+            out.push_back({t.name + ".lora_A", p.rows, r.finetune.rank, p.copies, true, p.expert, true, working});
+            out.push_back({t.name + ".lora_B", r.finetune.rank, p.cols, p.copies, true, p.expert, true, working});
+        }
+    }
+    return out;
+}
+
+ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec& r)
+{
+    ModelStateBytes out;
+    const Parallelism& par = r.parallelism;
+    const Count dp = std::max<Count>(1, par.dataParallel());
+    const Count expertDp = std::max<Count>(1, dp / std::max<Count>(1, par.expertParallel));
+    const int zero = par.zeroStage;
+    const bool training = r.mode == Mode::Training;
+    const PrecisionRegime reg = precisionRegime(r);
+    const Bytes work = static_cast<Bytes>(bytesPerElement(reg.working));
+    const Bytes grad = static_cast<Bytes>(bytesPerElement(reg.gradients));
+    const Bytes state = static_cast<Bytes>(bytesPerElement(reg.optimizerStates));
+    const bool offloadOpt = training && par.offloadOptimizer;
+    const bool offloadParams = par.offloadParams;
+
+    Bytes hostMaster = 0, hostOptimizer = 0, hostGrads = 0, hostWeights = 0, fp8Copies = 0;
+    for (const LocalParam& p : params) {
+        const Count n = p.elements();
+        const Count group = p.expert ? expertDp : dp;
+        auto shard = [&](Count x, int fromStage) { return zero >= fromStage ? ceilDiv(x, group) : x; };
+
+        if (!p.trainable) {
+            out.frozenLocal = checkedAdd(out.frozenLocal, n);
+            const Bytes w = checkedMul(storageBytes(p.frozenStorage, checkedMul(p.rows, p.cols)), p.copies);
+            (offloadParams ? hostWeights : out.weights) += shard(w, 3);
+            continue;
+        }
+        out.trainableLocal = checkedAdd(out.trainableLocal, n);
+        const Bytes w = shard(checkedMul(n, work), 3);
+        (offloadParams ? hostWeights : out.weights) += w;
+        if (r.fp8 && p.linear)
+            fp8Copies += shard(n, 3);
+        if (!training)
+            continue;
+
+        const Count nOpt = shard(n, 1);
+        if (reg.master)
+            (offloadOpt ? hostMaster : out.master) += checkedMul(nOpt, 4);
+        if (offloadOpt && grad == 4) {
+            // ZeRO-Offload: 16-bit gradients on the GPU, the fp32 copy on the host.
+            out.gradients += checkedMul(shard(n, 2), work);
+            hostGrads += checkedMul(nOpt, 4);
+        } else {
+            out.gradients += checkedMul(shard(n, 2), grad);
+        }
+
+        Bytes opt = 0;
+        switch (r.optimizer) {
+        case Optimizer::AdamW:
+        case Optimizer::Adam: opt = checkedMul(nOpt, 2 * state); break;
+        case Optimizer::Lion:
+        case Optimizer::SgdMomentum: opt = checkedMul(nOpt, state); break;
+        case Optimizer::Sgd: opt = 0; break;
+        case Optimizer::AdamW8bit:
+            // bitsandbytes: tensors under 4096 elements keep 32-bit states; others two
+            // 8-bit states plus one fp32 absmax per block of 2048.
+            opt = p.rows * p.cols < 4096 ? checkedMul(nOpt, 8) : 2 * (nOpt + 4 * ceilDiv(nOpt, 2048));
+            break;
+        case Optimizer::Adafactor:
+            // Factored second moment (row + column fp32 vectors) for matrices, full for vectors; no momentum.
+            opt = (p.rows > 1 && p.cols > 1) ? shard(checkedMul(p.rows + p.cols, p.copies, 4), 1) : checkedMul(nOpt, 4);
+            break;
+        }
+        (offloadOpt ? hostOptimizer : out.optimizer) += opt;
+    }
+    out.weights += fp8Copies;
+    out.hostBytes = hostMaster + hostOptimizer + hostGrads + hostWeights;
+
+    const std::string trainable = formatCount(out.trainableLocal) + " trainable params";
+    out.weightsFormula = perParam(static_cast<double>(work)) + " (" + std::string(toString(reg.working)) + ") x " +
+                         formatCount(out.trainableLocal + out.frozenLocal) + " params" + zeroNote(dp, zero, 3);
+    if (out.frozenLocal > 0 && out.trainableLocal > 0)
+        out.weightsFormula = "frozen base " + formatCount(out.frozenLocal) + " params in " +
+                             std::string(toString(params.front().frozenStorage)) + " + " +
+                             perParam(static_cast<double>(work)) + " x " + trainable + zeroNote(dp, zero, 3);
+    if (fp8Copies > 0)
+        out.weightsFormula += " + 1 B fp8 copy x " + formatCount(fp8Copies) + " linear params";
+    if (offloadParams)
+        out.weightsFormula += "; offloaded to host (ZeRO-Infinity), gathered per layer";
+    if (!training) {
+        out.weightsFormula = std::string(toString(params.empty() ? DType::Bf16 : params.front().frozenStorage)) +
+                             " weights: " + formatCount(out.frozenLocal) + " params" + zeroNote(dp, zero, 3);
+        return out;
+    }
+    out.masterFormula = reg.master ? "4 B (fp32) x " + trainable + zeroNote(dp, zero, 1) : "no master copy";
+    if (reg.master && offloadOpt)
+        out.masterFormula += " -> host";
+    out.gradientsFormula = perParam(static_cast<double>(offloadOpt && grad == 4 ? work : grad)) + " (" +
+                           std::string(toString(offloadOpt && grad == 4 ? reg.working : reg.gradients)) + ") x " +
+                           trainable + zeroNote(dp, zero, 2);
+    std::string optName;
+    switch (r.optimizer) {
+    case Optimizer::AdamW:
+    case Optimizer::Adam: optName = "2 states (m, v) x " + perParam(static_cast<double>(state)); break;
+    case Optimizer::Lion: optName = "1 state (momentum) x " + perParam(static_cast<double>(state)); break;
+    case Optimizer::SgdMomentum: optName = "1 state (momentum buffer) x " + perParam(static_cast<double>(state)); break;
+    case Optimizer::Sgd: optName = "no state"; break;
+    case Optimizer::AdamW8bit: optName = "2 states x (1 B + 4 B absmax / 2048); tensors < 4096 elements at 4 B"; break;
+    case Optimizer::Adafactor: optName = "factored second moment: (rows + cols) x 4 B per matrix, 4 B per vector element"; break;
+    }
+    out.optimizerFormula = optName + " x " + trainable + zeroNote(dp, zero, 1) + (offloadOpt ? " -> host" : "");
+    out.hostFormula = out.hostBytes == 0 ? "nothing offloaded"
+                                         : "master " + formatBytes(hostMaster) + " + optimizer " +
+                                               formatBytes(hostOptimizer) + " + fp32 gradients " + formatBytes(hostGrads) +
+                                               " + weights " + formatBytes(hostWeights) + " per GPU process";
+    return out;
+}
+
+} // namespace vramlab

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+#include "vramlab/overheads.h"
+
+#include "vramlab/precision_regime.h"
+
+#include <algorithm>
+
+namespace vramlab {
+
+std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const ParameterCount& params,
+                                     const ActivationSet& acts, Count inFlight)
+{
+    std::vector<Component> parts;
+    const Overheads& o = r.overheads;
+    const Parallelism& par = r.parallelism;
+    parts.push_back({"cuda_context", "CUDA context", o.cudaContextBytes, formatBytes(o.cudaContextBytes) + " (run.overheads.cuda_context_bytes)",
+                     "The driver's context and the loaded kernels, before any tensor."});
+    parts.push_back({"workspace", "cuBLAS workspace", o.workspaceBytes, formatBytes(o.workspaceBytes) + " (run.overheads.workspace_bytes)",
+                     "Scratch memory the matrix-multiply library keeps per stream."});
+
+    if (o.allocatorRounding || o.fragmentation > 0) {
+        Bytes rounding = 0;
+        if (o.allocatorRounding)
+            for (const ActivationTensor& t : acts.tensors)
+                rounding += checkedMul(roundUp(t.bytesEach, 512) - t.bytesEach, t.count);
+        rounding = checkedMul(rounding, inFlight);
+        const Bytes frag = static_cast<Bytes>(o.fragmentation * static_cast<double>(checkedMul(acts.bytes, inFlight)));
+        parts.push_back({"allocator", "Allocator rounding", rounding + frag,
+                         "each saved tensor rounded up to 512 B: " + formatCount(rounding) + " B + fragmentation " +
+                             std::to_string(o.fragmentation) + " x activations",
+                         "PyTorch's caching allocator hands out blocks in 512-byte steps."});
+    }
+
+    const Count dp = std::max<Count>(1, par.dataParallel());
+    Bytes comm = 0;
+    std::string commFormula;
+    if (o.commBufferBytes) {
+        comm = *o.commBufferBytes;
+        commFormula = formatBytes(comm) + " (run.overheads.comm_buffer_bytes)";
+    } else if (par.gpus > 1) {
+        comm = 256 * kMiB + (dp > 1 ? 2 * 25 * kMiB : 0);
+        commFormula = "NCCL buffers 256 MiB" + std::string(dp > 1 ? " + 2 gradient buckets x 25 MiB" : "");
+    }
+    if (comm > 0)
+        parts.push_back({"comm_buffers", "Communication buffers", comm, commFormula,
+                         "NCCL's channels and the gradient buckets data parallelism reduces through."});
+
+    const PrecisionRegime reg = precisionRegime(r);
+    if (r.mode == Mode::Training && par.zeroStage == 3 && dp > 1) {
+        const Bytes layer = checkedMul(ceilDiv(params.perLayerMax, par.tensorParallel),
+                                       static_cast<Count>(bytesPerElement(reg.working)));
+        parts.push_back({"zero3_gather", "ZeRO-3 gathered layers", 2 * layer,
+                         "2 (current + prefetched) x largest layer " + formatCount(params.perLayerMax) + " params x " +
+                             std::string(toString(reg.working)),
+                         "ZeRO-3 gathers each layer's full weights before using it, and the next one ahead of time."});
+    }
+    if (r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora) {
+        Count largest = 0;
+        for (const ParamTensor& t : parameterTensors(m))
+            if (t.linear && t.group != ParamGroup::Head)
+                largest = std::max(largest, t.elements());
+        const Bytes deq = checkedMul(ceilDiv(largest, par.tensorParallel), 2);
+        parts.push_back({"dequant", "NF4 dequantization buffer", deq,
+                         "largest linear weight " + formatCount(largest) + " params x 2 B (bf16)",
+                         "QLoRA turns each 4-bit weight back into bf16 just before its matrix multiply."});
+    }
+    return parts;
+}
+
+} // namespace vramlab

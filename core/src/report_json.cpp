@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#include "vramlab/report_json.h"
+
+namespace vramlab {
+
+using nlohmann::json;
+
+namespace {
+
+json componentJson(const Component& c)
+{
+    return {{"key", c.key}, {"label", c.label}, {"bytes", c.bytes}, {"formula", c.formula}, {"explanation", c.explanation}};
+}
+
+const char* scopeName(ActivationScope s)
+{
+    switch (s) {
+    case ActivationScope::Layer: return "layer";
+    case ActivationScope::Embedding: return "embedding";
+    case ActivationScope::Head: return "head";
+    }
+    return "?";
+}
+
+} // namespace
+
+json reportToJson(const Report& r)
+{
+    json perGpu = json::object();
+    for (const char* key : {"weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead"})
+        perGpu[key] = r.bytesOf(key);
+    perGpu["total"] = r.total;
+
+    json components = json::array(), overheads = json::array(), tensors = json::array();
+    for (const Component& c : r.components)
+        components.push_back(componentJson(c));
+    for (const Component& c : r.overheadParts)
+        overheads.push_back(componentJson(c));
+    for (const ActivationTensor& t : r.activations.tensors)
+        tensors.push_back({{"name", t.name}, {"module", t.module}, {"scope", scopeName(t.scope)}, {"bytes_each", t.bytesEach},
+                           {"count", t.count}, {"bytes", t.total()}, {"shape", t.formula}});
+
+    const FlopsEstimate& f = r.flops;
+    json out = {
+        {"format", "vramlab.report"},
+        {"version", 1},
+        {"scenario", r.scenarioName},
+        {"params", {{"total", r.params.total}, {"trainable", r.trainableParams}, {"active", r.params.active},
+                    {"embedding", r.params.embedding}, {"lora", r.loraParams}}},
+        {"per_gpu_bytes", perGpu},
+        {"peak_bytes", r.peak},
+        {"peak_where", r.peakWhere},
+        {"flops", {{"per_step", f.perStep}, {"per_token", f.perToken}, {"hardware_per_step", f.hardwarePerStep},
+                   {"forward_per_token", f.forwardPerToken}, {"attention_per_token", f.attentionPerToken},
+                   {"tokens_per_step", f.tokensPerStep}, {"formula", f.formula}}},
+        {"time", {{"peak_tflops", f.peakTflops}, {"mfu", f.mfu}, {"step_seconds", f.stepTimeS}, {"tokens_per_second", f.tokensPerS}}},
+        {"fits", r.fits},
+        {"usable_bytes", r.usableBytes},
+        {"stage", r.stage},
+        {"micro_batches_in_flight", r.microBatchesInFlight},
+        {"host_bytes", r.hostBytes},
+        {"host_formula", r.hostFormula},
+        {"recompute_bytes", r.activations.recomputeBytes},
+        {"components", components},
+        {"overhead_parts", overheads},
+        {"activation_tensors", tensors},
+        {"warnings", r.warnings},
+    };
+    if (r.gpu)
+        out["gpu"] = {{"name", r.gpu->name}, {"display_name", r.gpu->displayName}, {"memory_bytes", r.gpu->memoryBytes}};
+    return out;
+}
+
+} // namespace vramlab

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+#include "vramlab/units.h"
+
+#include "vramlab/errors.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace vramlab {
+
+Count checkedMul(Count a, Count b)
+{
+    Count r = 0;
+    if (__builtin_mul_overflow(a, b, &r))
+        throw SizeOverflow();
+    return r;
+}
+
+Count checkedMul(Count a, Count b, Count c) { return checkedMul(checkedMul(a, b), c); }
+Count checkedMul(Count a, Count b, Count c, Count d) { return checkedMul(checkedMul(a, b, c), d); }
+
+Count checkedAdd(Count a, Count b)
+{
+    Count r = 0;
+    if (__builtin_add_overflow(a, b, &r))
+        throw SizeOverflow();
+    return r;
+}
+
+std::string formatBytes(Bytes bytes, bool binary)
+{
+    static const char* const binaryUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    static const char* const decimalUnits[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+    const double base = binary ? 1024.0 : 1000.0;
+    double v = static_cast<double>(bytes);
+    int unit = 0;
+    while (std::fabs(v) >= base && unit < 6) {
+        v /= base;
+        ++unit;
+    }
+    char buf[64];
+    if (unit == 0)
+        std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+    else
+        std::snprintf(buf, sizeof buf, "%.2f %s", v, binary ? binaryUnits[unit] : decimalUnits[unit]);
+    return buf;
+}
+
+std::string formatCount(Count n)
+{
+    std::string digits = std::to_string(n < 0 ? -n : n);
+    std::string out;
+    const int lead = static_cast<int>(digits.size() % 3);
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i != 0 && static_cast<int>(i % 3) == lead)
+            out += ',';
+        out += digits[i];
+    }
+    return n < 0 ? "-" + out : out;
+}
+
+std::string formatFlops(double flops)
+{
+    static const char* const units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP", "ZFLOP", "YFLOP"};
+    int unit = 0;
+    while (std::fabs(flops) >= 1000.0 && unit < 8) {
+        flops /= 1000.0;
+        ++unit;
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g %s", flops, units[unit]);
+    return buf;
+}
+
+} // namespace vramlab
