@@ -35,7 +35,10 @@ struct Collector {
         Count elems = 1;
         for (Count d : dims)
             elems = checkedMul(elems, d);
-        const Bytes each = static_cast<Bytes>(static_cast<double>(elems) * bytesPerElem);
+        // Whole bytes per element stay in integers (exact beyond 2^53); only sub-byte types round.
+        const Bytes each = bytesPerElem == static_cast<double>(static_cast<Count>(bytesPerElem))
+                               ? checkedMul(elems, static_cast<Count>(bytesPerElem))
+                               : static_cast<Bytes>(static_cast<double>(elems) * bytesPerElem);
         if (each <= 0 || count <= 0)
             return;
         set.tensors.push_back({name, module, scope, each, count, shape(dims, bytesPerElem)});

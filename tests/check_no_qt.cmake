@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: MIT
+# Fails when a file under DIR includes a Qt header (<Q...> or "Q...").
+file(GLOB_RECURSE files "${DIR}/*.h" "${DIR}/*.hpp" "${DIR}/*.cpp" "${DIR}/CMakeLists.txt")
+set(found "")
+foreach(f IN LISTS files)
+  file(STRINGS "${f}" hits REGEX "#[ \t]*include[ \t]*[<\"]Q|Qt[0-9]*::|find_package\\(Qt")
+  if(hits)
+    list(APPEND found "${f}: ${hits}")
+  endif()
+endforeach()
+if(found)
+  message(FATAL_ERROR "core/ must not use Qt:\n${found}")
+endif()
+list(LENGTH files n)
+message(STATUS "checked ${n} files under ${DIR}: no Qt")

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+// vramlab-cli as a user runs it: outputs, exit codes, one-line errors with nothing on stdout.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct Run {
+    int code = -1;
+    QByteArray out, err;
+};
+
+Run cli(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(VRAMLAB_CLI), args);
+    p.waitForFinished(60000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+QString data(const char* name) { return QStringLiteral(VRAMLAB_TEST_DATA_DIR "/") + QString::fromUtf8(name); }
+
+QString writeTemp(QTemporaryDir& dir, const char* name, const QByteArray& text)
+{
+    const QString path = dir.filePath(QString::fromUtf8(name));
+    QFile f(path);
+    f.open(QIODevice::WriteOnly);
+    f.write(text);
+    return path;
+}
+
+const QByteArray kLlamaH100 = R"({"format": "vramlab.scenario", "version": 1, "name": "llama 8b",
+  "model": {"preset": "llama-3-8b"},
+  "run": {"sequence_length": 4096, "micro_batch_size": 1, "gradient_accumulation_steps": 8, "attention": "flash",
+          "checkpointing": "full", "parallelism": {"gpus": 8, "zero_stage": 3}, "gpu": "h100-sxm-80gb"}})";
+
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private slots:
+    void estimateJsonMatchesReference()
+    {
+        const Run r = cli({"estimate", data("scenarios/llama-tiny.json"), "--json"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.err.isEmpty());
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o["format"].toString(), QStringLiteral("vramlab.report"));
+        QCOMPARE(o["version"].toInt(), 1);
+        QCOMPARE(o["params"].toObject()["total"].toInteger(), qint64(1'897'728));
+        const QJsonObject b = o["per_gpu_bytes"].toObject();
+        QCOMPARE(b["activations"].toInteger(), qint64(10'681'660));
+        QCOMPARE(b["weights"].toInteger(), qint64(3'795'456));
+        QCOMPARE(b["optimizer_states"].toInteger(), qint64(7'590'912));
+        qint64 sum = 0;
+        for (const char* k : {"weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead"})
+            sum += b[QLatin1String(k)].toInteger();
+        QCOMPARE(b["total"].toInteger(), sum);
+        QVERIFY(o["components"].toArray().size() == 7);
+        QVERIFY(!o["components"].toArray()[0].toObject()["formula"].toString().isEmpty());
+    }
+
+    void estimateTable()
+    {
+        QTemporaryDir dir;
+        const Run r = cli({"estimate", writeTemp(dir, "s.json", kLlamaH100)});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("Optimizer states"));
+        QVERIFY(r.out.contains("FITS on NVIDIA H100"));
+        QVERIFY(r.out.contains("8,030,261,248"));
+    }
+
+    void sweepCsv()
+    {
+        QTemporaryDir dir;
+        const Run r = cli({"sweep", writeTemp(dir, "s.json", kLlamaH100), "--param", "run.sequence_length", "--from", "1024",
+                           "--to", "8192", "--points", "8", "--csv"});
+        QCOMPARE(r.code, 0);
+        const QList<QByteArray> lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 9);
+        QVERIFY(lines[0].startsWith("run.sequence_length,weights,"));
+        QVERIFY(lines[1].startsWith("1024,"));
+        QVERIFY(lines[8].startsWith("8192,"));
+        // Activations grow with the sequence.
+        QVERIFY(lines[8].split(',')[5].toLongLong() > lines[1].split(',')[5].toLongLong());
+    }
+
+    void fitFindsTheBoundary()
+    {
+        QTemporaryDir dir;
+        const QString file = writeTemp(dir, "s.json", kLlamaH100);
+        const Run r = cli({"fit", file, "--max", "micro_batch_size", "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        const qint64 usable = o["usable_bytes"].toInteger();
+        QVERIFY(o["value"].toInteger() > 1);
+        QVERIFY(o["peak_bytes"].toInteger() <= usable);
+        QCOMPARE(o["next_value"].toInteger(), o["value"].toInteger() + 1);
+        QVERIFY(o["next_peak_bytes"].toInteger() > usable);
+
+        const Run g = cli({"fit", file, "--min-gpus", "--json"});
+        QCOMPARE(g.code, 0);
+        const QJsonObject go = QJsonDocument::fromJson(g.out).object();
+        QVERIFY(go["value"].toInteger() >= 2);
+        QVERIFY(go["next_peak_bytes"].toInteger() > go["usable_bytes"].toInteger());
+    }
+
+    void presetsAndVersion()
+    {
+        const Run p = cli({"presets"});
+        QCOMPARE(p.code, 0);
+        QVERIFY(p.out.contains("deepseek-v3"));
+        QVERIFY(p.out.contains("671,026,419,200"));
+        const Run v = cli({"--version"});
+        QCOMPARE(v.code, 0);
+        QVERIFY(v.out.startsWith("vramlab-cli "));
+        const Run h = cli({"--help"});
+        QCOMPARE(h.code, 0);
+        QVERIFY(h.out.contains("estimate FILE"));
+    }
+
+    void importHf()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("qwen.json");
+        const Run r = cli({"import-hf", data("hf/qwen2.5-7b.json"), "-o", out});
+        QCOMPARE(r.code, 0);
+        const Run e = cli({"estimate", out, "--json"});
+        QCOMPARE(e.code, 0);
+        QCOMPARE(QJsonDocument::fromJson(e.out).object()["params"].toObject()["total"].toInteger(), qint64(7'615'616'512));
+    }
+
+    void validate()
+    {
+        const Run ok = cli({"validate", data("scenarios/gpt2-tiny.json")});
+        QCOMPARE(ok.code, 0);
+        QVERIFY(ok.out.contains("valid"));
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<QByteArray>("expectInError");
+        QTest::newRow("zero stage") << QStringList{"estimate", "@"}
+                                    << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"parallelism": {"zero_stage": 5}}})")
+                                    << QByteArray("run.parallelism.zero_stage: expected an integer from 0 to 3, got 5");
+        QTest::newRow("broken json") << QStringList{"estimate", "@", "--json"} << QByteArray("{\"model\": ")
+                                     << QByteArray("not valid JSON at line 1");
+        QTest::newRow("missing key") << QStringList{"validate", "@"} << QByteArray(R"({"model": {"hidden_size": 8}})")
+                                     << QByteArray("model.vocab_size: required");
+        QTest::newRow("bad sweep param") << QStringList{"sweep", "@", "--param", "run.nope"} << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")
+                                         << QByteArray("--param: expected one of");
+        QTest::newRow("fit without gpu") << QStringList{"fit", "@", "--max", "micro_batch_size"}
+                                         << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})") << QByteArray("run.gpu: required");
+        QTest::newRow("missing file") << QStringList{"estimate", "/no/such/file.json"} << QByteArray()
+                                      << QByteArray("/no/such/file.json: cannot open");
+        QTest::newRow("unknown option") << QStringList{"estimate", "@", "--jsn"} << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")
+                                        << QByteArray("--jsn: unknown option");
+        QTest::newRow("too large") << QStringList{"estimate", "@"}
+                                   << QByteArray(R"({"model": {"vocab_size": 1000, "hidden_size": 1000000, "num_layers": 100000,
+                                          "num_heads": 100000, "ffn_hidden_size": 10000000},
+                                          "run": {"sequence_length": 100000000, "attention": "eager"}})")
+                                   << QByteArray("too large");
+    }
+    void badInput()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QByteArray, file);
+        QFETCH(QByteArray, expectInError);
+        QTemporaryDir dir;
+        const QString path = writeTemp(dir, "bad.json", file);
+        for (QString& a : args)
+            if (a == QLatin1String("@"))
+                a = path;
+        const Run r = cli(args);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.isEmpty(), r.out.constData());
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.contains(expectInError), r.err.constData());
+        if (!file.isEmpty() && !expectInError.startsWith("--")) // option errors name the option, not the file
+            QVERIFY2(r.err.startsWith(path.toUtf8()), r.err.constData());
+    }
+
+    void unknownCommand()
+    {
+        const Run r = cli({"frobnicate"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.out.isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

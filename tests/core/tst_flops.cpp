@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// FLOPs per token and step, recomputation, and step time from the GPU catalog.
+#include "vramlab/errors.h"
+#include "vramlab/estimator.h"
+#include "vramlab/presets.h"
+
+#include <QtTest>
+
+using namespace vramlab;
+
+namespace {
+Scenario llama8b()
+{
+    Scenario sc;
+    sc.model = findPreset("llama-3-8b")->model;
+    sc.run.sequenceLength = 4096;
+    sc.run.microBatchSize = 1;
+    sc.run.gradientAccumulationSteps = 8;
+    sc.run.parallelism.gpus = 8;
+    sc.run.parallelism.zeroStage = 3;
+    sc.run.gpu = findGpu("h100-sxm-80gb");
+    return sc;
+}
+} // namespace
+
+class TestFlops : public QObject {
+    Q_OBJECT
+private slots:
+    void sixPTPlusAttention()
+    {
+        const Scenario sc = llama8b();
+        const Report r = estimate(sc);
+        // Matmul parameters: everything but the 128256 x 4096 input embedding and the norms.
+        const double n = 8'030'261'248.0 - 128256.0 * 4096 - 65 * 4096;
+        const double attention = 2.0 * 2 * 4096 * 4096 * 32; // QK^T and PV, 32 layers, 4096 tokens, q width 4096
+        QCOMPARE(r.flops.forwardPerToken, 2 * n + attention);
+        QCOMPARE(r.flops.perToken, 3 * (2 * n + attention));
+        QCOMPARE(r.flops.tokensPerStep, Count(4096) * 8 * 8);
+        QCOMPARE(r.flops.perStep, r.flops.perToken * 4096 * 64);
+        // Step time at the stated MFU: FLOPs / (8 x 989.4 TFLOP/s x 0.4).
+        QCOMPARE(r.flops.stepTimeS, r.flops.perStep / (8 * 989.4e12 * 0.4));
+        QVERIFY(std::abs(r.flops.tokensPerS - 4096.0 * 64 / r.flops.stepTimeS) < 1e-6);
+    }
+
+    void recomputationIsHardwareOnly()
+    {
+        Scenario sc = llama8b();
+        sc.run.attention = AttentionImpl::Eager;
+        const Report none = estimate(sc);
+        QCOMPARE(none.flops.hardwarePerStep, none.flops.perStep);
+        sc.run.checkpointing.kind = Checkpointing::Kind::Full;
+        const Report full = estimate(sc);
+        QCOMPARE(full.flops.perStep, none.flops.perStep); // model FLOPs do not change
+        // One more forward of the layers (the LM head is not checkpointed): ~ +33%.
+        const double extra = (full.flops.hardwarePerStep - full.flops.perStep) / full.flops.perStep;
+        QVERIFY2(extra > 0.30 && extra < 0.334, qPrintable(QString::number(extra)));
+        sc.run.checkpointing.kind = Checkpointing::Kind::Selective;
+        const double sel = (estimate(sc).flops.hardwarePerStep - none.flops.perStep) / none.flops.perStep;
+        QVERIFY2(sel > 0.02 && sel < 0.05, qPrintable(QString::number(sel))); // "~2.7% extra" at GPT-3 scale
+    }
+
+    void slidingWindowCapsAttention()
+    {
+        Scenario sc;
+        sc.model = findPreset("mistral-7b")->model;
+        sc.run.sequenceLength = 16384;
+        const Report windowed = estimate(sc);
+        sc.model.slidingWindow = 0;
+        const Report full = estimate(sc);
+        QCOMPARE(full.flops.attentionPerToken / windowed.flops.attentionPerToken, 4.0); // 16384 / 4096
+    }
+
+    void loraSkipsFrozenWeightGradients()
+    {
+        Scenario sc = llama8b();
+        sc.run.finetune.method = FinetuneMethod::Lora;
+        const Report r = estimate(sc);
+        QCOMPARE(r.flops.perToken, 2 * r.flops.forwardPerToken + 2.0 * double(r.loraParams));
+    }
+
+    void inferenceDecodeIsBandwidthBound()
+    {
+        Scenario sc;
+        sc.model = findPreset("llama-2-7b")->model;
+        sc.run.mode = Mode::Inference;
+        sc.run.inference.contextLength = 4096;
+        sc.run.gpu = findGpu("a100-80gb");
+        const Report r = estimate(sc);
+        // One token reads 13.5 GB of weights and 2.1 GB of KV cache at 2039 GB/s: ~7.6 ms.
+        const double bytes = double(r.bytesOf("weights") + r.bytesOf("kv_cache"));
+        QCOMPARE(r.flops.stepTimeS, bytes / 2039e9);
+        QVERIFY(r.flops.tokensPerS > 120 && r.flops.tokensPerS < 140);
+    }
+
+    void catalogPeaks()
+    {
+        QCOMPARE(findGpu("a100-80gb")->peakTflops(DType::Bf16), 312.0);
+        QCOMPARE(findGpu("h100-sxm-80gb")->peakTflops(DType::Fp8), 1978.9);
+        QCOMPARE(findGpu("a100-80gb")->peakTflops(DType::Fp8), 312.0); // no FP8 on Ampere: bf16 rate
+        QCOMPARE(findGpu("v100-32gb")->peakTflops(DType::Bf16), 125.0); // no bf16: fp16 tensor cores
+        for (const char* g : {"a100-40gb", "a100-80gb", "h100-sxm-80gb", "h100-pcie-80gb", "h200-141gb", "b200-180gb", "l4-24gb",
+                              "l40s-48gb", "rtx-4090-24gb", "mi300x-192gb"})
+            QVERIFY2(findGpu(g).has_value(), g);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestFlops)
+#include "tst_flops.moc"

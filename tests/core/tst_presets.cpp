@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// Published parameter counts of the built-in presets, from the architecture alone.
+#include "vramlab/parameter_tensors.h"
+#include "vramlab/presets.h"
+
+#include <QtTest>
+
+using namespace vramlab;
+
+class TestPresets : public QObject {
+    Q_OBJECT
+private slots:
+    void publishedCounts_data()
+    {
+        QTest::addColumn<QString>("key");
+        for (const Preset& p : presets())
+            QTest::addRow("%s", p.key.c_str()) << QString::fromStdString(p.key);
+    }
+
+    void publishedCounts()
+    {
+        QFETCH(QString, key);
+        const Preset p = *findPreset(key.toStdString());
+        const Count total = countParameters(p.model).total;
+        if (p.publishedExact) {
+            QCOMPARE(total, p.publishedParams);
+        } else {
+            // GPT-3's paper rounds to "175.0B"; the shapes give 174,604,259,328.
+            QCOMPARE(total, Count(174'604'259'328));
+            QVERIFY(std::abs(double(total) - double(p.publishedParams)) / double(p.publishedParams) < 0.005);
+        }
+    }
+
+    void requiredPresetsExist()
+    {
+        for (const char* key : {"gpt2", "gpt2-xl", "gpt3-175b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b",
+                                "llama-3-70b", "mistral-7b", "mixtral-8x7b", "gemma-3-12b", "qwen2.5-7b", "phi-3-mini",
+                                "deepseek-v3"})
+            QVERIFY2(findPreset(key).has_value(), key);
+        QVERIFY(!findPreset("llama-9-1t").has_value());
+    }
+
+    void activeParameters()
+    {
+        // Mixtral: 2 of 8 experts per token, "12.9B active" (Jiang et al. 2024).
+        QCOMPARE(countParameters(findPreset("mixtral-8x7b")->model).active, Count(12'879'925'248));
+        // DeepSeek-V3: 8 of 256 routed experts + 1 shared, "37B activated" (report, Table 1).
+        const Count ds = countParameters(findPreset("deepseek-v3")->model).active;
+        QCOMPARE(ds, Count(37'552'297'472));
+        // Dense models: active == total.
+        const ParameterCount llama = countParameters(findPreset("llama-3-8b")->model);
+        QCOMPARE(llama.active, llama.total);
+    }
+
+    void gemmaLocalGlobalPattern()
+    {
+        // The seed's "40 local + 8 global" blocks: 48 layers, every 6th global.
+        const ModelSpec m = findPreset("gemma-3-12b")->model;
+        QCOMPARE(m.globalLayers(), Count(8));
+        QCOMPARE(m.localLayers(), Count(40));
+        QCOMPARE(m.slidingWindow, Count(1024));
+    }
+
+    void tiedHeadCountedOnce()
+    {
+        ModelSpec m = findPreset("gpt2")->model;
+        const Count tied = countParameters(m).total;
+        m.tiedEmbeddings = false;
+        QCOMPARE(countParameters(m).total - tied, Count(50257) * 768);
+    }
+
+    void gqaAndHeadDim()
+    {
+        // Llama-3-8B attention per layer: q 4096x4096, k and v 4096x1024 (8 KV heads), o 4096x4096.
+        ModelSpec m = findPreset("llama-3-8b")->model;
+        Count attn = 0;
+        for (const ParamTensor& t : parameterTensors(m))
+            if (t.group == ParamGroup::Attention)
+                attn += t.elements();
+        QCOMPARE(attn, Count(2 * 4096 * 4096 + 2 * 4096 * 1024));
+        m.numKvHeads = 1; // MQA
+        const Count mqa = countParameters(m).total;
+        QCOMPARE(countParameters(findPreset("llama-3-8b")->model).total - mqa, Count(32) * 2 * 4096 * (1024 - 128));
+    }
+
+    void largestLayer()
+    {
+        // ZeRO-3 gathers one layer at a time: Llama-3-8B's layer is 218,112,000 parameters.
+        QCOMPARE(countParameters(findPreset("llama-3-8b")->model).perLayerMax, Count(218'112'000));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestPresets)
+#include "tst_presets.moc"

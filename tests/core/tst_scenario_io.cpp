@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+// Reading and writing scenario files: defaults, presets, round trip, and every kind of bad input.
+#include "vramlab/errors.h"
+#include "vramlab/estimator.h"
+#include "vramlab/scenario_io.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace vramlab;
+using nlohmann::json;
+
+namespace {
+
+json base()
+{
+    return json::parse(R"({"format": "vramlab.scenario", "version": 1, "name": "t",
+        "model": {"preset": "llama-3-8b"},
+        "run": {"mode": "training", "sequence_length": 4096, "parallelism": {"gpus": 8, "zero_stage": 3}}})");
+}
+
+/// Applies `patch` at a JSON pointer and returns the InputError's key path ("" if accepted).
+QString errorKey(const std::string& pointer, const json& value)
+{
+    json doc = base();
+    doc[json::json_pointer(pointer)] = value;
+    try {
+        estimate(readScenario(doc));
+        return {};
+    } catch (const InputError& e) {
+        return QString::fromStdString(e.keyPath());
+    }
+}
+
+void writeText(const QString& path, const std::string& text)
+{
+    std::ofstream(path.toStdString(), std::ios::binary) << text;
+}
+
+} // namespace
+
+class TestScenarioIo : public QObject {
+    Q_OBJECT
+private slots:
+    void presetWithOverrides()
+    {
+        json doc = base();
+        doc["model"]["num_layers"] = 16;
+        const Scenario sc = readScenario(doc);
+        QCOMPARE(sc.model.numLayers, Count(16));
+        QCOMPARE(sc.model.numKvHeads, Count(8));
+        QCOMPARE(sc.model.headDim, Count(128));
+        QCOMPARE(sc.run.parallelism.zeroStage, 3);
+        QVERIFY(sc.run.precision == Precision::MixedBf16); // the default
+    }
+
+    void specExampleReads()
+    {
+        // The example document of spec/scenario-v1.md.
+        const json doc = json::parse(R"({"format": "vramlab.scenario", "version": 1,
+          "name": "Llama-3-8B full fine-tune on 8x H100",
+          "model": {"preset": "llama-3-8b", "vocab_size": 128256, "hidden_size": 4096, "num_layers": 32, "num_heads": 32,
+            "num_kv_heads": 8, "head_dim": 128, "ffn_hidden_size": 14336, "mlp": "swiglu", "norm": "rmsnorm",
+            "position": "rope", "max_position_embeddings": 8192, "bias": false, "tied_embeddings": false, "dropout": 0.0},
+          "run": {"mode": "training", "sequence_length": 4096, "micro_batch_size": 1, "gradient_accumulation_steps": 8,
+            "precision": "mixed-bf16", "optimizer": "adamw", "checkpointing": "none", "attention": "flash",
+            "parallelism": {"gpus": 8, "zero_stage": 3, "tensor_parallel": 1, "pipeline_parallel": 1,
+              "sequence_parallel": false, "offload_optimizer": false, "offload_params": false},
+            "finetune": {"method": "full"}, "gpu": "h100-sxm-80gb"}})");
+        const Scenario sc = readScenario(doc);
+        QVERIFY(sc.warnings.empty());
+        const Report r = estimate(sc);
+        QCOMPARE(r.params.total, Count(8'030'261'248));
+        QVERIFY(r.fits);
+    }
+
+    void unknownKeysWarnAndSurvive()
+    {
+        json doc = base();
+        doc["model"]["my_note"] = "keep me";
+        doc["review"] = {{"owner", "ana"}};
+        const Scenario sc = readScenario(doc);
+        QCOMPARE(sc.warnings.size(), size_t(2));
+        const json out = scenarioToJson(sc);
+        QCOMPARE(QString::fromStdString(out["model"]["my_note"].get<std::string>()), QStringLiteral("keep me"));
+        QCOMPARE(QString::fromStdString(out["review"]["owner"].get<std::string>()), QStringLiteral("ana"));
+    }
+
+    void roundTripIsExact()
+    {
+        json doc = base();
+        doc["run"]["checkpointing"] = {{"every", 4}};
+        doc["run"]["gpu"] = {{"name", "my card"}, {"memory_gib", 12}, {"bf16_tflops", 100}};
+        doc["run"]["finetune"] = {{"method", "qlora"}, {"rank", 64}, {"targets", {"q", "v"}}};
+        const Scenario a = readScenario(doc);
+        const Scenario b = readScenario(scenarioToJson(a));
+        QCOMPARE(scenarioToJson(a).dump(), scenarioToJson(b).dump());
+        QCOMPARE(b.run.checkpointing.every, Count(4));
+        QCOMPARE(b.run.gpu->memoryBytes, 12 * kGiB);
+        QCOMPARE(b.run.finetune.targets.size(), size_t(2));
+        QCOMPARE(estimate(a).total, estimate(b).total);
+    }
+
+    void badValues_data()
+    {
+        QTest::addColumn<QString>("pointer");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("key");
+        // wrong types
+        QTest::newRow("string for int") << "/model/hidden_size" << R"("4096")" << "model.hidden_size";
+        QTest::newRow("bool for int") << "/run/micro_batch_size" << "true" << "run.micro_batch_size";
+        QTest::newRow("int for bool") << "/model/bias" << "1" << "model.bias";
+        QTest::newRow("int for string") << "/run/precision" << "16" << "run.precision";
+        QTest::newRow("array for object") << "/run/parallelism" << "[]" << "run.parallelism";
+        QTest::newRow("object for model") << "/model" << "3" << "model";
+        // ranges: negative, zero, huge, non-integer
+        QTest::newRow("negative") << "/run/sequence_length" << "-5" << "run.sequence_length";
+        QTest::newRow("zero layers") << "/model/num_layers" << "0" << "model.num_layers";
+        QTest::newRow("huge hidden") << "/model/hidden_size" << "1e12" << "model.hidden_size";
+        QTest::newRow("huge unsigned") << "/model/vocab_size" << "18446744073709551615" << "model.vocab_size";
+        QTest::newRow("non-integer") << "/run/micro_batch_size" << "1.5" << "run.micro_batch_size";
+        QTest::newRow("dropout 1") << "/model/dropout" << "1.0" << "model.dropout";
+        QTest::newRow("mfu 0") << "/run/mfu" << "0" << "run.mfu";
+        // enums
+        QTest::newRow("precision") << "/run/precision" << R"("fp64")" << "run.precision";
+        QTest::newRow("optimizer") << "/run/optimizer" << R"("adagrad")" << "run.optimizer";
+        QTest::newRow("mlp") << "/model/mlp" << R"("relu")" << "model.mlp";
+        QTest::newRow("checkpointing") << "/run/checkpointing" << R"("sometimes")" << "run.checkpointing";
+        QTest::newRow("checkpointing every 0") << "/run/checkpointing" << R"({"every": 0})" << "run.checkpointing.every";
+        QTest::newRow("zero stage 5") << "/run/parallelism/zero_stage" << "5" << "run.parallelism.zero_stage";
+        QTest::newRow("preset") << "/model/preset" << R"("llama-9")" << "model.preset";
+        QTest::newRow("gpu") << "/run/gpu" << R"("h900")" << "run.gpu";
+        QTest::newRow("gpu no memory") << "/run/gpu" << R"({"name": "x"})" << "run.gpu.memory_gib";
+        QTest::newRow("kv dtype") << "/run/kv_cache_dtype" << R"("nf4")" << "run.kv_cache_dtype";
+        QTest::newRow("lora target") << "/run/finetune" << R"({"method": "lora", "targets": ["q", "qkv"]})"
+                                     << "run.finetune.targets[1]";
+        // cross-key consistency
+        QTest::newRow("kv heads") << "/model/num_kv_heads" << "5" << "model.num_kv_heads";
+        QTest::newRow("heads vs hidden") << "/model/num_heads" << "30" << "model.num_heads";
+        QTest::newRow("gpus vs tp") << "/run/parallelism/tensor_parallel" << "3" << "run.parallelism.gpus";
+        QTest::newRow("tp vs heads") << "/run/parallelism" << R"({"gpus": 5, "tensor_parallel": 5})" << "run.parallelism.tensor_parallel";
+        QTest::newRow("pp vs layers") << "/run/parallelism" << R"({"gpus": 64, "pipeline_parallel": 64})" << "run.parallelism.pipeline_parallel";
+        QTest::newRow("offload params") << "/run/parallelism" << R"({"gpus": 8, "offload_params": true})"
+                                        << "run.parallelism.offload_params";
+        QTest::newRow("format") << "/format" << R"("something.else")" << "format";
+        QTest::newRow("version") << "/version" << "2" << "version";
+    }
+    void badValues()
+    {
+        QFETCH(QString, pointer);
+        QFETCH(QString, value);
+        QFETCH(QString, key);
+        QCOMPARE(errorKey(pointer.toStdString(), json::parse(value.toStdString())), key);
+    }
+
+    void missingRequired()
+    {
+        json doc = {{"format", "vramlab.scenario"}, {"version", 1}, {"model", {{"hidden_size", 64}, {"num_layers", 2}}}};
+        try {
+            readScenario(doc);
+            QFAIL("a model without vocab_size was accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("model.vocab_size"));
+            QVERIFY(std::string(e.what()).find("required") != std::string::npos);
+        }
+        QVERIFY_THROWS_EXCEPTION(InputError, readScenario(json{{"run", json::object()}}));
+    }
+
+    void brokenFilesNameTheFile()
+    {
+        QTemporaryDir dir;
+        const QString broken = dir.filePath("broken.json");
+        writeText(broken, "{\n  \"model\": {\"preset\": \"gpt2\",,}\n}\n");
+        try {
+            loadScenarioFile(broken.toStdString());
+            QFAIL("broken JSON accepted");
+        } catch (const InputError& e) {
+            const std::string msg = e.what();
+            QVERIFY(msg.find(broken.toStdString()) == 0);
+            QVERIFY2(msg.find("line 2") != std::string::npos, msg.c_str());
+        }
+        QVERIFY_THROWS_EXCEPTION(InputError, loadScenarioFile(dir.filePath("missing.json").toStdString()));
+        const QString deep = dir.filePath("deep.json");
+        writeText(deep, std::string(100, '[') + std::string(100, ']'));
+        QVERIFY_THROWS_EXCEPTION(InputError, loadScenarioFile(deep.toStdString()));
+        const QString big = dir.filePath("big.json");
+        writeText(big, "\"" + std::string(kMaxScenarioFileBytes + 10, 'x') + "\"");
+        QVERIFY_THROWS_EXCEPTION(InputError, loadScenarioFile(big.toStdString()));
+        const QString nan = dir.filePath("nan.json");
+        writeText(nan, R"({"model": {"preset": "gpt2", "dropout": NaN}})");
+        QVERIFY_THROWS_EXCEPTION(InputError, loadScenarioFile(nan.toStdString()));
+    }
+
+    void atomicSave()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("s.json");
+        const Scenario sc = readScenario(base());
+        saveScenarioFile(path.toStdString(), sc);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 1); // no temporary left behind
+        const Scenario back = loadScenarioFile(path.toStdString());
+        QCOMPARE(back.model.numLayers, Count(32));
+        // An unwritable target leaves the old file untouched.
+        QVERIFY_THROWS_EXCEPTION(InputError, saveScenarioFile(dir.filePath("no/such/dir/s.json").toStdString(), sc));
+        QCOMPARE(loadScenarioFile(path.toStdString()).model.numLayers, Count(32));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestScenarioIo)
+#include "tst_scenario_io.moc"
