@@ -26,7 +26,7 @@ std::string textReport(const Report& r)
         if (c.bytes == 0 && c.key != "weights")
             continue;
         const double share = r.total > 0 ? 100.0 * static_cast<double>(c.bytes) / static_cast<double>(r.total) : 0.0;
-        out += line("  %-18s %12s  %5.1f%%  %s\n", c.label.c_str(), formatBytes(c.bytes).c_str(), share, c.formula.c_str());
+        out += line("  %-18s %12s  %5.1f%%  %s\n", std::string(c.label).c_str(), formatBytes(c.bytes).c_str(), share, c.formula.c_str());
     }
     out += line("  %-18s %12s\n", "Total", formatBytes(r.total).c_str());
     if (r.peak != r.total)

@@ -9,28 +9,28 @@
 
 namespace vramlab {
 
-namespace {
-
-std::string shape(std::initializer_list<Count> dims, double bytesPerElem)
+std::string ActivationTensor::shapeText() const
 {
     std::string s;
-    for (Count d : dims) {
-        if (!s.empty())
-            s += " x ";
-        s += std::to_string(d);
-    }
+    for (int i = 0; i < rank; ++i)
+        s.append(i ? " x " : "").append(std::to_string(dims[static_cast<size_t>(i)]));
     char buf[32];
-    std::snprintf(buf, sizeof buf, " x %g B", bytesPerElem);
+    std::snprintf(buf, sizeof buf, " x %g B", bytesPerElement);
     return s + buf;
 }
 
-/// Collects saved tensors; zero-sized entries are dropped.
+namespace {
+
+/// Sums saved tensors and, when `detail`, lists them; zero-sized entries are dropped.
+/// Names come in two parts so that nothing is allocated when only the bytes are wanted.
 struct Collector {
     ActivationSet& set;
     ActivationScope scope = ActivationScope::Layer;
     Count count = 1;
+    bool detail = true;
 
-    void add(const std::string& name, const std::string& module, std::initializer_list<Count> dims, double bytesPerElem)
+    void add(std::string_view prefix, std::string_view name, std::string_view module, std::initializer_list<Count> dims,
+             double bytesPerElem)
     {
         Count elems = 1;
         for (Count d : dims)
@@ -41,7 +41,18 @@ struct Collector {
                                : static_cast<Bytes>(static_cast<double>(elems) * bytesPerElem);
         if (each <= 0 || count <= 0)
             return;
-        set.tensors.push_back({name, module, scope, each, count, shape(dims, bytesPerElem)});
+        set.bytes = checkedAdd(set.bytes, checkedMul(each, count));
+        set.roundingBytes = checkedAdd(set.roundingBytes, checkedMul(roundUp(each, 512) - each, count));
+        if (detail) {
+            ActivationTensor t{std::string(prefix).append(name), module, scope, each, count, {}, 0, bytesPerElem};
+            for (Count d : dims)
+                t.dims[static_cast<size_t>(t.rank++)] = d;
+            set.tensors.push_back(std::move(t));
+        }
+    }
+    void add(std::string_view name, std::string_view module, std::initializer_list<Count> dims, double bytesPerElem)
+    {
+        add({}, name, module, dims, bytesPerElem);
     }
 };
 
@@ -92,20 +103,20 @@ public:
     }
 
     /// Norm of hidden-size rows: RMSNorm (Llama style, in fp32) or LayerNorm.
-    void norm(Collector& c, const std::string& what) const
+    void norm(Collector& c, std::string_view what) const
     {
         if (m.norm == NormKind::RmsNorm) {
-            c.add(what + ": fp32 input", "norm", {x.b, x.hs, x.h}, 4);
-            c.add(what + ": rsqrt (fp32)", "norm", {x.b, x.hs}, 4);
-            c.add(what + ": normalized", "norm", {x.b, x.hs, x.h}, x.p);
+            c.add(what, ": fp32 input", "norm", {x.b, x.hs, x.h}, 4);
+            c.add(what, ": rsqrt (fp32)", "norm", {x.b, x.hs}, 4);
+            c.add(what, ": normalized", "norm", {x.b, x.hs, x.h}, x.p);
             if (x.eager)
-                c.add(what + ": 1/h scalar (float64)", "norm", {1}, 8);
+                c.add(what, ": 1/h scalar (float64)", "norm", {1}, 8);
         } else {
-            c.add(what + ": input", "norm", {x.b, x.hs, x.h}, x.p);
+            c.add(what, ": input", "norm", {x.b, x.hs, x.h}, x.p);
             // CUDA keeps the statistics in fp32; the CPU reference keeps them in the input dtype.
             const double statBytes = x.eager ? x.p : 4;
-            c.add(what + ": mean", "norm", {x.b, x.hs}, statBytes);
-            c.add(what + ": rstd", "norm", {x.b, x.hs}, statBytes);
+            c.add(what, ": mean", "norm", {x.b, x.hs}, statBytes);
+            c.add(what, ": rstd", "norm", {x.b, x.hs}, statBytes);
         }
     }
 
@@ -116,7 +127,7 @@ private:
     {
         for (const char* mod : modules)
             for (const std::string& t : r.finetune.targets)
-                if (t == mod || t == "all-linear")
+                if (t == std::string_view(mod) || t == "all-linear")
                     return true;
         return false;
     }
@@ -144,11 +155,11 @@ private:
         const Count d = x.d;
         if (m.qkNorm) {
             for (const auto& [name, heads] : {std::pair{"q", a}, std::pair{"k", x.g}}) {
-                c.add(std::string(name) + "-norm: fp32 input", "attention", {b, s, heads, d}, 4);
-                c.add(std::string(name) + "-norm: rsqrt", "attention", {b, s, heads}, 4);
-                c.add(std::string(name) + "-norm: normalized", "attention", {b, s, heads, d}, x.p);
+                c.add(name, "-norm: fp32 input", "attention", {b, s, heads, d}, 4);
+                c.add(name, "-norm: rsqrt", "attention", {b, s, heads}, 4);
+                c.add(name, "-norm: normalized", "attention", {b, s, heads, d}, x.p);
                 if (x.eager)
-                    c.add(std::string(name) + "-norm: 1/d scalar (float64)", "attention", {1}, 8);
+                    c.add(name, "-norm: 1/d scalar (float64)", "attention", {1}, 8);
             }
         }
         const bool rope = m.position == PositionKind::Rope;
@@ -156,9 +167,9 @@ private:
         // Eager GQA repeats K and V to every query head (repeat_interleave keeps its int64 index).
         const bool repeat = x.eager && m.numKvHeads != m.numHeads;
         const Count kvHeads = repeat ? a : x.g;
-        c.add(std::string(rope ? "K after RoPE" : "K") + (repeat ? " (repeated to query heads)" : ""), "attention",
-              {b, kvHeads, s, d}, x.p);
-        c.add(std::string("V") + (repeat ? " (repeated to query heads)" : ""), "attention", {b, kvHeads, s, d}, x.p);
+        const std::string_view repeated = repeat ? " (repeated to query heads)" : "";
+        c.add(rope ? "K after RoPE" : "K", repeated, "attention", {b, kvHeads, s, d}, x.p);
+        c.add("V", repeated, "attention", {b, kvHeads, s, d}, x.p);
         if (repeat) {
             c.add("repeat_interleave index of K (int64)", "attention", {a}, 8);
             c.add("repeat_interleave index of V (int64)", "attention", {a}, 8);
@@ -190,7 +201,7 @@ private:
         }
     }
 
-    void mlp(Collector& c, const std::string& module, Count width, bool inputSaved, bool downInputSaved) const
+    void mlp(Collector& c, std::string_view module, Count width, bool inputSaved, bool downInputSaved) const
     {
         if (inputSaved)
             c.add("MLP input (norm output)", module, {x.b, x.hs, x.h}, x.pg);
@@ -238,15 +249,17 @@ private:
         for (const ParamTensor& t : parameterTensors(m)) {
             if (!t.linear || t.group == ParamGroup::Head || t.group == ParamGroup::Embedding)
                 continue;
-            if (!targeted({t.module.c_str()}) || t.copies < m.numLayers)
+            const std::string mod(t.module);
+            if (!targeted({mod.c_str()}) || t.copies < m.numLayers)
                 continue;
+            const std::string prefix = "LoRA " + mod;
             if (r.finetune.dropout > 0) {
-                c.add("LoRA " + t.module + ": dropout mask (bool)", "lora", {x.b, x.s, t.rows}, 1);
-                c.add("LoRA " + t.module + ": dropped-out input", "lora", {x.b, x.s, t.rows}, x.p);
+                c.add(prefix, ": dropout mask (bool)", "lora", {x.b, x.s, t.rows}, 1);
+                c.add(prefix, ": dropped-out input", "lora", {x.b, x.s, t.rows}, x.p);
             }
-            c.add("LoRA " + t.module + ": A output (B input)", "lora", {x.b, x.s, rank}, x.p);
+            c.add(prefix, ": A output (B input)", "lora", {x.b, x.s, rank}, x.p);
             if (x.eager)
-                c.add("LoRA " + t.module + ": scaling scalar (float64)", "lora", {1}, 8);
+                c.add(prefix, ": scaling scalar (float64)", "lora", {1}, 8);
         }
     }
 
@@ -276,26 +289,20 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
     return d;
 }
 
-Bytes sum(const std::vector<ActivationTensor>& tensors, size_t from = 0)
-{
-    Bytes total = 0;
-    for (size_t i = from; i < tensors.size(); ++i)
-        total = checkedAdd(total, tensors[i].total());
-    return total;
-}
-
 } // namespace
 
-ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const StageSlice& slice)
+ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const StageSlice& slice, bool explain)
 {
     ActivationSet set;
+    if (explain)
+        set.tensors.reserve(64);
     const Dims x = makeDims(m, r, r.microBatchSize, r.sequenceLength);
     const bool lora = r.finetune.method != FinetuneMethod::Full;
     const auto kind = r.checkpointing.kind;
     const bool wholeLayers = kind == Checkpointing::Kind::Full || kind == Checkpointing::Kind::Every;
     const Count vocab = ceilDiv(m.vocabSize, x.t);
 
-    Collector outside{set, ActivationScope::Embedding, 1};
+    Collector outside{set, ActivationScope::Embedding, 1, explain};
     if (slice.first) {
         // Embedding backward keeps the token ids (the loss keeps the same storage as targets).
         outside.add("token ids (int64)", "embedding", {x.b, x.s}, 8);
@@ -316,23 +323,23 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
     LayerTensors layer(m, r, x);
     const bool frozenFirst = lora && slice.first;
     auto layerSet = [&](bool moe, Count count, bool firstFrozen) {
-        Collector c{set, ActivationScope::Layer, count};
+        Collector c{set, ActivationScope::Layer, count, explain};
         layer.collect(c, moe, firstFrozen);
     };
     auto oneLayerBytes = [&](bool moe) {
         ActivationSet tmp;
-        Collector c{tmp, ActivationScope::Layer, 1};
+        Collector c{tmp, ActivationScope::Layer, 1, false};
         layer.collect(c, moe, false);
-        return sum(tmp.tensors);
+        return tmp.bytes;
     };
 
     if (wholeLayers) {
         // Each checkpointed segment keeps only its input; one segment is rebuilt at a time.
         const Count segment = kind == Checkpointing::Kind::Full ? 1 : std::max<Count>(1, r.checkpointing.every);
         const Count segments = ceilDiv(slice.layers(), segment);
-        Collector c{set, ActivationScope::Layer, segments};
-        c.add(segment == 1 ? "layer input (checkpoint)" : "segment input (checkpoint every " + std::to_string(segment) + ")",
-              "checkpoint", {x.b, x.hs, x.h}, x.p);
+        Collector c{set, ActivationScope::Layer, segments, explain};
+        c.add(segment == 1 ? "layer input (checkpoint)" : "segment input (checkpoint every k layers)", "checkpoint",
+              {x.b, x.hs, x.h}, x.p);
         const Count rebuilt = std::min(segment, slice.layers());
         const bool moeWorst = slice.moeLayers > 0 && oneLayerBytes(true) > oneLayerBytes(false);
         set.recomputeBytes = checkedMul(oneLayerBytes(moeWorst), rebuilt);
@@ -354,21 +361,20 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
     }
 
     if (slice.last) {
-        Collector head{set, ActivationScope::Head, 1};
+        Collector head{set, ActivationScope::Head, 1, explain};
         layer.norm(head, "final norm");
         head.add("LM head input (final norm output)", "head", {x.b, x.hs, x.h}, x.pg);
         head.add("log-softmax of the logits (fp32)", "loss", {x.b, x.s, vocab}, 4);
         head.add("cross-entropy total weight (fp32 scalar)", "loss", {1}, 4);
     }
-    set.bytes = sum(set.tensors);
     return set;
 }
 
-ActivationSet inferenceActivations(const ModelSpec& m, const RunSpec& r)
+ActivationSet inferenceActivations(const ModelSpec& m, const RunSpec& r, bool explain)
 {
     ActivationSet set;
     const Dims x = makeDims(m, r, r.inference.batchSize, r.inference.contextLength);
-    Collector c{set, ActivationScope::Layer, 1};
+    Collector c{set, ActivationScope::Layer, 1, explain};
     const Count a = x.a, g = x.g, ffn = m.moe.enabled() ? m.expertWidth() * m.moe.topK : m.ffnHiddenSize;
     // One layer's forward over the whole prompt (prefill) holds these at its widest point.
     c.add("residual stream", "layer", {x.b, x.s, x.h}, x.p);
@@ -376,9 +382,8 @@ ActivationSet inferenceActivations(const ModelSpec& m, const RunSpec& r)
     c.add("Q, K, V", "layer", {x.b, x.s, (a + 2 * g) * x.d}, x.p);
     c.add("attention output", "layer", {x.b, x.s, a * x.d}, x.p);
     c.add("MLP intermediates (gate, up, product)", "layer", {x.b, x.s, (m.gated() ? 3 : 2) * ceilDiv(ffn, x.t)}, x.p);
-    Collector head{set, ActivationScope::Head, 1};
+    Collector head{set, ActivationScope::Head, 1, explain};
     head.add("logits of the last position (fp32)", "head", {x.b, ceilDiv(m.vocabSize, x.t)}, 4);
-    set.bytes = sum(set.tensors);
     return set;
 }
 

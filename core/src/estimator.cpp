@@ -15,12 +15,6 @@ namespace vramlab {
 
 namespace {
 
-void require(bool ok, const std::string& key, const std::string& expected)
-{
-    if (!ok)
-        throw InputError(key, expected);
-}
-
 std::string n(Count v) { return std::to_string(v); }
 
 const char* const kLoraTargets[] = {"q", "k", "v", "o", "gate", "up", "down", "q_a", "q_b", "kv_a", "kv_b", "all-linear"};
@@ -45,67 +39,76 @@ StageSlice stageSlice(const ModelSpec& m, Count stages, Count stage)
     return s;
 }
 
-void validateScenario(const Scenario& sc)
+void validateScenario(const Scenario& sc) { validateRun(sc.model, sc.run); }
+
+void validateRun(const ModelSpec& m, const RunSpec& r)
 {
-    const ModelSpec& m = sc.model;
-    const RunSpec& r = sc.run;
     const Parallelism& p = r.parallelism;
-    require(m.numHeads % m.numKvHeads == 0, "model.num_kv_heads",
-            "expected a divisor of model.num_heads (" + n(m.numHeads) + "), got " + n(m.numKvHeads));
-    require(m.moe.topK <= m.moe.numExperts, "model.moe.top_k",
-            "expected at most model.moe.num_experts (" + n(m.moe.numExperts) + "), got " + n(m.moe.topK));
-    require(!m.moe.enabled() || m.moe.topK >= 1, "model.moe.top_k", "expected at least 1 with experts");
-    require(m.moe.firstDenseLayers <= m.numLayers, "model.moe.first_dense_layers",
-            "expected at most model.num_layers (" + n(m.numLayers) + "), got " + n(m.moe.firstDenseLayers));
+    if (!(m.numHeads % m.numKvHeads == 0))
+        throw InputError("model.num_kv_heads", "expected a divisor of model.num_heads (" + n(m.numHeads) + "), got " + n(m.numKvHeads));
+    if (!(m.moe.topK <= m.moe.numExperts))
+        throw InputError("model.moe.top_k", "expected at most model.moe.num_experts (" + n(m.moe.numExperts) + "), got " + n(m.moe.topK));
+    if (!(!m.moe.enabled() || m.moe.topK >= 1))
+        throw InputError("model.moe.top_k", "expected at least 1 with experts");
+    if (!(m.moe.firstDenseLayers <= m.numLayers))
+        throw InputError("model.moe.first_dense_layers", "expected at most model.num_layers (" + n(m.numLayers) + "), got " + n(m.moe.firstDenseLayers));
     if (m.attentionType == AttentionType::Mla)
-        require(m.mla.kvLoraRank > 0 && m.mla.vHeadDim > 0 && m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim > 0, "model.mla",
-                "expected kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim above 0");
+        if (!(m.mla.kvLoraRank > 0 && m.mla.vHeadDim > 0 && m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim > 0))
+        throw InputError("model.mla", "expected kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim above 0");
     if (m.position == PositionKind::Learned && r.mode == Mode::Training)
-        require(r.sequenceLength <= m.maxPositionEmbeddings, "run.sequence_length",
-                "expected at most model.max_position_embeddings (" + n(m.maxPositionEmbeddings) +
+        if (!(r.sequenceLength <= m.maxPositionEmbeddings))
+        throw InputError("run.sequence_length", "expected at most model.max_position_embeddings (" + n(m.maxPositionEmbeddings) +
                     ") with learned positions, got " + n(r.sequenceLength));
 
     const Count tpPp = p.tensorParallel * p.pipelineParallel;
-    require(p.gpus % tpPp == 0, "run.parallelism.gpus",
-            "expected a multiple of tensor_parallel x pipeline_parallel (" + n(tpPp) + "), got " + n(p.gpus));
-    require(p.pipelineParallel <= m.numLayers, "run.parallelism.pipeline_parallel",
-            "expected at most model.num_layers (" + n(m.numLayers) + "), got " + n(p.pipelineParallel));
-    require(m.numHeads % p.tensorParallel == 0, "run.parallelism.tensor_parallel",
-            "expected a divisor of model.num_heads (" + n(m.numHeads) + "), got " + n(p.tensorParallel));
-    require(m.numKvHeads % p.tensorParallel == 0 || p.tensorParallel % m.numKvHeads == 0, "run.parallelism.tensor_parallel",
-            "expected a divisor or a multiple of model.num_kv_heads (" + n(m.numKvHeads) + "), got " + n(p.tensorParallel));
-    require(!p.offloadParams || p.zeroStage == 3 || r.mode == Mode::Inference, "run.parallelism.offload_params",
-            "expected zero_stage 3 (parameter offload is ZeRO-Infinity), got zero_stage " + n(p.zeroStage));
+    if (!(p.gpus % tpPp == 0))
+        throw InputError("run.parallelism.gpus", "expected a multiple of tensor_parallel x pipeline_parallel (" + n(tpPp) + "), got " + n(p.gpus));
+    if (!(p.pipelineParallel <= m.numLayers))
+        throw InputError("run.parallelism.pipeline_parallel", "expected at most model.num_layers (" + n(m.numLayers) + "), got " + n(p.pipelineParallel));
+    if (!(m.numHeads % p.tensorParallel == 0))
+        throw InputError("run.parallelism.tensor_parallel", "expected a divisor of model.num_heads (" + n(m.numHeads) + "), got " + n(p.tensorParallel));
+    if (!(m.numKvHeads % p.tensorParallel == 0 || p.tensorParallel % m.numKvHeads == 0))
+        throw InputError("run.parallelism.tensor_parallel", "expected a divisor or a multiple of model.num_kv_heads (" + n(m.numKvHeads) + "), got " + n(p.tensorParallel));
+    if (!(!p.offloadParams || p.zeroStage == 3 || r.mode == Mode::Inference))
+        throw InputError("run.parallelism.offload_params", "expected zero_stage 3 (parameter offload is ZeRO-Infinity), got zero_stage " + n(p.zeroStage));
     const Count dp = p.dataParallel();
-    require(dp % p.expertParallel == 0, "run.parallelism.expert_parallel",
-            "expected a divisor of the data-parallel size (" + n(dp) + "), got " + n(p.expertParallel));
-    require(p.expertParallel == 1 || (m.moe.enabled() && m.moe.numExperts % p.expertParallel == 0),
-            "run.parallelism.expert_parallel",
-            "expected 1 for a dense model or a divisor of model.moe.num_experts, got " + n(p.expertParallel));
+    if (!(dp % p.expertParallel == 0))
+        throw InputError("run.parallelism.expert_parallel", "expected a divisor of the data-parallel size (" + n(dp) + "), got " + n(p.expertParallel));
+    if (!(p.expertParallel == 1 || (m.moe.enabled() && m.moe.numExperts % p.expertParallel == 0)))
+        throw InputError("run.parallelism.expert_parallel", "expected 1 for a dense model or a divisor of model.moe.num_experts, got " + n(p.expertParallel));
     if (r.checkpointing.kind == Checkpointing::Kind::Every)
-        require(r.checkpointing.every >= 1, "run.checkpointing.every", "expected a layer count of at least 1");
+        if (!(r.checkpointing.every >= 1))
+        throw InputError("run.checkpointing.every", "expected a layer count of at least 1");
     for (size_t i = 0; i < r.finetune.targets.size(); ++i) {
         const std::string& t = r.finetune.targets[i];
         const bool known = std::find(std::begin(kLoraTargets), std::end(kLoraTargets), t) != std::end(kLoraTargets);
-        require(known, "run.finetune.targets[" + std::to_string(i) + "]",
-                "expected one of q, k, v, o, gate, up, down, q_a, q_b, kv_a, kv_b, all-linear, got \"" + t + "\"");
+        if (!(known))
+        throw InputError("run.finetune.targets[" + std::to_string(i) + "]", "expected one of q, k, v, o, gate, up, down, q_a, q_b, kv_a, kv_b, all-linear, got \"" + t + "\"");
     }
     if (r.finetune.method == FinetuneMethod::Qlora && r.mode == Mode::Training)
-        require(r.precision != Precision::Fp32, "run.precision", "expected a 16-bit precision with QLoRA (bf16 adapters), got fp32");
+        if (!(r.precision != Precision::Fp32))
+        throw InputError("run.precision", "expected a 16-bit precision with QLoRA (bf16 adapters), got fp32");
 }
 
-Report estimate(const Scenario& sc)
+Report estimate(const Scenario& sc, const EstimateOptions& options)
 {
-    validateScenario(sc);
-    const ModelSpec& m = sc.model;
-    const RunSpec& r = sc.run;
+    Report rep = estimate(sc.model, sc.run, options);
+    rep.scenarioName = sc.name;
+    rep.warnings.insert(rep.warnings.begin(), sc.warnings.begin(), sc.warnings.end());
+    return rep;
+}
+
+Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& options)
+{
+    validateRun(m, r);
+    const bool explain = options.explain;
     const Parallelism& par = r.parallelism;
     const bool training = r.mode == Mode::Training;
 
     Report rep;
-    rep.scenarioName = sc.name;
-    rep.params = countParameters(m);
-    rep.warnings = sc.warnings;
+    rep.scenarioName = m.name;
+    const std::vector<ParamTensor> tensors = parameterTensors(m);
+    rep.params = countParameters(tensors, m);
     const bool peft = training && r.finetune.method != FinetuneMethod::Full;
     rep.loraParams = peft ? loraParameters(m, r.finetune) : 0;
     rep.trainableParams = training ? (peft ? rep.loraParams : rep.params.total) : 0;
@@ -124,9 +127,9 @@ Report estimate(const Scenario& sc)
     std::optional<StageResult> worst;
     for (Count stage : {Count(0), pp - 1}) {
         StageResult s{stage, stageSlice(m, pp, stage), {}, {}, 1, 0};
-        s.states = modelStates(localParameters(m, r, s.slice), r);
+        s.states = modelStates(localParameters(tensors, m, r, s.slice), r, explain);
         if (training) {
-            s.acts = trainingActivations(m, r, s.slice);
+            s.acts = trainingActivations(m, r, s.slice, explain);
             s.inFlight = std::min(pp - stage, r.gradientAccumulationSteps);
         }
         s.sum = s.states.weights + s.states.master + s.states.gradients + s.states.optimizer +
@@ -137,7 +140,7 @@ Report estimate(const Scenario& sc)
             break;
     }
     const StageResult& st = *worst;
-    rep.stage = pp == 1 ? "all layers" : "pipeline stage " + n(st.index + 1) + " of " + n(pp) + " (" + n(st.slice.layers()) + " layers)";
+    rep.stage = pp == 1 ? "all layers" : !explain ? "pipeline stage" : "pipeline stage " + n(st.index + 1) + " of " + n(pp) + " (" + n(st.slice.layers()) + " layers)";
     rep.microBatchesInFlight = st.inFlight;
     rep.hostBytes = st.states.hostBytes;
     rep.hostFormula = st.states.hostFormula;
@@ -146,14 +149,15 @@ Report estimate(const Scenario& sc)
     if (training) {
         rep.activations = st.acts;
     } else {
-        rep.activations = inferenceActivations(m, r);
-        kv = kvCache(m, r);
+        rep.activations = inferenceActivations(m, r, explain);
+        kv = kvCache(m, r, explain);
     }
     const Bytes actBytes = checkedMul(rep.activations.bytes, st.inFlight);
 
     const PrecisionRegime reg = precisionRegime(r);
     std::string actFormula;
-    if (training) {
+    if (!explain) {
+    } else if (training) {
         actFormula = "sum of " + n(static_cast<Count>(rep.activations.tensors.size())) + " saved tensors (" +
                      std::string(toString(r.attention)) + ", checkpointing " + toString(r.checkpointing) + ") for micro-batch " +
                      n(r.microBatchSize) + " x " + n(r.sequenceLength) + " tokens";
@@ -163,7 +167,8 @@ Report estimate(const Scenario& sc)
         actFormula = "one layer's prefill working set for batch " + n(r.inference.batchSize) + " x " +
                      n(r.inference.contextLength) + " tokens (freed layer by layer)";
     }
-    actFormula += " = " + formatCount(actBytes) + " B";
+    if (explain)
+        actFormula += " = " + formatCount(actBytes) + " B";
 
     rep.components = {
         {"weights", "Weights", st.states.weights, st.states.weightsFormula,
@@ -177,15 +182,16 @@ Report estimate(const Scenario& sc)
         {"activations", "Activations", actBytes, actFormula,
          training ? "Tensors the forward pass keeps so the backward pass can compute gradients."
                   : "Intermediate tensors of the layer being computed; freed as the next layer runs."},
-        {"kv_cache", "KV cache", kv.bytes, training ? "no KV cache in training" : kv.formula,
+        {"kv_cache", "KV cache", kv.bytes, training && explain ? "no KV cache in training" : kv.formula,
          "Keys and values of every past token, kept so each new token attends without recomputing them."},
     };
-    rep.overheadParts = overheadParts(m, r, rep.params, rep.activations, st.inFlight);
+    rep.overheadParts = overheadParts(m, r, rep.params, rep.activations, st.inFlight, explain);
     Bytes overhead = 0;
     std::string overheadFormula;
     for (const Component& c : rep.overheadParts) {
         overhead = checkedAdd(overhead, c.bytes);
-        overheadFormula += (overheadFormula.empty() ? "" : " + ") + c.label + " " + formatBytes(c.bytes);
+        if (explain)
+            overheadFormula.append(overheadFormula.empty() ? "" : " + ").append(c.label).append(" ").append(formatBytes(c.bytes));
     }
     rep.components.push_back({"overhead", "Overhead", overhead, overheadFormula,
                               "Memory the run needs that is not a model tensor: context, workspaces, allocator, buffers."});
@@ -193,12 +199,13 @@ Report estimate(const Scenario& sc)
         rep.total = checkedAdd(rep.total, c.bytes);
 
     rep.peak = checkedAdd(rep.total, rep.activations.recomputeBytes);
-    rep.peakWhere = rep.activations.recomputeBytes > 0
+    if (explain)
+        rep.peakWhere = rep.activations.recomputeBytes > 0
                         ? "backward, while a checkpointed segment is recomputed (+" + formatBytes(rep.activations.recomputeBytes) + ")"
                         : "end of the forward pass";
 
     const Bytes weightsRead = st.states.weights;
-    rep.flops = estimateFlops(m, r, rep.params, rep.loraParams, weightsRead, kv.bytes);
+    rep.flops = estimateFlops(m, r, rep.params, rep.loraParams, weightsRead, kv.bytes, explain);
     rep.gpu = r.gpu;
     if (r.gpu) {
         rep.usableBytes = r.gpu->memoryBytes;

@@ -8,13 +8,11 @@ namespace vramlab {
 
 namespace {
 
-bool fitsAt(const Scenario& base, SweepParam p, Count v, std::optional<Report>* out = nullptr)
+bool fitsAt(const Scenario& base, SweepParam p, Count v)
 {
-    Report r = estimate(withValue(base, p, v));
-    const bool ok = r.fits;
-    if (out)
-        *out = std::move(r);
-    return ok;
+    RunSpec run = base.run;
+    setValue(run, p, v);
+    return estimate(base.model, run, EstimateOptions{false}).fits;
 }
 
 void requireGpu(const Scenario& base)

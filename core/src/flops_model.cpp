@@ -33,7 +33,7 @@ double attentionFlopsPerToken(const ModelSpec& m, Count seq)
 } // namespace
 
 FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const ParameterCount& params, Count loraParams,
-                            Bytes weightBytesPerGpu, Bytes kvBytesPerGpu)
+                            Bytes weightBytesPerGpu, Bytes kvBytesPerGpu, bool explain)
 {
     FlopsEstimate f;
     const double gpus = static_cast<double>(r.parallelism.gpus);
@@ -56,9 +56,10 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
             const double memory = static_cast<double>(weightBytesPerGpu + kvBytesPerGpu) / (r.gpu->memoryBandwidthGBs * 1e9);
             f.stepTimeS = std::max(compute, memory);
             f.tokensPerS = static_cast<double>(f.tokensPerStep) / f.stepTimeS;
-            f.formula = "decode step = max(compute " + num(compute * 1e3) + " ms, read weights + KV " + num(memory * 1e3) +
+            if (explain)
+                f.formula = "decode step = max(compute " + num(compute * 1e3) + " ms, read weights + KV " + num(memory * 1e3) +
                         " ms at " + num(r.gpu->memoryBandwidthGBs) + " GB/s)";
-        } else {
+        } else if (explain) {
             f.formula = "forward per token = 2 x " + formatCount(params.matmulActive) + " + attention " + num(f.attentionPerToken);
         }
         return f;
@@ -86,14 +87,18 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
     const double tokens = static_cast<double>(f.tokensPerStep);
     f.perStep = f.perToken * tokens;
     f.hardwarePerStep = (f.perToken + recompute) * tokens;
+    if (peak > 0) {
+        f.stepTimeS = f.perStep / (gpus * peak * std::max(r.mfu, 1e-6));
+        f.tokensPerS = tokens / f.stepTimeS;
+    }
+    if (!explain)
+        return f;
     std::string formula = (peft ? "(2 x forward + 2 x " + formatCount(loraParams) + " adapter params)"
                                 : std::string("3 x forward")) +
                           "; forward/token = 2 x " + formatCount(params.matmulActive) + " params + attention " +
                           num(f.attentionPerToken) + " = " + num(f.forwardPerToken) + "; x " + formatCount(f.tokensPerStep) +
                           " tokens/step = " + num(f.perStep) + " FLOPs";
     if (peak > 0) {
-        f.stepTimeS = f.perStep / (gpus * peak * std::max(r.mfu, 1e-6));
-        f.tokensPerS = tokens / f.stepTimeS;
         formula += "; step = " + num(f.perStep) + " / (" + num(gpus) + " GPUs x " + num(f.peakTflops) + " TFLOP/s x MFU " +
                    num(r.mfu) + ") = " + num(f.stepTimeS) + " s";
     }

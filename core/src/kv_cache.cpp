@@ -5,7 +5,7 @@
 
 namespace vramlab {
 
-KvCacheBytes kvCache(const ModelSpec& m, const RunSpec& r)
+KvCacheBytes kvCache(const ModelSpec& m, const RunSpec& r, bool explain)
 {
     KvCacheBytes out;
     const Inference& inf = r.inference;
@@ -22,6 +22,8 @@ KvCacheBytes kvCache(const ModelSpec& m, const RunSpec& r)
     const Count values = checkedMul(valuesPerSeq, inf.batchSize);
     out.bytes = storageBytes(inf.kvCacheDtype, values);
     out.bytesPerToken = storageBytes(inf.kvCacheDtype, checkedMul(globalLayers + localLayers, width));
+    if (!explain)
+        return out;
 
     const std::string dt = std::string(toString(inf.kvCacheDtype));
     std::string perTok = mla ? "(" + std::to_string(m.mla.kvLoraRank) + " latent + " +

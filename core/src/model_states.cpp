@@ -9,7 +9,7 @@ namespace vramlab {
 
 namespace {
 
-bool isTarget(const Finetune& f, const std::string& module)
+bool isTarget(const Finetune& f, std::string_view module)
 {
     return std::any_of(f.targets.begin(), f.targets.end(),
                        [&](const std::string& t) { return t == module || (t == "all-linear" && module != "lm_head"); });
@@ -33,14 +33,14 @@ void splitForTensorParallel(LocalParam& p, const ParamTensor& t, Count tp)
 /// Copies of a tensor on a stage: layer tensors follow the stage's share of layers.
 Count stageCopies(const ParamTensor& t, const ModelSpec& m, const StageSlice& s, Count ep)
 {
-    if (t.name.rfind("moe_layers.", 0) == 0) {
+    if (t.name.starts_with("moe_layers.")) {
         const Count perLayer = t.copies / std::max<Count>(1, m.moeLayers());
         const Count local = t.group == ParamGroup::Expert ? ceilDiv(perLayer, ep) : perLayer;
         return checkedMul(local, s.moeLayers);
     }
-    if (t.name.rfind("layers.mlp", 0) == 0)
+    if (t.name.starts_with("layers.mlp"))
         return s.denseLayers;
-    if (t.name.rfind("layers.", 0) == 0)
+    if (t.name.starts_with("layers."))
         return s.layers();
     if (t.group == ParamGroup::Embedding || t.group == ParamGroup::Position)
         return s.first ? 1 : 0;
@@ -74,12 +74,19 @@ Count loraParameters(const ModelSpec& m, const Finetune& f)
 
 std::vector<LocalParam> localParameters(const ModelSpec& m, const RunSpec& r, const StageSlice& s)
 {
+    return localParameters(parameterTensors(m), m, r, s);
+}
+
+std::vector<LocalParam> localParameters(const std::vector<ParamTensor>& tensors, const ModelSpec& m, const RunSpec& r,
+                                        const StageSlice& s)
+{
     std::vector<LocalParam> out;
+    out.reserve(tensors.size() + 16);
     const bool peft = r.mode == Mode::Training && r.finetune.method != FinetuneMethod::Full;
     const bool inference = r.mode == Mode::Inference;
     const DType working = inference ? r.inference.weightDtype : precisionRegime(r).working;
     const Count tp = r.parallelism.tensorParallel, ep = r.parallelism.expertParallel;
-    for (const ParamTensor& t : parameterTensors(m)) {
+    for (const ParamTensor& t : tensors) {
         LocalParam p{t.name, t.rows, t.cols, stageCopies(t, m, s, ep), !peft && !inference,
                      t.group == ParamGroup::Expert, t.linear, working};
         // Quantized formats apply to linear layers; embeddings, norms and the LM head stay 16-bit.
@@ -93,14 +100,14 @@ std::vector<LocalParam> localParameters(const ModelSpec& m, const RunSpec& r, co
             out.push_back(p);
         if (peft && t.linear && t.group != ParamGroup::Head && isTarget(r.finetune, t.module) && p.copies > 0) {
             // A: in x r, B: r x out, sharded along the base layer's split dimension.
-            out.push_back({t.name + ".lora_A", p.rows, r.finetune.rank, p.copies, true, p.expert, true, working});
-            out.push_back({t.name + ".lora_B", r.finetune.rank, p.cols, p.copies, true, p.expert, true, working});
+            out.push_back({t.name, p.rows, r.finetune.rank, p.copies, true, p.expert, true, working, 'A'});
+            out.push_back({t.name, r.finetune.rank, p.cols, p.copies, true, p.expert, true, working, 'B'});
         }
     }
     return out;
 }
 
-ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec& r)
+ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec& r, bool explain)
 {
     ModelStateBytes out;
     const Parallelism& par = r.parallelism;
@@ -167,6 +174,8 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     }
     out.weights += fp8Copies;
     out.hostBytes = hostMaster + hostOptimizer + hostGrads + hostWeights;
+    if (!explain)
+        return out;
 
     const std::string trainable = formatCount(out.trainableLocal) + " trainable params";
     out.weightsFormula = perParam(static_cast<double>(work)) + " (" + std::string(toString(reg.working)) + ") x " +

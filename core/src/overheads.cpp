@@ -8,26 +8,32 @@
 namespace vramlab {
 
 std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const ParameterCount& params,
-                                     const ActivationSet& acts, Count inFlight)
+                                     const ActivationSet& acts, Count inFlight, bool explain)
 {
     std::vector<Component> parts;
+    parts.reserve(6);
+    // Formula text only when it is shown.
+    auto text = [explain](auto&&... pieces) {
+        std::string s;
+        if (explain)
+            (s.append(std::string_view(pieces)), ...);
+        return s;
+    };
     const Overheads& o = r.overheads;
     const Parallelism& par = r.parallelism;
-    parts.push_back({"cuda_context", "CUDA context", o.cudaContextBytes, formatBytes(o.cudaContextBytes) + " (run.overheads.cuda_context_bytes)",
+    parts.push_back({"cuda_context", "CUDA context", o.cudaContextBytes,
+                     text(explain ? formatBytes(o.cudaContextBytes) : "", " (run.overheads.cuda_context_bytes)"),
                      "The driver's context and the loaded kernels, before any tensor."});
-    parts.push_back({"workspace", "cuBLAS workspace", o.workspaceBytes, formatBytes(o.workspaceBytes) + " (run.overheads.workspace_bytes)",
+    parts.push_back({"workspace", "cuBLAS workspace", o.workspaceBytes,
+                     text(explain ? formatBytes(o.workspaceBytes) : "", " (run.overheads.workspace_bytes)"),
                      "Scratch memory the matrix-multiply library keeps per stream."});
 
     if (o.allocatorRounding || o.fragmentation > 0) {
-        Bytes rounding = 0;
-        if (o.allocatorRounding)
-            for (const ActivationTensor& t : acts.tensors)
-                rounding += checkedMul(roundUp(t.bytesEach, 512) - t.bytesEach, t.count);
-        rounding = checkedMul(rounding, inFlight);
+        const Bytes rounding = o.allocatorRounding ? checkedMul(acts.roundingBytes, inFlight) : 0;
         const Bytes frag = static_cast<Bytes>(o.fragmentation * static_cast<double>(checkedMul(acts.bytes, inFlight)));
         parts.push_back({"allocator", "Allocator rounding", rounding + frag,
-                         "each saved tensor rounded up to 512 B: " + formatCount(rounding) + " B + fragmentation " +
-                             std::to_string(o.fragmentation) + " x activations",
+                         text("each saved tensor rounded up to 512 B: ", explain ? formatCount(rounding) : "",
+                              " B + fragmentation ", explain ? std::to_string(o.fragmentation) : "", " x activations"),
                          "PyTorch's caching allocator hands out blocks in 512-byte steps."});
     }
 
@@ -36,10 +42,10 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
     std::string commFormula;
     if (o.commBufferBytes) {
         comm = *o.commBufferBytes;
-        commFormula = formatBytes(comm) + " (run.overheads.comm_buffer_bytes)";
+        commFormula = text(explain ? formatBytes(comm) : "", " (run.overheads.comm_buffer_bytes)");
     } else if (par.gpus > 1) {
         comm = 256 * kMiB + (dp > 1 ? 2 * 25 * kMiB : 0);
-        commFormula = "NCCL buffers 256 MiB" + std::string(dp > 1 ? " + 2 gradient buckets x 25 MiB" : "");
+        commFormula = text("NCCL buffers 256 MiB", dp > 1 ? " + 2 gradient buckets x 25 MiB" : "");
     }
     if (comm > 0)
         parts.push_back({"comm_buffers", "Communication buffers", comm, commFormula,
@@ -50,8 +56,8 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
         const Bytes layer = checkedMul(ceilDiv(params.perLayerMax, par.tensorParallel),
                                        static_cast<Count>(bytesPerElement(reg.working)));
         parts.push_back({"zero3_gather", "ZeRO-3 gathered layers", 2 * layer,
-                         "2 (current + prefetched) x largest layer " + formatCount(params.perLayerMax) + " params x " +
-                             std::string(toString(reg.working)),
+                         text("2 (current + prefetched) x largest layer ", explain ? formatCount(params.perLayerMax) : "",
+                              " params x ", toString(reg.working)),
                          "ZeRO-3 gathers each layer's full weights before using it, and the next one ahead of time."});
     }
     if (r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora) {
@@ -61,7 +67,7 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
                 largest = std::max(largest, t.elements());
         const Bytes deq = checkedMul(ceilDiv(largest, par.tensorParallel), 2);
         parts.push_back({"dequant", "NF4 dequantization buffer", deq,
-                         "largest linear weight " + formatCount(largest) + " params x 2 B (bf16)",
+                         text("largest linear weight ", explain ? formatCount(largest) : "", " params x 2 B (bf16)"),
                          "QLoRA turns each 4-bit weight back into bf16 just before its matrix multiply."});
     }
     return parts;

@@ -3,7 +3,7 @@
 
 namespace vramlab {
 
-const Component* Report::component(const std::string& key) const
+const Component* Report::component(std::string_view key) const
 {
     for (const Component& c : components)
         if (c.key == key)
@@ -11,7 +11,7 @@ const Component* Report::component(const std::string& key) const
     return nullptr;
 }
 
-Bytes Report::bytesOf(const std::string& key) const
+Bytes Report::bytesOf(std::string_view key) const
 {
     if (key == "total")
         return total;

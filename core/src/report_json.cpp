@@ -38,7 +38,7 @@ json reportToJson(const Report& r)
         overheads.push_back(componentJson(c));
     for (const ActivationTensor& t : r.activations.tensors)
         tensors.push_back({{"name", t.name}, {"module", t.module}, {"scope", scopeName(t.scope)}, {"bytes_each", t.bytesEach},
-                           {"count", t.count}, {"bytes", t.total()}, {"shape", t.formula}});
+                           {"count", t.count}, {"bytes", t.total()}, {"shape", t.shapeText()}});
 
     const FlopsEstimate& f = r.flops;
     json out = {

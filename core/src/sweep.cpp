@@ -46,7 +46,12 @@ std::string keyPathOf(SweepParam p)
 Scenario withValue(const Scenario& base, SweepParam p, Count v)
 {
     Scenario s = base;
-    RunSpec& r = s.run;
+    setValue(s.run, p, v);
+    return s;
+}
+
+void setValue(RunSpec& r, SweepParam p, Count v)
+{
     switch (p) {
     case SweepParam::SequenceLength: r.sequenceLength = v; break;
     case SweepParam::MicroBatchSize: r.microBatchSize = v; break;
@@ -56,7 +61,6 @@ Scenario withValue(const Scenario& base, SweepParam p, Count v)
     case SweepParam::BatchSize: r.inference.batchSize = v; break;
     case SweepParam::LoraRank: r.finetune.rank = v; break;
     }
-    return s;
 }
 
 Count valueOf(const Scenario& s, SweepParam p)
@@ -84,7 +88,9 @@ std::vector<SweepPoint> sweep(const Scenario& base, SweepParam p, Count from, Co
         throw InputError("--points", "expected 1 to 1,000,000 points, got " + std::to_string(points));
     std::vector<SweepPoint> out;
     out.reserve(static_cast<size_t>(points));
-    Scenario sc = base;
+    validateScenario(base);
+    const EstimateOptions lean{false};
+    RunSpec run = base.run; // one copy, the swept key set in place
     for (int i = 0; i < points; ++i) {
         const double f = points == 1 ? 0.0 : static_cast<double>(i) / (points - 1);
         const double v = logScale ? std::exp(std::log(double(from)) + f * (std::log(double(to)) - std::log(double(from))))
@@ -92,8 +98,9 @@ std::vector<SweepPoint> sweep(const Scenario& base, SweepParam p, Count from, Co
         const Count value = static_cast<Count>(std::llround(v));
         if (!out.empty() && out.back().value == value)
             continue;
-        sc = withValue(base, p, value);
-        out.push_back({value, estimate(sc)});
+        setValue(run, p, value);
+        out.push_back({value, estimate(base.model, run, lean)});
+        out.back().report.scenarioName = base.name;
     }
     return out;
 }

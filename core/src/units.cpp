@@ -8,24 +8,7 @@
 
 namespace vramlab {
 
-Count checkedMul(Count a, Count b)
-{
-    Count r = 0;
-    if (__builtin_mul_overflow(a, b, &r))
-        throw SizeOverflow();
-    return r;
-}
-
-Count checkedMul(Count a, Count b, Count c) { return checkedMul(checkedMul(a, b), c); }
-Count checkedMul(Count a, Count b, Count c, Count d) { return checkedMul(checkedMul(a, b, c), d); }
-
-Count checkedAdd(Count a, Count b)
-{
-    Count r = 0;
-    if (__builtin_add_overflow(a, b, &r))
-        throw SizeOverflow();
-    return r;
-}
+void throwSizeOverflow() { throw SizeOverflow(); }
 
 std::string formatBytes(Bytes bytes, bool binary)
 {

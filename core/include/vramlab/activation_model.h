@@ -4,7 +4,9 @@
 #include "vramlab/model_spec.h"
 #include "vramlab/run_spec.h"
 
+#include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vramlab {
@@ -15,13 +17,17 @@ enum class ActivationScope { Layer, Embedding, Head };
 /// One tensor that autograd keeps for backward, `count` times per micro-batch
 /// (count = layers of that kind, or checkpoint segments).
 struct ActivationTensor {
-    std::string name;    ///< "softmax probabilities (fp32)"
-    std::string module;  ///< "attention", "mlp", "norm", "embedding", "loss", ...
+    std::string name;        ///< "softmax probabilities (fp32)"
+    std::string_view module; ///< "attention", "mlp", "norm", "embedding", "loss", ... (static text)
     ActivationScope scope = ActivationScope::Layer;
-    Bytes bytesEach = 0; ///< one copy, one micro-batch, one GPU
+    Bytes bytesEach = 0;     ///< one copy, one micro-batch, one GPU
     Count count = 1;
-    std::string formula; ///< shape x bytes with the numbers plugged in
+    std::array<Count, 4> dims{}; ///< shape, `rank` entries used
+    int rank = 0;
+    double bytesPerElement = 0;
     Bytes total() const { return checkedMul(bytesEach, count); }
+    /// "2 x 8 x 128 x 128 x 4 B": the shape with the element size (made on demand).
+    std::string shapeText() const;
 };
 
 /// Saved tensors of one micro-batch on one GPU of a pipeline stage.
@@ -29,6 +35,7 @@ struct ActivationSet {
     std::vector<ActivationTensor> tensors;
     Bytes bytes = 0;          ///< sum over tensors (one micro-batch)
     Bytes recomputeBytes = 0; ///< transient: activations rebuilt at once in backward (checkpointing)
+    Bytes roundingBytes = 0;  ///< what the caching allocator adds by rounding each tensor up to 512 B
 };
 
 /// Which layers and ends of the model a GPU holds.
@@ -49,10 +56,11 @@ struct StageSlice {
 /// wrapped scalars, the fp32 log-softmax of the loss). `flash` is the same model on a GPU
 /// with FlashAttention/SDPA: Q, K, V, the output and the fp32 log-sum-exp instead of the
 /// s^2 terms, K/V not repeated, dropout masks of attention regenerated from the RNG.
-ActivationSet trainingActivations(const ModelSpec& model, const RunSpec& run, const StageSlice& slice);
+/// `explain` false sums the bytes without listing the tensors (sweeps and fits).
+ActivationSet trainingActivations(const ModelSpec& model, const RunSpec& run, const StageSlice& slice, bool explain = true);
 
 /// Bytes of the tensors alive at once while one layer runs forward at inference
 /// (prefill of the whole context), plus the last position's fp32 logits.
-ActivationSet inferenceActivations(const ModelSpec& model, const RunSpec& run);
+ActivationSet inferenceActivations(const ModelSpec& model, const RunSpec& run, bool explain = true);
 
 } // namespace vramlab

@@ -9,11 +9,20 @@ namespace vramlab {
 /// Checks the keys against each other (heads and parallel sizes that divide, ...);
 /// throws InputError naming the key path. readScenario() already checked each key alone.
 void validateScenario(const Scenario& scenario);
+void validateRun(const ModelSpec& model, const RunSpec& run);
+
+struct EstimateOptions {
+    /// Formulas and the per-tensor activation list; off for sweeps, fits and planners,
+    /// which need only the bytes (several times faster).
+    bool explain = true;
+};
 
 /// Scenario in, report out: memory per GPU by component with formulas, FLOPs, step time
 /// and the verdict. Throws InputError on an inconsistent scenario and SizeOverflow on
 /// one whose sizes do not fit in 63 bits.
-Report estimate(const Scenario& scenario);
+Report estimate(const Scenario& scenario, const EstimateOptions& options = {});
+/// The same for a model and run without a scenario document (no copy of it per call).
+Report estimate(const ModelSpec& model, const RunSpec& run, const EstimateOptions& options = {});
 
 /// Layers of pipeline stage `stage` (0-based) of `stages`: earlier stages take the remainder.
 StageSlice stageSlice(const ModelSpec& model, Count stages, Count stage);

@@ -18,6 +18,6 @@ struct KvCacheBytes {
 /// head_dim x dtype bytes, kv heads split by tensor parallelism (one at least), layers
 /// by pipeline parallelism, local (sliding-window) layers capped at the window.
 /// MLA caches the compressed latent and the shared RoPE key instead.
-KvCacheBytes kvCache(const ModelSpec& model, const RunSpec& run);
+KvCacheBytes kvCache(const ModelSpec& model, const RunSpec& run, bool explain = true);
 
 } // namespace vramlab

@@ -15,7 +15,7 @@ namespace vramlab {
 /// A parameter tensor's share on one GPU after tensor, pipeline and expert parallelism
 /// (ZeRO sharding is applied later, by modelStates()).
 struct LocalParam {
-    std::string name;
+    std::string_view name; ///< static text (the ParamTensor's name)
     Count rows = 1;    ///< local shape of one copy
     Count cols = 0;
     Count copies = 1;  ///< copies on this GPU (layers x experts)
@@ -23,6 +23,7 @@ struct LocalParam {
     bool expert = false;      ///< ZeRO group is data-parallel / expert-parallel
     bool linear = false;
     DType frozenStorage = DType::Bf16; ///< storage of a frozen tensor (NF4 under QLoRA)
+    char loraPart = 0;        ///< 'A' or 'B' for a LoRA adapter of tensor `name`
     Count elements() const { return checkedMul(rows, cols, copies); }
 };
 
@@ -36,12 +37,16 @@ struct ModelStateBytes {
 
 /// Tensors held by one GPU of the pipeline stage `slice`, LoRA adapters included.
 std::vector<LocalParam> localParameters(const ModelSpec& model, const RunSpec& run, const StageSlice& slice);
+/// Same, from an already built parameterTensors(model) list.
+std::vector<LocalParam> localParameters(const std::vector<ParamTensor>& tensors, const ModelSpec& model, const RunSpec& run,
+                                        const StageSlice& slice);
 
 /// Parameters of the LoRA adapters added to `model` (rank x (in + out) per targeted linear).
 Count loraParameters(const ModelSpec& model, const Finetune& finetune);
 
 /// Weights, master copy, gradients and optimizer states of one GPU.
 /// Works on any parameter list, so a textbook "P parameters" case is a single tensor.
-ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec& run);
+/// `explain` false skips the formula texts (sweeps and fits need only the bytes).
+ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec& run, bool explain = true);
 
 } // namespace vramlab

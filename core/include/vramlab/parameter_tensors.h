@@ -3,7 +3,7 @@
 
 #include "vramlab/model_spec.h"
 
-#include <string>
+#include <string_view>
 #include <vector>
 
 namespace vramlab {
@@ -14,14 +14,14 @@ enum class ParamGroup { Embedding, Position, Attention, Mlp, Expert, SharedExper
 /// One parameter tensor of the model, repeated `copies` times (layers x experts).
 /// Matrices are rows x cols (in x out for linear layers); vectors have rows == 1.
 struct ParamTensor {
-    std::string name;      ///< "layers.attn.q.weight", "embed.weight", ...
+    std::string_view name; ///< "layers.attn.q.weight", "embed.weight", ... (static text)
     ParamGroup group;
     Count rows = 1;
     Count cols = 0;
     Count copies = 1;      ///< identical tensors in the model (layers, experts)
     Count activeCopies = 1; ///< copies a token goes through (MoE: top-k of the experts)
     bool linear = false;   ///< a linear layer's weight (quantizable, LoRA-targetable)
-    std::string module;    ///< LoRA target name for linears: q k v o gate up down ...
+    std::string_view module; ///< LoRA target name for linears: q k v o gate up down ...
     Count elements() const { return rows * cols; }
     Count total() const { return checkedMul(elements(), copies); }
 };
@@ -40,5 +40,7 @@ struct ParameterCount {
 };
 
 ParameterCount countParameters(const ModelSpec& model);
+/// Same, from an already built parameterTensors(model) list.
+ParameterCount countParameters(const std::vector<ParamTensor>& tensors, const ModelSpec& model);
 
 } // namespace vramlab

@@ -7,17 +7,18 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vramlab {
 
 /// One bar segment: its bytes on one GPU and how they were computed.
 struct Component {
-    std::string key;         ///< report key: weights, master_weights, gradients, ...
-    std::string label;       ///< "Optimizer states"
+    std::string_view key;         ///< report key: weights, master_weights, gradients, ... (static text)
+    std::string_view label;       ///< "Optimizer states"
     Bytes bytes = 0;
-    std::string formula;     ///< with the numbers plugged in
-    std::string explanation; ///< one sentence a workshop audience follows
+    std::string formula;          ///< with the numbers plugged in (empty when not explained)
+    std::string_view explanation; ///< one sentence a workshop audience follows
 };
 
 struct FlopsEstimate {
@@ -59,8 +60,8 @@ struct Report {
     bool fits = true;
     std::vector<std::string> warnings;
 
-    Bytes bytesOf(const std::string& key) const;
-    const Component* component(const std::string& key) const;
+    Bytes bytesOf(std::string_view key) const;
+    const Component* component(std::string_view key) const;
 };
 
 } // namespace vramlab

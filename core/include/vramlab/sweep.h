@@ -17,6 +17,7 @@ SweepParam parseSweepParam(const std::string& keyPath, const std::string& option
 std::string keyPathOf(SweepParam p);
 /// The scenario with one key set.
 Scenario withValue(const Scenario& base, SweepParam p, Count value);
+void setValue(RunSpec& run, SweepParam p, Count value);
 Count valueOf(const Scenario& sc, SweepParam p);
 
 struct SweepPoint {

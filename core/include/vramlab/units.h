@@ -17,12 +17,27 @@ inline constexpr Bytes kMiB = 1024 * kKiB;
 inline constexpr Bytes kGiB = 1024 * kMiB;
 inline constexpr double kGB = 1e9;
 
-/// a * b, throwing SizeOverflow when the result does not fit in 63 bits.
-Count checkedMul(Count a, Count b);
-Count checkedMul(Count a, Count b, Count c);
-Count checkedMul(Count a, Count b, Count c, Count d);
+[[noreturn]] void throwSizeOverflow();
+
+/// a * b, throwing SizeOverflow when the result does not fit in 63 bits. Inline: the
+/// estimate calls these hundreds of times per slider move.
+inline Count checkedMul(Count a, Count b)
+{
+    Count r = 0;
+    if (__builtin_mul_overflow(a, b, &r))
+        throwSizeOverflow();
+    return r;
+}
+inline Count checkedMul(Count a, Count b, Count c) { return checkedMul(checkedMul(a, b), c); }
+inline Count checkedMul(Count a, Count b, Count c, Count d) { return checkedMul(checkedMul(a, b, c), d); }
 /// a + b, throwing SizeOverflow on overflow.
-Count checkedAdd(Count a, Count b);
+inline Count checkedAdd(Count a, Count b)
+{
+    Count r = 0;
+    if (__builtin_add_overflow(a, b, &r))
+        throwSizeOverflow();
+    return r;
+}
 /// ceil(a / b) for a >= 0, b > 0.
 constexpr Count ceilDiv(Count a, Count b) { return (a + b - 1) / b; }
 /// Round bytes up to a multiple of `granule` bytes.
