@@ -17,9 +17,56 @@ namespace {
 
 std::string n(Count v) { return std::to_string(v); }
 
+/// The run keys that decide the model states (weights, master, gradients, optimizer).
+bool sameStateInputs(const RunSpec& a, const RunSpec& b)
+{
+    const Parallelism &p = a.parallelism, &q = b.parallelism;
+    return a.mode == b.mode && a.precision == b.precision && a.gradientDtype == b.gradientDtype &&
+           a.masterWeights == b.masterWeights && a.fp8 == b.fp8 && a.optimizer == b.optimizer && p.gpus == q.gpus &&
+           p.zeroStage == q.zeroStage && p.tensorParallel == q.tensorParallel && p.pipelineParallel == q.pipelineParallel &&
+           p.expertParallel == q.expertParallel && p.offloadOptimizer == q.offloadOptimizer &&
+           p.offloadParams == q.offloadParams && a.finetune.method == b.finetune.method &&
+           a.finetune.rank == b.finetune.rank && a.finetune.targets == b.finetune.targets &&
+           a.inference.weightDtype == b.inference.weightDtype;
+}
+
 const char* const kLoraTargets[] = {"q", "k", "v", "o", "gate", "up", "down", "q_a", "q_b", "kv_a", "kv_b", "all-linear"};
 
 } // namespace
+
+struct EstimateCache::Impl {
+    const ModelSpec* model = nullptr;
+    std::vector<ParamTensor> tensors;
+    ParameterCount params;
+    struct States {
+        RunSpec run;
+        Count stage;
+        bool explained;
+        ModelStateBytes states;
+    };
+    std::vector<States> states;
+
+    /// Parameter tensors of `m`, rebuilt only when the model object changes.
+    void forModel(const ModelSpec& m)
+    {
+        if (model == &m)
+            return;
+        model = &m;
+        tensors = parameterTensors(m);
+        params = countParameters(tensors, m);
+        states.clear();
+    }
+    const ModelStateBytes* find(const RunSpec& r, Count stage, bool explain) const
+    {
+        for (const States& s : states)
+            if (s.stage == stage && (s.explained || !explain) && sameStateInputs(s.run, r))
+                return &s.states;
+        return nullptr;
+    }
+};
+
+EstimateCache::EstimateCache() : m_impl(std::make_unique<Impl>()) {}
+EstimateCache::~EstimateCache() = default;
 
 StageSlice stageSlice(const ModelSpec& m, Count stages, Count stage)
 {
@@ -98,7 +145,7 @@ Report estimate(const Scenario& sc, const EstimateOptions& options)
     return rep;
 }
 
-Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& options)
+Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& options, EstimateCache* cache)
 {
     validateRun(m, r);
     const bool explain = options.explain;
@@ -107,8 +154,11 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
 
     Report rep;
     rep.scenarioName = m.name;
-    const std::vector<ParamTensor> tensors = parameterTensors(m);
-    rep.params = countParameters(tensors, m);
+    EstimateCache local;
+    EstimateCache::Impl& c = (cache ? *cache : local).impl();
+    c.forModel(m);
+    const std::vector<ParamTensor>& tensors = c.tensors;
+    rep.params = c.params;
     const bool peft = training && r.finetune.method != FinetuneMethod::Full;
     rep.loraParams = peft ? loraParameters(m, r.finetune) : 0;
     rep.trainableParams = training ? (peft ? rep.loraParams : rep.params.total) : 0;
@@ -127,7 +177,16 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     std::optional<StageResult> worst;
     for (Count stage : {Count(0), pp - 1}) {
         StageResult s{stage, stageSlice(m, pp, stage), {}, {}, 1, 0};
-        s.states = modelStates(localParameters(tensors, m, r, s.slice), r, explain);
+        if (const ModelStateBytes* known = c.find(r, stage, explain)) {
+            s.states = *known;
+        } else {
+            s.states = modelStates(localParameters(tensors, m, r, s.slice), r, explain);
+            if (cache) {
+                if (c.states.size() >= 8) // a sweep moves one key: a few entries are enough
+                    c.states.erase(c.states.begin());
+                c.states.push_back({r, stage, explain, s.states});
+            }
+        }
         if (training) {
             s.acts = trainingActivations(m, r, s.slice, explain);
             s.inFlight = std::min(pp - stage, r.gradientAccumulationSteps);
@@ -135,7 +194,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         s.sum = s.states.weights + s.states.master + s.states.gradients + s.states.optimizer +
                 checkedMul(s.acts.bytes, s.inFlight);
         if (!worst || s.sum > worst->sum)
-            worst = s;
+            worst = std::move(s);
         if (pp == 1)
             break;
     }
@@ -147,7 +206,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
 
     KvCacheBytes kv;
     if (training) {
-        rep.activations = st.acts;
+        rep.activations = std::move(worst->acts);
     } else {
         rep.activations = inferenceActivations(m, r, explain);
         kv = kvCache(m, r, explain);
@@ -206,7 +265,8 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
 
     const Bytes weightsRead = st.states.weights;
     rep.flops = estimateFlops(m, r, rep.params, rep.loraParams, weightsRead, kv.bytes, explain);
-    rep.gpu = r.gpu;
+    if (explain)
+        rep.gpu = r.gpu; // the verdict below needs only the size; the name is for display
     if (r.gpu) {
         rep.usableBytes = r.gpu->memoryBytes;
         rep.fits = rep.total <= rep.usableBytes && rep.peak <= rep.usableBytes;

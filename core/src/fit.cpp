@@ -8,11 +8,11 @@ namespace vramlab {
 
 namespace {
 
-bool fitsAt(const Scenario& base, SweepParam p, Count v)
+bool fitsAt(const Scenario& base, SweepParam p, Count v, EstimateCache& cache)
 {
     RunSpec run = base.run;
     setValue(run, p, v);
-    return estimate(base.model, run, EstimateOptions{false}).fits;
+    return estimate(base.model, run, EstimateOptions{false}, &cache).fits;
 }
 
 void requireGpu(const Scenario& base)
@@ -60,9 +60,10 @@ FitResult fitMax(const Scenario& base, SweepParam p)
     Count cap = ceiling;
     if (p == SweepParam::SequenceLength && base.model.position == PositionKind::Learned && base.run.mode == Mode::Training)
         cap = base.model.maxPositionEmbeddings;
+    EstimateCache cache;
     auto pred = [&](Count v) {
         try {
-            return fitsAt(base, p, v);
+            return fitsAt(base, p, v, cache);
         } catch (const SizeOverflow&) {
             return false;
         }
@@ -90,9 +91,10 @@ FitResult fitMinGpus(const Scenario& base)
     const Count unit = base.run.parallelism.tensorParallel * base.run.parallelism.pipelineParallel;
     const Count maxReplicas = 1'000'000 / unit;
     res.ceiling = maxReplicas * unit;
+    EstimateCache cache;
     auto fitsWith = [&](Count replicas) {
         try {
-            return fitsAt(base, SweepParam::Gpus, replicas * unit);
+            return fitsAt(base, SweepParam::Gpus, replicas * unit, cache);
         } catch (const InputError&) {
             return false; // e.g. expert parallelism that does not divide this data-parallel size
         }

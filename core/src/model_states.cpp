@@ -123,6 +123,8 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     const bool offloadParams = par.offloadParams;
 
     Bytes hostMaster = 0, hostOptimizer = 0, hostGrads = 0, hostWeights = 0, fp8Copies = 0;
+    Count quantizedLocal = 0;     // frozen parameters stored below 16 bits (QLoRA NF4, int4/int8/fp8 serving)
+    DType quantizedType = DType::Nf4;
     for (const LocalParam& p : params) {
         const Count n = p.elements();
         const Count group = p.expert ? expertDp : dp;
@@ -130,6 +132,10 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
 
         if (!p.trainable) {
             out.frozenLocal = checkedAdd(out.frozenLocal, n);
+            if (bytesPerElement(p.frozenStorage) < bytesPerElement(DType::Bf16)) {
+                quantizedLocal = checkedAdd(quantizedLocal, n);
+                quantizedType = p.frozenStorage;
+            }
             const Bytes w = checkedMul(storageBytes(p.frozenStorage, checkedMul(p.rows, p.cols)), p.copies);
             (offloadParams ? hostWeights : out.weights) += shard(w, 3);
             continue;
@@ -180,17 +186,21 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     const std::string trainable = formatCount(out.trainableLocal) + " trainable params";
     out.weightsFormula = perParam(static_cast<double>(work)) + " (" + std::string(toString(reg.working)) + ") x " +
                          formatCount(out.trainableLocal + out.frozenLocal) + " params" + zeroNote(dp, zero, 3);
+    // Frozen weights: the quantized linear layers and the rest (embeddings, norms, LM head) in 16 bits.
+    std::string frozen = formatCount(out.frozenLocal - quantizedLocal) + " params in " +
+                         std::string(toString(quantizedLocal > 0 ? DType::Bf16 : params.front().frozenStorage));
+    if (quantizedLocal > 0)
+        frozen = formatCount(quantizedLocal) + " linear params in " + std::string(toString(quantizedType)) +
+                 (quantizedType == DType::Nf4 ? " (4.127 bits with double quantization)" : "") + " + " + frozen;
     if (out.frozenLocal > 0 && out.trainableLocal > 0)
-        out.weightsFormula = "frozen base " + formatCount(out.frozenLocal) + " params in " +
-                             std::string(toString(params.front().frozenStorage)) + " + " +
-                             perParam(static_cast<double>(work)) + " x " + trainable + zeroNote(dp, zero, 3);
+        out.weightsFormula = "frozen base: " + frozen + "; adapters " + perParam(static_cast<double>(work)) + " x " +
+                             trainable + zeroNote(dp, zero, 3);
     if (fp8Copies > 0)
         out.weightsFormula += " + 1 B fp8 copy x " + formatCount(fp8Copies) + " linear params";
     if (offloadParams)
         out.weightsFormula += "; offloaded to host (ZeRO-Infinity), gathered per layer";
     if (!training) {
-        out.weightsFormula = std::string(toString(params.empty() ? DType::Bf16 : params.front().frozenStorage)) +
-                             " weights: " + formatCount(out.frozenLocal) + " params" + zeroNote(dp, zero, 3);
+        out.weightsFormula = (params.empty() ? std::string("no weights") : frozen) + zeroNote(dp, zero, 3);
         return out;
     }
     out.masterFormula = reg.master ? "4 B (fp32) x " + trainable + zeroNote(dp, zero, 1) : "no master copy";

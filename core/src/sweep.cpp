@@ -91,6 +91,7 @@ std::vector<SweepPoint> sweep(const Scenario& base, SweepParam p, Count from, Co
     validateScenario(base);
     const EstimateOptions lean{false};
     RunSpec run = base.run; // one copy, the swept key set in place
+    EstimateCache cache;
     for (int i = 0; i < points; ++i) {
         const double f = points == 1 ? 0.0 : static_cast<double>(i) / (points - 1);
         const double v = logScale ? std::exp(std::log(double(from)) + f * (std::log(double(to)) - std::log(double(from))))
@@ -99,7 +100,7 @@ std::vector<SweepPoint> sweep(const Scenario& base, SweepParam p, Count from, Co
         if (!out.empty() && out.back().value == value)
             continue;
         setValue(run, p, value);
-        out.push_back({value, estimate(base.model, run, lean)});
+        out.push_back({value, estimate(base.model, run, lean, &cache)});
         out.back().report.scenarioName = base.name;
     }
     return out;

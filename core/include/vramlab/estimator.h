@@ -4,6 +4,8 @@
 #include "vramlab/report.h"
 #include "vramlab/scenario.h"
 
+#include <memory>
+
 namespace vramlab {
 
 /// Checks the keys against each other (heads and parallel sizes that divide, ...);
@@ -21,8 +23,26 @@ struct EstimateOptions {
 /// and the verdict. Throws InputError on an inconsistent scenario and SizeOverflow on
 /// one whose sizes do not fit in 63 bits.
 Report estimate(const Scenario& scenario, const EstimateOptions& options = {});
+/// Reuses, between calls on the same ModelSpec object, what only the model and the
+/// run's precision, optimizer, parallelism and fine-tuning decide (parameter tensors,
+/// per-stage model states), so a sweep over sizes computes only what moves. One per
+/// loop, not shared between threads; the model must not change while it is used.
+class EstimateCache {
+public:
+    EstimateCache();
+    ~EstimateCache();
+    EstimateCache(const EstimateCache&) = delete;
+    EstimateCache& operator=(const EstimateCache&) = delete;
+    struct Impl;
+    Impl& impl() { return *m_impl; }
+
+private:
+    std::unique_ptr<Impl> m_impl;
+};
+
 /// The same for a model and run without a scenario document (no copy of it per call).
-Report estimate(const ModelSpec& model, const RunSpec& run, const EstimateOptions& options = {});
+Report estimate(const ModelSpec& model, const RunSpec& run, const EstimateOptions& options = {},
+                EstimateCache* cache = nullptr);
 
 /// Layers of pipeline stage `stage` (0-based) of `stages`: earlier stages take the remainder.
 StageSlice stageSlice(const ModelSpec& model, Count stages, Count stage);

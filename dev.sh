@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# VRAM Lab on a fresh Debian 12 machine: installs what is missing, builds, runs.
+#   ./dev.sh start   install, build (release) and start VRAM Lab on the default scenario
+#   ./dev.sh test    install, build (dev) and run every test (what CI runs)
+#   ./dev.sh bench   build (release) and run the core benchmarks
+set -euo pipefail
+cd "$(dirname "$0")"
+
+BUILD_PACKAGES=(build-essential cmake pkg-config nlohmann-json3-dev qt6-base-dev qt6-svg-dev libqcustomplot-dev libbenchmark-dev)
+# Eager PyTorch on the CPU is the ground truth the validation suite compares with.
+TEST_PACKAGES=(python3 python3-torch)
+DEFAULT_SCENARIO=resources/scenarios/llama-3-8b-8xh100.json
+JOBS=$(nproc)
+
+install_missing() {
+    local missing=() p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    ((${#missing[@]})) || return 0
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "dev.sh: installing ${missing[*]}"
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+build() {
+    cmake --preset "$1"
+    cmake --build --preset "$1" -j "$JOBS"
+}
+
+case "${1:-}" in
+start)
+    install_missing "${BUILD_PACKAGES[@]}"
+    build release
+    exec build/release/app/cli/vramlab-cli estimate "${2:-$DEFAULT_SCENARIO}"
+    ;;
+test)
+    install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+    build dev
+    ctest --preset dev -j "$JOBS"
+    ;;
+bench)
+    install_missing "${BUILD_PACKAGES[@]}"
+    build release
+    exec build/release/benchmarks/bench_core
+    ;;
+*)
+    echo "usage: ./dev.sh start [SCENARIO.json] | test | bench" >&2
+    exit 2
+    ;;
+esac
