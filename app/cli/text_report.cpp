@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "text_report.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace vramlab::cli {
@@ -45,8 +46,8 @@ std::string textReport(const Report& r)
         out += line(" (hardware %s with recomputation)", formatFlops(f.hardwarePerStep).c_str());
     out += "\n";
     if (f.stepTimeS > 0)
-        out += line("time: %.4g s per step, %.4g tokens/s at %.0f%% MFU of %.4g TFLOP/s\n", f.stepTimeS, f.tokensPerS,
-                    f.mfu * 100, f.peakTflops);
+        out += line("time: %.4g s per step, %s tokens/s at %.0f%% MFU of %.4g TFLOP/s\n", f.stepTimeS,
+                    formatCount(static_cast<Count>(std::llround(f.tokensPerS))).c_str(), f.mfu * 100, f.peakTflops);
     for (const std::string& w : r.warnings)
         out += "warning: " + w + "\n";
     return out;

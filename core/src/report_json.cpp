@@ -3,7 +3,7 @@
 
 namespace vramlab {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 namespace {
 
@@ -24,7 +24,7 @@ const char* scopeName(ActivationScope s)
 
 } // namespace
 
-json reportToJson(const Report& r)
+nlohmann::ordered_json reportToJson(const Report& r)
 {
     json perGpu = json::object();
     for (const char* key : {"weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead"})

@@ -10,6 +10,6 @@ namespace vramlab {
 /// The report as spec/scenario-v1.md defines it (format "vramlab.report", version 1),
 /// extended with `components` (formulas), `overhead_parts`, `activation_tensors`,
 /// `flops` details, `time`, `host_bytes` and `gpu`.
-nlohmann::json reportToJson(const Report& report);
+nlohmann::ordered_json reportToJson(const Report& report);
 
 } // namespace vramlab
