@@ -34,11 +34,11 @@ Bytes storageBytes(DType t, Count n)
     case DType::Bf16:
     case DType::Fp16: return checkedMul(n, 2);
     case DType::Fp8: return n;
-    case DType::Int8: return n + ceilDiv(n, 4096) * 4;
-    case DType::Int4: return ceilDiv(n, 2) + ceilDiv(n, 128) * 4;
+    case DType::Int8: return checkedAdd(n, ceilDiv(n, 4096) * 4);
+    case DType::Int4: return checkedAdd(ceilDiv(n, 2), ceilDiv(n, 128) * 4);
     case DType::Nf4: {
         const Count blocks = ceilDiv(n, 64);
-        return ceilDiv(n, 2) + blocks + ceilDiv(blocks, 256) * 4;
+        return checkedAdd(checkedAdd(ceilDiv(n, 2), blocks), ceilDiv(blocks, 256) * 4);
     }
     }
     return 0;

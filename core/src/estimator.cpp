@@ -191,8 +191,9 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
             s.acts = trainingActivations(m, r, s.slice, explain);
             s.inFlight = std::min(pp - stage, r.gradientAccumulationSteps);
         }
-        s.sum = s.states.weights + s.states.master + s.states.gradients + s.states.optimizer +
-                checkedMul(s.acts.bytes, s.inFlight);
+        s.sum = checkedMul(s.acts.bytes, s.inFlight);
+        for (Bytes b : {s.states.weights, s.states.master, s.states.gradients, s.states.optimizer})
+            accumulate(s.sum, b);
         if (!worst || s.sum > worst->sum)
             worst = std::move(s);
         if (pp == 1)

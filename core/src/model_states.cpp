@@ -137,26 +137,26 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
                 quantizedType = p.frozenStorage;
             }
             const Bytes w = checkedMul(storageBytes(p.frozenStorage, checkedMul(p.rows, p.cols)), p.copies);
-            (offloadParams ? hostWeights : out.weights) += shard(w, 3);
+            accumulate(offloadParams ? hostWeights : out.weights, shard(w, 3));
             continue;
         }
         out.trainableLocal = checkedAdd(out.trainableLocal, n);
         const Bytes w = shard(checkedMul(n, work), 3);
-        (offloadParams ? hostWeights : out.weights) += w;
+        accumulate(offloadParams ? hostWeights : out.weights, w);
         if (r.fp8 && p.linear)
-            fp8Copies += shard(n, 3);
+            accumulate(fp8Copies, shard(n, 3));
         if (!training)
             continue;
 
         const Count nOpt = shard(n, 1);
         if (reg.master)
-            (offloadOpt ? hostMaster : out.master) += checkedMul(nOpt, 4);
+            accumulate(offloadOpt ? hostMaster : out.master, checkedMul(nOpt, 4));
         if (offloadOpt && grad == 4) {
             // ZeRO-Offload: 16-bit gradients on the GPU, the fp32 copy on the host.
-            out.gradients += checkedMul(shard(n, 2), work);
-            hostGrads += checkedMul(nOpt, 4);
+            accumulate(out.gradients, checkedMul(shard(n, 2), work));
+            accumulate(hostGrads, checkedMul(nOpt, 4));
         } else {
-            out.gradients += checkedMul(shard(n, 2), grad);
+            accumulate(out.gradients, checkedMul(shard(n, 2), grad));
         }
 
         Bytes opt = 0;
@@ -169,17 +169,17 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         case Optimizer::AdamW8bit:
             // bitsandbytes: tensors under 4096 elements keep 32-bit states; others two
             // 8-bit states plus one fp32 absmax per block of 2048.
-            opt = p.rows * p.cols < 4096 ? checkedMul(nOpt, 8) : 2 * (nOpt + 4 * ceilDiv(nOpt, 2048));
+            opt = p.rows * p.cols < 4096 ? checkedMul(nOpt, 8) : checkedMul(2, checkedAdd(nOpt, 4 * ceilDiv(nOpt, 2048)));
             break;
         case Optimizer::Adafactor:
             // Factored second moment (row + column fp32 vectors) for matrices, full for vectors; no momentum.
             opt = (p.rows > 1 && p.cols > 1) ? shard(checkedMul(p.rows + p.cols, p.copies, 4), 1) : checkedMul(nOpt, 4);
             break;
         }
-        (offloadOpt ? hostOptimizer : out.optimizer) += opt;
+        accumulate(offloadOpt ? hostOptimizer : out.optimizer, opt);
     }
-    out.weights += fp8Copies;
-    out.hostBytes = hostMaster + hostOptimizer + hostGrads + hostWeights;
+    accumulate(out.weights, fp8Copies);
+    out.hostBytes = checkedAdd(checkedAdd(hostMaster, hostOptimizer), checkedAdd(hostGrads, hostWeights));
     if (!explain)
         return out;
 

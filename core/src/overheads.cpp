@@ -31,7 +31,7 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
     if (o.allocatorRounding || o.fragmentation > 0) {
         const Bytes rounding = o.allocatorRounding ? checkedMul(acts.roundingBytes, inFlight) : 0;
         const Bytes frag = static_cast<Bytes>(o.fragmentation * static_cast<double>(checkedMul(acts.bytes, inFlight)));
-        parts.push_back({"allocator", "Allocator rounding", rounding + frag,
+        parts.push_back({"allocator", "Allocator rounding", checkedAdd(rounding, frag),
                          text("each saved tensor rounded up to 512 B: ", explain ? formatCount(rounding) : "",
                               " B + fragmentation ", explain ? std::to_string(o.fragmentation) : "", " x activations"),
                          "PyTorch's caching allocator hands out blocks in 512-byte steps."});
@@ -55,7 +55,7 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
     if (r.mode == Mode::Training && par.zeroStage == 3 && dp > 1) {
         const Bytes layer = checkedMul(ceilDiv(params.perLayerMax, par.tensorParallel),
                                        static_cast<Count>(bytesPerElement(reg.working)));
-        parts.push_back({"zero3_gather", "ZeRO-3 gathered layers", 2 * layer,
+        parts.push_back({"zero3_gather", "ZeRO-3 gathered layers", checkedMul(2, layer),
                          text("2 (current + prefetched) x largest layer ", explain ? formatCount(params.perLayerMax) : "",
                               " params x ", toString(reg.working)),
                          "ZeRO-3 gathers each layer's full weights before using it, and the next one ahead of time."});

@@ -3,22 +3,20 @@
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
 #include "vramlab/presets.h"
+#include "test_scenarios.h"
 
 #include <QtTest>
 
 using namespace vramlab;
 
 namespace {
+/// The spec's example: Llama-3-8B, 8 x H100, ZeRO-3, 8 accumulation steps.
 Scenario llama8b()
 {
-    Scenario sc;
-    sc.model = findPreset("llama-3-8b")->model;
-    sc.run.sequenceLength = 4096;
-    sc.run.microBatchSize = 1;
+    Scenario sc = test::llama3_8b();
     sc.run.gradientAccumulationSteps = 8;
     sc.run.parallelism.gpus = 8;
     sc.run.parallelism.zeroStage = 3;
-    sc.run.gpu = findGpu("h100-sxm-80gb");
     return sc;
 }
 } // namespace

@@ -4,24 +4,15 @@
 #include "vramlab/estimator.h"
 #include "vramlab/model_states.h"
 #include "vramlab/presets.h"
+#include "test_scenarios.h"
 
 #include <QtTest>
 
 using namespace vramlab;
 
 namespace {
-
-Scenario llama8b()
-{
-    Scenario sc;
-    sc.model = findPreset("llama-3-8b")->model;
-    sc.run.sequenceLength = 4096;
-    sc.run.gpu = findGpu("h100-sxm-80gb");
-    return sc;
-}
-
-constexpr Count P8 = 8'030'261'248;
-
+using test::llama3_8b;
+constexpr Count P8 = test::kLlama3_8bParams;
 } // namespace
 
 class TestModelStates : public QObject {
@@ -46,7 +37,7 @@ private slots:
         QFETCH(qint64, master);
         QFETCH(qint64, grads);
         QFETCH(qint64, adam);
-        Scenario sc = llama8b();
+        Scenario sc = llama3_8b();
         sc.run.precision = Precision(precision);
         const Report r = estimate(sc);
         QCOMPARE(r.bytesOf("weights"), weights * P8);
@@ -58,7 +49,7 @@ private slots:
     void overridesGiveTheClassic16Bytes()
     {
         // ZeRO paper's mixed-precision Adam: 2 (fp16 weights) + 2 (fp16 grads) + 12 (master, m, v).
-        Scenario sc = llama8b();
+        Scenario sc = llama3_8b();
         sc.run.gradientDtype = DType::Bf16;
         const Report r = estimate(sc);
         QCOMPARE(r.bytesOf("weights") + r.bytesOf("master_weights") + r.bytesOf("gradients") + r.bytesOf("optimizer_states"),
@@ -88,7 +79,7 @@ private slots:
         QFETCH(qint64, master);
         QFETCH(qint64, grads);
         QFETCH(qint64, adam);
-        Scenario sc = llama8b();
+        Scenario sc = llama3_8b();
         sc.run.parallelism.gpus = 8;
         sc.run.parallelism.zeroStage = stage;
         const Report r = estimate(sc);
@@ -121,7 +112,7 @@ private slots:
     {
         QFETCH(int, optimizer);
         QFETCH(double, bytesPerParam);
-        Scenario sc = llama8b();
+        Scenario sc = llama3_8b();
         sc.run.optimizer = Optimizer(optimizer);
         const double got = double(estimate(sc).bytesOf("optimizer_states")) / double(P8);
         QVERIFY2(std::abs(got - bytesPerParam) < 0.0005, qPrintable(QString::number(got, 'g', 8)));
@@ -149,7 +140,7 @@ private slots:
     void loraCounts()
     {
         // Llama-3-8B, rank 16 on q,k,v,o: 32 layers x 16 x ((4096+4096) + 2 x (4096+1024) + (4096+4096)).
-        Scenario sc = llama8b();
+        Scenario sc = llama3_8b();
         sc.run.finetune.method = FinetuneMethod::Lora;
         const Report r = estimate(sc);
         const Count lora = 32 * 16 * (8192 + 2 * 5120 + 8192);
@@ -164,7 +155,7 @@ private slots:
 
     void qloraNf4Base()
     {
-        Scenario sc = llama8b();
+        Scenario sc = llama3_8b();
         sc.run.finetune.method = FinetuneMethod::Qlora;
         const Report r = estimate(sc);
         const Count lora = 32 * 16 * (8192 + 2 * 5120 + 8192);
@@ -182,7 +173,7 @@ private slots:
 
     void offloadMovesStateToHost()
     {
-        Scenario sc = llama8b();
+        Scenario sc = llama3_8b();
         sc.run.parallelism.offloadOptimizer = true;
         const Report r = estimate(sc);
         QCOMPARE(r.bytesOf("optimizer_states"), Bytes(0));
@@ -199,7 +190,7 @@ private slots:
 
     void tensorAndPipelineSplit()
     {
-        Scenario sc = llama8b();
+        Scenario sc = llama3_8b();
         sc.run.parallelism.gpus = 8;
         sc.run.parallelism.tensorParallel = 8;
         const Report tp = estimate(sc);
@@ -216,7 +207,7 @@ private slots:
 
     void impossibleConfigurationsNamed()
     {
-        Scenario sc = llama8b();
+        Scenario sc = llama3_8b();
         sc.run.parallelism.gpus = 12;
         sc.run.parallelism.tensorParallel = 8;
         try {
@@ -225,10 +216,10 @@ private slots:
         } catch (const InputError& e) {
             QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("run.parallelism.gpus"));
         }
-        sc = llama8b();
+        sc = llama3_8b();
         sc.run.parallelism.offloadParams = true;
         QVERIFY_THROWS_EXCEPTION(InputError, estimate(sc));
-        sc = llama8b();
+        sc = llama3_8b();
         sc.run.parallelism.gpus = 3;
         sc.run.parallelism.tensorParallel = 3;
         QVERIFY_THROWS_EXCEPTION(InputError, estimate(sc));

@@ -38,8 +38,10 @@ inline Count checkedAdd(Count a, Count b)
         throwSizeOverflow();
     return r;
 }
+/// acc += v, throwing SizeOverflow on overflow.
+inline void accumulate(Count& acc, Count v) { acc = checkedAdd(acc, v); }
 /// ceil(a / b) for a >= 0, b > 0.
-constexpr Count ceilDiv(Count a, Count b) { return (a + b - 1) / b; }
+constexpr Count ceilDiv(Count a, Count b) { return a / b + (a % b != 0 ? 1 : 0); } // no a + b overflow
 /// Round bytes up to a multiple of `granule` bytes.
 constexpr Bytes roundUp(Bytes bytes, Bytes granule) { return ceilDiv(bytes, granule) * granule; }
 
