@@ -155,10 +155,10 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     Report rep;
     rep.scenarioName = m.name;
     EstimateCache local;
-    EstimateCache::Impl& c = (cache ? *cache : local).impl();
-    c.forModel(m);
-    const std::vector<ParamTensor>& tensors = c.tensors;
-    rep.params = c.params;
+    EstimateCache::Impl& memo = (cache ? *cache : local).impl();
+    memo.forModel(m);
+    const std::vector<ParamTensor>& tensors = memo.tensors;
+    rep.params = memo.params;
     const bool peft = training && r.finetune.method != FinetuneMethod::Full;
     rep.loraParams = peft ? loraParameters(m, r.finetune) : 0;
     rep.trainableParams = training ? (peft ? rep.loraParams : rep.params.total) : 0;
@@ -177,14 +177,14 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     std::optional<StageResult> worst;
     for (Count stage : {Count(0), pp - 1}) {
         StageResult s{stage, stageSlice(m, pp, stage), {}, {}, 1, 0};
-        if (const ModelStateBytes* known = c.find(r, stage, explain)) {
+        if (const ModelStateBytes* known = memo.find(r, stage, explain)) {
             s.states = *known;
         } else {
             s.states = modelStates(localParameters(tensors, m, r, s.slice), r, explain);
             if (cache) {
-                if (c.states.size() >= 8) // a sweep moves one key: a few entries are enough
-                    c.states.erase(c.states.begin());
-                c.states.push_back({r, stage, explain, s.states});
+                if (memo.states.size() >= 8) // a sweep moves one key: a few entries are enough
+                    memo.states.erase(memo.states.begin());
+                memo.states.push_back({r, stage, explain, s.states});
             }
         }
         if (training) {

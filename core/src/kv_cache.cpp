@@ -25,18 +25,21 @@ KvCacheBytes kvCache(const ModelSpec& m, const RunSpec& r, bool explain)
     if (!explain)
         return out;
 
-    const std::string dt = std::string(toString(inf.kvCacheDtype));
-    std::string perTok = mla ? "(" + std::to_string(m.mla.kvLoraRank) + " latent + " +
-                                   std::to_string(m.mla.qkRopeHeadDim) + " rope) values"
-                             : "2 x " + std::to_string(std::max<Count>(1, m.numKvHeads / tp)) + " kv heads x " +
-                                   std::to_string(m.headDim) + " head_dim";
-    out.formula = perTok + " x " + dt + " x batch " + std::to_string(inf.batchSize) + " x (";
+    // Built with append: GCC 12 warns falsely (-Wrestrict) on chains of operator+ here.
+    std::string& f = out.formula;
+    if (mla)
+        f.append("(").append(std::to_string(m.mla.kvLoraRank)).append(" latent + ")
+            .append(std::to_string(m.mla.qkRopeHeadDim)).append(" rope) values");
+    else
+        f.append("2 x ").append(std::to_string(std::max<Count>(1, m.numKvHeads / tp))).append(" kv heads x ")
+            .append(std::to_string(m.headDim)).append(" head_dim");
+    f.append(" x ").append(toString(inf.kvCacheDtype)).append(" x batch ").append(std::to_string(inf.batchSize)).append(" x (");
     if (globalLayers > 0)
-        out.formula += std::to_string(globalLayers) + " layers x " + std::to_string(ctx) + " tokens";
+        f.append(std::to_string(globalLayers)).append(" layers x ").append(std::to_string(ctx)).append(" tokens");
     if (localLayers > 0)
-        out.formula += std::string(globalLayers > 0 ? " + " : "") + std::to_string(localLayers) + " sliding layers x " +
-                       std::to_string(window) + " tokens";
-    out.formula += ") = " + formatCount(out.bytes) + " B";
+        f.append(globalLayers > 0 ? " + " : "").append(std::to_string(localLayers)).append(" sliding layers x ")
+            .append(std::to_string(window)).append(" tokens");
+    f.append(") = ").append(formatCount(out.bytes)).append(" B");
     return out;
 }
 
