@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: MIT
+#include "main_window.h"
+
+#include "breakdown_table.h"
+#include "chart_support.h"
+#include "compare_view.h"
+#include "explain_view.h"
+#include "parameter_panel.h"
+#include "scenario_document.h"
+#include "stacked_bar_chart.h"
+#include "sweep_chart.h"
+#include "vramlab/scenario_io.h"
+#include "vramlab/sweep.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyleFactory>
+#include <QTabWidget>
+#include <QToolButton>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+// Resources of a static library must be registered by name, outside any namespace.
+static void initResources() { Q_INIT_RESOURCE(vramlab); }
+
+namespace vramlab {
+
+namespace {
+constexpr int kMaxRecent = 10;
+const QString kFileFilter = QStringLiteral("Scenario or Hugging Face config (*.json);;All files (*)");
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent)
+    , m_doc(new ScenarioDocument(this))
+    , m_panel(new ParameterPanel(m_doc))
+    , m_chart(new StackedBarChart)
+    , m_table(new BreakdownTable)
+    , m_sweep(new SweepChart)
+    , m_sweepParam(new QComboBox)
+    , m_compare(new CompareView)
+    , m_explain(new ExplainView)
+    , m_tabs(new QTabWidget)
+    , m_verdict(new QLabel)
+    , m_compute(new QLabel)
+    , m_banner(new QLabel)
+{
+    initResources();
+    setObjectName(QStringLiteral("MainWindow"));
+    setAcceptDrops(true);
+    setWindowIcon(QIcon(QStringLiteral(":/icons/vramlab.svg")));
+
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(m_panel);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumWidth(m_panel->sizeHint().width() + 24);
+    auto* dock = new QDockWidget(QStringLiteral("Parameters"), this);
+    dock->setObjectName(QStringLiteral("ParametersDock"));
+    dock->setWidget(scroll);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+    auto* central = new QWidget;
+    auto* layout = new QVBoxLayout(central);
+    m_banner->setWordWrap(true);
+    m_banner->setVisible(false);
+    m_banner->setStyleSheet(QStringLiteral("QLabel { color: white; background: #b8251a; padding: 8px; border-radius: 3px; }"));
+    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_banner);
+    QFont big = m_verdict->font();
+    big.setPointSizeF(big.pointSizeF() * 1.5);
+    big.setBold(true);
+    m_verdict->setFont(big);
+    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_compute->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_compute->setWordWrap(true);
+    layout->addWidget(m_verdict);
+    layout->addWidget(m_compute);
+
+    auto* breakdown = new QSplitter(Qt::Horizontal);
+    breakdown->addWidget(m_chart);
+    breakdown->addWidget(m_table);
+    breakdown->setStretchFactor(0, 3);
+    breakdown->setStretchFactor(1, 2);
+    m_table->setMinimumWidth(380);
+    breakdown->setSizes({560, 440});
+    m_tabs->addTab(breakdown, QStringLiteral("Breakdown"));
+
+    auto* sweepPage = new QWidget;
+    auto* sweepLayout = new QVBoxLayout(sweepPage);
+    auto* sweepBar = new QHBoxLayout;
+    sweepBar->addWidget(new QLabel(QStringLiteral("Memory against")));
+    m_sweepParam->setToolTip(QStringLiteral("The size the sweep varies; everything else stays as set"));
+    sweepBar->addWidget(m_sweepParam);
+    sweepBar->addStretch();
+    sweepLayout->addLayout(sweepBar);
+    sweepLayout->addWidget(m_sweep, 1);
+    m_tabs->addTab(sweepPage, QStringLiteral("Sweep"));
+    m_tabs->addTab(m_compare, QStringLiteral("Compare"));
+    m_tabs->addTab(m_explain, QStringLiteral("Explain"));
+    layout->addWidget(m_tabs, 1);
+    setCentralWidget(central);
+
+    connect(m_sweepParam, &QComboBox::activated, this, [this] { updateSweep(); });
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        if (m_sweepDirty)
+            updateSweep();
+        if (m_compareDirty)
+            updateCompare();
+    });
+    connect(m_compare, &CompareView::useCurrentRequested, this, [this](int side) {
+        m_compare->setSide(side, m_doc->scenario(), QString::fromStdString(m_doc->scenario().name));
+    });
+    connect(m_compare, &CompareView::openSideRequested, this, [this](int side) {
+        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open scenario"), QString(), kFileFilter);
+        if (path.isEmpty())
+            return;
+        try {
+            m_compare->setSide(side, loadScenarioFile(path.toStdString()), QFileInfo(path).completeBaseName());
+        } catch (const std::exception& e) {
+            showBanner(QString::fromUtf8(e.what()));
+        }
+    });
+    connect(m_doc, &ScenarioDocument::changed, this, &MainWindow::updateViews);
+    connect(m_doc->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
+
+    buildMenus();
+    applyTheme();
+    statusBar()->showMessage(QStringLiteral("Move any control: the memory picture answers at once. Hover a bar for its formula."));
+    resize(1400, 900);
+    updateViews();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
+    QAction* newAct = file->addAction(QStringLiteral("&New"), this, [this] {
+        if (maybeSave())
+            m_doc->reset(ScenarioDocument::defaultScenario());
+    });
+    newAct->setShortcut(QKeySequence::New);
+    QAction* open = file->addAction(QStringLiteral("&Open…"), this, [this] {
+        if (!maybeSave())
+            return;
+        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open scenario or config.json"), QString(), kFileFilter);
+        if (!path.isEmpty())
+            openFile(path);
+    });
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(QStringLiteral("Open &Recent"));
+    file->addSeparator();
+    QAction* saveAct = file->addAction(QStringLiteral("&Save"), this, [this] { save(); });
+    saveAct->setShortcut(QKeySequence::Save);
+    QAction* saveAsAct = file->addAction(QStringLiteral("Save &As…"), this, [this] { saveAs(); });
+    saveAsAct->setShortcut(QKeySequence::SaveAs);
+    file->addSeparator();
+    QAction* quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
+    QAction* undo = m_doc->undoStack()->createUndoAction(this, QStringLiteral("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_doc->undoStack()->createRedoAction(this, QStringLiteral("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    QAction* copy = edit->addAction(QStringLiteral("&Copy breakdown as CSV"), this,
+                                    [this] { QApplication::clipboard()->setText(m_table->toCsv()); });
+    copy->setShortcut(QKeySequence::Copy);
+
+    QMenu* view = menuBar()->addMenu(QStringLiteral("&View"));
+    m_darkAction = view->addAction(QStringLiteral("&Dark theme"), this, [this](bool on) { setDarkTheme(on); });
+    m_darkAction->setCheckable(true);
+    m_darkAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    m_presenterAction = view->addAction(QStringLiteral("&Presenter mode"), this, [this](bool on) { setPresenterMode(on); });
+    m_presenterAction->setCheckable(true);
+    m_presenterAction->setShortcut(QKeySequence(Qt::Key_F5));
+    m_presenterAction->setToolTip(QStringLiteral("Large fonts, thick lines, full screen: for projectors (F5)"));
+    QAction* full = view->addAction(QStringLiteral("&Full screen"), this, [this](bool on) {
+        on ? showFullScreen() : showNormal();
+    });
+    full->setCheckable(true);
+    full->setShortcut(QKeySequence::FullScreen);
+    view->addSeparator();
+    for (int i = 0; i < 4; ++i) {
+        QAction* tab = view->addAction(m_tabs->tabText(i), this, [this, i] { m_tabs->setCurrentIndex(i); });
+        tab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+    }
+
+    QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
+    help->addAction(QStringLiteral("&About VRAM Lab"), this, [this] {
+        QMessageBox::about(this, QStringLiteral("About VRAM Lab"),
+                           QStringLiteral("<h3>VRAM Lab %1</h3><p>Where GPU memory and compute go when a large language "
+                                          "model is trained, fine-tuned or served.</p>")
+                               .arg(QApplication::applicationVersion()));
+    });
+    rebuildRecentMenu();
+}
+
+void MainWindow::updateViews()
+{
+    const std::optional<Report>& rep = m_doc->report();
+    const Report* r = rep ? &*rep : nullptr;
+    const Scenario& sc = m_doc->scenario();
+    m_chart->setColumns({{QString::fromStdString(sc.model.name), rep, m_doc->error()}});
+    m_table->setReport(r);
+    m_explain->setReport(r, m_doc->error());
+    if (r) {
+        m_verdict->setText(verdictText(*r));
+        const PlotTheme theme = PlotTheme::fromPalette(palette(), m_presenter);
+        m_verdict->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg((!r->gpu || r->fits ? theme.fits : theme.overflow).name()));
+        QString compute = computeText(*r);
+        if (r->peak != r->total)
+            compute += QStringLiteral("\nPeak %1 is above the sum %2: %3")
+                           .arg(bytesText(r->peak), bytesText(r->total), QString::fromStdString(r->peakWhere));
+        m_compute->setText(compute);
+    } else {
+        m_verdict->setText(QStringLiteral("Not a valid configuration"));
+        m_verdict->setStyleSheet(QStringLiteral("QLabel { color: #b8251a; }"));
+        m_compute->setText(m_doc->error());
+    }
+    // Sweep and comparison cost more estimates: only for the tab on screen.
+    m_sweepDirty = m_compareDirty = true;
+    if (m_tabs->currentIndex() == 1)
+        updateSweep();
+    if (m_tabs->currentIndex() == 2)
+        updateCompare();
+    updateTitle();
+}
+
+void MainWindow::updateSweep()
+{
+    m_sweepDirty = false;
+    const Scenario& sc = m_doc->scenario();
+    const bool training = sc.run.mode == Mode::Training;
+    const QString wanted = m_sweepParam->currentData().toString();
+    m_sweepParam->clear();
+    if (training) {
+        m_sweepParam->addItem(QStringLiteral("sequence length"), QStringLiteral("run.sequence_length"));
+        m_sweepParam->addItem(QStringLiteral("micro-batch"), QStringLiteral("run.micro_batch_size"));
+    } else {
+        m_sweepParam->addItem(QStringLiteral("context length"), QStringLiteral("run.context_length"));
+        m_sweepParam->addItem(QStringLiteral("batch"), QStringLiteral("run.batch_size"));
+    }
+    m_sweepParam->setCurrentIndex(std::max(0, m_sweepParam->findData(wanted)));
+    if (!m_doc->report())
+        return m_sweep->setSweep(QString(), {}, true);
+    const QString key = m_sweepParam->currentData().toString();
+    const SweepParam p = parseSweepParam(key.toStdString());
+    const bool length = p == SweepParam::SequenceLength || p == SweepParam::ContextLength;
+    Count hi = length ? 131072 : 512;
+    if (p == SweepParam::SequenceLength && sc.model.position == PositionKind::Learned)
+        hi = std::min(hi, sc.model.maxPositionEmbeddings);
+    try {
+        m_sweep->setSweep(m_sweepParam->currentText(), sweep(sc, p, length ? 128 : 1, std::max<Count>(hi, 2), 64, true), true);
+    } catch (const std::exception& e) {
+        m_sweep->setSweep(QString::fromUtf8(e.what()), {}, true);
+    }
+}
+
+void MainWindow::updateCompare()
+{
+    m_compareDirty = false;
+    m_compare->setScenario(m_doc->scenario());
+}
+
+void MainWindow::updateTitle()
+{
+    const QString name = m_doc->filePath().isEmpty() ? QString::fromStdString(m_doc->scenario().name)
+                                                     : QFileInfo(m_doc->filePath()).fileName();
+    setWindowTitle(QStringLiteral("%1[*] — VRAM Lab").arg(name));
+    setWindowModified(m_doc->isModified());
+}
+
+void MainWindow::showBanner(const QString& text)
+{
+    m_lastError = text;
+    m_banner->setText(text);
+    m_banner->setVisible(!text.isEmpty());
+}
+
+bool MainWindow::openFile(const QString& path)
+{
+    QString error;
+    if (!m_doc->open(path, &error)) {
+        showBanner(error);
+        return false;
+    }
+    showBanner(QString());
+    addRecent(path);
+    return true;
+}
+
+bool MainWindow::saveTo(const QString& path)
+{
+    QString error;
+    if (!m_doc->save(path, &error)) {
+        showBanner(QStringLiteral("Not saved: ") + error);
+        return false;
+    }
+    showBanner(QString());
+    addRecent(path);
+    statusBar()->showMessage(QStringLiteral("Saved %1").arg(path), 4000);
+    return true;
+}
+
+bool MainWindow::save() { return m_doc->filePath().isEmpty() ? saveAs() : saveTo(m_doc->filePath()); }
+
+bool MainWindow::saveAs()
+{
+    QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save scenario"), m_doc->filePath(),
+                                                QStringLiteral("Scenario (*.json)"));
+    if (path.isEmpty())
+        return false;
+    if (!path.endsWith(QLatin1String(".json")))
+        path += QStringLiteral(".json");
+    return saveTo(path);
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_doc->isModified())
+        return true;
+    const auto answer = QMessageBox::question(this, QStringLiteral("Unsaved changes"),
+                                              QStringLiteral("Save the changes to this scenario first?"),
+                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer == QMessageBox::Save)
+        return save();
+    return answer == QMessageBox::Discard;
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    m_recent.removeAll(abs);
+    m_recent.prepend(abs);
+    while (m_recent.size() > kMaxRecent)
+        m_recent.removeLast();
+    QSettings().setValue(QStringLiteral("recentFiles"), m_recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    QStringList kept;
+    for (const QString& path : std::as_const(m_recent))
+        if (QFileInfo::exists(path))
+            kept << path;
+    m_recent = kept;
+    for (const QString& path : std::as_const(m_recent))
+        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
+            if (maybeSave())
+                openFile(path);
+        })->setToolTip(path);
+    if (!m_recent.isEmpty()) {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(QStringLiteral("Clear"), this, [this] {
+            m_recent.clear();
+            QSettings().setValue(QStringLiteral("recentFiles"), m_recent);
+            rebuildRecentMenu();
+        });
+    }
+    m_recentMenu->setEnabled(!m_recent.isEmpty());
+}
+
+void MainWindow::setDarkTheme(bool dark)
+{
+    m_dark = dark;
+    if (m_darkAction)
+        m_darkAction->setChecked(dark);
+    applyTheme();
+}
+
+void MainWindow::setPresenterMode(bool on)
+{
+    m_presenter = on;
+    if (m_presenterAction)
+        m_presenterAction->setChecked(on);
+    QFont f = QApplication::font();
+    f.setPointSize(on ? 16 : 10);
+    QApplication::setFont(f);
+    applyTheme();
+    if (on)
+        showFullScreen();
+    else if (isFullScreen())
+        showNormal();
+}
+
+void MainWindow::applyTheme()
+{
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    const QPalette pal = m_dark ? darkPalette() : QApplication::style()->standardPalette();
+    QApplication::setPalette(pal);
+    const PlotTheme theme = PlotTheme::fromPalette(pal, m_presenter);
+    m_chart->setTheme(theme);
+    m_sweep->setTheme(theme);
+    m_compare->setTheme(theme);
+    updateViews();
+}
+
+void MainWindow::restoreSession()
+{
+    QSettings s;
+    m_recent = s.value(QStringLiteral("recentFiles")).toStringList();
+    rebuildRecentMenu();
+    restoreGeometry(s.value(QStringLiteral("MainWindow/geometry")).toByteArray());
+    restoreState(s.value(QStringLiteral("MainWindow/state")).toByteArray());
+    setDarkTheme(s.value(QStringLiteral("darkTheme"), false).toBool());
+    const QString last = s.value(QStringLiteral("lastScenario")).toString();
+    if (!last.isEmpty()) {
+        try {
+            const Scenario sc = readScenario(nlohmann::json::parse(last.toStdString()));
+            m_doc->reset(sc, s.value(QStringLiteral("lastFile")).toString());
+        } catch (const std::exception&) {
+            // A last scenario from an older build that no longer reads: start from the default.
+        }
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    QSettings s;
+    s.setValue(QStringLiteral("MainWindow/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("MainWindow/state"), saveState());
+    s.setValue(QStringLiteral("darkTheme"), m_dark);
+    s.setValue(QStringLiteral("lastScenario"), QString::fromStdString(scenarioToJson(m_doc->scenario()).dump()));
+    s.setValue(QStringLiteral("lastFile"), m_doc->filePath());
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile() && url.toLocalFile().endsWith(QLatin1String(".json"), Qt::CaseInsensitive))
+            return event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile() && maybeSave()) {
+            openFile(url.toLocalFile());
+            break;
+        }
+}
+
+} // namespace vramlab

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "plot_theme.h"
+
+#include <QMainWindow>
+#include <QStringList>
+
+class QLabel;
+class QTabWidget;
+class QComboBox;
+class QMenu;
+class QAction;
+
+namespace vramlab {
+
+class ScenarioDocument;
+class ParameterPanel;
+class StackedBarChart;
+class BreakdownTable;
+class SweepChart;
+class CompareView;
+class ExplainView;
+
+/// The explorer: parameters on the left; the memory picture, a sweep, comparisons and
+/// the explanation in tabs; the verdict and the compute figures above them.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    ScenarioDocument* document() const { return m_doc; }
+    ParameterPanel* panel() const { return m_panel; }
+    StackedBarChart* chart() const { return m_chart; }
+    BreakdownTable* table() const { return m_table; }
+    SweepChart* sweepChart() const { return m_sweep; }
+    CompareView* compareView() const { return m_compare; }
+    ExplainView* explainView() const { return m_explain; }
+    QTabWidget* tabs() const { return m_tabs; }
+    QLabel* verdictLabel() const { return m_verdict; }
+    /// The message of the last failed open or save, shown in the window's banner.
+    const QString& lastError() const { return m_lastError; }
+
+    /// Opens a scenario or a Hugging Face config.json; on failure the current scenario
+    /// stays and the banner says why.
+    bool openFile(const QString& path);
+    bool saveTo(const QString& path);
+    void setDarkTheme(bool dark);
+    void setPresenterMode(bool on);
+    /// Restores the last session's window and scenario (QSettings).
+    void restoreSession();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void buildMenus();
+    void updateViews();
+    void updateSweep();
+    void updateCompare();
+    void updateTitle();
+    void showBanner(const QString& text);
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    bool maybeSave();
+    bool save();
+    bool saveAs();
+    void applyTheme();
+
+    ScenarioDocument* m_doc;
+    ParameterPanel* m_panel;
+    StackedBarChart* m_chart;
+    BreakdownTable* m_table;
+    SweepChart* m_sweep;
+    QComboBox* m_sweepParam;
+    CompareView* m_compare;
+    ExplainView* m_explain;
+    QTabWidget* m_tabs;
+    QLabel* m_verdict;
+    QLabel* m_compute;
+    QLabel* m_banner;
+    QMenu* m_recentMenu = nullptr;
+    QAction* m_darkAction = nullptr;
+    QAction* m_presenterAction = nullptr;
+    QStringList m_recent;
+    QString m_lastError;
+    bool m_dark = false;
+    bool m_presenter = false;
+    bool m_sweepDirty = true;
+    bool m_compareDirty = true;
+};
+
+} // namespace vramlab

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+// The real window driven offscreen: controls change the report and the plotted values by
+// what the core says; undo/redo; save and reopen; broken files; a screenshot that is not blank.
+#include "breakdown_table.h"
+#include "compare_view.h"
+#include "main_window.h"
+#include "parameter_descriptors.h"
+#include "parameter_panel.h"
+#include "scenario_document.h"
+#include "stacked_bar_chart.h"
+#include "sweep_chart.h"
+#include "vramlab/estimator.h"
+#include "vramlab/scenario_io.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace vramlab;
+
+namespace {
+
+double gib(Bytes b) { return double(b) / double(kGiB); }
+
+/// What the core says for the document's scenario with one change applied.
+Report coreSays(const Scenario& base, const std::function<void(Scenario&)>& change)
+{
+    Scenario sc = base;
+    change(sc);
+    return estimate(sc);
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // QSettings of the tests, not the user's
+        QApplication::setOrganizationName(QStringLiteral("VRAM Lab tests"));
+        QApplication::setApplicationName(QStringLiteral("tst_main_window"));
+    }
+
+    void init()
+    {
+        m_window = std::make_unique<MainWindow>();
+        m_window->resize(1400, 900);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+    void cleanup() { m_window.reset(); }
+
+    void sliderChangesReportAndBars()
+    {
+        ScenarioDocument* doc = m_window->document();
+        const Scenario before = doc->scenario();
+        QSlider* seq = m_window->panel()->slider(QStringLiteral("run.sequence_length"));
+        QVERIFY(seq);
+        // One notch toward longer sequences, as a user's drag would.
+        seq->setValue(ParameterPanel::sliderPosition(*findDescriptor(QStringLiteral("run.sequence_length")), 8192));
+        QCOMPARE(doc->scenario().run.sequenceLength, Count(8192));
+        const Report want = coreSays(before, [](Scenario& s) { s.run.sequenceLength = 8192; });
+        QCOMPARE(doc->report()->bytesOf("activations"), want.bytesOf("activations"));
+        QCOMPARE(doc->report()->total, want.total);
+        QCOMPARE(m_window->chart()->plottedGiB(0, QStringLiteral("activations")), gib(want.bytesOf("activations")));
+        QVERIFY(m_window->verdictLabel()->text().contains(QStringLiteral("FITS")) ||
+                m_window->verdictLabel()->text().contains(QStringLiteral("DOES NOT FIT")));
+    }
+
+    void spinComboAndCheckbox()
+    {
+        ScenarioDocument* doc = m_window->document();
+        ParameterPanel* panel = m_window->panel();
+        const Scenario base = doc->scenario();
+
+        auto* gpus = qobject_cast<QSpinBox*>(panel->editor(QStringLiteral("run.parallelism.gpus")));
+        QVERIFY(gpus);
+        gpus->setValue(16);
+        QCOMPARE(doc->report()->bytesOf("optimizer_states"),
+                 coreSays(base, [](Scenario& s) { s.run.parallelism.gpus = 16; }).bytesOf("optimizer_states"));
+
+        auto* opt = qobject_cast<QComboBox*>(panel->editor(QStringLiteral("run.optimizer")));
+        QVERIFY(opt);
+        opt->setCurrentIndex(opt->findData(QStringLiteral("sgd")));
+        emit opt->activated(opt->currentIndex());
+        QCOMPARE(doc->report()->bytesOf("optimizer_states"), Bytes(0));
+        QCOMPARE(m_window->chart()->plottedGiB(0, QStringLiteral("optimizer_states")), 0.0);
+
+        auto* offload = qobject_cast<QCheckBox*>(panel->editor(QStringLiteral("run.parallelism.offload_optimizer")));
+        QVERIFY(offload);
+        opt->setCurrentIndex(opt->findData(QStringLiteral("adamw")));
+        emit opt->activated(opt->currentIndex());
+        offload->setChecked(true);
+        QCOMPARE(doc->report()->bytesOf("master_weights"), Bytes(0));
+        QVERIFY(doc->report()->hostBytes > 0);
+
+        auto* mfu = qobject_cast<QDoubleSpinBox*>(panel->editor(QStringLiteral("run.mfu")));
+        QVERIFY(mfu);
+        const double t40 = doc->report()->flops.stepTimeS;
+        mfu->setValue(0.8);
+        QCOMPARE(doc->report()->flops.stepTimeS, t40 / 2);
+    }
+
+    void modeDisablesWhatDoesNotApply()
+    {
+        ParameterPanel* panel = m_window->panel();
+        auto* mode = qobject_cast<QComboBox*>(panel->editor(QStringLiteral("run.mode")));
+        QVERIFY(panel->editor(QStringLiteral("run.sequence_length"))->isEnabled());
+        QVERIFY(!panel->editor(QStringLiteral("run.context_length"))->isEnabled());
+        mode->setCurrentIndex(mode->findData(QStringLiteral("inference")));
+        emit mode->activated(mode->currentIndex());
+        QVERIFY(!panel->editor(QStringLiteral("run.sequence_length"))->isEnabled());
+        QVERIFY(panel->editor(QStringLiteral("run.context_length"))->isEnabled());
+        QVERIFY(m_window->document()->report()->bytesOf("kv_cache") > 0);
+    }
+
+    void impossibleCombinationIsShown()
+    {
+        auto* tp = qobject_cast<QSpinBox*>(m_window->panel()->editor(QStringLiteral("run.parallelism.tensor_parallel")));
+        tp->setValue(3); // 8 GPUs and 32 heads are not divisible by 3
+        QVERIFY(!m_window->document()->report());
+        QCOMPARE(m_window->document()->scenario().run.parallelism.tensorParallel, Count(3)); // kept, not fixed
+        QVERIFY(m_window->verdictLabel()->text().contains(QStringLiteral("Not a valid")));
+        m_window->document()->undoStack()->undo();
+        QVERIFY(m_window->document()->report());
+    }
+
+    void undoRedoAndDragIsOneStep()
+    {
+        ScenarioDocument* doc = m_window->document();
+        QUndoStack* undo = doc->undoStack();
+        const Count seq0 = doc->scenario().run.sequenceLength;
+        const Bytes total0 = doc->report()->total;
+        QSlider* seq = m_window->panel()->slider(QStringLiteral("run.sequence_length"));
+        seq->setSliderDown(true); // a drag: several positions, one undo step
+        for (int pos = seq->value() + 10; pos <= seq->value() + 100; pos += 10)
+            seq->setValue(pos);
+        seq->setSliderDown(false);
+        QCOMPARE(undo->count(), 1);
+        QVERIFY(doc->scenario().run.sequenceLength > seq0);
+        undo->undo();
+        QCOMPARE(doc->scenario().run.sequenceLength, seq0);
+        QCOMPARE(doc->report()->total, total0);
+        QCOMPARE(m_window->chart()->plottedGiB(0, QStringLiteral("activations")), gib(doc->report()->bytesOf("activations")));
+        undo->redo();
+        QVERIFY(doc->scenario().run.sequenceLength > seq0);
+        QVERIFY(m_window->windowTitle().contains(QStringLiteral("[*]")));
+        QVERIFY(m_window->isWindowModified());
+    }
+
+    void saveAndReopen()
+    {
+        QTemporaryDir dir;
+        ScenarioDocument* doc = m_window->document();
+        doc->setParameter(QStringLiteral("run.micro_batch_size"), QVariant::fromValue<qlonglong>(4));
+        const QString path = dir.filePath(QStringLiteral("s.json"));
+        QVERIFY(m_window->saveTo(path));
+        QVERIFY(!m_window->isWindowModified());
+        const Bytes total = doc->report()->total;
+        doc->setParameter(QStringLiteral("run.micro_batch_size"), QVariant::fromValue<qlonglong>(1));
+        QVERIFY(m_window->openFile(path));
+        QCOMPARE(doc->scenario().run.microBatchSize, Count(4));
+        QCOMPARE(doc->report()->total, total);
+        QCOMPARE(doc->undoStack()->count(), 0);
+    }
+
+    void brokenFileLeavesScenarioUntouched()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("broken.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"model": {"preset": "llama-3-8b"}, "run": {"parallelism": {"zero_stage": 7}}})");
+        f.close();
+        const QByteArray before = QByteArray::fromStdString(scenarioToJson(m_window->document()->scenario()).dump());
+        QVERIFY(!m_window->openFile(path));
+        QVERIFY(m_window->lastError().contains(QStringLiteral("run.parallelism.zero_stage")));
+        QVERIFY(m_window->lastError().startsWith(path));
+        QCOMPARE(QByteArray::fromStdString(scenarioToJson(m_window->document()->scenario()).dump()), before);
+        QVERIFY(!m_window->openFile(dir.filePath(QStringLiteral("missing.json"))));
+    }
+
+    void importsHuggingFaceConfig()
+    {
+        QVERIFY(m_window->openFile(QStringLiteral(VRAMLAB_TEST_DATA_DIR "/hf/mistral-7b.json")));
+        QCOMPARE(m_window->document()->report()->params.total, Count(7'241'732'096));
+        m_window->document()->undoStack()->undo(); // an import is one undoable step
+        QCOMPARE(m_window->document()->report()->params.total, Count(8'030'261'248));
+    }
+
+    void presetAndParameterSlider()
+    {
+        ScenarioDocument* doc = m_window->document();
+        auto* preset = qobject_cast<QComboBox*>(m_window->panel()->editor(QStringLiteral("model.preset")));
+        preset->setCurrentIndex(preset->findData(QStringLiteral("llama-2-7b")));
+        emit preset->activated(preset->currentIndex());
+        QCOMPARE(doc->report()->params.total, Count(6'738'415'616));
+        auto* size = qobject_cast<QDoubleSpinBox*>(m_window->panel()->editor(QStringLiteral("model.parameters_b")));
+        size->setValue(30);
+        QVERIFY(std::abs(double(doc->report()->params.total) / 30e9 - 1) < 0.05);
+    }
+
+    void tabsSweepAndCompare()
+    {
+        m_window->tabs()->setCurrentIndex(1);
+        QVERIFY(m_window->sweepChart()->firstNotFitting().has_value()); // 8B at 128k tokens does not fit 80 GB
+        m_window->tabs()->setCurrentIndex(2);
+        const auto cols = CompareView::methodColumns(m_window->document()->scenario());
+        QCOMPARE(cols.size(), 4);
+        QVERIFY(cols[0].report->total < cols[1].report->total); // inference below full training
+        QVERIFY(cols[3].report->total < cols[2].report->total); // QLoRA below LoRA
+        QCOMPARE(m_window->compareView()->methodsChart()->plottedGiB(1, QStringLiteral("optimizer_states")),
+                 gib(cols[1].report->bytesOf("optimizer_states")));
+        const auto zero = CompareView::zeroColumns(m_window->document()->scenario());
+        for (int i = 1; i < 4; ++i)
+            QVERIFY(zero[i].report->total < zero[i - 1].report->total);
+    }
+
+    void breakdownTableExpandsActivations()
+    {
+        BreakdownTable* t = m_window->table();
+        QTreeWidgetItem* acts = t->topLevelItem(4);
+        QCOMPARE(acts->text(0), QStringLiteral("Activations"));
+        QCOMPARE(acts->childCount(), int(m_window->document()->report()->activations.tensors.size()));
+        QVERIFY(t->toCsv().startsWith(QStringLiteral("component,bytes,share\nWeights,")));
+    }
+
+    void screenshotIsNotBlank()
+    {
+        m_window->setDarkTheme(false);
+        QTest::qWait(50); // queued replots
+        const QImage shot = m_window->grab().toImage();
+        QVERIFY(shot.width() >= 1000 && shot.height() >= 700);
+        QSet<QRgb> colours;
+        for (int y = 0; y < shot.height(); y += 7)
+            for (int x = 0; x < shot.width(); x += 7)
+                colours.insert(shot.pixel(x, y));
+        QVERIFY2(colours.size() > 50, qPrintable(QString::number(colours.size())));
+        // The component colours are on screen: the bars are drawn.
+        QVERIFY(colours.contains(PlotTheme::componentColor(QStringLiteral("optimizer_states")).rgb()));
+        if (const QByteArray out = qgetenv("VRAMLAB_SCREENSHOT"); !out.isEmpty())
+            shot.save(QString::fromLocal8Bit(out));
+    }
+
+private:
+    std::unique_ptr<MainWindow> m_window;
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

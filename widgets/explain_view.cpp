@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+#include "explain_view.h"
+
+#include "chart_support.h"
+#include "plot_theme.h"
+
+#include <QScrollBar>
+
+namespace vramlab {
+
+ExplainView::ExplainView(QWidget* parent) : QTextBrowser(parent) { setOpenExternalLinks(false); }
+
+QString ExplainView::html(const Report& r)
+{
+    auto view = [](std::string_view s) { return QString::fromUtf8(s.data(), int(s.size())).toHtmlEscaped(); };
+    QString h = QStringLiteral("<h2>%1</h2><p>%2 parameters, %3 trainable. Memory per GPU (%4):</p><table cellpadding='4'>")
+                    .arg(QString::fromStdString(r.scenarioName).toHtmlEscaped(), QString::fromStdString(formatCount(r.params.total)),
+                         QString::fromStdString(formatCount(r.trainableParams)), QString::fromStdString(r.stage).toHtmlEscaped());
+    for (const char* key : kComponentKeys) {
+        const Component* c = r.component(key);
+        if (!c || (c->bytes == 0 && QLatin1String(key) != QLatin1String("weights")))
+            continue;
+        h += QStringLiteral("<tr><td><span style='color:%1'>&#9632;</span> <b>%2</b></td><td align='right'><b>%3</b></td></tr>"
+                            "<tr><td colspan='2'>%4<br><code>%5</code></td></tr>")
+                 .arg(PlotTheme::componentColor(QString::fromLatin1(key)).name(), view(c->label), bytesText(c->bytes),
+                      view(c->explanation), QString::fromStdString(c->formula).toHtmlEscaped());
+    }
+    h += QStringLiteral("</table><h3>Overhead, part by part</h3><ul>");
+    for (const Component& p : r.overheadParts)
+        h += QStringLiteral("<li><b>%1</b> %2: %3 <code>%4</code></li>")
+                 .arg(view(p.label), bytesText(p.bytes), view(p.explanation), QString::fromStdString(p.formula).toHtmlEscaped());
+    h += QStringLiteral("</ul><h3>Verdict</h3><p>%1").arg(verdictText(r).toHtmlEscaped());
+    if (r.peak != r.total)
+        h += QStringLiteral("<br>The peak is above the sum: %1.").arg(QString::fromStdString(r.peakWhere).toHtmlEscaped());
+    if (r.hostBytes > 0)
+        h += QStringLiteral("<br>Host memory per GPU process: %1 (%2).")
+                 .arg(bytesText(r.hostBytes), QString::fromStdString(r.hostFormula).toHtmlEscaped());
+    h += QStringLiteral("</p><h3>Compute</h3><p>%1<br><code>%2</code></p>")
+             .arg(computeText(r).toHtmlEscaped(), QString::fromStdString(r.flops.formula).toHtmlEscaped());
+    if (!r.warnings.empty()) {
+        h += QStringLiteral("<h3>Warnings</h3><ul>");
+        for (const std::string& w : r.warnings)
+            h += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(w).toHtmlEscaped());
+        h += QStringLiteral("</ul>");
+    }
+    return h;
+}
+
+void ExplainView::setReport(const Report* r, const QString& error)
+{
+    if (!r) {
+        setHtml(QStringLiteral("<h2>Not a valid configuration</h2><p>%1</p>").arg(error.toHtmlEscaped()));
+        return;
+    }
+    const int scroll = verticalScrollBar()->value();
+    setHtml(html(*r));
+    verticalScrollBar()->setValue(scroll);
+}
+
+} // namespace vramlab

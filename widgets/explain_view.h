@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "vramlab/report.h"
+
+#include <QTextBrowser>
+
+namespace vramlab {
+
+/// Each component's formula with the current numbers plugged in, in words a workshop
+/// audience follows; then overheads, FLOPs and step time.
+class ExplainView : public QTextBrowser {
+    Q_OBJECT
+public:
+    explicit ExplainView(QWidget* parent = nullptr);
+    void setReport(const Report* report, const QString& error);
+    static QString html(const Report& report);
+};
+
+} // namespace vramlab

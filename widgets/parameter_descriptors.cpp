@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: MIT
+#include "parameter_descriptors.h"
+
+#include "vramlab/gpu_catalog.h"
+#include "vramlab/model_scaling.h"
+#include "vramlab/parameter_tensors.h"
+#include "vramlab/presets.h"
+
+namespace vramlab {
+
+namespace {
+
+using K = ParamDescriptor::Kind;
+
+bool training(const Scenario& s) { return s.run.mode == Mode::Training; }
+bool inference(const Scenario& s) { return s.run.mode == Mode::Inference; }
+bool always(const Scenario&) { return true; }
+
+ParamDescriptor integer(QString key, QString group, QString label, QString unit, QString tip, K kind, double lo, double hi,
+                        std::function<Count&(Scenario&)> field, std::function<bool(const Scenario&)> applies = always)
+{
+    ParamDescriptor d;
+    d.key = std::move(key);
+    d.group = std::move(group);
+    d.label = std::move(label);
+    d.unit = std::move(unit);
+    d.tooltip = std::move(tip);
+    d.kind = kind;
+    d.min = lo;
+    d.max = hi;
+    if (field) { // a plain integer field; callers with side effects set get/set themselves
+        d.get = [field](const Scenario& s) { return QVariant::fromValue<qlonglong>(field(const_cast<Scenario&>(s))); };
+        d.set = [field](Scenario& s, const QVariant& v) { field(s) = v.toLongLong(); };
+    }
+    d.applies = std::move(applies);
+    return d;
+}
+
+template <typename E>
+ParamDescriptor choice(QString key, QString group, QString label, QString tip,
+                       std::vector<std::tuple<QString, QString, E>> options, std::function<E&(Scenario&)> field,
+                       std::function<bool(const Scenario&)> applies = always)
+{
+    ParamDescriptor d;
+    d.key = std::move(key);
+    d.group = std::move(group);
+    d.label = std::move(label);
+    d.tooltip = std::move(tip);
+    d.kind = K::Choice;
+    for (const auto& [value, shown, e] : options) {
+        d.choices << value;
+        d.choiceLabels << shown;
+    }
+    d.get = [field, options](const Scenario& s) {
+        const E cur = field(const_cast<Scenario&>(s));
+        for (const auto& [value, shown, e] : options)
+            if (e == cur)
+                return QVariant(value);
+        return QVariant();
+    };
+    d.set = [field, options](Scenario& s, const QVariant& v) {
+        for (const auto& [value, shown, e] : options)
+            if (value == v.toString())
+                field(s) = e;
+    };
+    d.applies = std::move(applies);
+    return d;
+}
+
+ParamDescriptor toggle(QString key, QString group, QString label, QString tip, std::function<bool&(Scenario&)> field,
+                       std::function<bool(const Scenario&)> applies = always)
+{
+    ParamDescriptor d;
+    d.key = std::move(key);
+    d.group = std::move(group);
+    d.label = std::move(label);
+    d.tooltip = std::move(tip);
+    d.kind = K::Toggle;
+    d.get = [field](const Scenario& s) { return QVariant(field(const_cast<Scenario&>(s))); };
+    d.set = [field](Scenario& s, const QVariant& v) { field(s) = v.toBool(); };
+    d.applies = std::move(applies);
+    return d;
+}
+
+QVector<ParamDescriptor> build()
+{
+    QVector<ParamDescriptor> all;
+    const QString model = QStringLiteral("Model"), seq = QStringLiteral("Sequence and batch"),
+                  prec = QStringLiteral("Precision and memory savers"), ft = QStringLiteral("Mode and fine-tuning"),
+                  inf = QStringLiteral("Inference"), par = QStringLiteral("Parallelism"), hw = QStringLiteral("Hardware");
+
+    // Model: a preset, a scaled family member, or shapes of one's own.
+    ParamDescriptor preset;
+    preset.key = QStringLiteral("model.preset");
+    preset.group = model;
+    preset.label = QStringLiteral("Preset");
+    preset.tooltip = QStringLiteral("A published model with its exact shapes. Editing a shape below makes it a custom model.");
+    preset.kind = K::Choice;
+    for (const Preset& p : presets()) {
+        preset.choices << QString::fromStdString(p.key);
+        preset.choiceLabels << QString::fromStdString(p.model.name);
+    }
+    preset.choices << QString();
+    preset.choiceLabels << QStringLiteral("Custom shapes");
+    preset.get = [](const Scenario& s) { return QVariant(QString::fromStdString(s.model.preset)); };
+    preset.set = [](Scenario& s, const QVariant& v) {
+        if (auto p = findPreset(v.toString().toStdString()))
+            s.model = p->model;
+        else
+            s.model.preset.clear();
+    };
+    preset.applies = always;
+    all << preset;
+
+    ParamDescriptor size;
+    size.key = QStringLiteral("model.parameters_b");
+    size.group = model;
+    size.label = QStringLiteral("Parameters");
+    size.unit = QStringLiteral("B");
+    size.tooltip = QStringLiteral("Scales this model family to another size: width by the cube root, then the layer count "
+                                  "to land on the target. For quick what-ifs; the shapes below show the result.");
+    size.kind = K::Real;
+    size.min = 0.01;
+    size.max = 2000;
+    size.decimals = 2;
+    size.get = [](const Scenario& s) { return QVariant(double(countParameters(s.model).total) / 1e9); };
+    size.set = [](Scenario& s, const QVariant& v) {
+        s.model = scaleModel(s.model, static_cast<Count>(v.toDouble() * 1e9));
+    };
+    size.applies = always;
+    all << size;
+
+    auto shape = [&](const char* key, const char* label, const char* tip, double lo, double hi, Count ModelSpec::*field) {
+        ParamDescriptor d = integer(QString::fromLatin1(key), model, QString::fromLatin1(label), QString(),
+                                    QString::fromLatin1(tip), K::Integer, lo, hi, [field](Scenario& s) -> Count& { return s.model.*field; });
+        d.set = [field](Scenario& s, const QVariant& v) {
+            ModelSpec& m = s.model;
+            // Keep what was derived derived: head_dim = hidden / heads, MHA stays MHA.
+            const bool derivedHeadDim = m.headDim * m.numHeads == m.hiddenSize;
+            const bool mha = m.numKvHeads == m.numHeads;
+            m.*field = v.toLongLong();
+            if (derivedHeadDim && m.numHeads > 0 && m.hiddenSize % m.numHeads == 0)
+                m.headDim = m.hiddenSize / m.numHeads;
+            if (mha && field == &ModelSpec::numHeads)
+                m.numKvHeads = m.numHeads;
+            s.model.preset.clear(); // edited shapes are no longer the preset
+            s.model.name = "custom model";
+        };
+        all << d;
+    };
+    shape("model.num_layers", "Layers", "Transformer blocks.", 1, 1000, &ModelSpec::numLayers);
+    shape("model.hidden_size", "Hidden size", "Width of the residual stream.", 64, 65536, &ModelSpec::hiddenSize);
+    shape("model.num_heads", "Attention heads", "Query heads (hidden = heads x head_dim unless head_dim is set apart).", 1, 1024,
+          &ModelSpec::numHeads);
+    shape("model.num_kv_heads", "KV heads", "1 = multi-query, fewer than the heads = grouped-query attention.", 1, 1024,
+          &ModelSpec::numKvHeads);
+    shape("model.ffn_hidden_size", "FFN size", "Width of the MLP (of one expert for MoE).", 64, 1000000, &ModelSpec::ffnHiddenSize);
+    shape("model.vocab_size", "Vocabulary", "Tokens in the vocabulary: sets the embedding and the logits.", 256, 1000000,
+          &ModelSpec::vocabSize);
+
+    all << choice<Mode>(QStringLiteral("run.mode"), ft, QStringLiteral("Mode"),
+                        QStringLiteral("Training keeps gradients, optimizer states and activations; inference keeps a KV cache."),
+                        {{QStringLiteral("training"), QStringLiteral("Training / fine-tuning"), Mode::Training},
+                         {QStringLiteral("inference"), QStringLiteral("Inference (serving)"), Mode::Inference}},
+                        [](Scenario& s) -> Mode& { return s.run.mode; });
+    all << choice<FinetuneMethod>(QStringLiteral("run.finetune.method"), ft, QStringLiteral("Method"),
+                                  QStringLiteral("Full: every weight trains. LoRA: a frozen base plus small adapters. "
+                                                 "QLoRA: the frozen base in 4-bit NF4."),
+                                  {{QStringLiteral("full"), QStringLiteral("Full training"), FinetuneMethod::Full},
+                                   {QStringLiteral("lora"), QStringLiteral("LoRA"), FinetuneMethod::Lora},
+                                   {QStringLiteral("qlora"), QStringLiteral("QLoRA (NF4 base)"), FinetuneMethod::Qlora}},
+                                  [](Scenario& s) -> FinetuneMethod& { return s.run.finetune.method; }, training);
+    all << integer(QStringLiteral("run.finetune.rank"), ft, QStringLiteral("LoRA rank"), QString(),
+                   QStringLiteral("Rank r of each adapter: r x (in + out) parameters per targeted layer."), K::LogInteger, 1, 1024,
+                   [](Scenario& s) -> Count& { return s.run.finetune.rank; },
+                   [](const Scenario& s) { return training(s) && s.run.finetune.method != FinetuneMethod::Full; });
+
+    all << integer(QStringLiteral("run.sequence_length"), seq, QStringLiteral("Sequence length"), QStringLiteral("tokens"),
+                   QStringLiteral("Tokens per training sample. Activations grow with it (quadratically with eager attention)."),
+                   K::LogInteger, 128, 1048576, [](Scenario& s) -> Count& { return s.run.sequenceLength; }, training);
+    all << integer(QStringLiteral("run.micro_batch_size"), seq, QStringLiteral("Micro-batch"), QStringLiteral("samples"),
+                   QStringLiteral("Samples per GPU per forward pass. Activations grow linearly with it."), K::LogInteger, 1, 1024,
+                   [](Scenario& s) -> Count& { return s.run.microBatchSize; }, training);
+    all << integer(QStringLiteral("run.gradient_accumulation_steps"), seq, QStringLiteral("Accumulation"), QStringLiteral("steps"),
+                   QStringLiteral("Micro-batches summed before each optimizer step: a larger global batch at no memory cost "
+                                  "(except in-flight pipeline micro-batches)."),
+                   K::LogInteger, 1, 1024, [](Scenario& s) -> Count& { return s.run.gradientAccumulationSteps; }, training);
+
+    all << choice<Precision>(QStringLiteral("run.precision"), prec, QStringLiteral("Precision"),
+                             QStringLiteral("Mixed keeps an fp32 master copy, fp32 gradients and fp32 optimizer states beside "
+                                            "16-bit weights and activations: faster, not smaller."),
+                             {{QStringLiteral("mixed-bf16"), QStringLiteral("Mixed BF16"), Precision::MixedBf16},
+                              {QStringLiteral("mixed-fp16"), QStringLiteral("Mixed FP16"), Precision::MixedFp16},
+                              {QStringLiteral("bf16"), QStringLiteral("Pure BF16"), Precision::Bf16},
+                              {QStringLiteral("fp16"), QStringLiteral("Pure FP16"), Precision::Fp16},
+                              {QStringLiteral("fp32"), QStringLiteral("FP32"), Precision::Fp32}},
+                             [](Scenario& s) -> Precision& { return s.run.precision; }, training);
+    all << choice<Optimizer>(QStringLiteral("run.optimizer"), prec, QStringLiteral("Optimizer"),
+                             QStringLiteral("AdamW keeps two states per trainable weight; SGD none; Lion one; 8-bit Adam two "
+                                            "bytes; Adafactor a factored second moment."),
+                             {{QStringLiteral("adamw"), QStringLiteral("AdamW"), Optimizer::AdamW},
+                              {QStringLiteral("adamw-8bit"), QStringLiteral("AdamW 8-bit"), Optimizer::AdamW8bit},
+                              {QStringLiteral("adafactor"), QStringLiteral("Adafactor"), Optimizer::Adafactor},
+                              {QStringLiteral("lion"), QStringLiteral("Lion"), Optimizer::Lion},
+                              {QStringLiteral("sgd-momentum"), QStringLiteral("SGD + momentum"), Optimizer::SgdMomentum},
+                              {QStringLiteral("sgd"), QStringLiteral("SGD"), Optimizer::Sgd}},
+                             [](Scenario& s) -> Optimizer& { return s.run.optimizer; }, training);
+
+    ParamDescriptor ckpt;
+    ckpt.key = QStringLiteral("run.checkpointing");
+    ckpt.group = prec;
+    ckpt.label = QStringLiteral("Checkpointing");
+    ckpt.tooltip = QStringLiteral("Full: each layer keeps only its input and is recomputed in backward (~33% more compute). "
+                                  "Selective: only the attention core is recomputed. Every k: one input per k layers.");
+    ckpt.kind = K::Choice;
+    ckpt.choices = {QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full"), QStringLiteral("every 2"),
+                    QStringLiteral("every 4"), QStringLiteral("every 8")};
+    ckpt.choiceLabels = {QStringLiteral("None"), QStringLiteral("Selective (attention)"), QStringLiteral("Full (every layer)"),
+                         QStringLiteral("Every 2 layers"), QStringLiteral("Every 4 layers"), QStringLiteral("Every 8 layers")};
+    ckpt.get = [](const Scenario& s) { return QVariant(QString::fromStdString(toString(s.run.checkpointing)).remove(QStringLiteral(" layers"))); };
+    ckpt.set = [](Scenario& s, const QVariant& v) {
+        const QString t = v.toString();
+        if (t.startsWith(QLatin1String("every ")))
+            s.run.checkpointing = {Checkpointing::Kind::Every, t.mid(6).toLongLong()};
+        else
+            s.run.checkpointing = {t == QLatin1String("full")        ? Checkpointing::Kind::Full
+                                   : t == QLatin1String("selective") ? Checkpointing::Kind::Selective
+                                                                     : Checkpointing::Kind::None,
+                                   0};
+    };
+    ckpt.applies = training;
+    all << ckpt;
+    all << choice<AttentionImpl>(QStringLiteral("run.attention"), prec, QStringLiteral("Attention"),
+                                 QStringLiteral("Eager keeps the s x s softmax for backward; flash (FlashAttention / SDPA) "
+                                                "keeps only its output and a log-sum-exp."),
+                                 {{QStringLiteral("flash"), QStringLiteral("Flash / SDPA"), AttentionImpl::Flash},
+                                  {QStringLiteral("eager"), QStringLiteral("Eager (softmax kept)"), AttentionImpl::Eager}},
+                                 [](Scenario& s) -> AttentionImpl& { return s.run.attention; }, training);
+
+    all << integer(QStringLiteral("run.batch_size"), inf, QStringLiteral("Batch"), QStringLiteral("sequences"),
+                   QStringLiteral("Sequences served at once; each has its own KV cache."), K::LogInteger, 1, 4096,
+                   [](Scenario& s) -> Count& { return s.run.inference.batchSize; }, inference);
+    all << integer(QStringLiteral("run.context_length"), inf, QStringLiteral("Context"), QStringLiteral("tokens"),
+                   QStringLiteral("Prompt plus generated tokens held in the KV cache."), K::LogInteger, 128, 1048576,
+                   [](Scenario& s) -> Count& { return s.run.inference.contextLength; }, inference);
+    const std::vector<std::tuple<QString, QString, DType>> weightTypes = {
+        {QStringLiteral("bf16"), QStringLiteral("BF16"), DType::Bf16}, {QStringLiteral("fp16"), QStringLiteral("FP16"), DType::Fp16},
+        {QStringLiteral("fp8"), QStringLiteral("FP8"), DType::Fp8},    {QStringLiteral("int8"), QStringLiteral("INT8"), DType::Int8},
+        {QStringLiteral("int4"), QStringLiteral("INT4 (group 128)"), DType::Int4},
+        {QStringLiteral("nf4"), QStringLiteral("NF4"), DType::Nf4}};
+    all << choice<DType>(QStringLiteral("run.weight_dtype"), inf, QStringLiteral("Weights"),
+                         QStringLiteral("Storage type of the served weights (linear layers; embeddings stay 16-bit)."),
+                         weightTypes, [](Scenario& s) -> DType& { return s.run.inference.weightDtype; }, inference);
+    all << choice<DType>(QStringLiteral("run.kv_cache_dtype"), inf, QStringLiteral("KV cache"),
+                         QStringLiteral("Storage type of the cached keys and values."),
+                         {{QStringLiteral("bf16"), QStringLiteral("BF16"), DType::Bf16},
+                          {QStringLiteral("fp8"), QStringLiteral("FP8"), DType::Fp8},
+                          {QStringLiteral("int8"), QStringLiteral("INT8"), DType::Int8},
+                          {QStringLiteral("int4"), QStringLiteral("INT4"), DType::Int4}},
+                         [](Scenario& s) -> DType& { return s.run.inference.kvCacheDtype; }, inference);
+
+    all << integer(QStringLiteral("run.parallelism.gpus"), par, QStringLiteral("GPUs"), QStringLiteral("GPUs"),
+                   QStringLiteral("All GPUs: data-parallel x tensor-parallel x pipeline-parallel."), K::LogInteger, 1, 16384,
+                   [](Scenario& s) -> Count& { return s.run.parallelism.gpus; });
+    ParamDescriptor zero = integer(QStringLiteral("run.parallelism.zero_stage"), par, QStringLiteral("ZeRO stage"), QString(),
+                                   QStringLiteral("Shards over the data-parallel GPUs: 1 optimizer states, 2 + gradients, "
+                                                  "3 + weights (FSDP)."),
+                                   K::Integer, 0, 3, nullptr, training);
+    zero.get = [](const Scenario& s) { return QVariant::fromValue<qlonglong>(s.run.parallelism.zeroStage); };
+    zero.set = [](Scenario& s, const QVariant& v) { s.run.parallelism.zeroStage = static_cast<int>(v.toLongLong()); };
+    all << zero;
+    all << integer(QStringLiteral("run.parallelism.tensor_parallel"), par, QStringLiteral("Tensor parallel"), QStringLiteral("GPUs"),
+                   QStringLiteral("Splits every layer's heads and MLP over this many GPUs."), K::LogInteger, 1, 64,
+                   [](Scenario& s) -> Count& { return s.run.parallelism.tensorParallel; });
+    all << integer(QStringLiteral("run.parallelism.pipeline_parallel"), par, QStringLiteral("Pipeline parallel"), QStringLiteral("stages"),
+                   QStringLiteral("Splits the layers into stages; the first stage holds several micro-batches in flight."),
+                   K::LogInteger, 1, 128, [](Scenario& s) -> Count& { return s.run.parallelism.pipelineParallel; });
+    all << toggle(QStringLiteral("run.parallelism.sequence_parallel"), par, QStringLiteral("Sequence parallel"),
+                  QStringLiteral("With tensor parallelism, also splits the norms' and residuals' activations."),
+                  [](Scenario& s) -> bool& { return s.run.parallelism.sequenceParallel; }, training);
+    all << toggle(QStringLiteral("run.parallelism.offload_optimizer"), par, QStringLiteral("Offload optimizer"),
+                  QStringLiteral("Keeps optimizer states and master weights in host memory (ZeRO-Offload)."),
+                  [](Scenario& s) -> bool& { return s.run.parallelism.offloadOptimizer; }, training);
+    all << toggle(QStringLiteral("run.parallelism.offload_params"), par, QStringLiteral("Offload weights"),
+                  QStringLiteral("Keeps the weights in host memory and gathers one layer at a time (ZeRO-3 only)."),
+                  [](Scenario& s) -> bool& { return s.run.parallelism.offloadParams; }, training);
+
+    ParamDescriptor gpu;
+    gpu.key = QStringLiteral("run.gpu");
+    gpu.group = hw;
+    gpu.label = QStringLiteral("GPU");
+    gpu.tooltip = QStringLiteral("Memory, peak TFLOP/s and bandwidth from the catalog.");
+    gpu.kind = K::Choice;
+    for (const GpuSpec& g : gpuCatalog()) {
+        gpu.choices << QString::fromStdString(g.name);
+        gpu.choiceLabels << QString::fromStdString(g.displayName);
+    }
+    gpu.choices << QStringLiteral("custom");
+    gpu.choiceLabels << QStringLiteral("Custom capacity");
+    gpu.get = [](const Scenario& s) {
+        if (!s.run.gpu)
+            return QVariant(QString());
+        auto cat = findGpu(s.run.gpu->name);
+        return QVariant(cat && cat->memoryBytes == s.run.gpu->memoryBytes ? QString::fromStdString(s.run.gpu->name)
+                                                                          : QStringLiteral("custom"));
+    };
+    gpu.set = [](Scenario& s, const QVariant& v) {
+        if (auto g = findGpu(v.toString().toStdString())) {
+            s.run.gpu = *g;
+        } else {
+            GpuSpec custom = s.run.gpu.value_or(*findGpu("h100-sxm-80gb"));
+            custom.name = "custom";
+            custom.displayName = "Custom GPU";
+            s.run.gpu = custom;
+        }
+    };
+    gpu.applies = always;
+    all << gpu;
+
+    ParamDescriptor mem;
+    mem.key = QStringLiteral("run.gpu.memory_gib");
+    mem.group = hw;
+    mem.label = QStringLiteral("Capacity");
+    mem.unit = QStringLiteral("GiB");
+    mem.tooltip = QStringLiteral("Device memory of one GPU; changing it makes the GPU custom.");
+    mem.kind = K::Real;
+    mem.min = 1;
+    mem.max = 1024;
+    mem.decimals = 1;
+    mem.get = [](const Scenario& s) { return QVariant(s.run.gpu ? double(s.run.gpu->memoryBytes) / double(kGiB) : 80.0); };
+    mem.set = [](Scenario& s, const QVariant& v) {
+        GpuSpec g = s.run.gpu.value_or(*findGpu("h100-sxm-80gb"));
+        const Bytes bytes = static_cast<Bytes>(v.toDouble() * double(kGiB));
+        if (bytes != g.memoryBytes) {
+            g.memoryBytes = bytes;
+            g.name = "custom";
+            g.displayName = "Custom GPU";
+        }
+        s.run.gpu = g;
+    };
+    mem.applies = always;
+    all << mem;
+
+    ParamDescriptor mfu;
+    mfu.key = QStringLiteral("run.mfu");
+    mfu.group = hw;
+    mfu.label = QStringLiteral("MFU");
+    mfu.unit = QStringLiteral("of peak");
+    mfu.tooltip = QStringLiteral("Model FLOPs utilization assumed for the step time: 0.4-0.6 is typical for large runs.");
+    mfu.kind = K::Real;
+    mfu.min = 0.05;
+    mfu.max = 1.0;
+    mfu.decimals = 2;
+    mfu.get = [](const Scenario& s) { return QVariant(s.run.mfu); };
+    mfu.set = [](Scenario& s, const QVariant& v) { s.run.mfu = v.toDouble(); };
+    mfu.applies = always;
+    all << mfu;
+    return all;
+}
+
+} // namespace
+
+const QVector<ParamDescriptor>& parameterDescriptors()
+{
+    static const QVector<ParamDescriptor> all = build();
+    return all;
+}
+
+const ParamDescriptor* findDescriptor(const QString& key)
+{
+    for (const ParamDescriptor& d : parameterDescriptors())
+        if (d.key == key)
+            return &d;
+    return nullptr;
+}
+
+} // namespace vramlab

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+#include "parameter_panel.h"
+
+#include "parameter_descriptors.h"
+#include "scenario_document.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace vramlab {
+
+namespace {
+constexpr int kSliderSteps = 1000;
+
+bool logScale(const ParamDescriptor& d)
+{
+    return d.kind == ParamDescriptor::Kind::LogInteger || (d.kind == ParamDescriptor::Kind::Real && d.min > 0 && d.max / d.min >= 100);
+}
+bool hasSlider(const ParamDescriptor& d)
+{
+    return d.kind == ParamDescriptor::Kind::Integer || logScale(d);
+}
+} // namespace
+
+int ParameterPanel::sliderPosition(const ParamDescriptor& d, double v)
+{
+    v = std::clamp(v, d.min, d.max);
+    const double f = logScale(d) ? std::log(v / d.min) / std::log(d.max / d.min) : (v - d.min) / (d.max - d.min);
+    return int(std::lround(f * kSliderSteps));
+}
+
+double ParameterPanel::sliderValue(const ParamDescriptor& d, int position)
+{
+    const double f = double(position) / kSliderSteps;
+    const double v = logScale(d) ? d.min * std::pow(d.max / d.min, f) : d.min + f * (d.max - d.min);
+    if (d.kind == ParamDescriptor::Kind::Real)
+        return std::round(v * std::pow(10.0, d.decimals)) / std::pow(10.0, d.decimals);
+    // Sizes snap to powers of two and their halves, which is what people try.
+    if (logScale(d) && v >= 4) {
+        const double p = std::exp2(std::floor(std::log2(v)));
+        const double snapped = v < p * 1.25 ? p : v < p * 1.75 ? p * 1.5 : p * 2;
+        return std::clamp(snapped, d.min, d.max);
+    }
+    return std::round(v);
+}
+
+ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
+    : QWidget(parent), m_doc(document), m_error(new QLabel)
+{
+    auto* outer = new QVBoxLayout(this);
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(QStringLiteral("QLabel { color: white; background: #b8251a; padding: 6px; border-radius: 3px; }"));
+    m_error->setVisible(false);
+    outer->addWidget(m_error);
+
+    QHash<QString, QGridLayout*> groups;
+    for (const ParamDescriptor& d : parameterDescriptors()) {
+        QGridLayout* grid = groups.value(d.group);
+        if (!grid) {
+            auto* box = new QGroupBox(d.group);
+            grid = new QGridLayout(box);
+            grid->setColumnStretch(1, 1);
+            outer->addWidget(box);
+            groups.insert(d.group, grid);
+        }
+        const int row = grid->rowCount();
+        auto* label = new QLabel(d.label);
+        label->setToolTip(d.tooltip);
+        grid->addWidget(label, row, 0);
+        m_labels.insert(d.key, label);
+        QWidget* editor = nullptr;
+        switch (d.kind) {
+        case ParamDescriptor::Kind::Integer:
+        case ParamDescriptor::Kind::LogInteger: {
+            auto* spin = new QSpinBox;
+            spin->setRange(int(d.min), int(std::min(d.max, 2e9)));
+            spin->setGroupSeparatorShown(true);
+            spin->setKeyboardTracking(false);
+            connect(spin, &QSpinBox::valueChanged, this, [this, &d](int v) { edit(d, QVariant::fromValue<qlonglong>(v), false); });
+            editor = spin;
+            break;
+        }
+        case ParamDescriptor::Kind::Real: {
+            auto* spin = new QDoubleSpinBox;
+            spin->setRange(d.min, d.max);
+            spin->setDecimals(d.decimals);
+            spin->setKeyboardTracking(false);
+            spin->setSingleStep(d.max <= 1 ? 0.05 : 1);
+            connect(spin, &QDoubleSpinBox::valueChanged, this, [this, &d](double v) { edit(d, v, false); });
+            editor = spin;
+            break;
+        }
+        case ParamDescriptor::Kind::Choice: {
+            auto* combo = new QComboBox;
+            for (int i = 0; i < d.choices.size(); ++i)
+                combo->addItem(d.choiceLabels.value(i, d.choices[i]), d.choices[i]);
+            connect(combo, &QComboBox::activated, this, [this, &d, combo](int i) { edit(d, combo->itemData(i), false); });
+            editor = combo;
+            break;
+        }
+        case ParamDescriptor::Kind::Toggle: {
+            auto* check = new QCheckBox;
+            connect(check, &QCheckBox::toggled, this, [this, &d](bool on) { edit(d, on, false); });
+            editor = check;
+            break;
+        }
+        }
+        editor->setToolTip(d.tooltip);
+        editor->setObjectName(d.key);
+        m_editors.insert(d.key, editor);
+        if (hasSlider(d)) {
+            auto* slider = new QSlider(Qt::Horizontal);
+            slider->setRange(0, d.kind == ParamDescriptor::Kind::Integer ? int(d.max - d.min) : kSliderSteps);
+            slider->setToolTip(d.tooltip);
+            slider->setObjectName(d.key + QStringLiteral(".slider"));
+            connect(slider, &QSlider::valueChanged, this, [this, &d, slider](int pos) {
+                const double v = d.kind == ParamDescriptor::Kind::Integer ? d.min + pos : sliderValue(d, pos);
+                const QVariant value = d.kind == ParamDescriptor::Kind::Real ? QVariant(v) : QVariant::fromValue<qlonglong>(qlonglong(v));
+                edit(d, value, slider->isSliderDown()); // a drag merges into one undo step
+            });
+            grid->addWidget(slider, row, 1);
+            grid->addWidget(editor, row, 2);
+            m_sliders.insert(d.key, slider);
+        } else {
+            grid->addWidget(editor, row, 1, 1, 2);
+        }
+        if (!d.unit.isEmpty())
+            grid->addWidget(new QLabel(d.unit), row, 3);
+    }
+    outer->addStretch();
+    connect(m_doc, &ScenarioDocument::changed, this, &ParameterPanel::refresh);
+    refresh();
+}
+
+void ParameterPanel::edit(const ParamDescriptor& d, const QVariant& value, bool merge)
+{
+    if (!m_refreshing)
+        m_doc->setParameter(d.key, value, merge);
+}
+
+void ParameterPanel::refresh()
+{
+    m_refreshing = true;
+    const Scenario& sc = m_doc->scenario();
+    for (const ParamDescriptor& d : parameterDescriptors()) {
+        const QVariant v = d.get(sc);
+        QWidget* e = m_editors.value(d.key);
+        const QSignalBlocker block(e);
+        if (auto* spin = qobject_cast<QSpinBox*>(e))
+            spin->setValue(int(v.toLongLong()));
+        else if (auto* dspin = qobject_cast<QDoubleSpinBox*>(e))
+            dspin->setValue(v.toDouble());
+        else if (auto* combo = qobject_cast<QComboBox*>(e))
+            combo->setCurrentIndex(std::max(0, combo->findData(v.toString())));
+        else if (auto* check = qobject_cast<QCheckBox*>(e))
+            check->setChecked(v.toBool());
+        if (QSlider* s = m_sliders.value(d.key); s && !s->isSliderDown()) {
+            const QSignalBlocker blockSlider(s);
+            s->setValue(d.kind == ParamDescriptor::Kind::Integer ? int(v.toLongLong() - qlonglong(d.min)) : sliderPosition(d, v.toDouble()));
+        }
+        const bool on = d.applies(sc);
+        e->setEnabled(on);
+        if (QSlider* s = m_sliders.value(d.key))
+            s->setEnabled(on);
+        m_labels.value(d.key)->setEnabled(on);
+    }
+    m_error->setVisible(!m_doc->error().isEmpty());
+    m_error->setText(QStringLiteral("Not a valid configuration: ") + m_doc->error());
+    m_refreshing = false;
+}
+
+} // namespace vramlab

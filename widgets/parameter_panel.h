@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QHash>
+#include <QWidget>
+
+class QSlider;
+class QLabel;
+
+namespace vramlab {
+
+class ScenarioDocument;
+struct ParamDescriptor;
+
+/// Every parameter of the scenario as a slider, spin box, combo box or check box, built
+/// from parameterDescriptors(), grouped in sections, with units and tooltips. Edits go to
+/// the document as undoable steps (a slider drag is one step); controls that do not apply
+/// to the current mode are disabled, and an impossible combination is shown, not fixed.
+class ParameterPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ParameterPanel(ScenarioDocument* document, QWidget* parent = nullptr);
+
+    /// The value editor of a parameter (QSpinBox, QDoubleSpinBox, QComboBox or QCheckBox).
+    QWidget* editor(const QString& key) const { return m_editors.value(key); }
+    /// The slider of a parameter, if it has one.
+    QSlider* slider(const QString& key) const { return m_sliders.value(key); }
+
+    /// Slider position <-> value for a descriptor (log2 scale for sizes).
+    static int sliderPosition(const ParamDescriptor& d, double value);
+    static double sliderValue(const ParamDescriptor& d, int position);
+
+private:
+    void refresh();
+    void edit(const ParamDescriptor& d, const QVariant& value, bool merge);
+
+    ScenarioDocument* m_doc;
+    QHash<QString, QWidget*> m_editors;
+    QHash<QString, QSlider*> m_sliders;
+    QHash<QString, QLabel*> m_labels;
+    QLabel* m_error;
+    bool m_refreshing = false;
+};
+
+} // namespace vramlab

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+#include "plot_theme.h"
+
+#include "qcustomplot_include.h"
+
+namespace vramlab {
+
+PlotTheme PlotTheme::fromPalette(const QPalette& p, bool presenter)
+{
+    PlotTheme t;
+    t.background = p.color(QPalette::Base);
+    t.foreground = p.color(QPalette::Text);
+    const bool dark = t.background.lightness() < 128;
+    t.grid = dark ? QColor(80, 80, 80) : QColor(215, 215, 215);
+    t.capacity = dark ? QColor(240, 240, 240) : QColor(20, 20, 20);
+    t.fits = dark ? QColor(90, 200, 120) : QColor(0, 120, 60);
+    t.overflow = dark ? QColor(255, 110, 90) : QColor(190, 30, 20);
+    t.lineWidth = presenter ? 3.5 : 1.5;
+    t.fontPointSize = presenter ? 18 : 10;
+    return t;
+}
+
+QColor PlotTheme::componentColor(const QString& key)
+{
+    // Okabe & Ito (2008), distinguishable with the common colour-vision deficiencies.
+    if (key == QLatin1String("weights"))
+        return QColor(0x00, 0x72, 0xB2); // blue
+    if (key == QLatin1String("master_weights"))
+        return QColor(0x56, 0xB4, 0xE9); // sky blue
+    if (key == QLatin1String("gradients"))
+        return QColor(0x00, 0x9E, 0x73); // bluish green
+    if (key == QLatin1String("optimizer_states"))
+        return QColor(0xE6, 0x9F, 0x00); // orange
+    if (key == QLatin1String("activations"))
+        return QColor(0xD5, 0x5E, 0x00); // vermillion
+    if (key == QLatin1String("kv_cache"))
+        return QColor(0xCC, 0x79, 0xA7); // reddish purple
+    return QColor(0x99, 0x99, 0x99);     // overhead: grey
+}
+
+QFont PlotTheme::font(int delta) const
+{
+    QFont f;
+    f.setPointSize(fontPointSize + delta);
+    return f;
+}
+
+void PlotTheme::apply(QCustomPlot* plot) const
+{
+    plot->setBackground(background);
+    for (QCPAxis* axis : {plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2}) {
+        const QPen pen(foreground, lineWidth > 2 ? 2 : 1);
+        axis->setBasePen(pen);
+        axis->setTickPen(pen);
+        axis->setSubTickPen(pen);
+        axis->setTickLabelColor(foreground);
+        axis->setLabelColor(foreground);
+        axis->setTickLabelFont(font());
+        axis->setLabelFont(font(1));
+        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+        axis->grid()->setZeroLinePen(Qt::NoPen);
+    }
+    if (plot->legend) {
+        plot->legend->setBrush(background);
+        plot->legend->setTextColor(foreground);
+        plot->legend->setBorderPen(QPen(grid));
+        plot->legend->setFont(font());
+    }
+}
+
+QPalette darkPalette()
+{
+    QPalette p;
+    const QColor window(37, 37, 40), base(28, 28, 30), text(230, 230, 230), disabled(130, 130, 130);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, window);
+    p.setColor(QPalette::ToolTipBase, window);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, window);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, Qt::red);
+    p.setColor(QPalette::Link, QColor(86, 180, 233));
+    p.setColor(QPalette::Highlight, QColor(0, 114, 178));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::PlaceholderText, disabled);
+    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, disabled);
+    return p;
+}
+
+} // namespace vramlab

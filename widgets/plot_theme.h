@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QColor>
+#include <QFont>
+#include <QPalette>
+#include <QString>
+
+class QCustomPlot;
+
+namespace vramlab {
+
+/// Colours and sizes shared by every chart: fixed, colour-blind-safe component colours
+/// (Okabe-Ito), text and grid from the palette (light or dark), and thicker lines and
+/// larger fonts in presenter mode.
+struct PlotTheme {
+    QColor background;
+    QColor foreground;
+    QColor grid;
+    QColor capacity;
+    QColor fits;
+    QColor overflow;
+    double lineWidth = 1.5;
+    int fontPointSize = 10;
+
+    static PlotTheme fromPalette(const QPalette& palette, bool presenter);
+    /// The colour of a component key ("weights", "activations", ...).
+    static QColor componentColor(const QString& key);
+    /// Applies background, axes, tick labels and grid to a plot.
+    void apply(QCustomPlot* plot) const;
+    QFont font(int delta = 0) const;
+};
+
+/// A dark Fusion palette (Qt 6.4 has no system colour-scheme hint).
+QPalette darkPalette();
+
+} // namespace vramlab

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+#include "scenario_document.h"
+
+#include "parameter_descriptors.h"
+#include "vramlab/errors.h"
+#include "vramlab/estimator.h"
+#include "vramlab/hf_import.h"
+#include "vramlab/presets.h"
+#include "vramlab/scenario_io.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QUndoCommand>
+
+namespace vramlab {
+
+namespace {
+
+/// One edit: the scenario before and after. Edits of the same key while a slider is
+/// dragged merge, so the whole drag is one undo step.
+class EditCommand : public QUndoCommand {
+public:
+    EditCommand(ScenarioDocument* doc, Scenario before, Scenario after, const QString& text, int mergeId)
+        : QUndoCommand(text), m_doc(doc), m_before(std::move(before)), m_after(std::move(after)), m_mergeId(mergeId)
+    {
+    }
+    void undo() override { m_doc->apply(m_before); }
+    void redo() override { m_doc->apply(m_after); }
+    int id() const override { return m_mergeId; }
+    bool mergeWith(const QUndoCommand* other) override
+    {
+        if (other->id() != id())
+            return false;
+        m_after = static_cast<const EditCommand*>(other)->m_after;
+        return true;
+    }
+
+private:
+    ScenarioDocument* m_doc;
+    Scenario m_before, m_after;
+    int m_mergeId;
+};
+
+} // namespace
+
+ScenarioDocument::ScenarioDocument(QObject* parent) : QObject(parent)
+{
+    m_scenario = defaultScenario();
+    recompute();
+}
+
+Scenario ScenarioDocument::defaultScenario()
+{
+    Scenario sc;
+    sc.name = "Llama-3-8B full fine-tune on 8x H100";
+    sc.model = findPreset("llama-3-8b")->model;
+    sc.run.sequenceLength = 4096;
+    sc.run.gradientAccumulationSteps = 8;
+    sc.run.parallelism.gpus = 8;
+    sc.run.parallelism.zeroStage = 3;
+    sc.run.gpu = findGpu("h100-sxm-80gb");
+    return sc;
+}
+
+void ScenarioDocument::recompute()
+{
+    try {
+        m_report = estimate(m_scenario);
+        m_error.clear();
+    } catch (const InputError& e) {
+        m_report.reset();
+        m_error = QString::fromStdString(e.what());
+    } catch (const SizeOverflow& e) {
+        m_report.reset();
+        m_error = QStringLiteral("the configuration is too large: ") + QString::fromUtf8(e.what());
+    }
+    emit changed();
+}
+
+void ScenarioDocument::apply(const Scenario& scenario)
+{
+    m_scenario = scenario;
+    recompute();
+}
+
+QVariant ScenarioDocument::parameter(const QString& key) const
+{
+    const ParamDescriptor* d = findDescriptor(key);
+    return d ? d->get(m_scenario) : QVariant();
+}
+
+void ScenarioDocument::setParameter(const QString& key, const QVariant& value, bool merge)
+{
+    const ParamDescriptor* d = findDescriptor(key);
+    if (!d || d->get(m_scenario) == value)
+        return;
+    Scenario after = m_scenario;
+    d->set(after, value);
+    // A merge id per key for drags; -1 (never merge) for discrete edits.
+    const int mergeId = merge ? int(qHash(key) & 0x7fffffff) : -1;
+    m_undo.push(new EditCommand(this, m_scenario, after, QStringLiteral("Change %1").arg(d->label.toLower()), mergeId));
+}
+
+void ScenarioDocument::replaceScenario(const Scenario& scenario, const QString& what)
+{
+    m_undo.push(new EditCommand(this, m_scenario, scenario, what, -1));
+}
+
+bool ScenarioDocument::open(const QString& path, QString* error)
+{
+    const std::string file = path.toStdString();
+    try {
+        const nlohmann::json doc = parseJsonText(readTextFile(file), file);
+        Scenario sc;
+        // A Hugging Face config.json has a model_type (or architectures); a scenario has a model.
+        if (doc.is_object() && !doc.contains("model") && (doc.contains("model_type") || doc.contains("architectures"))) {
+            const HfImport imported = importHfConfig(doc);
+            sc = scenarioFromHf(imported, QFileInfo(path).dir().dirName().toStdString() + " (" + imported.modelType + ")");
+            sc.run.gpu = m_scenario.run.gpu;
+            replaceScenario(sc, QStringLiteral("Import %1").arg(QFileInfo(path).fileName()));
+            return true;
+        }
+        sc = readScenario(doc);
+        reset(sc, path);
+        return true;
+    } catch (const InputError& e) {
+        if (error)
+            *error = QString::fromStdString(e.withFile(file).what());
+    } catch (const std::exception& e) {
+        if (error)
+            *error = path + QStringLiteral(": ") + QString::fromUtf8(e.what());
+    }
+    return false;
+}
+
+bool ScenarioDocument::save(const QString& path, QString* error)
+{
+    try {
+        Scenario sc = m_scenario;
+        saveScenarioFile(path.toStdString(), sc);
+        m_filePath = path;
+        m_undo.setClean();
+        emit changed();
+        return true;
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return false;
+    }
+}
+
+void ScenarioDocument::reset(const Scenario& scenario, const QString& path)
+{
+    m_undo.clear();
+    m_filePath = path;
+    m_scenario = scenario;
+    recompute();
+}
+
+} // namespace vramlab

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "vramlab/report.h"
+#include "vramlab/scenario.h"
+
+#include <QObject>
+#include <QString>
+#include <QUndoStack>
+#include <QVariant>
+
+#include <optional>
+
+namespace vramlab {
+
+/// The scenario being edited, its report, its file and its undo history. Every change
+/// goes through here: the report is recomputed once per change and `changed()` tells
+/// the views. An impossible combination keeps the scenario as the user set it and
+/// reports why (error()), instead of fixing it silently.
+class ScenarioDocument : public QObject {
+    Q_OBJECT
+public:
+    explicit ScenarioDocument(QObject* parent = nullptr);
+
+    const Scenario& scenario() const { return m_scenario; }
+    /// The report, or empty when the scenario is not a valid configuration.
+    const std::optional<Report>& report() const { return m_report; }
+    /// Why the scenario is not valid ("run.parallelism.gpus: expected a multiple ..."), or empty.
+    const QString& error() const { return m_error; }
+    QUndoStack* undoStack() { return &m_undo; }
+    const QString& filePath() const { return m_filePath; }
+    bool isModified() const { return !m_undo.isClean(); }
+
+    /// Sets one parameter (a ParamDescriptor key) as an undoable step. `merge`: part of a
+    /// continuing gesture (a slider drag) that undo should treat as one step.
+    void setParameter(const QString& key, const QVariant& value, bool merge = false);
+    QVariant parameter(const QString& key) const;
+
+    /// Replaces the whole scenario as one undoable step (`what` names it in the Edit menu).
+    void replaceScenario(const Scenario& scenario, const QString& what);
+
+    /// Opens a scenario file or a Hugging Face config.json. On failure the current scenario
+    /// is untouched and `error` says what is wrong (file, key, expectation).
+    bool open(const QString& path, QString* error);
+    /// Saves atomically; on failure the old file is untouched.
+    bool save(const QString& path, QString* error);
+    /// Starts over on `scenario` with an empty history and no file.
+    void reset(const Scenario& scenario, const QString& path = QString());
+
+    /// Used by the undo commands: sets without recording.
+    void apply(const Scenario& scenario);
+
+    /// The scenario a new window starts with: Llama-3-8B on 8 H100s (resources/scenarios).
+    static Scenario defaultScenario();
+
+signals:
+    void changed();
+
+private:
+    void recompute();
+
+    Scenario m_scenario;
+    std::optional<Report> m_report;
+    QString m_error;
+    QString m_filePath;
+    QUndoStack m_undo;
+};
+
+} // namespace vramlab

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+#include "stacked_bar_chart.h"
+
+#include "chart_support.h"
+#include "qcustomplot_include.h"
+
+#include <QToolTip>
+#include <QVBoxLayout>
+
+namespace vramlab {
+
+StackedBarChart::StackedBarChart(QWidget* parent)
+    : QWidget(parent)
+    , m_plot(new QCustomPlot(this))
+    , m_theme(PlotTheme::fromPalette(palette(), false))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    m_plot->setMinimumSize(320, 240);
+    m_plot->setNoAntialiasingOnDrag(true);
+
+    QCPBars* below = nullptr;
+    for (const char* key : kComponentKeys) {
+        auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+        bars->setName(componentLabel(QString::fromLatin1(key)));
+        bars->setWidth(0.5);
+        bars->setStackingGap(0); // the default differs between QCustomPlot versions
+        if (below)
+            bars->moveAbove(below);
+        below = bars;
+        m_bars << bars;
+    }
+    m_plot->yAxis->setLabel(QStringLiteral("GiB per GPU"));
+    m_plot->xAxis->grid()->setVisible(false);
+    m_plot->legend->setVisible(true);
+    // Legend top right, capacity label top left: they never cover each other.
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    m_plot->setMouseTracking(true);
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        const QString tip = toolTipAt(e->position());
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(e->globalPosition().toPoint(), tip, m_plot);
+    });
+    setTheme(m_theme);
+}
+
+void StackedBarChart::setTitle(const QString& title)
+{
+    m_title = title;
+    rebuild();
+}
+
+void StackedBarChart::setTheme(const PlotTheme& theme)
+{
+    m_theme = theme;
+    m_theme.apply(m_plot);
+    for (int i = 0; i < m_bars.size(); ++i) {
+        const QColor c = PlotTheme::componentColor(QString::fromLatin1(kComponentKeys[size_t(i)]));
+        m_bars[i]->setBrush(c);
+        m_bars[i]->setPen(QPen(m_theme.background, m_theme.lineWidth > 2 ? 2 : 1));
+    }
+    rebuild();
+}
+
+void StackedBarChart::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        setTheme(PlotTheme::fromPalette(palette(), m_theme.fontPointSize > 12));
+}
+
+void StackedBarChart::setColumns(const QVector<Column>& columns)
+{
+    m_columns = columns;
+    rebuild();
+}
+
+double StackedBarChart::plottedGiB(int column, const QString& key) const
+{
+    for (int i = 0; i < m_bars.size(); ++i) {
+        if (QString::fromLatin1(kComponentKeys[size_t(i)]) != key)
+            continue;
+        auto it = m_bars[i]->data()->findBegin(column + 1, false);
+        if (it != m_bars[i]->data()->constEnd() && qFuzzyCompare(it->key, double(column + 1)))
+            return it->value;
+    }
+    return 0.0;
+}
+
+QString StackedBarChart::toolTipAt(const QPointF& pixel) const
+{
+    const double x = m_plot->xAxis->pixelToCoord(pixel.x());
+    const double y = m_plot->yAxis->pixelToCoord(pixel.y());
+    const int column = qRound(x) - 1;
+    if (column < 0 || column >= m_columns.size() || std::abs(x - (column + 1)) > 0.3 || !m_columns[column].report)
+        return {};
+    const Report& r = *m_columns[column].report;
+    double base = 0;
+    for (const char* key : kComponentKeys) {
+        const Component* c = r.component(key);
+        if (!c)
+            continue;
+        const double top = base + toGiB(c->bytes);
+        if (y >= base && y < top && c->bytes > 0)
+            return QStringLiteral("<b>%1</b>: %2 (%3 bytes)<br>%4<br><i>%5</i>")
+                .arg(QString::fromUtf8(c->label.data(), int(c->label.size())), bytesText(c->bytes),
+                     QLocale(QLocale::English).toString(qlonglong(c->bytes)), QString::fromStdString(c->formula).toHtmlEscaped(),
+                     QString::fromUtf8(c->explanation.data(), int(c->explanation.size())));
+        base = top;
+    }
+    return {};
+}
+
+void StackedBarChart::rebuild()
+{
+    m_plot->clearItems();
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    double yMax = 1;
+    for (int i = 0; i < m_bars.size(); ++i) {
+        QVector<double> keys, values;
+        for (int c = 0; c < m_columns.size(); ++c) {
+            keys << c + 1;
+            const auto& rep = m_columns[c].report;
+            values << (rep ? toGiB(rep->bytesOf(kComponentKeys[size_t(i)])) : 0.0);
+        }
+        m_bars[i]->setData(keys, values, true);
+    }
+    const QPen capacityPen(m_theme.capacity, m_theme.lineWidth, Qt::DashLine);
+    for (int c = 0; c < m_columns.size(); ++c) {
+        const Column& col = m_columns[c];
+        ticker->addTick(c + 1, col.label);
+        auto* label = new QCPItemText(m_plot);
+        label->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
+        label->setFont(m_theme.font(1));
+        label->setClipToAxisRect(false);
+        if (!col.report) {
+            label->position->setCoords(c + 1, 0);
+            label->setText(QStringLiteral("not a valid configuration:\n") + col.error.section(QStringLiteral(": "), -2));
+            label->setColor(m_theme.overflow);
+            continue;
+        }
+        const Report& r = *col.report;
+        const double total = toGiB(r.peak);
+        yMax = std::max(yMax, total);
+        QString text = bytesText(r.peak);
+        if (r.gpu) {
+            const double cap = toGiB(r.usableBytes);
+            yMax = std::max(yMax, cap);
+            auto* line = new QCPItemLine(m_plot);
+            line->setPen(capacityPen);
+            line->start->setCoords(c + 1 - 0.45, cap);
+            line->end->setCoords(c + 1 + 0.45, cap);
+            const Bytes room = r.usableBytes - r.peak;
+            text += r.fits ? QStringLiteral("\n%1 free").arg(bytesText(room)) : QStringLiteral("\n%1 over").arg(bytesText(-room));
+            label->setColor(r.fits ? m_theme.fits : m_theme.overflow);
+            if (c == 0) {
+                auto* capLabel = new QCPItemText(m_plot);
+                capLabel->setPositionAlignment(Qt::AlignBottom | Qt::AlignLeft);
+                capLabel->position->setCoords(0.5, cap);
+                capLabel->setText(QStringLiteral("%1: %2").arg(QString::fromStdString(r.gpu->displayName), bytesText(r.usableBytes)));
+                capLabel->setColor(m_theme.foreground);
+                capLabel->setFont(m_theme.font(-1));
+            }
+        } else {
+            label->setColor(m_theme.foreground);
+        }
+        label->setText(text);
+        label->position->setCoords(c + 1, total);
+    }
+    m_plot->xAxis->setTicker(ticker);
+    m_plot->xAxis->setRange(0.4, double(m_columns.size()) + 0.6);
+    m_plot->yAxis->setRange(0, yMax * 1.25);
+    if (!m_title.isEmpty()) {
+        auto* title = new QCPItemText(m_plot);
+        title->position->setType(QCPItemPosition::ptAxisRectRatio);
+        title->position->setCoords(0.5, 0.0);
+        title->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
+        title->setText(m_title);
+        title->setFont(m_theme.font(2));
+        title->setColor(m_theme.foreground);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace vramlab

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "plot_theme.h"
+#include "vramlab/report.h"
+
+#include <QString>
+#include <QVector>
+#include <QWidget>
+
+#include <optional>
+
+class QCustomPlot;
+class QCPBars;
+class QCPItemStraightLine;
+
+namespace vramlab {
+
+/// Stacked component bars, one column per report, against the GPU's capacity: the
+/// total and the headroom or overflow are written above each bar, hovering a segment
+/// shows its exact bytes and formula. Colours are fixed per component.
+class StackedBarChart : public QWidget {
+    Q_OBJECT
+public:
+    struct Column {
+        QString label;
+        std::optional<Report> report; ///< empty: not a valid configuration
+        QString error;
+    };
+
+    explicit StackedBarChart(QWidget* parent = nullptr);
+
+    /// Replaces the columns; the plot redraws on the next event loop turn (queued).
+    void setColumns(const QVector<Column>& columns);
+    void setTheme(const PlotTheme& theme);
+    void setTitle(const QString& title);
+
+    QCustomPlot* plot() const { return m_plot; }
+    /// The plotted GiB of `componentKey` in column `column` (for tests and exports).
+    double plottedGiB(int column, const QString& componentKey) const;
+    /// The text shown for a point of the plot, or empty (the hover tooltip).
+    QString toolTipAt(const QPointF& pixel) const;
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void rebuild();
+
+    QCustomPlot* m_plot;
+    QVector<QCPBars*> m_bars; // one per component, stacked
+    QVector<Column> m_columns;
+    PlotTheme m_theme;
+    QString m_title;
+};
+
+} // namespace vramlab

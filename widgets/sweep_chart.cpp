@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+#include "sweep_chart.h"
+
+#include "chart_support.h"
+#include "qcustomplot_include.h"
+
+#include <QVBoxLayout>
+
+namespace vramlab {
+
+SweepChart::SweepChart(QWidget* parent)
+    : QWidget(parent)
+    , m_plot(new QCustomPlot(this))
+    , m_theme(PlotTheme::fromPalette(palette(), false))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    m_plot->setMinimumSize(320, 240);
+    QCPGraph* below = nullptr;
+    for (const char* key : kComponentKeys) {
+        QCPGraph* g = m_plot->addGraph();
+        g->setName(componentLabel(QString::fromLatin1(key)));
+        if (below)
+            g->setChannelFillGraph(below); // fill down to the previous cumulative curve
+        below = g;
+        m_graphs << g;
+    }
+    m_plot->yAxis->setLabel(QStringLiteral("GiB per GPU"));
+    m_plot->legend->setVisible(true);
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    setTheme(m_theme);
+}
+
+void SweepChart::setTheme(const PlotTheme& theme)
+{
+    m_theme = theme;
+    m_theme.apply(m_plot);
+    for (int i = 0; i < m_graphs.size(); ++i) {
+        const QColor c = PlotTheme::componentColor(QString::fromLatin1(kComponentKeys[size_t(i)]));
+        m_graphs[i]->setPen(QPen(c.darker(115), 1));
+        QColor fill = c;
+        fill.setAlpha(220);
+        m_graphs[i]->setBrush(fill);
+    }
+    // The lowest area fills down to the axis.
+    m_graphs.front()->setChannelFillGraph(nullptr);
+    rebuild();
+}
+
+void SweepChart::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        setTheme(PlotTheme::fromPalette(palette(), m_theme.fontPointSize > 12));
+}
+
+void SweepChart::setSweep(const QString& xLabel, const std::vector<SweepPoint>& points, bool logX)
+{
+    m_xLabel = xLabel;
+    m_points = points;
+    m_logX = logX;
+    rebuild();
+}
+
+void SweepChart::rebuild()
+{
+    m_plot->clearItems();
+    m_firstNotFitting.reset();
+    const int n = int(m_points.size());
+    QVector<double> xs(n);
+    QVector<double> cumulative(n, 0.0);
+    double yMax = 1;
+    for (int i = 0; i < n; ++i)
+        xs[i] = double(m_points[size_t(i)].value);
+    for (int g = 0; g < m_graphs.size(); ++g) {
+        for (int i = 0; i < n; ++i)
+            cumulative[i] += toGiB(m_points[size_t(i)].report.bytesOf(kComponentKeys[size_t(g)]));
+        m_graphs[g]->setData(xs, cumulative, true);
+    }
+    for (int i = 0; i < n; ++i)
+        yMax = std::max(yMax, cumulative[i]);
+
+    m_plot->xAxis->setLabel(m_xLabel);
+    if (m_logX) {
+        m_plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
+        QSharedPointer<QCPAxisTickerLog> log(new QCPAxisTickerLog);
+        log->setLogBase(2);
+        log->setSubTickCount(0);
+        m_plot->xAxis->setTicker(log);
+        m_plot->xAxis->setNumberFormat(QStringLiteral("f"));
+        m_plot->xAxis->setNumberPrecision(0);
+    } else {
+        m_plot->xAxis->setScaleType(QCPAxis::stLinear);
+        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    }
+    if (n > 0)
+        m_plot->xAxis->setRange(xs.front(), xs.back());
+
+    const Report* any = n > 0 ? &m_points.front().report : nullptr;
+    if (any && any->usableBytes > 0) {
+        const double cap = toGiB(any->usableBytes);
+        yMax = std::max(yMax, cap);
+        auto* line = new QCPItemStraightLine(m_plot);
+        line->setPen(QPen(m_theme.capacity, m_theme.lineWidth, Qt::DashLine));
+        line->point1->setCoords(xs.front(), cap);
+        line->point2->setCoords(xs.back(), cap);
+        auto* capLabel = new QCPItemText(m_plot);
+        capLabel->setPositionAlignment(Qt::AlignBottom | Qt::AlignLeft);
+        capLabel->position->setCoords(xs.front(), cap);
+        capLabel->setText(QStringLiteral(" GPU capacity %1").arg(bytesText(any->usableBytes)));
+        capLabel->setColor(m_theme.foreground);
+        capLabel->setFont(m_theme.font(-1));
+        for (const SweepPoint& p : m_points) {
+            if (!p.report.fits) {
+                m_firstNotFitting = p.value;
+                auto* mark = new QCPItemStraightLine(m_plot);
+                mark->setPen(QPen(m_theme.overflow, m_theme.lineWidth));
+                mark->point1->setCoords(double(p.value), 0);
+                mark->point2->setCoords(double(p.value), 1);
+                auto* text = new QCPItemText(m_plot);
+                text->setPositionAlignment(Qt::AlignTop | Qt::AlignRight);
+                text->position->setType(QCPItemPosition::ptPlotCoords);
+                text->position->setCoords(double(p.value), yMax * 1.2);
+                text->setText(QStringLiteral("first that does not fit: %1 ").arg(QLocale(QLocale::English).toString(qlonglong(p.value))));
+                text->setColor(m_theme.overflow);
+                text->setFont(m_theme.font());
+                break;
+            }
+        }
+    }
+    m_plot->yAxis->setRange(0, yMax * 1.25);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace vramlab

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "plot_theme.h"
+#include "vramlab/sweep.h"
+
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+class QCustomPlot;
+class QCPGraph;
+
+namespace vramlab {
+
+/// Memory against one swept size (sequence length, batch, context) as stacked areas by
+/// component, with the GPU's capacity as a line and the first size that does not fit marked.
+class SweepChart : public QWidget {
+    Q_OBJECT
+public:
+    explicit SweepChart(QWidget* parent = nullptr);
+
+    void setSweep(const QString& xLabel, const std::vector<SweepPoint>& points, bool logX);
+    void setTheme(const PlotTheme& theme);
+    QCustomPlot* plot() const { return m_plot; }
+    /// The first swept value whose peak does not fit, if any.
+    std::optional<Count> firstNotFitting() const { return m_firstNotFitting; }
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void rebuild();
+
+    QCustomPlot* m_plot;
+    QVector<QCPGraph*> m_graphs; // cumulative, one per component
+    std::vector<SweepPoint> m_points;
+    QString m_xLabel;
+    bool m_logX = true;
+    std::optional<Count> m_firstNotFitting;
+    PlotTheme m_theme;
+};
+
+} // namespace vramlab
