@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # VRAM Lab on a fresh Debian 12 machine: installs what is missing, builds, runs.
-#   ./dev.sh start   install, build (release) and start VRAM Lab on the default scenario
+#   ./dev.sh start   install, build (release) and start the VRAM Lab window (default scenario)
 #   ./dev.sh test    install, build (dev) and run every test (what CI runs)
 #   ./dev.sh bench   build (release) and run the core benchmarks
 set -euo pipefail
@@ -35,7 +35,7 @@ case "${1:-}" in
 start)
     install_missing "${BUILD_PACKAGES[@]}"
     build release
-    exec build/release/app/cli/vramlab-cli estimate "${2:-$DEFAULT_SCENARIO}"
+    exec build/release/app/gui/vramlab "${2:-$DEFAULT_SCENARIO}"
     ;;
 test)
     install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
@@ -45,7 +45,8 @@ test)
 bench)
     install_missing "${BUILD_PACKAGES[@]}"
     build release
-    exec build/release/benchmarks/bench_core
+    build/release/benchmarks/bench_core
+    exec build/release/benchmarks/bench_gui
     ;;
 *)
     echo "usage: ./dev.sh start [SCENARIO.json] | test | bench" >&2

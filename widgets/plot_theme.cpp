@@ -68,6 +68,17 @@ void PlotTheme::apply(QCustomPlot* plot) const
     }
 }
 
+void placeLegendBelow(QCustomPlot* plot)
+{
+    auto* row = new QCPLayoutGrid;
+    plot->plotLayout()->addElement(1, 0, row);
+    row->setMargins(QMargins(6, 0, 6, 6));
+    row->addElement(0, 0, plot->legend); // takes the legend out of the axis rect's inset layout
+    plot->legend->setWrap(4);
+    plot->legend->setFillOrder(QCPLegend::foColumnsFirst, true); // true: re-lay the existing items
+    plot->plotLayout()->setRowStretchFactor(1, 0.001);
+}
+
 QPalette darkPalette()
 {
     QPalette p;

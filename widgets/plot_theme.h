@@ -31,6 +31,10 @@ struct PlotTheme {
     QFont font(int delta = 0) const;
 };
 
+/// Moves the legend into a row under the axis rect, laid out in columns, so it never
+/// covers bars, lines or labels (at any font size, presenter mode included).
+void placeLegendBelow(QCustomPlot* plot);
+
 /// A dark Fusion palette (Qt 6.4 has no system colour-scheme hint).
 QPalette darkPalette();
 

@@ -2,6 +2,7 @@
 #include "stacked_bar_chart.h"
 
 #include "chart_support.h"
+#include "plot_theme.h"
 #include "qcustomplot_include.h"
 
 #include <QToolTip>
@@ -34,8 +35,7 @@ StackedBarChart::StackedBarChart(QWidget* parent)
     m_plot->yAxis->setLabel(QStringLiteral("GiB per GPU"));
     m_plot->xAxis->grid()->setVisible(false);
     m_plot->legend->setVisible(true);
-    // Legend top right, capacity label top left: they never cover each other.
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    placeLegendBelow(m_plot);
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
         const QString tip = toolTipAt(e->position());
@@ -144,6 +144,12 @@ void StackedBarChart::rebuild()
         }
         const Report& r = *col.report;
         const double total = toGiB(r.peak);
+        if (r.peak != r.total) { // the step peaks above the sum: mark where
+            auto* peak = new QCPItemLine(m_plot);
+            peak->setPen(QPen(m_theme.foreground, m_theme.lineWidth, Qt::DotLine));
+            peak->start->setCoords(c + 1 - 0.3, total);
+            peak->end->setCoords(c + 1 + 0.3, total);
+        }
         yMax = std::max(yMax, total);
         QString text = bytesText(r.peak);
         if (r.gpu) {

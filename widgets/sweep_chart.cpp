@@ -2,6 +2,7 @@
 #include "sweep_chart.h"
 
 #include "chart_support.h"
+#include "plot_theme.h"
 #include "qcustomplot_include.h"
 
 #include <QVBoxLayout>
@@ -28,7 +29,7 @@ SweepChart::SweepChart(QWidget* parent)
     }
     m_plot->yAxis->setLabel(QStringLiteral("GiB per GPU"));
     m_plot->legend->setVisible(true);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    placeLegendBelow(m_plot);
     setTheme(m_theme);
 }
 
@@ -55,8 +56,10 @@ void SweepChart::changeEvent(QEvent* event)
         setTheme(PlotTheme::fromPalette(palette(), m_theme.fontPointSize > 12));
 }
 
-void SweepChart::setSweep(const QString& xLabel, const std::vector<SweepPoint>& points, bool logX)
+void SweepChart::setSweep(const QString& xLabel, const std::vector<SweepPoint>& points, bool logX,
+                          std::optional<Count> firstNotFitting)
 {
+    m_exactBoundary = firstNotFitting;
     m_xLabel = xLabel;
     m_points = points;
     m_logX = logX;
@@ -113,16 +116,16 @@ void SweepChart::rebuild()
         capLabel->setFont(m_theme.font(-1));
         for (const SweepPoint& p : m_points) {
             if (!p.report.fits) {
-                m_firstNotFitting = p.value;
+                m_firstNotFitting = m_exactBoundary.value_or(p.value);
                 auto* mark = new QCPItemStraightLine(m_plot);
                 mark->setPen(QPen(m_theme.overflow, m_theme.lineWidth));
-                mark->point1->setCoords(double(p.value), 0);
-                mark->point2->setCoords(double(p.value), 1);
+                mark->point1->setCoords(double(*m_firstNotFitting), 0);
+                mark->point2->setCoords(double(*m_firstNotFitting), 1);
                 auto* text = new QCPItemText(m_plot);
                 text->setPositionAlignment(Qt::AlignTop | Qt::AlignRight);
                 text->position->setType(QCPItemPosition::ptPlotCoords);
-                text->position->setCoords(double(p.value), yMax * 1.2);
-                text->setText(QStringLiteral("first that does not fit: %1 ").arg(QLocale(QLocale::English).toString(qlonglong(p.value))));
+                text->position->setCoords(double(*m_firstNotFitting), yMax * 1.2);
+                text->setText(QStringLiteral("does not fit from %1 ").arg(QLocale(QLocale::English).toString(qlonglong(*m_firstNotFitting))));
                 text->setColor(m_theme.overflow);
                 text->setFont(m_theme.font());
                 break;

@@ -21,7 +21,10 @@ class SweepChart : public QWidget {
 public:
     explicit SweepChart(QWidget* parent = nullptr);
 
-    void setSweep(const QString& xLabel, const std::vector<SweepPoint>& points, bool logX);
+    /// `firstNotFitting`: the exact boundary (from a fit search) to mark; without it the
+    /// first sampled point that does not fit is marked.
+    void setSweep(const QString& xLabel, const std::vector<SweepPoint>& points, bool logX,
+                  std::optional<Count> firstNotFitting = std::nullopt);
     void setTheme(const PlotTheme& theme);
     QCustomPlot* plot() const { return m_plot; }
     /// The first swept value whose peak does not fit, if any.
@@ -39,6 +42,7 @@ private:
     QString m_xLabel;
     bool m_logX = true;
     std::optional<Count> m_firstNotFitting;
+    std::optional<Count> m_exactBoundary;
     PlotTheme m_theme;
 };
 

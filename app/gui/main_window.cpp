@@ -9,6 +9,7 @@
 #include "scenario_document.h"
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
+#include "vramlab/fit.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/sweep.h"
 
@@ -270,7 +271,15 @@ void MainWindow::updateSweep()
     if (p == SweepParam::SequenceLength && sc.model.position == PositionKind::Learned)
         hi = std::min(hi, sc.model.maxPositionEmbeddings);
     try {
-        m_sweep->setSweep(m_sweepParam->currentText(), sweep(sc, p, length ? 128 : 1, std::max<Count>(hi, 2), 64, true), true);
+        // The exact boundary from the fit search, not just the first sampled point past it.
+        std::optional<Count> boundary;
+        if (sc.run.gpu) {
+            const FitResult fit = fitMax(sc, p);
+            if (fit.nextReport)
+                boundary = fit.nextValue;
+        }
+        m_sweep->setSweep(m_sweepParam->currentText(), sweep(sc, p, length ? 128 : 1, std::max<Count>(hi, 2), 64, true), true,
+                          boundary);
     } catch (const std::exception& e) {
         m_sweep->setSweep(QString::fromUtf8(e.what()), {}, true);
     }
@@ -400,6 +409,12 @@ void MainWindow::setPresenterMode(bool on)
     QFont f = QApplication::font();
     f.setPointSize(on ? 16 : 10);
     QApplication::setFont(f);
+    QFont verdict = f;
+    verdict.setPointSize(on ? 26 : 15);
+    verdict.setBold(true);
+    m_verdict->setFont(verdict);
+    // On a projector the chart is the point: the table steps aside (Explain has every number).
+    m_table->setVisible(!on);
     applyTheme();
     if (on)
         showFullScreen();

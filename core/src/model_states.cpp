@@ -113,7 +113,7 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     const Parallelism& par = r.parallelism;
     const Count dp = std::max<Count>(1, par.dataParallel());
     const Count expertDp = std::max<Count>(1, dp / std::max<Count>(1, par.expertParallel));
-    const int zero = par.zeroStage;
+    const int zero = r.mode == Mode::Training ? par.zeroStage : 0; // serving replicas hold whole weights
     const bool training = r.mode == Mode::Training;
     const PrecisionRegime reg = precisionRegime(r);
     const Bytes work = static_cast<Bytes>(bytesPerElement(reg.working));

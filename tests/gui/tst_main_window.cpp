@@ -6,10 +6,12 @@
 #include "main_window.h"
 #include "parameter_descriptors.h"
 #include "parameter_panel.h"
+#include "qcustomplot_include.h"
 #include "scenario_document.h"
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
 #include "vramlab/estimator.h"
+#include "vramlab/fit.h"
 #include "vramlab/scenario_io.h"
 
 #include <QCheckBox>
@@ -212,7 +214,9 @@ private slots:
     void tabsSweepAndCompare()
     {
         m_window->tabs()->setCurrentIndex(1);
-        QVERIFY(m_window->sweepChart()->firstNotFitting().has_value()); // 8B at 128k tokens does not fit 80 GB
+        // 8B at 128k tokens does not fit 80 GB: the marked boundary is the core's fit, exactly.
+        const FitResult fit = fitMax(m_window->document()->scenario(), SweepParam::SequenceLength);
+        QCOMPARE(m_window->sweepChart()->firstNotFitting(), std::optional<Count>(*fit.value + 1));
         m_window->tabs()->setCurrentIndex(2);
         const auto cols = CompareView::methodColumns(m_window->document()->scenario());
         QCOMPARE(cols.size(), 4);
@@ -232,6 +236,38 @@ private slots:
         QCOMPARE(acts->text(0), QStringLiteral("Activations"));
         QCOMPARE(acts->childCount(), int(m_window->document()->report()->activations.tensors.size()));
         QVERIFY(t->toCsv().startsWith(QStringLiteral("component,bytes,share\nWeights,")));
+    }
+
+    void themesRecolourCharts()
+    {
+        m_window->setDarkTheme(true);
+        // Text turns light on dark, and the plot's own pixels turn dark.
+        QVERIFY(m_window->chart()->plot()->xAxis->tickLabelColor().lightness() > 180);
+        QVERIFY(m_window->chart()->plot()->toPixmap(200, 200).toImage().pixelColor(5, 5).lightness() < 80);
+        m_window->setDarkTheme(false);
+        QVERIFY(m_window->chart()->plot()->xAxis->tickLabelColor().lightness() < 80);
+        QVERIFY(m_window->chart()->plot()->toPixmap(200, 200).toImage().pixelColor(5, 5).lightness() > 180);
+        m_window->setPresenterMode(true);
+        QVERIFY(m_window->chart()->plot()->yAxis->tickLabelFont().pointSize() >= 18);
+        QVERIFY(!m_window->table()->isVisible());
+        m_window->setPresenterMode(false);
+        QVERIFY(m_window->table()->isVisible());
+    }
+
+    void commandLineWithoutDisplay()
+    {
+        for (const char* arg : {"--version", "--help"}) {
+            QProcess p;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.remove(QStringLiteral("DISPLAY"));
+            env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+            env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+            p.setProcessEnvironment(env);
+            p.start(QStringLiteral(VRAMLAB_GUI), {QString::fromLatin1(arg)});
+            QVERIFY(p.waitForFinished(20000));
+            QCOMPARE(p.exitCode(), 0);
+            QVERIFY(p.readAllStandardOutput().startsWith(arg == std::string("--version") ? "vramlab " : "usage: vramlab"));
+        }
     }
 
     void screenshotIsNotBlank()
