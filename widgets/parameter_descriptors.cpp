@@ -12,12 +12,9 @@ namespace {
 
 using K = ParamDescriptor::Kind;
 
-bool training(const Scenario& s) { return s.run.mode == Mode::Training; }
-bool inference(const Scenario& s) { return s.run.mode == Mode::Inference; }
-bool always(const Scenario&) { return true; }
-
-ParamDescriptor integer(QString key, QString group, QString label, QString unit, QString tip, K kind, double lo, double hi,
-                        std::function<Count&(Scenario&)> field, std::function<bool(const Scenario&)> applies = always)
+/// The fields every descriptor has; get, set and applies are filled in by the caller.
+ParamDescriptor describe(QString key, QString group, QString label, QString unit, QString tip, K kind, double lo = 0,
+                         double hi = 0, int decimals = 0)
 {
     ParamDescriptor d;
     d.key = std::move(key);
@@ -28,6 +25,27 @@ ParamDescriptor integer(QString key, QString group, QString label, QString unit,
     d.kind = kind;
     d.min = lo;
     d.max = hi;
+    d.decimals = decimals;
+    return d;
+}
+
+/// A custom GPU derived from the current one (or an H100), under its own name.
+GpuSpec customGpu(const Scenario& s)
+{
+    GpuSpec g = s.run.gpu.value_or(*findGpu("h100-sxm-80gb"));
+    g.name = "custom";
+    g.displayName = "Custom GPU";
+    return g;
+}
+
+bool training(const Scenario& s) { return s.run.mode == Mode::Training; }
+bool inference(const Scenario& s) { return s.run.mode == Mode::Inference; }
+bool always(const Scenario&) { return true; }
+
+ParamDescriptor integer(QString key, QString group, QString label, QString unit, QString tip, K kind, double lo, double hi,
+                        std::function<Count&(Scenario&)> field, std::function<bool(const Scenario&)> applies = always)
+{
+    ParamDescriptor d = describe(std::move(key), std::move(group), std::move(label), std::move(unit), std::move(tip), kind, lo, hi);
     if (field) { // a plain integer field; callers with side effects set get/set themselves
         d.get = [field](const Scenario& s) { return QVariant::fromValue<qlonglong>(field(const_cast<Scenario&>(s))); };
         d.set = [field](Scenario& s, const QVariant& v) { field(s) = v.toLongLong(); };
@@ -41,12 +59,7 @@ ParamDescriptor choice(QString key, QString group, QString label, QString tip,
                        std::vector<std::tuple<QString, QString, E>> options, std::function<E&(Scenario&)> field,
                        std::function<bool(const Scenario&)> applies = always)
 {
-    ParamDescriptor d;
-    d.key = std::move(key);
-    d.group = std::move(group);
-    d.label = std::move(label);
-    d.tooltip = std::move(tip);
-    d.kind = K::Choice;
+    ParamDescriptor d = describe(std::move(key), std::move(group), std::move(label), QString(), std::move(tip), K::Choice);
     for (const auto& [value, shown, e] : options) {
         d.choices << value;
         d.choiceLabels << shown;
@@ -70,12 +83,7 @@ ParamDescriptor choice(QString key, QString group, QString label, QString tip,
 ParamDescriptor toggle(QString key, QString group, QString label, QString tip, std::function<bool&(Scenario&)> field,
                        std::function<bool(const Scenario&)> applies = always)
 {
-    ParamDescriptor d;
-    d.key = std::move(key);
-    d.group = std::move(group);
-    d.label = std::move(label);
-    d.tooltip = std::move(tip);
-    d.kind = K::Toggle;
+    ParamDescriptor d = describe(std::move(key), std::move(group), std::move(label), QString(), std::move(tip), K::Toggle);
     d.get = [field](const Scenario& s) { return QVariant(field(const_cast<Scenario&>(s))); };
     d.set = [field](Scenario& s, const QVariant& v) { field(s) = v.toBool(); };
     d.applies = std::move(applies);
@@ -90,12 +98,9 @@ QVector<ParamDescriptor> build()
                   inf = QStringLiteral("Inference"), par = QStringLiteral("Parallelism"), hw = QStringLiteral("Hardware");
 
     // Model: a preset, a scaled family member, or shapes of one's own.
-    ParamDescriptor preset;
-    preset.key = QStringLiteral("model.preset");
-    preset.group = model;
-    preset.label = QStringLiteral("Preset");
-    preset.tooltip = QStringLiteral("A published model with its exact shapes. Editing a shape below makes it a custom model.");
-    preset.kind = K::Choice;
+    ParamDescriptor preset =
+        describe(QStringLiteral("model.preset"), model, QStringLiteral("Preset"), QString(),
+                 QStringLiteral("A published model with its exact shapes. Editing a shape below makes it a custom model."), K::Choice);
     for (const Preset& p : presets()) {
         preset.choices << QString::fromStdString(p.key);
         preset.choiceLabels << QString::fromStdString(p.model.name);
@@ -112,17 +117,11 @@ QVector<ParamDescriptor> build()
     preset.applies = always;
     all << preset;
 
-    ParamDescriptor size;
-    size.key = QStringLiteral("model.parameters_b");
-    size.group = model;
-    size.label = QStringLiteral("Parameters");
-    size.unit = QStringLiteral("B");
-    size.tooltip = QStringLiteral("Scales this model family to another size: width by the cube root, then the layer count "
-                                  "to land on the target. For quick what-ifs; the shapes below show the result.");
-    size.kind = K::Real;
-    size.min = 0.01;
-    size.max = 2000;
-    size.decimals = 2;
+    ParamDescriptor size =
+        describe(QStringLiteral("model.parameters_b"), model, QStringLiteral("Parameters"), QStringLiteral("B"),
+                 QStringLiteral("Scales this model family to another size: width by the cube root, then the layer count "
+                                "to land on the target. For quick what-ifs; the shapes below show the result."),
+                 K::Real, 0.01, 2000, 2);
     size.get = [](const Scenario& s) { return QVariant(double(countParameters(s.model).total) / 1e9); };
     size.set = [](Scenario& s, const QVariant& v) {
         s.model = scaleModel(s.model, static_cast<Count>(v.toDouble() * 1e9));
@@ -206,13 +205,11 @@ QVector<ParamDescriptor> build()
                               {QStringLiteral("sgd"), QStringLiteral("SGD"), Optimizer::Sgd}},
                              [](Scenario& s) -> Optimizer& { return s.run.optimizer; }, training);
 
-    ParamDescriptor ckpt;
-    ckpt.key = QStringLiteral("run.checkpointing");
-    ckpt.group = prec;
-    ckpt.label = QStringLiteral("Checkpointing");
-    ckpt.tooltip = QStringLiteral("Full: each layer keeps only its input and is recomputed in backward (~33% more compute). "
-                                  "Selective: only the attention core is recomputed. Every k: one input per k layers.");
-    ckpt.kind = K::Choice;
+    ParamDescriptor ckpt =
+        describe(QStringLiteral("run.checkpointing"), prec, QStringLiteral("Checkpointing"), QString(),
+                 QStringLiteral("Full: each layer keeps only its input and is recomputed in backward (~33% more compute). "
+                                "Selective: only the attention core is recomputed. Every k: one input per k layers."),
+                 K::Choice);
     ckpt.choices = {QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full"), QStringLiteral("every 2"),
                     QStringLiteral("every 4"), QStringLiteral("every 8")};
     ckpt.choiceLabels = {QStringLiteral("None"), QStringLiteral("Selective (attention)"), QStringLiteral("Full (every layer)"),
@@ -285,12 +282,8 @@ QVector<ParamDescriptor> build()
                   QStringLiteral("Keeps the weights in host memory and gathers one layer at a time (ZeRO-3 only)."),
                   [](Scenario& s) -> bool& { return s.run.parallelism.offloadParams; }, training);
 
-    ParamDescriptor gpu;
-    gpu.key = QStringLiteral("run.gpu");
-    gpu.group = hw;
-    gpu.label = QStringLiteral("GPU");
-    gpu.tooltip = QStringLiteral("Memory, peak TFLOP/s and bandwidth from the catalog.");
-    gpu.kind = K::Choice;
+    ParamDescriptor gpu = describe(QStringLiteral("run.gpu"), hw, QStringLiteral("GPU"), QString(),
+                                   QStringLiteral("Memory, peak TFLOP/s and bandwidth from the catalog."), K::Choice);
     for (const GpuSpec& g : gpuCatalog()) {
         gpu.choices << QString::fromStdString(g.name);
         gpu.choiceLabels << QString::fromStdString(g.displayName);
@@ -305,52 +298,31 @@ QVector<ParamDescriptor> build()
                                                                           : QStringLiteral("custom"));
     };
     gpu.set = [](Scenario& s, const QVariant& v) {
-        if (auto g = findGpu(v.toString().toStdString())) {
-            s.run.gpu = *g;
-        } else {
-            GpuSpec custom = s.run.gpu.value_or(*findGpu("h100-sxm-80gb"));
-            custom.name = "custom";
-            custom.displayName = "Custom GPU";
-            s.run.gpu = custom;
-        }
+        const auto g = findGpu(v.toString().toStdString());
+        s.run.gpu = g ? *g : customGpu(s);
     };
     gpu.applies = always;
     all << gpu;
 
-    ParamDescriptor mem;
-    mem.key = QStringLiteral("run.gpu.memory_gib");
-    mem.group = hw;
-    mem.label = QStringLiteral("Capacity");
-    mem.unit = QStringLiteral("GiB");
-    mem.tooltip = QStringLiteral("Device memory of one GPU; changing it makes the GPU custom.");
-    mem.kind = K::Real;
-    mem.min = 1;
-    mem.max = 1024;
-    mem.decimals = 1;
+    ParamDescriptor mem = describe(QStringLiteral("run.gpu.memory_gib"), hw, QStringLiteral("Capacity"), QStringLiteral("GiB"),
+                                   QStringLiteral("Device memory of one GPU; changing it makes the GPU custom."), K::Real, 1,
+                                   1024, 1);
     mem.get = [](const Scenario& s) { return QVariant(s.run.gpu ? double(s.run.gpu->memoryBytes) / double(kGiB) : 80.0); };
     mem.set = [](Scenario& s, const QVariant& v) {
-        GpuSpec g = s.run.gpu.value_or(*findGpu("h100-sxm-80gb"));
         const Bytes bytes = static_cast<Bytes>(v.toDouble() * double(kGiB));
-        if (bytes != g.memoryBytes) {
+        if (!s.run.gpu || bytes != s.run.gpu->memoryBytes) {
+            GpuSpec g = customGpu(s);
             g.memoryBytes = bytes;
-            g.name = "custom";
-            g.displayName = "Custom GPU";
+            s.run.gpu = g;
         }
-        s.run.gpu = g;
     };
     mem.applies = always;
     all << mem;
 
-    ParamDescriptor mfu;
-    mfu.key = QStringLiteral("run.mfu");
-    mfu.group = hw;
-    mfu.label = QStringLiteral("MFU");
-    mfu.unit = QStringLiteral("of peak");
-    mfu.tooltip = QStringLiteral("Model FLOPs utilization assumed for the step time: 0.4-0.6 is typical for large runs.");
-    mfu.kind = K::Real;
-    mfu.min = 0.05;
-    mfu.max = 1.0;
-    mfu.decimals = 2;
+    ParamDescriptor mfu =
+        describe(QStringLiteral("run.mfu"), hw, QStringLiteral("MFU"), QStringLiteral("of peak"),
+                 QStringLiteral("Model FLOPs utilization assumed for the step time: 0.4-0.6 is typical for large runs."), K::Real,
+                 0.05, 1.0, 2);
     mfu.get = [](const Scenario& s) { return QVariant(s.run.mfu); };
     mfu.set = [](Scenario& s, const QVariant& v) { s.run.mfu = v.toDouble(); };
     mfu.applies = always;

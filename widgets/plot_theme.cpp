@@ -3,6 +3,8 @@
 
 #include "qcustomplot_include.h"
 
+#include <QVBoxLayout>
+
 namespace vramlab {
 
 PlotTheme PlotTheme::fromPalette(const QPalette& p, bool presenter)
@@ -66,6 +68,16 @@ void PlotTheme::apply(QCustomPlot* plot) const
         plot->legend->setBorderPen(QPen(grid));
         plot->legend->setFont(font());
     }
+}
+
+QCustomPlot* createPlotIn(QWidget* host)
+{
+    auto* plot = new QCustomPlot(host);
+    auto* layout = new QVBoxLayout(host);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot);
+    plot->setMinimumSize(320, 240);
+    return plot;
 }
 
 void placeLegendBelow(QCustomPlot* plot)

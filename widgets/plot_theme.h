@@ -7,6 +7,7 @@
 #include <QString>
 
 class QCustomPlot;
+class QWidget;
 
 namespace vramlab {
 
@@ -30,6 +31,9 @@ struct PlotTheme {
     void apply(QCustomPlot* plot) const;
     QFont font(int delta = 0) const;
 };
+
+/// A QCustomPlot filling `host` (margins off, a size that stays readable).
+QCustomPlot* createPlotIn(QWidget* host);
 
 /// Moves the legend into a row under the axis rect, laid out in columns, so it never
 /// covers bars, lines or labels (at any font size, presenter mode included).

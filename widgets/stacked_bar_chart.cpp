@@ -12,13 +12,9 @@ namespace vramlab {
 
 StackedBarChart::StackedBarChart(QWidget* parent)
     : QWidget(parent)
-    , m_plot(new QCustomPlot(this))
+    , m_plot(createPlotIn(this))
     , m_theme(PlotTheme::fromPalette(palette(), false))
 {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_plot);
-    m_plot->setMinimumSize(320, 240);
     m_plot->setNoAntialiasingOnDrag(true);
 
     QCPBars* below = nullptr;

@@ -11,13 +11,9 @@ namespace vramlab {
 
 SweepChart::SweepChart(QWidget* parent)
     : QWidget(parent)
-    , m_plot(new QCustomPlot(this))
+    , m_plot(createPlotIn(this))
     , m_theme(PlotTheme::fromPalette(palette(), false))
 {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_plot);
-    m_plot->setMinimumSize(320, 240);
     QCPGraph* below = nullptr;
     for (const char* key : kComponentKeys) {
         QCPGraph* g = m_plot->addGraph();
