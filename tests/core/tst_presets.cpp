@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Published parameter counts of the built-in presets, from the architecture alone.
+#include "vramlab/model_scaling.h"
 #include "vramlab/parameter_tensors.h"
 #include "vramlab/presets.h"
 
@@ -81,6 +82,32 @@ private slots:
         m.numKvHeads = 1; // MQA
         const Count mqa = countParameters(m).total;
         QCOMPARE(countParameters(findPreset("llama-3-8b")->model).total - mqa, Count(32) * 2 * 4096 * (1024 - 128));
+    }
+
+    void scalingAFamily_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<double>("target");
+        QTest::newRow("llama-3-8b to 70B") << "llama-3-8b" << 70e9;
+        QTest::newRow("llama-3-8b to 1B") << "llama-3-8b" << 1e9;
+        QTest::newRow("gpt2 to 20B") << "gpt2" << 20e9;
+        QTest::newRow("mixtral to 100B") << "mixtral-8x7b" << 100e9;
+        QTest::newRow("deepseek-v3 to 100B") << "deepseek-v3" << 100e9;
+    }
+    void scalingAFamily()
+    {
+        QFETCH(QString, preset);
+        QFETCH(double, target);
+        const ModelSpec base = findPreset(preset.toStdString())->model;
+        const ModelSpec m = scaleModel(base, Count(target));
+        const double got = double(countParameters(m).total);
+        QVERIFY2(std::abs(got / target - 1) < 0.05, qPrintable(QString::number(got)));
+        // The family stays: head_dim, GQA group, vocabulary, the FFN ratio within rounding.
+        QCOMPARE(m.headDim, base.headDim);
+        QCOMPARE(m.numHeads / m.numKvHeads, base.numHeads / base.numKvHeads);
+        QCOMPARE(m.vocabSize, base.vocabSize);
+        QVERIFY(std::abs(double(m.ffnHiddenSize) / double(m.hiddenSize) - double(base.ffnHiddenSize) / double(base.hiddenSize)) < 0.05);
+        QVERIFY(m.preset.empty());
     }
 
     void largestLayer()

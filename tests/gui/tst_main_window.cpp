@@ -15,6 +15,8 @@
 #include "vramlab/scenario_io.h"
 
 #include <QCheckBox>
+#include <QDragEnterEvent>
+#include <QMimeData>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -268,6 +270,55 @@ private slots:
             QCOMPARE(p.exitCode(), 0);
             QVERIFY(p.readAllStandardOutput().startsWith(arg == std::string("--version") ? "vramlab " : "usage: vramlab"));
         }
+    }
+
+    void hoverShowsBytesAndFormula()
+    {
+        QCustomPlot* plot = m_window->chart()->plot();
+        plot->replot();
+        const Report& r = *m_window->document()->report();
+        // The middle of the optimizer-states segment of the only bar.
+        const double mid = gib(r.bytesOf("weights") + r.bytesOf("master_weights") + r.bytesOf("gradients")) +
+                           gib(r.bytesOf("optimizer_states")) / 2;
+        const QPointF at(plot->xAxis->coordToPixel(1.0), plot->yAxis->coordToPixel(mid));
+        const QString tip = m_window->chart()->toolTipAt(at);
+        QVERIFY2(tip.contains(QStringLiteral("Optimizer states")), qPrintable(tip));
+        QVERIFY(tip.contains(QLocale(QLocale::English).toString(qlonglong(r.bytesOf("optimizer_states")))));
+        QVERIFY(tip.contains(QStringLiteral("2 states (m, v)")));
+        QVERIFY(m_window->chart()->toolTipAt(QPointF(plot->xAxis->coordToPixel(0.5), at.y())).isEmpty()); // beside the bar
+    }
+
+    void dropOpensScenario()
+    {
+        QTemporaryDir dir;
+        Scenario sc = m_window->document()->scenario();
+        sc.run.microBatchSize = 3;
+        const QString path = dir.filePath(QStringLiteral("dropped.json"));
+        saveScenarioFile(path.toStdString(), sc);
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(path)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_window.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_window.get(), &drop);
+        QCOMPARE(m_window->document()->scenario().run.microBatchSize, Count(3));
+        QCOMPARE(m_window->document()->filePath(), path);
+    }
+
+    void sessionComesBack()
+    {
+        m_window->document()->setParameter(QStringLiteral("run.sequence_length"), QVariant::fromValue<qlonglong>(2048));
+        m_window->document()->save(QDir::temp().filePath(QStringLiteral("vramlab-session-test.json")), nullptr);
+        m_window->setDarkTheme(true);
+        QVERIFY(m_window->close()); // saves geometry, theme and the scenario
+        auto again = std::make_unique<MainWindow>();
+        again->restoreSession();
+        QCOMPARE(again->document()->scenario().run.sequenceLength, Count(2048));
+        QVERIFY(again->chart()->plot()->xAxis->tickLabelColor().lightness() > 180); // dark again
+        again->setDarkTheme(false);
+        again->close();
+        QFile::remove(QDir::temp().filePath(QStringLiteral("vramlab-session-test.json")));
     }
 
     void screenshotIsNotBlank()
