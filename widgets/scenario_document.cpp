@@ -49,6 +49,11 @@ ScenarioDocument::ScenarioDocument(QObject* parent) : QObject(parent)
     recompute();
 }
 
+ScenarioDocument::~ScenarioDocument()
+{
+    m_undo.blockSignals(true); // clearing the history on the way out is nobody's business
+}
+
 Scenario ScenarioDocument::defaultScenario()
 {
     Scenario sc;

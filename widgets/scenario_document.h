@@ -21,6 +21,7 @@ class ScenarioDocument : public QObject {
     Q_OBJECT
 public:
     explicit ScenarioDocument(QObject* parent = nullptr);
+    ~ScenarioDocument() override;
 
     const Scenario& scenario() const { return m_scenario; }
     /// The report, or empty when the scenario is not a valid configuration.

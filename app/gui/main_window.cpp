@@ -147,7 +147,13 @@ MainWindow::MainWindow(QWidget* parent)
     updateViews();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // Children die after this body: keep their last signals from reaching a half-destroyed window.
+    m_doc->undoStack()->disconnect(this);
+    m_doc->disconnect(this);
+    m_tabs->disconnect(this);
+}
 
 void MainWindow::buildMenus()
 {
