@@ -76,6 +76,20 @@ CompareView::CompareView(QWidget* parent)
     rebuildAb();
 }
 
+int CompareView::currentView() const { return m_tabs->currentIndex(); }
+
+QVector<Scenario> CompareView::sides(QStringList* labels) const
+{
+    QVector<Scenario> out;
+    for (int side = 0; side < 2; ++side)
+        if (m_sides[side]) {
+            out << *m_sides[side];
+            if (labels)
+                *labels << m_labels[side];
+        }
+    return out;
+}
+
 void CompareView::setTheme(const PlotTheme& theme)
 {
     for (StackedBarChart* c : {m_methods, m_zero, m_ab})

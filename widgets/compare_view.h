@@ -32,6 +32,10 @@ public:
     StackedBarChart* zeroChart() const { return m_zero; }
     StackedBarChart* abChart() const { return m_ab; }
     QTableWidget* abTable() const { return m_abTable; }
+    /// What the current sub-tab shows, for export.
+    int currentView() const;
+    /// The A/B scenarios set so far and their labels.
+    QVector<Scenario> sides(QStringList* labels) const;
 
     /// The method variants of a scenario: inference, full training, LoRA, QLoRA.
     static QVector<StackedBarChart::Column> methodColumns(const Scenario& scenario);

@@ -91,6 +91,24 @@ void placeLegendBelow(QCustomPlot* plot)
     plot->plotLayout()->setRowStretchFactor(1, 0.001);
 }
 
+QPalette lightPalette()
+{
+    QPalette p(QColor(239, 239, 239)); // Fusion's light window colour
+    p.setColor(QPalette::Base, Qt::white);
+    p.setColor(QPalette::Text, QColor(20, 20, 20));
+    p.setColor(QPalette::WindowText, QColor(20, 20, 20));
+    p.setColor(QPalette::Highlight, QColor(0, 114, 178));
+    return p;
+}
+
+PlotTheme exportTheme(bool dark, QSize size)
+{
+    PlotTheme t = PlotTheme::fromPalette(dark ? darkPalette() : lightPalette(), false);
+    t.fontPointSize = std::clamp(size.height() / 56, 9, 40);
+    t.lineWidth = std::clamp(size.height() / 450.0, 1.5, 6.0);
+    return t;
+}
+
 QPalette darkPalette()
 {
     QPalette p;

@@ -4,6 +4,7 @@
 #include <QColor>
 #include <QFont>
 #include <QPalette>
+#include <QSize>
 #include <QString>
 
 class QCustomPlot;
@@ -39,7 +40,12 @@ QCustomPlot* createPlotIn(QWidget* host);
 /// covers bars, lines or labels (at any font size, presenter mode included).
 void placeLegendBelow(QCustomPlot* plot);
 
-/// A dark Fusion palette (Qt 6.4 has no system colour-scheme hint).
+/// The light and dark palettes of the window and of exports (Qt 6.4 has no system
+/// colour-scheme hint): fixed, so a chart exported headless and from the window match.
+QPalette lightPalette();
 QPalette darkPalette();
+/// The chart theme of an export: the light or dark palette, with fonts and lines sized
+/// for the picture's height so a 1600x900 chart reads on a slide.
+PlotTheme exportTheme(bool dark, QSize size);
 
 } // namespace vramlab

@@ -158,10 +158,11 @@ void StackedBarChart::rebuild()
             const Bytes room = r.usableBytes - r.peak;
             text += r.fits ? QStringLiteral("\n%1 free").arg(bytesText(room)) : QStringLiteral("\n%1 over").arg(bytesText(-room));
             label->setColor(r.fits ? m_theme.fits : m_theme.overflow);
-            if (c == 0) {
+            const bool sameAsBefore = c > 0 && m_columns[c - 1].report && m_columns[c - 1].report->usableBytes == r.usableBytes;
+            if (!sameAsBefore) { // label each different capacity once
                 auto* capLabel = new QCPItemText(m_plot);
                 capLabel->setPositionAlignment(Qt::AlignBottom | Qt::AlignLeft);
-                capLabel->position->setCoords(0.5, cap);
+                capLabel->position->setCoords(c + 1 - 0.45, cap);
                 capLabel->setText(QStringLiteral("%1: %2").arg(QString::fromStdString(r.gpu->displayName), bytesText(r.usableBytes)));
                 capLabel->setColor(m_theme.foreground);
                 capLabel->setFont(m_theme.font(-1));

@@ -4,6 +4,7 @@
 #include "chart_support.h"
 #include "plot_theme.h"
 #include "qcustomplot_include.h"
+#include "vramlab/fit.h"
 
 #include <QVBoxLayout>
 
@@ -23,6 +24,8 @@ SweepChart::SweepChart(QWidget* parent)
         below = g;
         m_graphs << g;
     }
+    m_peak = m_plot->addGraph();
+    m_peak->setName(QStringLiteral("Peak (recomputation in backward)"));
     m_plot->yAxis->setLabel(QStringLiteral("GiB per GPU"));
     m_plot->legend->setVisible(true);
     placeLegendBelow(m_plot);
@@ -40,6 +43,7 @@ void SweepChart::setTheme(const PlotTheme& theme)
         fill.setAlpha(220);
         m_graphs[i]->setBrush(fill);
     }
+    m_peak->setPen(QPen(m_theme.foreground, m_theme.lineWidth, Qt::DotLine));
     // The lowest area fills down to the axis.
     m_graphs.front()->setChannelFillGraph(nullptr);
     rebuild();
@@ -62,6 +66,26 @@ void SweepChart::setSweep(const QString& xLabel, const std::vector<SweepPoint>& 
     rebuild();
 }
 
+void SweepChart::showScenario(const Scenario& sc, SweepParam p, const QString& xLabel)
+{
+    const bool length = p == SweepParam::SequenceLength || p == SweepParam::ContextLength;
+    Count hi = length ? 131072 : 512;
+    if (p == SweepParam::SequenceLength && sc.model.position == PositionKind::Learned)
+        hi = std::min(hi, sc.model.maxPositionEmbeddings);
+    try {
+        // The exact boundary from the fit search, not just the first sampled point past it.
+        std::optional<Count> boundary;
+        if (sc.run.gpu) {
+            const FitResult fit = fitMax(sc, p);
+            if (fit.nextReport)
+                boundary = fit.nextValue;
+        }
+        setSweep(xLabel, sweep(sc, p, length ? 128 : 1, std::max<Count>(hi, 2), 64, true), true, boundary);
+    } catch (const std::exception& e) {
+        setSweep(QString::fromUtf8(e.what()), {}, true);
+    }
+}
+
 void SweepChart::rebuild()
 {
     m_plot->clearItems();
@@ -77,8 +101,21 @@ void SweepChart::rebuild()
             cumulative[i] += toGiB(m_points[size_t(i)].report.bytesOf(kComponentKeys[size_t(g)]));
         m_graphs[g]->setData(xs, cumulative, true);
     }
-    for (int i = 0; i < n; ++i)
-        yMax = std::max(yMax, cumulative[i]);
+    QVector<double> peaks(n);
+    bool peakDiffers = false;
+    for (int i = 0; i < n; ++i) {
+        const Report& r = m_points[size_t(i)].report;
+        peaks[i] = toGiB(r.peak);
+        peakDiffers = peakDiffers || r.peak != r.total;
+        yMax = std::max(yMax, peaks[i]);
+    }
+    // The fit verdict uses the peak: draw it whenever it is above the stacked sum.
+    m_peak->setData(xs, peaks, true);
+    m_peak->setVisible(peakDiffers);
+    if (peakDiffers)
+        m_peak->addToLegend();
+    else
+        m_peak->removeFromLegend();
 
     m_plot->xAxis->setLabel(m_xLabel);
     if (m_logX) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "plot_theme.h"
+#include "vramlab/scenario.h"
 #include "vramlab/sweep.h"
 
 #include <QWidget>
@@ -30,6 +31,10 @@ public:
     /// The first swept value whose peak does not fit, if any.
     std::optional<Count> firstNotFitting() const { return m_firstNotFitting; }
 
+    /// Sweeps `param` of `scenario` over its usual range (64 log-spaced points; lengths
+    /// 128..131072, batches 1..512) and marks the exact boundary from the core's fit search.
+    void showScenario(const Scenario& scenario, SweepParam param, const QString& xLabel);
+
 protected:
     void changeEvent(QEvent* event) override;
 
@@ -38,6 +43,7 @@ private:
 
     QCustomPlot* m_plot;
     QVector<QCPGraph*> m_graphs; // cumulative, one per component
+    QCPGraph* m_peak = nullptr;  // the step's peak where it rises above the sum
     std::vector<SweepPoint> m_points;
     QString m_xLabel;
     bool m_logX = true;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // vramlab: the desktop explorer. `vramlab FILE.json` opens a scenario (or a Hugging Face
 // config.json); --help and --version answer without a display.
+#include "headless_export.h"
 #include "main_window.h"
 
 #include <QApplication>
@@ -21,6 +22,13 @@ scenario, in the desktop explorer.
 options:
   -h, --help     this text
   --version      the version
+
+headless export (no display needed):
+  vramlab --export OUT --chart breakdown|sweep-seq|sweep-batch|compare-methods|compare-zero|compare-files
+          [--width W --height H --theme light|dark] SCENARIO.json [MORE.json...]
+  OUT's extension picks the format: .png (2x), .svg, .pdf (the chart), .csv (its data),
+  .md (review report + chart images in OUT_files/), .html (self-contained review report).
+  Exit 0 when written, 2 with one line on stderr on bad input.
 For scripts, see vramlab-cli --help.
 )";
 
@@ -39,12 +47,25 @@ int main(int argc, char** argv)
             return 0;
         }
     }
+    const bool exporting = vramlab::wantsExport(argc, argv);
+    // An export needs no display: choose the offscreen platform unless one was asked for.
+    if (exporting && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    if (exporting) // a command-line tool: only real errors, one line, reach stderr
+        qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
+            if (type == QtCriticalMsg || type == QtFatalMsg)
+                std::fprintf(stderr, "vramlab: %s\n", qPrintable(msg));
+        });
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("VRAM Lab"));
     QApplication::setOrganizationDomain(QStringLiteral("vramlab.invalid"));
     QApplication::setApplicationName(QStringLiteral("vramlab"));
     QApplication::setApplicationDisplayName(QStringLiteral("VRAM Lab"));
     QApplication::setApplicationVersion(QStringLiteral(VRAMLAB_VERSION));
+
+    if (exporting)
+        return vramlab::runHeadlessExport(QApplication::arguments());
 
     QCommandLineParser parser;
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Scenario or Hugging Face config.json to open"));

@@ -4,12 +4,13 @@
 #include "breakdown_table.h"
 #include "chart_support.h"
 #include "compare_view.h"
+#include "export_dialog.h"
+#include "vramlab/report_text.h"
 #include "explain_view.h"
 #include "parameter_panel.h"
 #include "scenario_document.h"
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
-#include "vramlab/fit.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/sweep.h"
 
@@ -177,6 +178,17 @@ void MainWindow::buildMenus()
     saveAct->setShortcut(QKeySequence::Save);
     QAction* saveAsAct = file->addAction(QStringLiteral("Save &As…"), this, [this] { saveAs(); });
     saveAsAct->setShortcut(QKeySequence::SaveAs);
+    QAction* exportAct = file->addAction(QStringLiteral("&Export…"), this, [this] {
+        QVector<Scenario> scenarios;
+        const ChartKind kind = currentChart(&scenarios, nullptr);
+        const QString base = m_doc->filePath().isEmpty() ? QStringLiteral("vramlab") : QFileInfo(m_doc->filePath()).completeBaseName();
+        ExportDialog dialog(chartKindName(kind), QDir::home().filePath(base + QLatin1Char('-') + chartKindName(kind) + QStringLiteral(".png")),
+                            m_dark, this);
+        if (dialog.exec() == QDialog::Accepted && exportTo(dialog.path(), dialog.size(), dialog.dark()))
+            statusBar()->showMessage(QStringLiteral("Exported %1").arg(dialog.path()), 5000);
+    });
+    exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportAct->setToolTip(QStringLiteral("The chart on screen as PNG, SVG or PDF; its data as CSV; a review report as Markdown or HTML"));
     file->addSeparator();
     QAction* quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -192,6 +204,20 @@ void MainWindow::buildMenus()
     QAction* copy = edit->addAction(QStringLiteral("&Copy breakdown as CSV"), this,
                                     [this] { QApplication::clipboard()->setText(m_table->toCsv()); });
     copy->setShortcut(QKeySequence::Copy);
+    edit->addAction(QStringLiteral("Copy breakdown as &Markdown"), this, [this] {
+        if (m_doc->report())
+            QApplication::clipboard()->setText(QString::fromStdString(breakdownMarkdown(*m_doc->report())));
+    });
+    QAction* copyChart = edit->addAction(QStringLiteral("Copy c&hart as image"), this, [this] {
+        QVector<Scenario> scenarios;
+        QStringList labels;
+        const ChartKind kind = currentChart(&scenarios, &labels);
+        if (scenarios.isEmpty())
+            return;
+        const ExportedChart chart(kind, scenarios, labels, QSize(1600, 900), exportTheme(m_dark, QSize(1600, 900)));
+        QApplication::clipboard()->setImage(QImage::fromData(chart.png(2.0), "PNG"));
+    });
+    copyChart->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
 
     QMenu* view = menuBar()->addMenu(QStringLiteral("&View"));
     m_darkAction = view->addAction(QStringLiteral("&Dark theme"), this, [this](bool on) { setDarkTheme(on); });
@@ -270,25 +296,7 @@ void MainWindow::updateSweep()
     m_sweepParam->setCurrentIndex(std::max(0, m_sweepParam->findData(wanted)));
     if (!m_doc->report())
         return m_sweep->setSweep(QString(), {}, true);
-    const QString key = m_sweepParam->currentData().toString();
-    const SweepParam p = parseSweepParam(key.toStdString());
-    const bool length = p == SweepParam::SequenceLength || p == SweepParam::ContextLength;
-    Count hi = length ? 131072 : 512;
-    if (p == SweepParam::SequenceLength && sc.model.position == PositionKind::Learned)
-        hi = std::min(hi, sc.model.maxPositionEmbeddings);
-    try {
-        // The exact boundary from the fit search, not just the first sampled point past it.
-        std::optional<Count> boundary;
-        if (sc.run.gpu) {
-            const FitResult fit = fitMax(sc, p);
-            if (fit.nextReport)
-                boundary = fit.nextValue;
-        }
-        m_sweep->setSweep(m_sweepParam->currentText(), sweep(sc, p, length ? 128 : 1, std::max<Count>(hi, 2), 64, true), true,
-                          boundary);
-    } catch (const std::exception& e) {
-        m_sweep->setSweep(QString::fromUtf8(e.what()), {}, true);
-    }
+    m_sweep->showScenario(sc, parseSweepParam(m_sweepParam->currentData().toString().toStdString()), m_sweepParam->currentText());
 }
 
 void MainWindow::updateCompare()
@@ -334,6 +342,40 @@ bool MainWindow::saveTo(const QString& path)
     showBanner(QString());
     addRecent(path);
     statusBar()->showMessage(QStringLiteral("Saved %1").arg(path), 4000);
+    return true;
+}
+
+ChartKind MainWindow::currentChart(QVector<Scenario>* scenarios, QStringList* labels) const
+{
+    if (scenarios)
+        *scenarios = {m_doc->scenario()};
+    switch (m_tabs->currentIndex()) {
+    case 1:
+        return m_sweepParam->currentIndex() == 1 ? ChartKind::SweepBatch : ChartKind::SweepSequence;
+    case 2:
+        if (m_compare->currentView() == 0)
+            return ChartKind::CompareMethods;
+        if (m_compare->currentView() == 1)
+            return ChartKind::CompareZero;
+        if (scenarios)
+            *scenarios = m_compare->sides(labels);
+        return ChartKind::CompareFiles;
+    default:
+        return ChartKind::Breakdown;
+    }
+}
+
+bool MainWindow::exportTo(const QString& path, QSize size, bool dark)
+{
+    QVector<Scenario> scenarios;
+    QStringList labels;
+    const ChartKind kind = currentChart(&scenarios, &labels);
+    QString error;
+    if (!exportScenario(kind, scenarios, labels, path, size, exportTheme(dark, size), &error)) {
+        showBanner(QStringLiteral("Not exported: ") + error);
+        return false;
+    }
+    showBanner(QString());
     return true;
 }
 
@@ -431,7 +473,7 @@ void MainWindow::setPresenterMode(bool on)
 void MainWindow::applyTheme()
 {
     QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
-    const QPalette pal = m_dark ? darkPalette() : QApplication::style()->standardPalette();
+    const QPalette pal = m_dark ? darkPalette() : lightPalette();
     QApplication::setPalette(pal);
     const PlotTheme theme = PlotTheme::fromPalette(pal, m_presenter);
     m_chart->setTheme(theme);

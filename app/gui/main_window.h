@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "chart_export.h"
 #include "plot_theme.h"
 
 #include <QMainWindow>
@@ -46,6 +47,10 @@ public:
     /// stays and the banner says why.
     bool openFile(const QString& path);
     bool saveTo(const QString& path);
+    /// The chart on screen (tab and sub-tab) as an export kind, with its scenarios.
+    ChartKind currentChart(QVector<Scenario>* scenarios, QStringList* labels) const;
+    /// File > Export without the dialog: the current chart (or report, by extension) to `path`.
+    bool exportTo(const QString& path, QSize size, bool dark);
     void setDarkTheme(bool dark);
     void setPresenterMode(bool on);
     /// Restores the last session's window and scenario (QSettings).

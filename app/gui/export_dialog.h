@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QDialog>
+#include <QSize>
+
+class QLineEdit;
+class QSpinBox;
+class QComboBox;
+
+namespace vramlab {
+
+/// File > Export: where to (the extension picks the format), the picture's size and theme.
+class ExportDialog : public QDialog {
+    Q_OBJECT
+public:
+    ExportDialog(const QString& chartName, const QString& suggestedPath, bool dark, QWidget* parent = nullptr);
+    QString path() const;
+    QSize size() const;
+    bool dark() const;
+
+private:
+    QLineEdit* m_path;
+    QSpinBox* m_width;
+    QSpinBox* m_height;
+    QComboBox* m_theme;
+};
+
+} // namespace vramlab

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QStringList>
+
+namespace vramlab {
+
+/// `vramlab --export OUT --chart KIND [--width W --height H --theme light|dark] SCENARIO.json [MORE.json…]`:
+/// writes OUT (format from its extension) without showing a window. Returns the exit
+/// code: 0 written, 2 bad input (one line on stderr naming the file and what was expected).
+/// Call with a QApplication alive (the offscreen platform when there is no display).
+int runHeadlessExport(const QStringList& arguments);
+
+/// True when the command line asks for an export (then no window is created).
+bool wantsExport(int argc, char** argv);
+
+} // namespace vramlab

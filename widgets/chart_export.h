@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "plot_theme.h"
+#include "vramlab/scenario.h"
+
+#include <QByteArray>
+#include <QSize>
+#include <QString>
+#include <QVector>
+
+#include <memory>
+#include <optional>
+
+class QCustomPlot;
+class QWidget;
+
+namespace vramlab {
+
+/// The charts VRAM Lab draws, by their command-line names.
+enum class ChartKind { Breakdown, SweepSequence, SweepBatch, CompareMethods, CompareZero, CompareFiles };
+
+std::optional<ChartKind> parseChartKind(const QString& name);
+QString chartKindName(ChartKind kind);
+QStringList chartKindNames();
+
+/// One chart drawn off screen at a given size, the same way the window draws it:
+/// exporting from the window and from the command line use this, so the same scenario
+/// and size give the same picture.
+class ExportedChart {
+public:
+    /// `scenarios`: one (two or more for compare-files); `labels` name them (file names).
+    ExportedChart(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels, QSize size,
+                  const PlotTheme& theme);
+    ~ExportedChart();
+    QCustomPlot* plot() const;
+    QSize size() const { return m_size; }
+
+    /// PNG at `scale` x the size (2 for crisp slides).
+    QByteArray png(double scale = 2.0) const;
+    /// SVG with text kept as text.
+    QByteArray svg() const;
+    /// One-page PDF, vector.
+    QByteArray pdf() const;
+
+private:
+    std::unique_ptr<QWidget> m_widget;
+    QCustomPlot* m_plot = nullptr;
+    QSize m_size;
+};
+
+/// Writes `data` to `path` atomically (QSaveFile): a failed write leaves no half file.
+bool writeFileAtomic(const QString& path, const QByteArray& data, QString* error);
+
+/// Everything `vramlab --export` and File > Export can write, chosen by OUT's extension:
+/// .png .svg .pdf (the chart), .csv .md (the breakdown table; .md with `--chart` other
+/// than breakdown is the review report with its chart images beside it), .html (one
+/// self-contained review report with the charts inline). Errors name the file and why.
+bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels, const QString& outPath,
+                    QSize size, const PlotTheme& theme, QString* error);
+
+/// The self-contained HTML review report (settings, verdict, breakdown, inline SVG charts,
+/// FLOPs, formulas).
+QByteArray reviewHtml(const Scenario& scenario, QSize chartSize, const PlotTheme& theme);
+
+} // namespace vramlab
