@@ -15,6 +15,7 @@
 #include "vramlab/scenario_io.h"
 
 #include <QCheckBox>
+#include <QClipboard>
 #include <QDragEnterEvent>
 #include <QMimeData>
 #include <QComboBox>
@@ -319,6 +320,24 @@ private slots:
         again->setDarkTheme(false);
         again->close();
         QFile::remove(QDir::temp().filePath(QStringLiteral("vramlab-session-test.json")));
+    }
+
+    void copyChartAndTable()
+    {
+        auto trigger = [this](const QString& text) {
+            for (QAction* a : m_window->findChildren<QAction*>())
+                if (a->text().remove(QLatin1Char('&')) == text) {
+                    a->trigger();
+                    return true;
+                }
+            return false;
+        };
+        QVERIFY(trigger(QStringLiteral("Copy chart as image")));
+        QCOMPARE(QApplication::clipboard()->image().size(), QSize(3200, 1800));
+        QVERIFY(trigger(QStringLiteral("Copy breakdown as Markdown")));
+        QVERIFY(QApplication::clipboard()->text().startsWith(QStringLiteral("| Component | Size | Bytes | Share | Formula |")));
+        QVERIFY(trigger(QStringLiteral("Copy breakdown as CSV")));
+        QVERIFY(QApplication::clipboard()->text().startsWith(QStringLiteral("component,bytes,share")));
     }
 
     void screenshotIsNotBlank()

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+// Exports: every format is valid and carries the numbers; the headless command needs no
+// display; bad paths fail cleanly with no half file; window and headless give the same picture.
+#include "chart_export.h"
+#include "main_window.h"
+#include "vramlab/estimator.h"
+#include "vramlab/scenario_io.h"
+
+#include <QCoreApplication>
+#include <QImage>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+using namespace vramlab;
+
+namespace {
+
+const QString kScenario = QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-3-8b-8xh100.json");
+const QString kQlora = QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/gemma-3-12b-qlora.json");
+
+struct Run {
+    int code = -1;
+    QByteArray out, err;
+};
+
+/// `vramlab --export ...` with no display at all.
+Run headless(const QStringList& args)
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+        env.remove(QString::fromLatin1(var));
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(VRAMLAB_GUI), args);
+    p.waitForFinished(60000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+QByteArray slurp(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+Scenario scenario() { return loadScenarioFile(kScenario.toStdString()); }
+
+} // namespace
+
+class TestExport : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void pngAtTwiceTheSize()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("b.png"));
+        const Run r = headless({"--export", out, "--chart", "breakdown", "--width", "1200", "--height", "700", kScenario});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.isEmpty(), r.err.constData());
+        const QByteArray png = slurp(out);
+        QVERIFY(png.startsWith("\x89PNG\r\n\x1a\n"));
+        const QImage img = QImage::fromData(png, "PNG");
+        QCOMPARE(img.size(), QSize(2400, 1400));
+    }
+
+    void svgKeepsTextAndNumbers()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("b.svg"));
+        QCOMPARE(headless({"--export", out, kScenario}).code, 0);
+        const QByteArray svg = slurp(out);
+        QXmlStreamReader xml(svg);
+        QString text;
+        while (!xml.atEnd()) {
+            xml.readNext();
+            if (xml.isCharacters())
+                text += xml.text();
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        for (const char* label : {"Weights", "Optimizer states", "Activations", "GiB per GPU"})
+            QVERIFY2(text.contains(QLatin1String(label)), label);
+        const Report r = estimate(scenario());
+        QVERIFY(text.contains(QString::fromStdString(formatBytes(r.peak)))); // "45.07 GiB" written on the chart
+    }
+
+    void pdfHasOnePage()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("m.pdf"));
+        QCOMPARE(headless({"--export", out, "--chart", "compare-methods", kQlora}).code, 0);
+        const QByteArray pdf = slurp(out);
+        QVERIFY(pdf.startsWith("%PDF-"));
+        QCOMPARE(pdf.count("/Type /Page\n") + pdf.count("/Type /Page\r") + pdf.count("/Type /Page "), 1);
+        QVERIFY(pdf.trimmed().endsWith("%%EOF"));
+    }
+
+    void csvColumnsAndValues()
+    {
+        QTemporaryDir dir;
+        const Report r = estimate(scenario());
+        const QString table = dir.filePath(QStringLiteral("t.csv"));
+        QCOMPARE(headless({"--export", table, kScenario}).code, 0);
+        const QList<QByteArray> rows = slurp(table).trimmed().split('\n');
+        QCOMPARE(rows.front(), QByteArray("key,component,bytes,gib,share_percent,formula"));
+        QCOMPARE(rows.size(), 1 + 7 + 2);
+        QVERIFY(rows[4].startsWith("optimizer_states,Optimizer states," + QByteArray::number(qlonglong(r.bytesOf("optimizer_states")))));
+        const QString sweep = dir.filePath(QStringLiteral("s.csv"));
+        QCOMPARE(headless({"--export", sweep, "--chart", "sweep-seq", kScenario}).code, 0);
+        const QList<QByteArray> pts = slurp(sweep).trimmed().split('\n');
+        QVERIFY(pts.front().startsWith("run.sequence_length,weights,"));
+        QCOMPARE(pts.size(), 1 + 64);
+    }
+
+    void reportsCarryTheNumbers()
+    {
+        QTemporaryDir dir;
+        const Report r = estimate(scenario());
+        const QString html = dir.filePath(QStringLiteral("r.html"));
+        QCOMPARE(headless({"--export", html, kScenario}).code, 0);
+        const QByteArray page = slurp(html);
+        QVERIFY(page.startsWith("<!DOCTYPE html>"));
+        QCOMPARE(page.count("<svg"), 4); // breakdown, sweep, methods, ZeRO: inline, self-contained
+        QVERIFY(!page.contains("src=\"http"));
+        QVERIFY(page.contains(QByteArray::fromStdString(formatCount(r.bytesOf("optimizer_states")))));
+        QVERIFY(page.contains("FITS"));
+        const QString md = dir.filePath(QStringLiteral("r.md"));
+        QCOMPARE(headless({"--export", md, kScenario}).code, 0);
+        const QByteArray text = slurp(md);
+        QVERIFY(text.contains("| Optimizer states | 7.48 GiB | " + QByteArray::fromStdString(formatCount(r.bytesOf("optimizer_states")))));
+        QVERIFY(text.contains("![breakdown](r_files/breakdown.png)"));
+        QVERIFY(QImage(dir.filePath(QStringLiteral("r_files/breakdown.png"))).width() == 3200);
+    }
+
+    void compareFilesNeedsTwo()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("ab.png"));
+        const Run one = headless({"--export", out, "--chart", "compare-files", kScenario});
+        QCOMPARE(one.code, 2);
+        QVERIFY(one.err.contains("needs two scenario files"));
+        QCOMPARE(headless({"--export", out, "--chart", "compare-files", kScenario, kQlora}).code, 0);
+        QVERIFY(QFile::exists(out));
+    }
+
+    void badInputIsOneLineAndNoFile_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QByteArray>("expect");
+        QTest::newRow("missing folder") << QStringList{"--export", "/no/such/dir/x.png", kScenario} << QByteArray("the folder does not exist");
+        QTest::newRow("unwritable folder") << QStringList{"--export", "/proc/x.png", kScenario} << QByteArray("x.png");
+        QTest::newRow("extension") << QStringList{"--export", "@/x.gif", kScenario} << QByteArray("expected an extension");
+        QTest::newRow("chart") << QStringList{"--export", "@/x.png", "--chart", "pie", kScenario} << QByteArray("--chart: expected one of");
+        QTest::newRow("width") << QStringList{"--export", "@/x.png", "--width", "5", kScenario} << QByteArray("--width: expected");
+        QTest::newRow("theme") << QStringList{"--export", "@/x.png", "--theme", "pink", kScenario} << QByteArray("--theme: expected");
+        QTest::newRow("broken scenario") << QStringList{"--export", "@/x.png", "@/broken.json"} << QByteArray("broken.json: model: required");
+        QTest::newRow("no scenario") << QStringList{"--export", "@/x.png"} << QByteArray("expected one or more scenario files");
+    }
+    void badInputIsOneLineAndNoFile()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QByteArray, expect);
+        QTemporaryDir dir;
+        QFile broken(dir.filePath(QStringLiteral("broken.json")));
+        QVERIFY(broken.open(QIODevice::WriteOnly));
+        broken.write("{\"run\": {}}");
+        broken.close();
+        for (QString& a : args)
+            a.replace(QLatin1Char('@'), dir.path());
+        const Run r = headless(args);
+        QCOMPARE(r.code, 2);
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.contains(expect), r.err.constData());
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::NoDotAndDotDot), QStringList{QStringLiteral("broken.json")});
+    }
+
+    void windowAndHeadlessDrawTheSamePicture()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        QVERIFY(window.openFile(kScenario));
+        const QString fromWindow = dir.filePath(QStringLiteral("w.png"));
+        QVERIFY(window.exportTo(fromWindow, QSize(1000, 600), false));
+        const QString fromCli = dir.filePath(QStringLiteral("c.png"));
+        QCOMPARE(headless({"--export", fromCli, "--width", "1000", "--height", "600", kScenario}).code, 0);
+        const QImage a(fromWindow), b(fromCli);
+        QCOMPARE(a.size(), QSize(2000, 1200));
+        QCOMPARE(a.size(), b.size());
+        QCOMPARE(a.convertToFormat(QImage::Format_RGB32), b.convertToFormat(QImage::Format_RGB32));
+    }
+};
+
+QTEST_MAIN(TestExport)
+#include "tst_export.moc"
