@@ -98,6 +98,8 @@ QPalette lightPalette()
     p.setColor(QPalette::Text, QColor(20, 20, 20));
     p.setColor(QPalette::WindowText, QColor(20, 20, 20));
     p.setColor(QPalette::Highlight, QColor(0, 114, 178));
+    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, QColor(150, 150, 150));
     return p;
 }
 
