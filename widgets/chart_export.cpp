@@ -223,6 +223,16 @@ QByteArray ExportedChart::png(double scale) const
     return bytes;
 }
 
+void ExportedChart::paintVector(QPaintDevice* device) const
+{
+    QCPPainter painter;
+    painter.begin(device);
+    painter.setMode(QCPPainter::pmVectorized); // shapes and text as vectors, no cached pixmaps
+    painter.setMode(QCPPainter::pmNoCaching);
+    m_plot->toPainter(&painter, m_size.width(), m_size.height());
+    painter.end();
+}
+
 QByteArray ExportedChart::svg() const
 {
     QByteArray bytes;
@@ -233,12 +243,7 @@ QByteArray ExportedChart::svg() const
     generator.setSize(m_size);
     generator.setViewBox(QRect(QPoint(0, 0), m_size));
     generator.setTitle(QStringLiteral("VRAM Lab chart"));
-    QCPPainter painter;
-    painter.begin(&generator);
-    painter.setMode(QCPPainter::pmVectorized);
-    painter.setMode(QCPPainter::pmNoCaching);
-    m_plot->toPainter(&painter, m_size.width(), m_size.height());
-    painter.end();
+    paintVector(&generator);
     return bytes;
 }
 
@@ -252,12 +257,7 @@ QByteArray ExportedChart::pdf() const
     writer.setPageSize(QPageSize(QSizeF(m_size), QPageSize::Point));
     writer.setPageMargins(QMarginsF(0, 0, 0, 0));
     writer.setCreator(QStringLiteral("VRAM Lab"));
-    QCPPainter painter;
-    painter.begin(&writer);
-    painter.setMode(QCPPainter::pmVectorized);
-    painter.setMode(QCPPainter::pmNoCaching);
-    m_plot->toPainter(&painter, m_size.width(), m_size.height());
-    painter.end();
+    paintVector(&writer);
     return bytes;
 }
 

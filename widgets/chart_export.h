@@ -13,6 +13,7 @@
 #include <optional>
 
 class QCustomPlot;
+class QPaintDevice;
 class QWidget;
 
 namespace vramlab {
@@ -44,6 +45,8 @@ public:
     QByteArray pdf() const;
 
 private:
+    void paintVector(QPaintDevice* device) const;
+
     std::unique_ptr<QWidget> m_widget;
     QCustomPlot* m_plot = nullptr;
     QSize m_size;

@@ -59,6 +59,17 @@ RunSpec articleRegime000()
     return run;
 }
 
+RunSpec articleRegime001()
+{
+    // 001's regime: bf16 weights and gradients, fp32 Adam, no master copy (VRAM Lab's pure
+    // bf16 would keep Adam in bf16 too, hence mixed with overrides).
+    RunSpec run;
+    run.precision = Precision::MixedBf16;
+    run.masterWeights = false;
+    run.gradientDtype = DType::Bf16;
+    return run;
+}
+
 Scenario preset(const char* key)
 {
     Scenario sc;
@@ -493,10 +504,7 @@ private slots:
         const Count P = 7'000'000'000;
         // The article's regime: bf16 weights and gradients, fp32 Adam, no master copy
         // (VRAM Lab's pure bf16 would keep Adam in bf16 too, hence the overrides).
-        RunSpec run;
-        run.precision = Precision::MixedBf16;
-        run.masterWeights = false;
-        run.gradientDtype = DType::Bf16;
+        RunSpec run = articleRegime001();
         run.optimizer = Optimizer::AdamW;
         const ModelStateBytes s = modelStates(textbook(P), run);
         QCOMPARE(s.weights, GB(14));
@@ -564,10 +572,7 @@ private slots:
     void memory001_zero()
     {
         const Count P = 7'000'000'000;
-        RunSpec run;
-        run.precision = Precision::MixedBf16;
-        run.masterWeights = false;
-        run.gradientDtype = DType::Bf16;
+        RunSpec run = articleRegime001();
         run.parallelism.gpus = 8;
         const auto perGpu = [&](int stage) {
             run.parallelism.zeroStage = stage;
@@ -651,10 +656,7 @@ private slots:
         // 65B "over 780GB": 12 bytes/param, 16-bit weights and gradients with fp32 Adam
         // (QLoRA paper's regime); in NF4 the 65B base is 33.5 GB, under 48 GB.
         const Count P65 = 65'000'000'000;
-        RunSpec run;
-        run.precision = Precision::MixedBf16;
-        run.masterWeights = false;
-        run.gradientDtype = DType::Bf16;
+        RunSpec run = articleRegime001();
         const ModelStateBytes s = modelStates(textbook(P65), run);
         QCOMPARE(s.weights + s.master + s.gradients + s.optimizer, GB(780));
         std::vector<LocalParam> frozen{{"base", 1, P65, 1, false}};
