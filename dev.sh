@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: MIT
 # VRAM Lab on a fresh Debian 12 machine: installs what is missing, builds, runs.
 #   ./dev.sh start   install, build (release) and start the VRAM Lab window (default scenario)
-#   ./dev.sh test    install, build (dev) and run every test (what CI runs)
+#   ./dev.sh test    install, build and run every test: the dev build, then the whole suite
+#                    again under AddressSanitizer + UBSan (what CI runs)
 #   ./dev.sh bench   build (release) and run the core benchmarks
 set -euo pipefail
 cd "$(dirname "$0")"
 
 BUILD_PACKAGES=(build-essential cmake pkg-config nlohmann-json3-dev qt6-base-dev qt6-svg-dev libqcustomplot-dev libbenchmark-dev)
-# Eager PyTorch on the CPU is the ground truth the validation suite compares with.
-TEST_PACKAGES=(python3 python3-torch)
+# Eager PyTorch on the CPU is the ground truth the validation suite compares with; the
+# others validate and build the Debian package.
+TEST_PACKAGES=(python3 python3-torch appstream desktop-file-utils libxml2-utils dpkg-dev)
 DEFAULT_SCENARIO=resources/scenarios/llama-3-8b-8xh100.json
 JOBS=$(nproc)
 
@@ -41,6 +43,8 @@ test)
     install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     build dev
     ctest --preset dev -j "$JOBS"
+    build asan
+    ctest --preset asan -j "$JOBS"
     ;;
 bench)
     install_missing "${BUILD_PACKAGES[@]}"
