@@ -29,9 +29,12 @@ case "$depends" in *cuda*|*cudart*) echo "CUDA must not be a hard dependency"; e
 
 root="$tmp/root"
 dpkg-deb -x "$deb" "$root"
-"$root/usr/bin/vramlab-cli" --version | grep -q "^vramlab-cli "
-"$root/usr/bin/vramlab-cli" estimate "$root/usr/share/vramlab/scenarios/llama-3-8b-8xh100.json" --json | grep -q '"format": "vramlab.report"'
+# Outputs captured first: grep -q closing a pipe early would fail the pipeline (pipefail).
+version=$("$root/usr/bin/vramlab-cli" --version)
+[[ "$version" == "vramlab-cli "* ]] || { echo "unexpected version line: $version"; exit 1; }
+report=$("$root/usr/bin/vramlab-cli" estimate "$root/usr/share/vramlab/scenarios/llama-3-8b-8xh100.json" --json)
+[[ "$report" == *'"format": "vramlab.report"'* ]] || { echo "no report from the unpacked vramlab-cli"; exit 1; }
 env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$root/usr/bin/vramlab" --export "$tmp/chart.png" \
     "$root/usr/share/vramlab/scenarios/llama-3-8b-8xh100.json"
-head -c 8 "$tmp/chart.png" | od -An -c | grep -q "P   N   G"
+[[ "$(head -c 4 "$tmp/chart.png" | tail -c 3)" == "PNG" ]] || { echo "the unpacked vramlab wrote no PNG"; exit 1; }
 echo "package test passed: $(basename "$deb"), $(wc -l < "$tmp/contents") entries"
