@@ -30,7 +30,9 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QStatusBar>
+#include <QTimer>
 #include <QStyleFactory>
 #include <QTabWidget>
 #include <QToolButton>
@@ -61,6 +63,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_verdict(new QLabel)
     , m_compute(new QLabel)
     , m_banner(new QLabel)
+    , m_autosave(new QTimer(this))
 {
     initResources();
     setObjectName(QStringLiteral("MainWindow"));
@@ -139,6 +142,14 @@ MainWindow::MainWindow(QWidget* parent)
         }
     });
     connect(m_doc, &ScenarioDocument::changed, this, &MainWindow::updateViews);
+    // Unsaved work survives a crash: written 1.5 s after the last edit, removed on a clean close.
+    m_autosave->setSingleShot(true);
+    m_autosave->setInterval(1500);
+    connect(m_autosave, &QTimer::timeout, this, &MainWindow::autosaveNow);
+    connect(m_doc, &ScenarioDocument::changed, this, [this] {
+        if (m_doc->isModified())
+            m_autosave->start();
+    });
     connect(m_doc->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
 
     buildMenus();
@@ -341,6 +352,8 @@ bool MainWindow::saveTo(const QString& path)
     }
     showBanner(QString());
     addRecent(path);
+    m_autosave->stop();
+    QFile::remove(autosavePath());
     statusBar()->showMessage(QStringLiteral("Saved %1").arg(path), 4000);
     return true;
 }
@@ -482,7 +495,35 @@ void MainWindow::applyTheme()
     updateViews();
 }
 
-void MainWindow::restoreSession()
+QString MainWindow::autosavePath()
+{
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("autosave.json"));
+}
+
+bool MainWindow::hasAutosave() const { return QFileInfo::exists(autosavePath()); }
+
+void MainWindow::autosaveNow()
+{
+    if (!m_doc->isModified())
+        return QFile::remove(autosavePath()), void();
+    QDir().mkpath(QFileInfo(autosavePath()).absolutePath());
+    writeFileAtomic(autosavePath(), QByteArray::fromStdString(scenarioToJson(m_doc->scenario()).dump(2)), nullptr);
+}
+
+bool MainWindow::restoreAutosave()
+{
+    try {
+        const Scenario sc = loadScenarioFile(autosavePath().toStdString());
+        m_doc->replaceScenario(sc, QStringLiteral("Restore unsaved work"));
+        QFile::remove(autosavePath());
+        return true;
+    } catch (const std::exception& e) {
+        showBanner(QStringLiteral("The unsaved work of the last session could not be read: ") + QString::fromUtf8(e.what()));
+        return false;
+    }
+}
+
+void MainWindow::restoreSession(bool ask)
 {
     QSettings s;
     m_recent = s.value(QStringLiteral("recentFiles")).toStringList();
@@ -499,6 +540,16 @@ void MainWindow::restoreSession()
             // A last scenario from an older build that no longer reads: start from the default.
         }
     }
+    if (ask && hasAutosave()) {
+        const auto answer = QMessageBox::question(this, QStringLiteral("Restore unsaved work?"),
+                                                  QStringLiteral("VRAM Lab did not close normally last time. Restore the "
+                                                                 "scenario you were editing?"),
+                                                  QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+        if (answer == QMessageBox::Yes)
+            restoreAutosave();
+        else
+            QFile::remove(autosavePath());
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
@@ -513,6 +564,8 @@ void MainWindow::closeEvent(QCloseEvent* event)
     s.setValue(QStringLiteral("darkTheme"), m_dark);
     s.setValue(QStringLiteral("lastScenario"), QString::fromStdString(scenarioToJson(m_doc->scenario()).dump()));
     s.setValue(QStringLiteral("lastFile"), m_doc->filePath());
+    m_autosave->stop();
+    QFile::remove(autosavePath()); // a clean close: nothing to restore next time
     event->accept();
 }
 

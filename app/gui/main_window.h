@@ -12,6 +12,7 @@ class QTabWidget;
 class QComboBox;
 class QMenu;
 class QAction;
+class QTimer;
 
 namespace vramlab {
 
@@ -53,8 +54,16 @@ public:
     bool exportTo(const QString& path, QSize size, bool dark);
     void setDarkTheme(bool dark);
     void setPresenterMode(bool on);
-    /// Restores the last session's window and scenario (QSettings).
-    void restoreSession();
+    /// Restores the last session's window and scenario (QSettings). When the last session
+    /// ended without closing (a crash) and left unsaved work, offers it back (`ask`: show
+    /// the question; tests pass false and call restoreAutosave()).
+    void restoreSession(bool ask = true);
+    /// Unsaved work written while editing, left behind by a session that did not close.
+    static QString autosavePath();
+    bool hasAutosave() const;
+    bool restoreAutosave();
+    /// Writes the unsaved scenario now (the timer does it 1.5 s after the last edit).
+    void autosaveNow();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -96,6 +105,7 @@ private:
     bool m_presenter = false;
     bool m_sweepDirty = true;
     bool m_compareDirty = true;
+    QTimer* m_autosave;
 };
 
 } // namespace vramlab

@@ -340,6 +340,48 @@ private slots:
         QVERIFY(QApplication::clipboard()->text().startsWith(QStringLiteral("component,bytes,share")));
     }
 
+    void unsavedWorkSurvivesACrash()
+    {
+        QFile::remove(MainWindow::autosavePath());
+        m_window->document()->setParameter(QStringLiteral("run.micro_batch_size"), QVariant::fromValue<qlonglong>(6));
+        m_window->autosaveNow(); // what the timer does 1.5 s after the edit
+        QVERIFY(m_window->hasAutosave());
+        // A crash: the window never closes; the next session finds the work and restores it.
+        auto next = std::make_unique<MainWindow>();
+        next->restoreSession(false);
+        QVERIFY(next->hasAutosave());
+        QVERIFY(next->restoreAutosave());
+        QCOMPARE(next->document()->scenario().run.microBatchSize, Count(6));
+        QVERIFY(next->document()->isModified()); // restored work is still unsaved
+        QVERIFY(!next->hasAutosave());
+        // A clean close leaves nothing behind.
+        m_window->autosaveNow();
+        QVERIFY(m_window->hasAutosave());
+        m_window->document()->undoStack()->setClean();
+        QVERIFY(m_window->close());
+        QVERIFY(!m_window->hasAutosave());
+        next->document()->undoStack()->setClean();
+    }
+
+    void unreadableFileIsNeverOverwritten()
+    {
+        QTemporaryDir dir;
+        const QString good = dir.filePath(QStringLiteral("good.json"));
+        QVERIFY(m_window->saveTo(good));
+        const QString bad = dir.filePath(QStringLiteral("bad.json"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{ not json");
+        f.close();
+        QVERIFY(!m_window->openFile(bad));
+        QCOMPARE(m_window->document()->filePath(), good); // Save still targets the good file
+        m_window->document()->setParameter(QStringLiteral("run.micro_batch_size"), QVariant::fromValue<qlonglong>(2));
+        QVERIFY(m_window->saveTo(m_window->document()->filePath()));
+        QFile check(bad);
+        QVERIFY(check.open(QIODevice::ReadOnly));
+        QCOMPARE(check.readAll(), QByteArray("{ not json"));
+    }
+
     void screenshotIsNotBlank()
     {
         m_window->setDarkTheme(false);
