@@ -3,15 +3,17 @@
 # VRAM Lab on a fresh Debian 12 machine: installs what is missing, builds, runs.
 #   ./dev.sh start   install, build (release) and start the VRAM Lab window (default scenario)
 #   ./dev.sh test    install, build and run every test: the dev build, then the whole suite
-#                    again under AddressSanitizer + UBSan (what CI runs)
+#                    again under AddressSanitizer + UBSan, then a bounded libFuzzer run of
+#                    the scenario and config.json readers (what CI runs)
 #   ./dev.sh bench   build (release) and run the core benchmarks
 set -euo pipefail
 cd "$(dirname "$0")"
 
 BUILD_PACKAGES=(build-essential cmake pkg-config nlohmann-json3-dev qt6-base-dev qt6-svg-dev libqcustomplot-dev libbenchmark-dev)
-# Eager PyTorch on the CPU is the ground truth the validation suite compares with; the
-# others validate and build the Debian package.
-TEST_PACKAGES=(python3 python3-torch appstream desktop-file-utils libxml2-utils dpkg-dev)
+# Eager PyTorch on the CPU is the ground truth the validation suite compares with;
+# appstream, desktop-file-utils, libxml2-utils and dpkg-dev validate and build the Debian
+# package; clang and its runtime bring libFuzzer for the fuzz preset.
+TEST_PACKAGES=(python3 python3-torch appstream desktop-file-utils libxml2-utils dpkg-dev clang-14 libclang-rt-14-dev)
 DEFAULT_SCENARIO=resources/scenarios/llama-3-8b-8xh100.json
 JOBS=$(nproc)
 
@@ -45,6 +47,8 @@ test)
     ctest --preset dev -j "$JOBS"
     build asan
     ctest --preset asan -j "$JOBS"
+    build fuzz
+    ctest --preset fuzz
     ;;
 bench)
     install_missing "${BUILD_PACKAGES[@]}"

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+// libFuzzer target: any bytes through the scenario reader and the estimate. Bad input may
+// only end in InputError or SizeOverflow; a crash, a sanitizer report or another exception
+// is a bug (each one found becomes a case in tests/fuzz/regressions/).
+#include "vramlab/errors.h"
+#include "vramlab/estimator.h"
+#include "vramlab/report_json.h"
+#include "vramlab/scenario_io.h"
+
+#include <cstdint>
+#include <string>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
+    if (size > vramlab::kMaxScenarioFileBytes)
+        return 0;
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    try {
+        const vramlab::Scenario sc = vramlab::readScenario(vramlab::parseJsonText(text, "fuzz.json"));
+        const vramlab::Report r = vramlab::estimate(sc);
+        (void)vramlab::reportToJson(r).dump();
+        (void)vramlab::scenarioToJson(sc).dump();
+    } catch (const vramlab::InputError&) {
+    } catch (const vramlab::SizeOverflow&) {
+    }
+    return 0;
+}
