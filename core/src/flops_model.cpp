@@ -53,7 +53,10 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
         f.hardwarePerStep = f.perStep;
         if (r.gpu && peak > 0) {
             const double compute = f.perStep / (gpus * peak * std::max(r.mfu, 1e-6));
-            const double memory = static_cast<double>(weightBytesPerGpu + kvBytesPerGpu) / (r.gpu->memoryBandwidthGBs * 1e9);
+            // A custom GPU without a bandwidth: the decode step is compute-bound as far as we know.
+            const double memory = r.gpu->memoryBandwidthGBs > 0
+                                      ? static_cast<double>(weightBytesPerGpu + kvBytesPerGpu) / (r.gpu->memoryBandwidthGBs * 1e9)
+                                      : 0.0;
             f.stepTimeS = std::max(compute, memory);
             f.tokensPerS = static_cast<double>(f.tokensPerStep) / f.stepTimeS;
             if (explain)

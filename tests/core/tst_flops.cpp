@@ -90,6 +90,21 @@ private slots:
         QVERIFY(r.flops.tokensPerS > 120 && r.flops.tokensPerS < 140);
     }
 
+    void customGpuWithoutBandwidthIsFinite()
+    {
+        Scenario sc;
+        sc.model = findPreset("llama-2-7b")->model;
+        sc.run.mode = Mode::Inference;
+        GpuSpec g;
+        g.name = "custom";
+        g.memoryBytes = 12 * kGiB;
+        g.bf16Tflops = 100; // no bandwidth given
+        sc.run.gpu = g;
+        const Report r = estimate(sc);
+        QVERIFY(std::isfinite(r.flops.stepTimeS) && r.flops.stepTimeS > 0);
+        QVERIFY(std::isfinite(r.flops.tokensPerS) && r.flops.tokensPerS > 0);
+    }
+
     void catalogPeaks()
     {
         QCOMPARE(findGpu("a100-80gb")->peakTflops(DType::Bf16), 312.0);

@@ -7,6 +7,7 @@
 #include "vramlab/report_json.h"
 #include "vramlab/scenario_io.h"
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -18,6 +19,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     try {
         const vramlab::Scenario sc = vramlab::readScenario(vramlab::parseJsonText(text, "fuzz.json"));
         const vramlab::Report r = vramlab::estimate(sc);
+        // Nothing shown to a user may be NaN or infinite.
+        const vramlab::FlopsEstimate& f = r.flops;
+        for (double v : {f.perStep, f.perToken, f.hardwarePerStep, f.stepTimeS, f.tokensPerS, f.peakTflops})
+            if (!std::isfinite(v) || v < 0)
+                __builtin_trap();
+        if (r.total < 0 || r.peak < r.total)
+            __builtin_trap();
         (void)vramlab::reportToJson(r).dump();
         (void)vramlab::scenarioToJson(sc).dump();
     } catch (const vramlab::InputError&) {
