@@ -397,6 +397,9 @@ json parseJsonText(const std::string& text, const std::string& file)
             }
         }
         throw InputError("", "not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(col), file);
+    } catch (const json::exception&) {
+        // Found by fuzzing: a number beyond double's range (1e999) throws out_of_range, not parse_error.
+        throw InputError("", "not valid JSON: a number beyond the range of a double (about 1.8e308)", file);
     }
 }
 

@@ -188,6 +188,11 @@ private slots:
         const QString big = dir.filePath("big.json");
         writeText(big, "\"" + std::string(kMaxScenarioFileBytes + 10, 'x') + "\"");
         QVERIFY_THROWS_EXCEPTION(InputError, loadScenarioFile(big.toStdString()));
+        // Found by fuzzing (tests/fuzz/regressions/number-out-of-range.json): 1e999 threw an
+        // exception no caller expected.
+        const QString huge = dir.filePath("huge.json");
+        writeText(huge, R"({"model": {"preset": "gpt2", "dropout": 1e999}})");
+        QVERIFY_THROWS_EXCEPTION(InputError, loadScenarioFile(huge.toStdString()));
         const QString nan = dir.filePath("nan.json");
         writeText(nan, R"({"model": {"preset": "gpt2", "dropout": NaN}})");
         QVERIFY_THROWS_EXCEPTION(InputError, loadScenarioFile(nan.toStdString()));
