@@ -208,6 +208,7 @@ ExportedChart::ExportedChart(ChartKind kind, const QVector<Scenario>& scenarios,
         m_widget.reset(chart);
     }
     m_widget->resize(size);
+    fitLegendColumns(m_plot, size.width(), theme); // a hidden widget gets no resize event
 }
 
 ExportedChart::~ExportedChart() = default;

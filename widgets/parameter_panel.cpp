@@ -10,6 +10,7 @@
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
@@ -72,6 +73,14 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
             grid->setColumnStretch(1, 1);
             outer->addWidget(box);
             groups.insert(d.group, grid);
+        }
+        if (d.key == QLatin1String("model.parameters_b")) { // after the preset picker: the other way to a model
+            auto* import = new QPushButton(QStringLiteral("From config.json…"));
+            import->setObjectName(QStringLiteral("importConfig"));
+            import->setToolTip(QStringLiteral("Read a Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2, Gemma, GPT-2, "
+                                              "Phi-3, DeepSeek-V3); you can also drop one on the window"));
+            connect(import, &QPushButton::clicked, this, &ParameterPanel::importConfigRequested);
+            grid->addWidget(import, grid->rowCount(), 1, 1, 2);
         }
         const int row = grid->rowCount();
         auto* label = new QLabel(d.label);

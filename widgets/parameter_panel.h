@@ -30,6 +30,10 @@ public:
     static int sliderPosition(const ParamDescriptor& d, double value);
     static double sliderValue(const ParamDescriptor& d, int position);
 
+signals:
+    /// The "From config.json…" button: the window asks for the file and imports it.
+    void importConfigRequested();
+
 private:
     void refresh();
     void edit(const ParamDescriptor& d, const QVariant& value, bool merge);

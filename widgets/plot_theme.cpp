@@ -91,6 +91,17 @@ void placeLegendBelow(QCustomPlot* plot)
     plot->plotLayout()->setRowStretchFactor(1, 0.001);
 }
 
+void fitLegendColumns(QCustomPlot* plot, int width, const PlotTheme& theme)
+{
+    // The longest name ("Optimizer states", "Peak (…)") with its swatch, in pixels at this font.
+    const int column = theme.fontPointSize * 19;
+    const int columns = std::clamp(width / std::max(1, column), 1, 4);
+    if (plot->legend->wrap() == columns)
+        return;
+    plot->legend->setWrap(columns);
+    plot->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
+}
+
 QPalette lightPalette()
 {
     QPalette p(QColor(239, 239, 239)); // Fusion's light window colour

@@ -40,6 +40,10 @@ QCustomPlot* createPlotIn(QWidget* host);
 /// covers bars, lines or labels (at any font size, presenter mode included).
 void placeLegendBelow(QCustomPlot* plot);
 
+/// Lays the legend out in as many columns as `width` pixels hold at the theme's font
+/// (1 to 4), so no name is cut off.
+void fitLegendColumns(QCustomPlot* plot, int width, const PlotTheme& theme);
+
 /// The light and dark palettes of the window and of exports (Qt 6.4 has no system
 /// colour-scheme hint): fixed, so a chart exported headless and from the window match.
 QPalette lightPalette();

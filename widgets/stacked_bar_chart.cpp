@@ -49,9 +49,16 @@ void StackedBarChart::setTitle(const QString& title)
     rebuild();
 }
 
+void StackedBarChart::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitLegendColumns(m_plot, width(), m_theme);
+}
+
 void StackedBarChart::setTheme(const PlotTheme& theme)
 {
     m_theme = theme;
+    fitLegendColumns(m_plot, width(), m_theme);
     m_theme.apply(m_plot);
     for (int i = 0; i < m_bars.size(); ++i) {
         const QColor c = PlotTheme::componentColor(QString::fromLatin1(kComponentKeys[size_t(i)]));

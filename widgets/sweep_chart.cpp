@@ -32,9 +32,16 @@ SweepChart::SweepChart(QWidget* parent)
     setTheme(m_theme);
 }
 
+void SweepChart::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitLegendColumns(m_plot, width(), m_theme);
+}
+
 void SweepChart::setTheme(const PlotTheme& theme)
 {
     m_theme = theme;
+    fitLegendColumns(m_plot, width(), m_theme);
     m_theme.apply(m_plot);
     for (int i = 0; i < m_graphs.size(); ++i) {
         const QColor c = PlotTheme::componentColor(QString::fromLatin1(kComponentKeys[size_t(i)]));

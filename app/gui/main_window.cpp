@@ -141,6 +141,12 @@ MainWindow::MainWindow(QWidget* parent)
             showBanner(QString::fromUtf8(e.what()));
         }
     });
+    connect(m_panel, &ParameterPanel::importConfigRequested, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Import a Hugging Face config.json"), QString(),
+                                                          QStringLiteral("config.json (*.json)"));
+        if (!path.isEmpty())
+            openFile(path);
+    });
     connect(m_doc, &ScenarioDocument::changed, this, &MainWindow::updateViews);
     // Unsaved work survives a crash: written 1.5 s after the last edit, removed on a clean close.
     m_autosave->setSingleShot(true);

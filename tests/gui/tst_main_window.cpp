@@ -15,6 +15,7 @@
 #include "vramlab/scenario_io.h"
 
 #include <QCheckBox>
+#include <QPushButton>
 #include <QClipboard>
 #include <QDragEnterEvent>
 #include <QMimeData>
@@ -196,6 +197,7 @@ private slots:
 
     void importsHuggingFaceConfig()
     {
+        QVERIFY(m_window->panel()->findChild<QPushButton*>(QStringLiteral("importConfig"))); // the panel's way in
         QVERIFY(m_window->openFile(QStringLiteral(VRAMLAB_TEST_DATA_DIR "/hf/mistral-7b.json")));
         QCOMPARE(m_window->document()->report()->params.total, Count(7'241'732'096));
         m_window->document()->undoStack()->undo(); // an import is one undoable step
