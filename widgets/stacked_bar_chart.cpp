@@ -10,10 +10,7 @@
 
 namespace vramlab {
 
-StackedBarChart::StackedBarChart(QWidget* parent)
-    : QWidget(parent)
-    , m_plot(createPlotIn(this))
-    , m_theme(PlotTheme::fromPalette(palette(), false))
+StackedBarChart::StackedBarChart(QWidget* parent) : ChartWidget(parent)
 {
     m_plot->setNoAntialiasingOnDrag(true);
 
@@ -49,30 +46,13 @@ void StackedBarChart::setTitle(const QString& title)
     rebuild();
 }
 
-void StackedBarChart::resizeEvent(QResizeEvent* event)
+void StackedBarChart::recolour()
 {
-    QWidget::resizeEvent(event);
-    fitLegendColumns(m_plot, width(), m_theme);
-}
-
-void StackedBarChart::setTheme(const PlotTheme& theme)
-{
-    m_theme = theme;
-    fitLegendColumns(m_plot, width(), m_theme);
-    m_theme.apply(m_plot);
     for (int i = 0; i < m_bars.size(); ++i) {
         const QColor c = PlotTheme::componentColor(QString::fromLatin1(kComponentKeys[size_t(i)]));
         m_bars[i]->setBrush(c);
         m_bars[i]->setPen(QPen(m_theme.background, m_theme.lineWidth > 2 ? 2 : 1));
     }
-    rebuild();
-}
-
-void StackedBarChart::changeEvent(QEvent* event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange)
-        setTheme(PlotTheme::fromPalette(palette(), m_theme.fontPointSize > 12));
 }
 
 void StackedBarChart::setColumns(const QVector<Column>& columns)

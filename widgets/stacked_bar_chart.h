@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "plot_theme.h"
+#include "chart_widget.h"
 #include "vramlab/report.h"
 
 #include <QString>
 #include <QVector>
-#include <QWidget>
 
 #include <optional>
 
@@ -19,7 +18,7 @@ namespace vramlab {
 /// Stacked component bars, one column per report, against the GPU's capacity: the
 /// total and the headroom or overflow are written above each bar, hovering a segment
 /// shows its exact bytes and formula. Colours are fixed per component.
-class StackedBarChart : public QWidget {
+class StackedBarChart : public ChartWidget {
     Q_OBJECT
 public:
     struct Column {
@@ -32,26 +31,21 @@ public:
 
     /// Replaces the columns; the plot redraws on the next event loop turn (queued).
     void setColumns(const QVector<Column>& columns);
-    void setTheme(const PlotTheme& theme);
     void setTitle(const QString& title);
 
-    QCustomPlot* plot() const { return m_plot; }
     /// The plotted GiB of `componentKey` in column `column` (for tests and exports).
     double plottedGiB(int column, const QString& componentKey) const;
     /// The text shown for a point of the plot, or empty (the hover tooltip).
     QString toolTipAt(const QPointF& pixel) const;
 
 protected:
-    void changeEvent(QEvent* event) override;
-    void resizeEvent(QResizeEvent* event) override;
+    void recolour() override;
+    void rebuild() override;
 
 private:
-    void rebuild();
 
-    QCustomPlot* m_plot;
     QVector<QCPBars*> m_bars; // one per component, stacked
     QVector<Column> m_columns;
-    PlotTheme m_theme;
     QString m_title;
 };
 

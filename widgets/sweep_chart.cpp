@@ -10,10 +10,7 @@
 
 namespace vramlab {
 
-SweepChart::SweepChart(QWidget* parent)
-    : QWidget(parent)
-    , m_plot(createPlotIn(this))
-    , m_theme(PlotTheme::fromPalette(palette(), false))
+SweepChart::SweepChart(QWidget* parent) : ChartWidget(parent)
 {
     QCPGraph* below = nullptr;
     for (const char* key : kComponentKeys) {
@@ -32,17 +29,8 @@ SweepChart::SweepChart(QWidget* parent)
     setTheme(m_theme);
 }
 
-void SweepChart::resizeEvent(QResizeEvent* event)
+void SweepChart::recolour()
 {
-    QWidget::resizeEvent(event);
-    fitLegendColumns(m_plot, width(), m_theme);
-}
-
-void SweepChart::setTheme(const PlotTheme& theme)
-{
-    m_theme = theme;
-    fitLegendColumns(m_plot, width(), m_theme);
-    m_theme.apply(m_plot);
     for (int i = 0; i < m_graphs.size(); ++i) {
         const QColor c = PlotTheme::componentColor(QString::fromLatin1(kComponentKeys[size_t(i)]));
         m_graphs[i]->setPen(QPen(c.darker(115), 1));
@@ -51,16 +39,6 @@ void SweepChart::setTheme(const PlotTheme& theme)
         m_graphs[i]->setBrush(fill);
     }
     m_peak->setPen(QPen(m_theme.foreground, m_theme.lineWidth, Qt::DotLine));
-    // The lowest area fills down to the axis.
-    m_graphs.front()->setChannelFillGraph(nullptr);
-    rebuild();
-}
-
-void SweepChart::changeEvent(QEvent* event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange)
-        setTheme(PlotTheme::fromPalette(palette(), m_theme.fontPointSize > 12));
 }
 
 void SweepChart::setSweep(const QString& xLabel, const std::vector<SweepPoint>& points, bool logX,

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "plot_theme.h"
+#include "chart_widget.h"
 #include "vramlab/scenario.h"
 #include "vramlab/sweep.h"
 
-#include <QWidget>
 
 #include <optional>
 #include <vector>
@@ -17,7 +16,7 @@ namespace vramlab {
 
 /// Memory against one swept size (sequence length, batch, context) as stacked areas by
 /// component, with the GPU's capacity as a line and the first size that does not fit marked.
-class SweepChart : public QWidget {
+class SweepChart : public ChartWidget {
     Q_OBJECT
 public:
     explicit SweepChart(QWidget* parent = nullptr);
@@ -26,8 +25,6 @@ public:
     /// first sampled point that does not fit is marked.
     void setSweep(const QString& xLabel, const std::vector<SweepPoint>& points, bool logX,
                   std::optional<Count> firstNotFitting = std::nullopt);
-    void setTheme(const PlotTheme& theme);
-    QCustomPlot* plot() const { return m_plot; }
     /// The first swept value whose peak does not fit, if any.
     std::optional<Count> firstNotFitting() const { return m_firstNotFitting; }
 
@@ -36,13 +33,11 @@ public:
     void showScenario(const Scenario& scenario, SweepParam param, const QString& xLabel);
 
 protected:
-    void changeEvent(QEvent* event) override;
-    void resizeEvent(QResizeEvent* event) override;
+    void recolour() override;
+    void rebuild() override;
 
 private:
-    void rebuild();
 
-    QCustomPlot* m_plot;
     QVector<QCPGraph*> m_graphs; // cumulative, one per component
     QCPGraph* m_peak = nullptr;  // the step's peak where it rises above the sum
     std::vector<SweepPoint> m_points;
@@ -50,7 +45,6 @@ private:
     bool m_logX = true;
     std::optional<Count> m_firstNotFitting;
     std::optional<Count> m_exactBoundary;
-    PlotTheme m_theme;
 };
 
 } // namespace vramlab
