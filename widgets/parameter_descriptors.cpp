@@ -54,26 +54,28 @@ ParamDescriptor integer(QString key, QString group, QString label, QString unit,
     return d;
 }
 
+/// The value of an enum option as the scenario file spells it: the core's own name, so
+/// the panel, undo and files can never disagree.
 template <typename E>
-ParamDescriptor choice(QString key, QString group, QString label, QString tip,
-                       std::vector<std::tuple<QString, QString, E>> options, std::function<E&(Scenario&)> field,
-                       std::function<bool(const Scenario&)> applies = always)
+QString valueName(E e)
+{
+    const std::string_view name = toString(e);
+    return QString::fromUtf8(name.data(), qsizetype(name.size()));
+}
+
+template <typename E>
+ParamDescriptor choice(QString key, QString group, QString label, QString tip, std::vector<std::pair<QString, E>> options,
+                       std::function<E&(Scenario&)> field, std::function<bool(const Scenario&)> applies = always)
 {
     ParamDescriptor d = describe(std::move(key), std::move(group), std::move(label), QString(), std::move(tip), K::Choice);
-    for (const auto& [value, shown, e] : options) {
-        d.choices << value;
+    for (const auto& [shown, e] : options) {
+        d.choices << valueName(e);
         d.choiceLabels << shown;
     }
-    d.get = [field, options](const Scenario& s) {
-        const E cur = field(const_cast<Scenario&>(s));
-        for (const auto& [value, shown, e] : options)
-            if (e == cur)
-                return QVariant(value);
-        return QVariant();
-    };
+    d.get = [field](const Scenario& s) { return QVariant(valueName(field(const_cast<Scenario&>(s)))); };
     d.set = [field, options](Scenario& s, const QVariant& v) {
-        for (const auto& [value, shown, e] : options)
-            if (value == v.toString())
+        for (const auto& [shown, e] : options)
+            if (valueName(e) == v.toString())
                 field(s) = e;
     };
     d.applies = std::move(applies);
@@ -159,15 +161,15 @@ QVector<ParamDescriptor> build()
 
     all << choice<Mode>(QStringLiteral("run.mode"), ft, QStringLiteral("Mode"),
                         QStringLiteral("Training keeps gradients, optimizer states and activations; inference keeps a KV cache."),
-                        {{QStringLiteral("training"), QStringLiteral("Training / fine-tuning"), Mode::Training},
-                         {QStringLiteral("inference"), QStringLiteral("Inference (serving)"), Mode::Inference}},
+                        {{QStringLiteral("Training / fine-tuning"), Mode::Training},
+                         {QStringLiteral("Inference (serving)"), Mode::Inference}},
                         [](Scenario& s) -> Mode& { return s.run.mode; });
     all << choice<FinetuneMethod>(QStringLiteral("run.finetune.method"), ft, QStringLiteral("Method"),
                                   QStringLiteral("Full: every weight trains. LoRA: a frozen base plus small adapters. "
                                                  "QLoRA: the frozen base in 4-bit NF4."),
-                                  {{QStringLiteral("full"), QStringLiteral("Full training"), FinetuneMethod::Full},
-                                   {QStringLiteral("lora"), QStringLiteral("LoRA"), FinetuneMethod::Lora},
-                                   {QStringLiteral("qlora"), QStringLiteral("QLoRA (NF4 base)"), FinetuneMethod::Qlora}},
+                                  {{QStringLiteral("Full training"), FinetuneMethod::Full},
+                                   {QStringLiteral("LoRA"), FinetuneMethod::Lora},
+                                   {QStringLiteral("QLoRA (NF4 base)"), FinetuneMethod::Qlora}},
                                   [](Scenario& s) -> FinetuneMethod& { return s.run.finetune.method; }, training);
     all << integer(QStringLiteral("run.finetune.rank"), ft, QStringLiteral("LoRA rank"), QString(),
                    QStringLiteral("Rank r of each adapter: r x (in + out) parameters per targeted layer."), K::LogInteger, 1, 1024,
@@ -188,21 +190,21 @@ QVector<ParamDescriptor> build()
     all << choice<Precision>(QStringLiteral("run.precision"), prec, QStringLiteral("Precision"),
                              QStringLiteral("Mixed keeps an fp32 master copy, fp32 gradients and fp32 optimizer states beside "
                                             "16-bit weights and activations: faster, not smaller."),
-                             {{QStringLiteral("mixed-bf16"), QStringLiteral("Mixed BF16"), Precision::MixedBf16},
-                              {QStringLiteral("mixed-fp16"), QStringLiteral("Mixed FP16"), Precision::MixedFp16},
-                              {QStringLiteral("bf16"), QStringLiteral("Pure BF16"), Precision::Bf16},
-                              {QStringLiteral("fp16"), QStringLiteral("Pure FP16"), Precision::Fp16},
-                              {QStringLiteral("fp32"), QStringLiteral("FP32"), Precision::Fp32}},
+                             {{QStringLiteral("Mixed BF16"), Precision::MixedBf16},
+                              {QStringLiteral("Mixed FP16"), Precision::MixedFp16},
+                              {QStringLiteral("Pure BF16"), Precision::Bf16},
+                              {QStringLiteral("Pure FP16"), Precision::Fp16},
+                              {QStringLiteral("FP32"), Precision::Fp32}},
                              [](Scenario& s) -> Precision& { return s.run.precision; }, training);
     all << choice<Optimizer>(QStringLiteral("run.optimizer"), prec, QStringLiteral("Optimizer"),
                              QStringLiteral("AdamW keeps two states per trainable weight; SGD none; Lion one; 8-bit Adam two "
                                             "bytes; Adafactor a factored second moment."),
-                             {{QStringLiteral("adamw"), QStringLiteral("AdamW"), Optimizer::AdamW},
-                              {QStringLiteral("adamw-8bit"), QStringLiteral("AdamW 8-bit"), Optimizer::AdamW8bit},
-                              {QStringLiteral("adafactor"), QStringLiteral("Adafactor"), Optimizer::Adafactor},
-                              {QStringLiteral("lion"), QStringLiteral("Lion"), Optimizer::Lion},
-                              {QStringLiteral("sgd-momentum"), QStringLiteral("SGD + momentum"), Optimizer::SgdMomentum},
-                              {QStringLiteral("sgd"), QStringLiteral("SGD"), Optimizer::Sgd}},
+                             {{QStringLiteral("AdamW"), Optimizer::AdamW},
+                              {QStringLiteral("AdamW 8-bit"), Optimizer::AdamW8bit},
+                              {QStringLiteral("Adafactor"), Optimizer::Adafactor},
+                              {QStringLiteral("Lion"), Optimizer::Lion},
+                              {QStringLiteral("SGD + momentum"), Optimizer::SgdMomentum},
+                              {QStringLiteral("SGD"), Optimizer::Sgd}},
                              [](Scenario& s) -> Optimizer& { return s.run.optimizer; }, training);
 
     ParamDescriptor ckpt =
@@ -230,8 +232,8 @@ QVector<ParamDescriptor> build()
     all << choice<AttentionImpl>(QStringLiteral("run.attention"), prec, QStringLiteral("Attention"),
                                  QStringLiteral("Eager keeps the s x s softmax for backward; flash (FlashAttention / SDPA) "
                                                 "keeps only its output and a log-sum-exp."),
-                                 {{QStringLiteral("flash"), QStringLiteral("Flash / SDPA"), AttentionImpl::Flash},
-                                  {QStringLiteral("eager"), QStringLiteral("Eager (softmax kept)"), AttentionImpl::Eager}},
+                                 {{QStringLiteral("Flash / SDPA"), AttentionImpl::Flash},
+                                  {QStringLiteral("Eager (softmax kept)"), AttentionImpl::Eager}},
                                  [](Scenario& s) -> AttentionImpl& { return s.run.attention; }, training);
 
     all << integer(QStringLiteral("run.batch_size"), inf, QStringLiteral("Batch"), QStringLiteral("sequences"),
@@ -240,20 +242,20 @@ QVector<ParamDescriptor> build()
     all << integer(QStringLiteral("run.context_length"), inf, QStringLiteral("Context"), QStringLiteral("tokens"),
                    QStringLiteral("Prompt plus generated tokens held in the KV cache."), K::LogInteger, 128, 1048576,
                    [](Scenario& s) -> Count& { return s.run.inference.contextLength; }, inference);
-    const std::vector<std::tuple<QString, QString, DType>> weightTypes = {
-        {QStringLiteral("bf16"), QStringLiteral("BF16"), DType::Bf16}, {QStringLiteral("fp16"), QStringLiteral("FP16"), DType::Fp16},
-        {QStringLiteral("fp8"), QStringLiteral("FP8"), DType::Fp8},    {QStringLiteral("int8"), QStringLiteral("INT8"), DType::Int8},
-        {QStringLiteral("int4"), QStringLiteral("INT4 (group 128)"), DType::Int4},
-        {QStringLiteral("nf4"), QStringLiteral("NF4"), DType::Nf4}};
+    const std::vector<std::pair<QString, DType>> weightTypes = {
+        {QStringLiteral("BF16"), DType::Bf16}, {QStringLiteral("FP16"), DType::Fp16},
+        {QStringLiteral("FP8"), DType::Fp8},    {QStringLiteral("INT8"), DType::Int8},
+        {QStringLiteral("INT4 (group 128)"), DType::Int4},
+        {QStringLiteral("NF4"), DType::Nf4}};
     all << choice<DType>(QStringLiteral("run.weight_dtype"), inf, QStringLiteral("Weights"),
                          QStringLiteral("Storage type of the served weights (linear layers; embeddings stay 16-bit)."),
                          weightTypes, [](Scenario& s) -> DType& { return s.run.inference.weightDtype; }, inference);
     all << choice<DType>(QStringLiteral("run.kv_cache_dtype"), inf, QStringLiteral("KV cache"),
                          QStringLiteral("Storage type of the cached keys and values."),
-                         {{QStringLiteral("bf16"), QStringLiteral("BF16"), DType::Bf16},
-                          {QStringLiteral("fp8"), QStringLiteral("FP8"), DType::Fp8},
-                          {QStringLiteral("int8"), QStringLiteral("INT8"), DType::Int8},
-                          {QStringLiteral("int4"), QStringLiteral("INT4"), DType::Int4}},
+                         {{QStringLiteral("BF16"), DType::Bf16},
+                          {QStringLiteral("FP8"), DType::Fp8},
+                          {QStringLiteral("INT8"), DType::Int8},
+                          {QStringLiteral("INT4"), DType::Int4}},
                          [](Scenario& s) -> DType& { return s.run.inference.kvCacheDtype; }, inference);
 
     all << integer(QStringLiteral("run.parallelism.gpus"), par, QStringLiteral("GPUs"), QStringLiteral("GPUs"),
