@@ -77,10 +77,6 @@ StageSlice stageSlice(const ModelSpec& m, Count stages, Count stage)
     StageSlice s;
     s.denseLayers = std::max<Count>(0, std::min(hi, denseEnd) - lo);
     s.moeLayers = (hi - lo) - s.denseLayers;
-    s.globalLayers = 0;
-    for (Count i = lo; i < hi; ++i)
-        if (m.slidingWindow <= 0 || (m.globalLayerInterval > 0 && (i + 1) % m.globalLayerInterval == 0))
-            ++s.globalLayers;
     s.first = stage == 0;
     s.last = stage == stages - 1;
     return s;

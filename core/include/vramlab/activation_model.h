@@ -42,7 +42,6 @@ struct ActivationSet {
 struct StageSlice {
     Count denseLayers = 0;
     Count moeLayers = 0;
-    Count globalLayers = 0; ///< of those layers, attending to the whole sequence
     bool first = true;      ///< holds the embedding
     bool last = true;       ///< holds the final norm, LM head and loss
     Count layers() const { return denseLayers + moeLayers; }
