@@ -56,12 +56,15 @@ HfImport importHfConfig(const json& root)
     const json& cfg = *cfgp;
     JsonObjectReader r(cfg, "");
     HfImport out;
-    std::string type = r.string("model_type").value_or(root.value("model_type", ""));
+    // Read through the checked reader: a wrong type is an InputError, not nlohmann's type_error
+    // (the fuzzer found `"_name_or_path": [...]` crashing json::value()).
+    JsonObjectReader top(root, "");
+    std::string type = r.string("model_type").value_or(cfgp == &root ? "" : top.string("model_type").value_or(""));
     if (type.empty())
         throw InputError("model_type", "missing: expected llama, mistral, mixtral, qwen2, gemma, gemma2, gemma3, gpt2, phi3 or deepseek_v3");
     out.modelType = type;
     ModelSpec& m = out.model;
-    m.name = root.value("_name_or_path", type);
+    m.name = top.string("_name_or_path").value_or(type);
 
     static const std::set<std::string> llamaLike = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma", "gemma2",
                                                    "gemma3", "gemma3_text", "phi3", "deepseek_v3", "qwen3"};

@@ -78,6 +78,15 @@ private slots:
         } catch (const InputError& e) {
             QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("intermediate_size"));
         }
+        // Found by fuzzing (tests/fuzz/regressions/hf-name-not-a-string.json): a non-string
+        // _name_or_path made json::value() throw type_error.
+        cfg = load("qwen2.5-7b.json");
+        cfg["_name_or_path"] = nlohmann::json::array({"Qwen2ForCausalLM"});
+        QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
+        cfg = load("gemma-3-12b.json");
+        cfg["text_config"].erase("model_type");
+        cfg["model_type"] = 3;
+        QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
         cfg = load("gpt2.json");
         cfg["model_type"] = "bert";
         QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
