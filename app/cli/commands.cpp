@@ -9,6 +9,8 @@
 #include "vramlab/hf_import.h"
 #include "vramlab/presets.h"
 #include "vramlab/report_json.h"
+#include "vramlab/report_text.h"
+#include "vramlab/step_timeline.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/sweep.h"
 
@@ -149,6 +151,45 @@ int runFit(const std::vector<std::string>& words)
             out << "at " << res.nextValue << ": peak " << formatBytes(res.nextReport->peak) << ", does not fit\n";
         else
             out << "(the search stopped at its ceiling, " << res.ceiling << ")\n";
+    }
+    write(out.str());
+    return 0;
+}
+
+int runTimeline(const std::vector<std::string>& words)
+{
+    CliArgs a(words, {"--step"}, {"--json", "--csv"});
+    const std::string file = onlyFile(a, "timeline");
+    const Scenario sc = load(file);
+    const int step = static_cast<int>(a.integer("--step", 1, 2).value_or(2));
+    const Report r = withFile(file, [&] { return estimate(sc); });
+    if (!r.stepInputs.training)
+        throw InputError("run.mode", "expected training: the timeline simulates a training step", file);
+    const StepTimeline t = simulateStep(r.stepInputs, step);
+    if (a.flag("--json")) {
+        write(timelineToJson(t, r.stepInputs).dump(2) + "\n");
+        return 0;
+    }
+    if (a.flag("--csv")) {
+        write(timelineCsv(t));
+        return 0;
+    }
+    std::ostringstream out;
+    out << r.scenarioName << ": step " << step << " on one GPU, " << t.events.size() << " events\n";
+    out << "peak " << formatBytes(t.peak) << " at " << t.peakWhere(r.stepInputs) << "\n";
+    if (t.simulatedMicroBatches < r.stepInputs.microBatches)
+        out << "(micro-batches " << t.simulatedMicroBatches + 1 << ".." << r.stepInputs.microBatches
+            << " repeat micro-batch " << t.simulatedMicroBatches << "'s pattern exactly)\n";
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%5s  %-9s %4s %5s %12s  %s\n", "#", "phase", "mb", "layer", "alive", "what");
+    out << buf;
+    for (size_t i = 0; i < t.events.size(); ++i) {
+        const TimelineEvent& e = t.events[i];
+        std::snprintf(buf, sizeof buf, "%5zu  %-9s %4s %5s %12s  %s%s\n", i, std::string(toString(e.phase)).c_str(),
+                      e.microBatch >= 0 ? std::to_string(e.microBatch + 1).c_str() : "",
+                      e.layer >= 0 ? std::to_string(e.layer + 1).c_str() : "", formatBytes(e.total()).c_str(),
+                      std::string(e.what).c_str(), e.total() == t.peak ? "  <- peak" : "");
+        out << buf;
     }
     write(out.str());
     return 0;

@@ -11,6 +11,7 @@ namespace vramlab::cli {
 int runEstimate(const std::vector<std::string>& args);
 int runSweep(const std::vector<std::string>& args);
 int runFit(const std::vector<std::string>& args);
+int runTimeline(const std::vector<std::string>& args);
 int runPresets(const std::vector<std::string>& args);
 int runImportHf(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);

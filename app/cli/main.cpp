@@ -22,6 +22,9 @@ commands:
                                   run.context_length, run.batch_size, run.finetune.rank
   fit FILE --max micro_batch_size|sequence_length|context_length|batch_size [--json]
   fit FILE --min-gpus [--json]    largest size / fewest GPUs whose peak fits run.gpu
+  timeline FILE [--step 1|2] [--json|--csv]
+                                  one training step as allocations and frees: what is
+                                  alive after each, and where the peak is
   presets [--json]                built-in models and their parameter counts
   import-hf CONFIG.json [-o OUT.json] [--name NAME]
                                   scenario from a Hugging Face config.json
@@ -54,6 +57,8 @@ int main(int argc, char** argv)
             return cli::runSweep(rest);
         if (cmd == "fit")
             return cli::runFit(rest);
+        if (cmd == "timeline")
+            return cli::runTimeline(rest);
         if (cmd == "presets")
             return cli::runPresets(rest);
         if (cmd == "import-hf")

@@ -41,7 +41,14 @@ struct Collector {
                                : static_cast<Bytes>(static_cast<double>(elems) * bytesPerElem);
         if (each <= 0 || count <= 0)
             return;
-        set.bytes = checkedAdd(set.bytes, checkedMul(each, count));
+        const Bytes all = checkedMul(each, count);
+        set.bytes = checkedAdd(set.bytes, all);
+        if (scope == ActivationScope::Embedding)
+            set.embeddingBytes += all;
+        else if (scope == ActivationScope::Head)
+            set.headBytes += all;
+        else
+            set.largestLayerTensorBytes = std::max(set.largestLayerTensorBytes, each);
         set.roundingBytes = checkedAdd(set.roundingBytes, checkedMul(roundUp(each, 512) - each, count));
         if (detail) {
             ActivationTensor t{std::string(prefix).append(name), module, scope, each, count, {}, 0, bytesPerElem};
@@ -326,11 +333,11 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
         Collector c{set, ActivationScope::Layer, count, explain};
         layer.collect(c, moe, firstFrozen);
     };
-    auto oneLayerBytes = [&](bool moe) {
+    auto oneLayer = [&](bool moe) {
         ActivationSet tmp;
         Collector c{tmp, ActivationScope::Layer, 1, false};
         layer.collect(c, moe, false);
-        return tmp.bytes;
+        return tmp;
     };
 
     if (wholeLayers) {
@@ -341,8 +348,11 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
         c.add(segment == 1 ? "layer input (checkpoint)" : "segment input (checkpoint every k layers)", "checkpoint",
               {x.b, x.hs, x.h}, x.p);
         const Count rebuilt = std::min(segment, slice.layers());
-        const bool moeWorst = slice.moeLayers > 0 && oneLayerBytes(true) > oneLayerBytes(false);
-        set.recomputeBytes = checkedMul(oneLayerBytes(moeWorst), rebuilt);
+        const ActivationSet dense = oneLayer(false);
+        const ActivationSet worst = slice.moeLayers > 0 ? std::max(dense, oneLayer(true), [](const auto& a, const auto& b) { return a.bytes < b.bytes; }) : dense;
+        set.recomputeBytes = checkedMul(worst.bytes, rebuilt);
+        // Backward runs on the rebuilt layer: its tensors, not the checkpoint, set the working set.
+        set.largestLayerTensorBytes = worst.largestLayerTensorBytes;
     } else {
         const Count dense = slice.denseLayers, moe = slice.moeLayers;
         // LoRA: the first layer's input comes from a frozen embedding and needs no grad.

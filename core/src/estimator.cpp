@@ -30,6 +30,54 @@ bool sameStateInputs(const RunSpec& a, const RunSpec& b)
            a.inference.weightDtype == b.inference.weightDtype;
 }
 
+/// The estimate's numbers the step simulation replays (see step_timeline.h for each).
+StepInputs stepInputs(const ModelSpec& m, const RunSpec& r, const ModelStateBytes& states, const StageSlice& slice,
+                      const Report& rep, Count inFlight)
+{
+    const Parallelism& par = r.parallelism;
+    const PrecisionRegime reg = precisionRegime(r);
+    const ActivationSet& acts = rep.activations;
+    StepInputs in;
+    in.training = true;
+    in.weights = states.weights;
+    in.master = states.master;
+    in.gradients = states.gradients;
+    in.optimizer = states.optimizer;
+    for (const Component& c : rep.overheadParts)
+        (c.key == "zero3_gather" ? in.zero3Gather : in.baseOverhead) += c.bytes;
+    in.embeddingActs = acts.embeddingBytes;
+    in.headActs = acts.headBytes;
+    in.layerActs = acts.bytes - acts.embeddingBytes - acts.headBytes;
+    in.recompute = acts.recomputeBytes;
+    in.backwardWorkingSet = checkedMul(2, acts.largestLayerTensorBytes);
+    if (slice.last) {
+        const Count logits = checkedMul(r.microBatchSize, r.sequenceLength, ceilDiv(m.vocabSize, par.tensorParallel));
+        in.lossForward = checkedMul(logits, static_cast<Count>(bytesPerElement(reg.activations)) + 4);
+        in.lossBackward = checkedMul(logits, 8);
+    }
+    const Count dp = par.dataParallel();
+    if (par.zeroStage >= 2 && dp > 1 && states.gradients > 0)
+        in.layerGradientBucket = checkedMul(ceilDiv(rep.params.perLayerMax, par.tensorParallel),
+                                            static_cast<Count>(bytesPerElement(reg.gradients)));
+    // PyTorch's default (foreach) AdamW builds sqrt(v) for every parameter at once: one
+    // fp32 list the size of m or v; foreach Lion builds its update list the size of m.
+    // Fused and 8-bit kernels, SGD and offloaded optimizers keep none on the GPU.
+    if (r.optimizer == Optimizer::Adam || r.optimizer == Optimizer::AdamW)
+        in.optimizerTemporaries = states.optimizer / 2;
+    else if (r.optimizer == Optimizer::Lion)
+        in.optimizerTemporaries = states.optimizer;
+    in.layers = slice.layers();
+    in.segmentLayers = r.checkpointing.kind == Checkpointing::Kind::Every ? std::max<Count>(1, r.checkpointing.every) : 1;
+    in.firstStage = slice.first;
+    in.lastStage = slice.last;
+    in.microBatches = r.gradientAccumulationSteps;
+    in.inFlight = inFlight;
+    // DDP, Megatron and DeepSpeed allocate gradient buffers once at setup; a single GPU's
+    // zero_grad(set_to_none=True) frees them, so they reappear during each step's backward.
+    in.gradientsResident = par.gpus > 1;
+    return in;
+}
+
 const char* const kLoraTargets[] = {"q", "k", "v", "o", "gate", "up", "down", "q_a", "q_b", "kv_a", "kv_b", "all-linear"};
 
 } // namespace
@@ -254,11 +302,18 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     for (const Component& c : rep.components)
         rep.total = checkedAdd(rep.total, c.bytes);
 
-    rep.peak = checkedAdd(rep.total, rep.activations.recomputeBytes);
-    if (explain)
-        rep.peakWhere = rep.activations.recomputeBytes > 0
-                        ? "backward, while a checkpointed segment is recomputed (+" + formatBytes(rep.activations.recomputeBytes) + ")"
-                        : "end of the forward pass";
+    if (training) {
+        rep.stepInputs = stepInputs(m, r, st.states, st.slice, rep, st.inFlight);
+        const StepTimeline step2 = simulateStep(rep.stepInputs, 2, false);
+        rep.peak = step2.peak;
+        rep.peakEvent = step2.atPeak;
+        if (explain)
+            rep.peakWhere = step2.peakWhere(rep.stepInputs);
+    } else {
+        rep.peak = rep.total;
+        if (explain)
+            rep.peakWhere = "prefill of the whole context";
+    }
 
     const Bytes weightsRead = st.states.weights;
     rep.flops = estimateFlops(m, r, rep.params, rep.loraParams, weightsRead, kv.bytes, explain);
@@ -266,7 +321,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         rep.gpu = r.gpu; // the verdict below needs only the size; the name is for display
     if (r.gpu) {
         rep.usableBytes = r.gpu->memoryBytes;
-        rep.fits = rep.total <= rep.usableBytes && rep.peak <= rep.usableBytes;
+        rep.fits = rep.peak <= rep.usableBytes;
     }
 
     if (r.mode == Mode::Training && r.checkpointing.kind == Checkpointing::Kind::Selective && r.attention == AttentionImpl::Flash)

@@ -50,6 +50,7 @@ nlohmann::ordered_json reportToJson(const Report& r)
         {"per_gpu_bytes", perGpu},
         {"peak_bytes", r.peak},
         {"peak_where", r.peakWhere},
+        {"peak_phase", r.stepInputs.training ? std::string(toString(r.peakEvent.phase)) : std::string("inference")},
         {"flops", {{"per_step", f.perStep}, {"per_token", f.perToken}, {"hardware_per_step", f.hardwarePerStep},
                    {"forward_per_token", f.forwardPerToken}, {"attention_per_token", f.attentionPerToken},
                    {"tokens_per_step", f.tokensPerStep}, {"formula", f.formula}}},
@@ -69,6 +70,23 @@ nlohmann::ordered_json reportToJson(const Report& r)
     if (r.gpu)
         out["gpu"] = {{"name", r.gpu->name}, {"display_name", r.gpu->displayName}, {"memory_bytes", r.gpu->memoryBytes}};
     return out;
+}
+
+nlohmann::ordered_json timelineToJson(const StepTimeline& t, const StepInputs& in)
+{
+    json events = json::array();
+    for (const TimelineEvent& e : t.events) {
+        json bytes = json::object();
+        for (int c = 0; c < kTimelineCategories; ++c)
+            bytes[std::string(timelineCategoryKey(static_cast<TimelineCategory>(c)))] = e.bytes[static_cast<size_t>(c)];
+        json ev = {{"phase", toString(e.phase)}, {"micro_batch", e.microBatch}, {"layer", e.layer}, {"what", e.what}};
+        ev["bytes"] = std::move(bytes);
+        ev["total"] = e.total();
+        events.push_back(std::move(ev));
+    }
+    return {{"format", "vramlab.timeline"}, {"version", 1}, {"step", t.step}, {"peak_bytes", t.peak},
+            {"peak_where", t.peakWhere(in)}, {"layers", in.layers}, {"micro_batches", in.microBatches},
+            {"simulated_micro_batches", t.simulatedMicroBatches}, {"events", std::move(events)}};
 }
 
 } // namespace vramlab

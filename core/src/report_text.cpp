@@ -151,4 +151,21 @@ std::string reviewMarkdown(const Scenario& sc, const Report& r, const std::vecto
     return out.str();
 }
 
+std::string timelineCsv(const StepTimeline& t)
+{
+    std::ostringstream out;
+    out << "index,phase,micro_batch,layer";
+    for (int c = 0; c < kTimelineCategories; ++c)
+        out << ',' << timelineCategoryKey(static_cast<TimelineCategory>(c));
+    out << ",total,what\n";
+    for (size_t i = 0; i < t.events.size(); ++i) {
+        const TimelineEvent& e = t.events[i];
+        out << i << ',' << toString(e.phase) << ',' << e.microBatch + 1 << ',' << e.layer + 1;
+        for (Bytes b : e.bytes)
+            out << ',' << b;
+        out << ',' << e.total() << ',' << csv(std::string(e.what)) << '\n';
+    }
+    return out.str();
+}
+
 } // namespace vramlab

@@ -112,7 +112,11 @@ private slots:
         QCOMPARE(none - selective, Bytes(2 * (8 + 4 * 2 * 8 * 128 * 128 + 2 * 2 * 8 * 128 * 128)));
         // Full checkpointing rebuilds one layer at a time in backward: the peak shows it.
         QVERIFY(full.activations.recomputeBytes > 0);
-        QCOMPARE(full.peak, full.total + full.activations.recomputeBytes);
+        QCOMPARE(full.stepInputs.recompute, full.activations.recomputeBytes);
+        const StepTimeline t = simulateStep(full.stepInputs, 2);
+        for (const TimelineEvent& e : t.events)
+            if (e.phase == StepPhase::Backward && e.layer >= 0)
+                QVERIFY(e.bytes[static_cast<size_t>(TimelineCategory::Temporaries)] >= full.activations.recomputeBytes);
     }
 
     void tensorAndSequenceParallel()

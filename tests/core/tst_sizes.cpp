@@ -49,7 +49,8 @@ private slots:
             if (t.module == "checkpoint")
                 checkpoints = t.total();
         QCOMPARE(checkpoints, L * 10'000'000 * h * 2);
-        QVERIFY(r.total > 0 && r.peak >= r.total);
+        // The end of the forward pass holds everything but the gradients (one GPU: set_to_none).
+        QVERIFY(r.total > 0 && r.peak >= r.total - r.bytesOf("gradients"));
         QVERIFY(r.flops.perStep > 6.0 * 1e15 * 1e7);
     }
 

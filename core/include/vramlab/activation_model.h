@@ -36,6 +36,9 @@ struct ActivationSet {
     Bytes bytes = 0;          ///< sum over tensors (one micro-batch)
     Bytes recomputeBytes = 0; ///< transient: activations rebuilt at once in backward (checkpointing)
     Bytes roundingBytes = 0;  ///< what the caching allocator adds by rounding each tensor up to 512 B
+    Bytes embeddingBytes = 0; ///< part of `bytes` kept by the embedding (scope Embedding)
+    Bytes headBytes = 0;      ///< part of `bytes` kept by the final norm, LM head and loss (scope Head)
+    Bytes largestLayerTensorBytes = 0; ///< the largest single tensor one full layer saves (backward's working set scales with it)
 };
 
 /// Which layers and ends of the model a GPU holds.

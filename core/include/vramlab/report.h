@@ -4,6 +4,7 @@
 #include "vramlab/activation_model.h"
 #include "vramlab/gpu_catalog.h"
 #include "vramlab/parameter_tensors.h"
+#include "vramlab/step_timeline.h"
 
 #include <optional>
 #include <string>
@@ -49,8 +50,10 @@ struct Report {
     Count microBatchesInFlight = 1; ///< pipeline: 1F1B keeps min(pp, accumulation) on the first stage
     std::string stage;              ///< which pipeline stage is reported ("all layers" without PP)
     Bytes total = 0;                ///< sum of the components
-    Bytes peak = 0;                 ///< highest point of the step (total + transient recomputation)
+    Bytes peak = 0;                 ///< highest point of the simulated step (training), else total
     std::string peakWhere;
+    TimelineEvent peakEvent;        ///< phase, micro-batch and layer of the peak (training)
+    StepInputs stepInputs;          ///< what simulateStep() replays for the timeline (training)
     Bytes hostBytes = 0;            ///< offloaded state in host memory, per GPU process
     std::string hostFormula;
 

@@ -11,5 +11,7 @@ namespace vramlab {
 /// extended with `components` (formulas), `overhead_parts`, `activation_tensors`,
 /// `flops` details, `time`, `host_bytes` and `gpu`.
 nlohmann::ordered_json reportToJson(const Report& report);
+/// `vramlab-cli timeline --json`: the step's events with the bytes alive per category.
+nlohmann::ordered_json timelineToJson(const StepTimeline& timeline, const StepInputs& inputs);
 
 } // namespace vramlab

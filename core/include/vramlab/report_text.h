@@ -13,6 +13,8 @@ namespace vramlab {
 /// The breakdown as CSV: key,component,bytes,gib,share_percent,formula (one row per
 /// component, then the total and the peak).
 std::string breakdownCsv(const Report& report);
+/// One row per event of the simulated step: phase, micro-batch, layer, bytes per category, total.
+std::string timelineCsv(const StepTimeline& timeline);
 /// The breakdown as a Markdown table (component, size, bytes, share, formula).
 std::string breakdownMarkdown(const Report& report);
 /// The scenario's settings as a Markdown table (model shapes and how it runs).

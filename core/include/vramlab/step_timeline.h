@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "vramlab/units.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vramlab {
+
+/// What is alive on one GPU at a point of the step, by category (the bar chart's colours
+/// plus the step's short-lived buffers).
+enum class TimelineCategory : uint8_t {
+    Weights,
+    MasterWeights,
+    Gradients,
+    OptimizerStates,
+    Activations,  ///< saved for backward
+    Temporaries,  ///< loss buffers, backward working set, recomputed layer, gradient buckets, ZeRO-3 gathers, optimizer temporaries
+    Overhead,     ///< context, workspace, communication buffers, allocator rounding (constant over the step)
+};
+inline constexpr int kTimelineCategories = 7;
+std::string_view timelineCategoryKey(TimelineCategory c);   ///< "weights", ..., "temporaries"
+std::string_view timelineCategoryLabel(TimelineCategory c); ///< "Weights", ..., "Temporaries"
+
+enum class StepPhase : uint8_t { Start, Forward, Loss, Backward, Optimizer };
+std::string_view toString(StepPhase p);
+
+/// Everything the simulation needs, taken from the estimate of the reported GPU (the
+/// worst pipeline stage). The estimator fills it; no model or run is read again.
+struct StepInputs {
+    bool training = false;
+    Bytes weights = 0, master = 0, gradients = 0, optimizer = 0; ///< resident states, this GPU
+    Bytes baseOverhead = 0;       ///< overhead parts that stay all step (all but ZeRO-3 gathers; allocator rounding included)
+    Bytes embeddingActs = 0;      ///< one micro-batch's saved tensors by part of the model
+    Bytes layerActs = 0;          ///<   (all layers of the stage together)
+    Bytes headActs = 0;
+    Bytes recompute = 0;          ///< checkpointing: one layer (or segment) rebuilt in backward
+    Bytes backwardWorkingSet = 0; ///< gradients of the layer's largest intermediates while its backward runs
+    Bytes lossForward = 0;        ///< logits + their fp32 copy before log-softmax keeps its output
+    Bytes lossBackward = 0;       ///< the two fp32 gradients of the logits in the loss's backward
+    Bytes layerGradientBucket = 0;///< ZeRO-2/3: one layer's unsharded gradients before reduce-scatter
+    Bytes zero3Gather = 0;        ///< ZeRO-3: current + prefetched layer's gathered weights
+    Bytes optimizerTemporaries = 0; ///< foreach AdamW's sqrt(v) list, and the like
+    Count layers = 1;             ///< layers of the stage
+    Count segmentLayers = 1;      ///< layers rebuilt at once under checkpointing (1 without)
+    bool firstStage = true, lastStage = true;
+    Count microBatches = 1;       ///< gradient accumulation steps
+    Count inFlight = 1;           ///< pipeline: micro-batches whose activations the stage holds at once (1F1B)
+    bool gradientsResident = false; ///< a gradient buffer allocated at setup (DDP, Megatron, DeepSpeed); else set_to_none
+};
+
+/// One allocation or free; `bytes` is what is alive after it.
+struct TimelineEvent {
+    StepPhase phase = StepPhase::Start;
+    Count microBatch = -1; ///< 0-based; -1 outside the micro-batches
+    Count layer = -1;      ///< 0-based layer of the stage; -1 for embedding/head/optimizer
+    std::string_view what; ///< "forward: layer saves its tensors" (static text)
+    std::array<Bytes, kTimelineCategories> bytes{};
+    Bytes total() const;
+};
+
+struct StepTimeline {
+    int step = 2;                  ///< 1: optimizer states appear at the end; 2: they are there from the start
+    std::vector<TimelineEvent> events; ///< empty when not recorded
+    Bytes peak = 0;
+    TimelineEvent atPeak;          ///< the event where the peak happens (first one)
+    Count simulatedMicroBatches = 1; ///< later micro-batches repeat the last one's pattern exactly
+    /// "backward, layer 32 of 32, micro-batch 1: ..." for the report.
+    std::string peakWhere(const StepInputs& in) const;
+};
+
+/// Simulates step 1 or step 2 of training on one GPU as allocations and frees. Micro-batches
+/// beyond the first few repeat one pattern, so at most inFlight + 2 are simulated and the
+/// peak is exact for any accumulation. `record` false computes only the peak (no events).
+StepTimeline simulateStep(const StepInputs& in, int step, bool record = true);
+
+} // namespace vramlab

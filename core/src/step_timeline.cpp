@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+#include "vramlab/step_timeline.h"
+
+#include <algorithm>
+
+namespace vramlab {
+
+std::string_view timelineCategoryKey(TimelineCategory c)
+{
+    static constexpr std::string_view keys[] = {"weights",    "master_weights", "gradients", "optimizer_states",
+                                                "activations", "temporaries",   "overhead"};
+    return keys[static_cast<int>(c)];
+}
+
+std::string_view timelineCategoryLabel(TimelineCategory c)
+{
+    static constexpr std::string_view labels[] = {"Weights",     "Master weights", "Gradients", "Optimizer states",
+                                                  "Activations", "Temporaries",    "Overhead"};
+    return labels[static_cast<int>(c)];
+}
+
+std::string_view toString(StepPhase p)
+{
+    static constexpr std::string_view names[] = {"start", "forward", "loss", "backward", "optimizer"};
+    return names[static_cast<int>(p)];
+}
+
+Bytes TimelineEvent::total() const
+{
+    Bytes sum = 0;
+    for (Bytes b : bytes)
+        sum = checkedAdd(sum, b);
+    return sum;
+}
+
+std::string StepTimeline::peakWhere(const StepInputs& in) const
+{
+    const TimelineEvent& e = atPeak;
+    std::string s(toString(e.phase));
+    if (e.layer >= 0)
+        s += ", layer " + std::to_string(e.layer + 1) + " of " + std::to_string(in.layers);
+    if (e.microBatch >= 0)
+        s += ", micro-batch " + std::to_string(e.microBatch + 1) + " of " + std::to_string(in.microBatches);
+    s += " (step " + std::to_string(step) + "): ";
+    s += e.what;
+    return s;
+}
+
+namespace {
+
+using Cat = TimelineCategory;
+
+/// Walks the step, keeping what is alive per category and the highest point.
+class Simulation {
+public:
+    Simulation(const StepInputs& in, StepTimeline& out, bool record) : m_in(in), m_out(out), m_record(record) {}
+
+    void run()
+    {
+        const StepInputs& in = m_in;
+        at(Cat::Weights) = in.weights;
+        at(Cat::MasterWeights) = in.master;
+        at(Cat::Overhead) = in.baseOverhead;
+        // zero_grad(set_to_none=True) freed last step's gradients unless a buffer holds them.
+        if (in.gradientsResident)
+            at(Cat::Gradients) = in.gradients;
+        if (m_out.step >= 2)
+            at(Cat::OptimizerStates) = in.optimizer;
+        emit(StepPhase::Start, -1, -1, "step begins: weights, master copy and what persists between steps");
+
+        // 1F1B on the stage: inFlight - 1 warm-up forwards, then one forward and one
+        // backward in turn. After the first backward every micro-batch repeats the same
+        // pattern, so two beyond the pipeline's depth give the exact peak.
+        const Count total = std::max<Count>(1, in.microBatches);
+        const Count depth = std::clamp<Count>(in.inFlight, 1, total);
+        const Count simulated = std::min(total, depth + 2);
+        m_out.simulatedMicroBatches = simulated;
+        for (Count i = 0; i + 1 < depth; ++i)
+            forward(i);
+        for (Count i = 0; i < simulated; ++i) {
+            if (i + depth - 1 < simulated)
+                forward(i + depth - 1);
+            backward(i);
+        }
+
+        if (m_out.step == 1) {
+            at(Cat::OptimizerStates) = in.optimizer;
+            emit(StepPhase::Optimizer, -1, -1, "optimizer: creates its states on the first step");
+        }
+        if (in.optimizerTemporaries > 0) {
+            at(Cat::Temporaries) += in.optimizerTemporaries;
+            emit(StepPhase::Optimizer, -1, -1, "optimizer: update with its temporaries");
+            at(Cat::Temporaries) -= in.optimizerTemporaries;
+        }
+        emit(StepPhase::Optimizer, -1, -1, "step ends: weights updated");
+    }
+
+private:
+    Bytes& at(Cat c) { return m_now[static_cast<size_t>(c)]; }
+
+    void emit(StepPhase phase, Count microBatch, Count layer, std::string_view what)
+    {
+        TimelineEvent e{phase, microBatch, layer, what, m_now};
+        const Bytes total = e.total();
+        if (total > m_out.peak || !m_any) {
+            m_out.peak = total;
+            m_out.atPeak = e;
+            m_any = true;
+        }
+        if (m_record)
+            m_out.events.push_back(e);
+    }
+
+    /// One layer's share of `all`, the remainder going to layer 0 so the shares add up.
+    Bytes share(Bytes all, Count layer) const
+    {
+        const Count n = std::max<Count>(1, m_in.layers);
+        return all / n + (layer == 0 ? all % n : 0);
+    }
+
+    void forward(Count mb)
+    {
+        const StepInputs& in = m_in;
+        if (in.firstStage && in.embeddingActs > 0) {
+            at(Cat::Activations) += in.embeddingActs;
+            emit(StepPhase::Forward, mb, -1, "forward: embedding");
+        }
+        const Bytes layerActs = in.layerActs;
+        for (Count l = 0; l < in.layers; ++l) {
+            at(Cat::Temporaries) += in.zero3Gather;
+            at(Cat::Activations) += share(layerActs, l);
+            emit(StepPhase::Forward, mb, l, in.zero3Gather > 0 ? "forward: layer gathered (ZeRO-3), saves its tensors"
+                                                               : "forward: layer saves its tensors");
+            at(Cat::Temporaries) -= in.zero3Gather;
+        }
+        if (in.lastStage) {
+            at(Cat::Activations) += in.headActs;
+            at(Cat::Temporaries) += in.lossForward;
+            emit(StepPhase::Loss, mb, -1, "loss: logits and their fp32 copy beside the saved log-softmax");
+            at(Cat::Temporaries) -= in.lossForward;
+        }
+    }
+
+    void backward(Count mb)
+    {
+        const StepInputs& in = m_in;
+        if (in.lastStage) {
+            at(Cat::Temporaries) += in.lossBackward;
+            emit(StepPhase::Loss, mb, -1, "loss backward: two fp32 gradients of the logits");
+            at(Cat::Temporaries) -= in.lossBackward;
+            at(Cat::Activations) -= in.headActs;
+        }
+        const bool gradsAppear = !in.gradientsResident && !m_gradientsMade;
+        const Bytes layerActs = in.layerActs;
+        const Count segment = std::max<Count>(1, in.segmentLayers);
+        Bytes rebuilt = 0;
+        for (Count l = in.layers - 1; l >= 0; --l) {
+            // Entering a checkpointed segment from its end: its forward runs again first.
+            const Count segmentStart = l - l % segment;
+            if (in.recompute > 0 && (l == in.layers - 1 || (l + 1) % segment == 0)) {
+                rebuilt = in.recompute;
+                at(Cat::Temporaries) += rebuilt;
+            }
+            const Bytes working = in.backwardWorkingSet + in.zero3Gather + in.layerGradientBucket;
+            at(Cat::Temporaries) += working;
+            if (gradsAppear)
+                at(Cat::Gradients) += share(in.gradients, l);
+            emit(StepPhase::Backward, mb, l,
+                 in.recompute > 0 ? "backward: layer rebuilt by recomputation, gradients flow"
+                                  : "backward: layer's gradients flow, its saved tensors are released");
+            at(Cat::Temporaries) -= working;
+            at(Cat::Activations) -= share(layerActs, l);
+            if (rebuilt > 0) { // the rebuilt layers free one by one as backward leaves them
+                const Count left = l - segmentStart + 1;
+                const Bytes freed = l == segmentStart ? rebuilt : rebuilt / left;
+                rebuilt -= freed;
+                at(Cat::Temporaries) -= freed;
+            }
+        }
+        if (in.firstStage && in.embeddingActs > 0)
+            at(Cat::Activations) -= in.embeddingActs;
+        emit(StepPhase::Backward, mb, -1, "backward done for this micro-batch");
+        m_gradientsMade = true;
+    }
+
+    const StepInputs& m_in;
+    StepTimeline& m_out;
+    bool m_record;
+    bool m_any = false;
+    bool m_gradientsMade = false;
+    std::array<Bytes, kTimelineCategories> m_now{};
+};
+
+} // namespace
+
+StepTimeline simulateStep(const StepInputs& in, int step, bool record)
+{
+    StepTimeline out;
+    out.step = step;
+    if (record)
+        out.events.reserve(static_cast<size_t>(8 + (2 * std::max<Count>(1, in.layers) + 6) * std::min<Count>(in.microBatches, in.inFlight + 2)));
+    Simulation(in, out, record).run();
+    return out;
+}
+
+} // namespace vramlab
