@@ -7,6 +7,7 @@
 #include "vramlab/estimator.h"
 #include "vramlab/fit.h"
 #include "vramlab/hf_import.h"
+#include "vramlab/planner.h"
 #include "vramlab/presets.h"
 #include "vramlab/report_json.h"
 #include "vramlab/report_text.h"
@@ -191,6 +192,43 @@ int runTimeline(const std::vector<std::string>& words)
                       std::string(e.what).c_str(), e.total() == t.peak ? "  <- peak" : "");
         out << buf;
     }
+    write(out.str());
+    return 0;
+}
+
+int runPlan(const std::vector<std::string>& words)
+{
+    CliArgs a(words, {"--gpus", "--global-batch", "--top", "--max-tp", "--max-pp"}, {"--json", "--no-offload"});
+    const std::string file = onlyFile(a, "plan");
+    const Scenario sc = load(file);
+    PlanRequest req;
+    req.gpus = a.integer("--gpus", 1, 100'000).value_or(sc.run.parallelism.gpus);
+    if (const auto gb = a.integer("--global-batch", 1, 10'000'000))
+        req.globalBatch = *gb;
+    req.topK = static_cast<int>(a.integer("--top", 1, 1000).value_or(10));
+    req.maxTensorParallel = a.integer("--max-tp", 1, 1024).value_or(req.maxTensorParallel);
+    req.maxPipelineParallel = a.integer("--max-pp", 1, 1024).value_or(0);
+    req.allowOffload = !a.flag("--no-offload");
+    const PlanResult res = withFile(file, [&] { return plan(sc, req); });
+    if (a.flag("--json")) {
+        write(planToJson(res).dump(2) + "\n");
+        return 0;
+    }
+    std::ostringstream out;
+    out << sc.name << " on " << res.gpus << " x " << sc.run.gpu->displayName << ", global batch " << res.globalBatch
+        << " x " << sc.run.sequenceLength << " tokens\n";
+    out << res.evaluated << " setups estimated, " << res.fitting << " fit at their peak\n";
+    if (res.top.empty())
+        out << "nothing fits: more GPUs, a shorter sequence or a smaller model\n";
+    char buf[320];
+    for (size_t i = 0; i < res.top.size(); ++i) {
+        const PlanCandidate& c = res.top[i];
+        std::snprintf(buf, sizeof buf, "%2zu. %8.3f s/step %10.0f tok/s  peak %10s  %s\n    %s\n", i + 1, c.time.total(),
+                      c.tokensPerS, formatBytes(c.peak).c_str(), c.summary().c_str(), c.why.c_str());
+        out << buf;
+    }
+    if (res.fastestUnfit)
+        out << "not fitting: " << res.fastestUnfit->summary() << " " << res.fastestUnfit->why << "\n";
     write(out.str());
     return 0;
 }

@@ -12,6 +12,7 @@ int runEstimate(const std::vector<std::string>& args);
 int runSweep(const std::vector<std::string>& args);
 int runFit(const std::vector<std::string>& args);
 int runTimeline(const std::vector<std::string>& args);
+int runPlan(const std::vector<std::string>& args);
 int runPresets(const std::vector<std::string>& args);
 int runImportHf(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);

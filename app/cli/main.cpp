@@ -25,6 +25,10 @@ commands:
   timeline FILE [--step 1|2] [--json|--csv]
                                   one training step as allocations and frees: what is
                                   alive after each, and where the peak is
+  plan FILE [--gpus N] [--global-batch B] [--top K] [--max-tp T] [--max-pp P]
+       [--no-offload] [--json]
+                                  fastest setups that fit: ZeRO x TP x PP x micro-batch x
+                                  checkpointing x offload, ranked by estimated step time
   presets [--json]                built-in models and their parameter counts
   import-hf CONFIG.json [-o OUT.json] [--name NAME]
                                   scenario from a Hugging Face config.json
@@ -59,6 +63,8 @@ int main(int argc, char** argv)
             return cli::runFit(rest);
         if (cmd == "timeline")
             return cli::runTimeline(rest);
+        if (cmd == "plan")
+            return cli::runPlan(rest);
         if (cmd == "presets")
             return cli::runPresets(rest);
         if (cmd == "import-hf")

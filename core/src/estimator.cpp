@@ -66,6 +66,8 @@ StepInputs stepInputs(const ModelSpec& m, const RunSpec& r, const ModelStateByte
         in.optimizerTemporaries = states.optimizer / 2;
     else if (r.optimizer == Optimizer::Lion)
         in.optimizerTemporaries = states.optimizer;
+    in.trainableParamsLocal = states.trainableLocal;
+    in.paramsLocal = checkedAdd(states.trainableLocal, states.frozenLocal);
     in.layers = slice.layers();
     in.segmentLayers = r.checkpointing.kind == Checkpointing::Kind::Every ? std::max<Count>(1, r.checkpointing.every) : 1;
     in.firstStage = slice.first;

@@ -89,4 +89,40 @@ nlohmann::ordered_json timelineToJson(const StepTimeline& t, const StepInputs& i
             {"simulated_micro_batches", t.simulatedMicroBatches}, {"events", std::move(events)}};
 }
 
+namespace {
+
+json candidateToJson(const PlanCandidate& c)
+{
+    const StepTimeParts& t = c.time;
+    return {{"zero_stage", c.zeroStage},
+            {"tensor_parallel", c.tensorParallel},
+            {"pipeline_parallel", c.pipelineParallel},
+            {"expert_parallel", c.expertParallel},
+            {"micro_batch_size", c.microBatch},
+            {"gradient_accumulation_steps", c.accumulation},
+            {"checkpointing", toString(c.checkpointing)},
+            {"offload_optimizer", c.offloadOptimizer},
+            {"offload_params", c.offloadParams},
+            {"peak_bytes", c.peak},
+            {"fits", c.fits},
+            {"step_seconds", t.total()},
+            {"tokens_per_second", c.tokensPerS},
+            {"seconds", {{"compute", t.computeS}, {"recompute", t.recomputeS}, {"data_parallel", t.dataParallelS},
+                         {"tensor_parallel", t.tensorParallelS}, {"pipeline", t.pipelineS}, {"offload", t.offloadS}}},
+            {"why", c.why}};
+}
+
+} // namespace
+
+nlohmann::ordered_json planToJson(const PlanResult& p)
+{
+    json top = json::array();
+    for (const PlanCandidate& c : p.top)
+        top.push_back(candidateToJson(c));
+    json j = {{"format", "vramlab.plan"}, {"version", 1}, {"gpus", p.gpus}, {"global_batch", p.globalBatch},
+              {"evaluated", p.evaluated}, {"fitting", p.fitting}, {"top", std::move(top)}};
+    j["fastest_unfit"] = p.fastestUnfit ? candidateToJson(*p.fastestUnfit) : json(nullptr);
+    return j;
+}
+
 } // namespace vramlab

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "vramlab/planner.h"
 #include "vramlab/report.h"
 
 #include <nlohmann/json.hpp>
@@ -13,5 +14,7 @@ namespace vramlab {
 nlohmann::ordered_json reportToJson(const Report& report);
 /// `vramlab-cli timeline --json`: the step's events with the bytes alive per category.
 nlohmann::ordered_json timelineToJson(const StepTimeline& timeline, const StepInputs& inputs);
+/// `vramlab-cli plan --json`: the ranked setups with their step-time parts.
+nlohmann::ordered_json planToJson(const PlanResult& plan);
 
 } // namespace vramlab

@@ -45,6 +45,8 @@ struct StepInputs {
     Bytes layerGradientBucket = 0;///< ZeRO-2/3: one layer's unsharded gradients before reduce-scatter
     Bytes zero3Gather = 0;        ///< ZeRO-3: current + prefetched layer's gathered weights
     Bytes optimizerTemporaries = 0; ///< foreach AdamW's sqrt(v) list, and the like
+    Count trainableParamsLocal = 0; ///< on this GPU before ZeRO sharding (communication volumes)
+    Count paramsLocal = 0;
     Count layers = 1;             ///< layers of the stage
     Count segmentLayers = 1;      ///< layers rebuilt at once under checkpointing (1 without)
     bool firstStage = true, lastStage = true;

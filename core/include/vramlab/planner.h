@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "vramlab/report.h"
+#include "vramlab/scenario.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vramlab {
+
+/// Seconds of one optimizer step on one GPU, by cause. Communication is not assumed to
+/// overlap with compute (an upper bound; frameworks hide part of it).
+struct StepTimeParts {
+    double computeS = 0;         ///< model FLOPs at the GPU's peak x efficiency
+    double recomputeS = 0;       ///< FLOPs redone by checkpointing and flash backward
+    double dataParallelS = 0;    ///< gradient reduction, ZeRO gathers, over the interconnect
+    double tensorParallelS = 0;  ///< 4 all-reduces of the layer output per layer and micro-batch
+    double pipelineS = 0;        ///< bubble (pp - 1) / micro-batches of the busy time + stage-to-stage sends
+    double offloadS = 0;         ///< host transfers of offloaded state and the CPU optimizer
+    double total() const { return computeS + recomputeS + dataParallelS + tensorParallelS + pipelineS + offloadS; }
+};
+
+/// Step time of a training scenario from its estimate (needs run.gpu for peak and bandwidths).
+StepTimeParts stepTime(const ModelSpec& model, const RunSpec& run, const Report& report);
+
+struct PlanRequest {
+    Count gpus = 8;
+    std::optional<Count> globalBatch; ///< sequences per optimizer step; default: the scenario's
+    int topK = 10;
+    Count maxTensorParallel = 8;   ///< tensor parallelism stays inside one NVLink domain
+    Count maxPipelineParallel = 0; ///< 0: up to the layer count
+    bool allowOffload = true;
+};
+
+/// One way to run the scenario on the GPUs, with its peak and step time.
+struct PlanCandidate {
+    int zeroStage = 0;
+    Count tensorParallel = 1, pipelineParallel = 1, expertParallel = 1;
+    Count microBatch = 1, accumulation = 1;
+    Checkpointing checkpointing;
+    bool offloadOptimizer = false, offloadParams = false;
+    Bytes peak = 0;
+    bool fits = false;
+    StepTimeParts time;
+    double tokensPerS = 0;
+    std::string why; ///< why it wins, or what it loses to the winner
+    /// "ZeRO-2, TP 2, PP 1, micro-batch 4 x 8, checkpointing full"
+    std::string summary() const;
+};
+
+struct PlanResult {
+    std::vector<PlanCandidate> top;         ///< fitting, fastest first
+    std::optional<PlanCandidate> fastestUnfit; ///< faster than the winner but over the memory
+    Count evaluated = 0;                    ///< configurations estimated
+    Count fitting = 0;
+    Count globalBatch = 0;
+    Count gpus = 0;
+};
+
+/// Enumerates ZeRO stage x tensor parallel x pipeline parallel x micro-batch x
+/// checkpointing x offload for the scenario's model, run and GPU type, keeps those whose
+/// peak fits and ranks them by step time. Throws InputError without run.gpu, for
+/// inference, or when the global batch cannot be split over any data-parallel size.
+PlanResult plan(const Scenario& base, const PlanRequest& request);
+
+/// The scenario's run with a candidate's choices applied (what "apply" in the window does).
+RunSpec applyCandidate(const RunSpec& base, const PlanCandidate& candidate, Count gpus);
+
+} // namespace vramlab

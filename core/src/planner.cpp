@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+#include "vramlab/planner.h"
+
+#include "vramlab/errors.h"
+#include "vramlab/estimator.h"
+#include "vramlab/precision_regime.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+namespace vramlab {
+
+namespace {
+
+/// What a CPU optimizer (ZeRO-Offload's CPU-Adam) reads and writes per second: its
+/// states and master weights once each per step. A stated assumption, not a measurement.
+constexpr double kHostOptimizerBytesPerS = 20e9;
+
+std::string seconds(double s)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, s < 1 ? "%.0f ms" : "%.2f s", s < 1 ? s * 1e3 : s);
+    return buf;
+}
+
+std::vector<Count> divisors(Count n, Count cap)
+{
+    std::vector<Count> out;
+    for (Count d = 1; d <= n && d <= cap; ++d)
+        if (n % d == 0)
+            out.push_back(d);
+    return out;
+}
+
+/// The step-time part that costs a candidate the most against the winner.
+std::string whyLoses(const PlanCandidate& c, const PlanCandidate& best)
+{
+    const double dt = c.time.total() - best.time.total();
+    if (dt <= best.time.total() * 1e-9) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "as fast as #1 with %s at its peak", c.peak < best.peak ? "less memory" : "more memory");
+        return buf;
+    }
+    struct Part {
+        double delta;
+        const char* what;
+    };
+    const Part parts[] = {
+        {c.time.computeS - best.time.computeS, "compute"},
+        {c.time.recomputeS - best.time.recomputeS, "recomputation (checkpointing)"},
+        {c.time.dataParallelS - best.time.dataParallelS, c.zeroStage == 3 ? "ZeRO-3 gathers and reductions" : "data-parallel gradient reduction"},
+        {c.time.tensorParallelS - best.time.tensorParallelS, "tensor-parallel all-reduces"},
+        {c.time.pipelineS - best.time.pipelineS, "pipeline bubble"},
+        {c.time.offloadS - best.time.offloadS, "host offload traffic"},
+    };
+    const Part& worst = *std::max_element(std::begin(parts), std::end(parts), [](const Part& a, const Part& b) { return a.delta < b.delta; });
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%+.0f%% (+%s) vs #1, mostly %s (+%s)", 100.0 * dt / best.time.total(), seconds(dt).c_str(),
+                  worst.what, seconds(worst.delta).c_str());
+    return buf;
+}
+
+std::string whyWins(const PlanCandidate& c, Bytes usable)
+{
+    const StepTimeParts& t = c.time;
+    std::string s = "fastest: " + seconds(t.total()) + " per step = compute " + seconds(t.computeS);
+    auto part = [&](double v, const char* what) {
+        if (v > 0)
+            s += std::string(" + ") + what + " " + seconds(v);
+    };
+    part(t.recomputeS, "recompute");
+    part(t.dataParallelS, "DP comm");
+    part(t.tensorParallelS, "TP comm");
+    part(t.pipelineS, "pipeline");
+    part(t.offloadS, "offload");
+    s += "; peak " + formatBytes(c.peak) + " of " + formatBytes(usable);
+    return s;
+}
+
+} // namespace
+
+std::string PlanCandidate::summary() const
+{
+    std::string s = "ZeRO-" + std::to_string(zeroStage) + ", TP " + std::to_string(tensorParallel) + ", PP " +
+                    std::to_string(pipelineParallel);
+    if (expertParallel > 1)
+        s += ", EP " + std::to_string(expertParallel);
+    s += ", micro-batch " + std::to_string(microBatch) + " x " + std::to_string(accumulation) + ", checkpointing " +
+         toString(checkpointing);
+    if (offloadParams)
+        s += ", offload optimizer + params";
+    else if (offloadOptimizer)
+        s += ", offload optimizer";
+    return s;
+}
+
+StepTimeParts stepTime(const ModelSpec& m, const RunSpec& r, const Report& rep)
+{
+    StepTimeParts t;
+    if (!r.gpu || r.mode != Mode::Training)
+        return t;
+    const GpuSpec& g = *r.gpu;
+    const Parallelism& par = r.parallelism;
+    const double flopsPerS = rep.flops.peakTflops * 1e12 * std::max(r.mfu, 1e-6);
+    if (!(flopsPerS > 0))
+        return t;
+    const double gpus = static_cast<double>(par.gpus);
+    t.computeS = rep.flops.perStep / (gpus * flopsPerS);
+    t.recomputeS = (rep.flops.hardwarePerStep - rep.flops.perStep) / (gpus * flopsPerS);
+
+    const PrecisionRegime reg = precisionRegime(r);
+    const double link = g.interconnectGBs * 1e9, host = g.hostLinkGBs * 1e9;
+    const double tp = static_cast<double>(par.tensorParallel), pp = static_cast<double>(par.pipelineParallel);
+    const double dp = static_cast<double>(par.dataParallel()), micro = static_cast<double>(r.gradientAccumulationSteps);
+    const double trainable = static_cast<double>(rep.stepInputs.trainableParamsLocal);
+    const double params = static_cast<double>(rep.stepInputs.paramsLocal);
+    const double gradB = bytesPerElement(reg.gradients), weightB = bytesPerElement(reg.working);
+
+    // Ring collectives move (n - 1) / n of the data per GPU each way.
+    if (dp > 1 && link > 0) {
+        const double share = (dp - 1) / dp;
+        double bytes = 0;
+        switch (par.zeroStage) {
+        case 0:
+        case 1: bytes = 2 * share * trainable * gradB; break; // one all-reduce per step (no_sync while accumulating)
+        case 2: bytes = micro * share * trainable * gradB + share * trainable * weightB; break; // reduce-scatter per micro-batch
+        default: bytes = micro * share * (trainable * gradB + 2 * params * weightB); break;       // + gathers in forward and backward
+        }
+        t.dataParallelS = bytes / link;
+    }
+    const double actBytes = static_cast<double>(r.microBatchSize) * static_cast<double>(r.sequenceLength) *
+                            static_cast<double>(m.hiddenSize) * bytesPerElement(reg.activations);
+    const double layers = std::ceil(static_cast<double>(m.numLayers) / pp);
+    if (tp > 1 && link > 0) // Megatron: 2 all-reduces forward, 2 backward per layer
+        t.tensorParallelS = micro * layers * 4 * 2 * (tp - 1) / tp * actBytes / link;
+    if (pp > 1) {
+        const double busy = t.computeS + t.recomputeS + t.tensorParallelS;
+        t.pipelineS = (pp - 1) / micro * busy + (link > 0 ? micro * 2 * actBytes / link : 0);
+    }
+    if (host > 0) {
+        const double shard = par.zeroStage >= 1 ? dp : 1;
+        if (par.offloadOptimizer) // gradients down, updated 16-bit weights up, and the CPU's update
+            t.offloadS += trainable / shard * (gradB + weightB) / host +
+                          2 * static_cast<double>(rep.hostBytes) / kHostOptimizerBytesPerS;
+        if (par.offloadParams) // each micro-batch fetches the shard for forward and backward
+            t.offloadS += micro * 2 * params / dp * weightB / host;
+    }
+    return t;
+}
+
+RunSpec applyCandidate(const RunSpec& base, const PlanCandidate& c, Count gpus)
+{
+    RunSpec r = base;
+    Parallelism& p = r.parallelism;
+    p.gpus = gpus;
+    p.zeroStage = c.zeroStage;
+    p.tensorParallel = c.tensorParallel;
+    p.pipelineParallel = c.pipelineParallel;
+    p.expertParallel = c.expertParallel;
+    p.sequenceParallel = c.tensorParallel > 1;
+    p.offloadOptimizer = c.offloadOptimizer;
+    p.offloadParams = c.offloadParams;
+    r.microBatchSize = c.microBatch;
+    r.gradientAccumulationSteps = c.accumulation;
+    r.checkpointing = c.checkpointing;
+    return r;
+}
+
+PlanResult plan(const Scenario& base, const PlanRequest& req)
+{
+    const ModelSpec& m = base.model;
+    const RunSpec& b = base.run;
+    if (!b.gpu)
+        throw InputError("run.gpu", "required to plan: a catalog name or {\"memory_gib\": N}");
+    if (b.mode != Mode::Training)
+        throw InputError("run.mode", "expected training: the planner ranks training setups");
+    if (!(req.gpus >= 1 && req.gpus <= 100'000))
+        throw InputError("--gpus", "expected a GPU count from 1 to 100000, got " + std::to_string(req.gpus));
+    validateRun(m, b);
+    PlanResult res;
+    res.gpus = req.gpus;
+    res.globalBatch = req.globalBatch.value_or(
+        checkedMul(b.microBatchSize, b.gradientAccumulationSteps, std::max<Count>(1, b.parallelism.dataParallel())));
+    if (!(res.globalBatch >= 1 && res.globalBatch <= 10'000'000))
+        throw InputError("--global-batch", "expected sequences per step from 1 to 10000000, got " + std::to_string(res.globalBatch));
+
+    std::vector<Checkpointing> ckpts = {{}, {Checkpointing::Kind::Full, 0}};
+    if (b.attention == AttentionImpl::Eager) // flash already recomputes what selective would
+        ckpts.insert(ckpts.begin() + 1, {Checkpointing::Kind::Selective, 0});
+
+    std::vector<PlanCandidate> fitting;
+    EstimateCache cache;
+    bool anyBatchSplit = false;
+    for (Count tp = 1; tp <= std::min<Count>(req.gpus, std::max<Count>(1, req.maxTensorParallel)); tp *= 2) {
+        if (req.gpus % tp != 0 || m.numHeads % tp != 0 || !(m.numKvHeads % tp == 0 || tp % m.numKvHeads == 0))
+            continue;
+        for (Count pp : divisors(req.gpus / tp, req.maxPipelineParallel > 0 ? std::min(req.maxPipelineParallel, m.numLayers) : m.numLayers)) {
+            const Count dp = req.gpus / (tp * pp);
+            if (res.globalBatch % dp != 0)
+                continue;
+            anyBatchSplit = true;
+            const Count perReplica = res.globalBatch / dp;
+            const Count ep = m.moe.enabled() ? std::gcd(b.parallelism.expertParallel, dp) : 1;
+            for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
+                for (int offload = 0; offload <= (!req.allowOffload ? 0 : zero == 3 ? 2 : zero >= 1 ? 1 : 0); ++offload) {
+                    for (const Checkpointing& ck : ckpts) {
+                        for (Count mb : divisors(perReplica, perReplica)) {
+                            PlanCandidate c;
+                            c.zeroStage = zero;
+                            c.tensorParallel = tp;
+                            c.pipelineParallel = pp;
+                            c.expertParallel = ep;
+                            c.microBatch = mb;
+                            c.accumulation = perReplica / mb;
+                            c.checkpointing = ck;
+                            c.offloadOptimizer = offload >= 1;
+                            c.offloadParams = offload == 2;
+                            const RunSpec run = applyCandidate(b, c, req.gpus);
+                            Report rep;
+                            try {
+                                rep = estimate(m, run, EstimateOptions{false}, &cache);
+                            } catch (const InputError&) {
+                                break; // this parallel layout is impossible for the model
+                            } catch (const SizeOverflow&) {
+                                break;
+                            }
+                            ++res.evaluated;
+                            c.peak = rep.peak;
+                            c.fits = rep.fits;
+                            c.time = stepTime(m, run, rep);
+                            const double total = c.time.total();
+                            c.tokensPerS = total > 0 ? static_cast<double>(rep.flops.tokensPerStep) / total : 0;
+                            if (!c.fits) {
+                                if (!res.fastestUnfit || total < res.fastestUnfit->time.total())
+                                    res.fastestUnfit = c;
+                                break; // memory grows with the micro-batch: larger ones do not fit either
+                            }
+                            fitting.push_back(std::move(c));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if (!anyBatchSplit)
+        throw InputError("--global-batch", "expected a multiple of a data-parallel size of " + std::to_string(req.gpus) +
+                                               " GPUs, got " + std::to_string(res.globalBatch));
+    res.fitting = static_cast<Count>(fitting.size());
+    const size_t k = std::min(fitting.size(), static_cast<size_t>(std::max(1, req.topK)));
+    std::partial_sort(fitting.begin(), fitting.begin() + static_cast<std::ptrdiff_t>(k), fitting.end(),
+                      [](const PlanCandidate& x, const PlanCandidate& y) {
+                          const double tx = x.time.total(), ty = y.time.total();
+                          return tx != ty ? tx < ty : x.peak < y.peak;
+                      });
+    fitting.resize(k);
+    res.top = std::move(fitting);
+    const Bytes usable = b.gpu->memoryBytes;
+    for (size_t i = 0; i < res.top.size(); ++i)
+        res.top[i].why = i == 0 ? whyWins(res.top[0], usable) : whyLoses(res.top[i], res.top[0]);
+    if (res.fastestUnfit && (!res.top.empty() && res.fastestUnfit->time.total() >= res.top[0].time.total()))
+        res.fastestUnfit.reset();
+    if (res.fastestUnfit)
+        res.fastestUnfit->why = "would be " + seconds(res.fastestUnfit->time.total()) + " per step but needs " +
+                                formatBytes(res.fastestUnfit->peak) + " at its peak (" + formatBytes(usable) + " per GPU)";
+    return res;
+}
+
+} // namespace vramlab

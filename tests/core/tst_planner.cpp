@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+// The planner: winners known in advance, ranking order, agreement with the estimator.
+#include "test_scenarios.h"
+#include "vramlab/errors.h"
+#include "vramlab/estimator.h"
+#include "vramlab/planner.h"
+
+#include <QtTest>
+
+using namespace vramlab;
+
+class TstPlanner : public QObject {
+    Q_OBJECT
+private slots:
+    void onlyShardedGradientsFit()
+    {
+        // Llama-3-8B on 8 x H100 without model parallelism, global batch 8 x 4096 tokens:
+        // ZeRO-0/1 keep all 30 GiB of fp32 gradients per GPU beside 27 GiB of activations
+        // and do not fit; ZeRO-2 does and moves less than ZeRO-3 (6 vs 8 bytes x 7/8 per param).
+        Scenario sc = test::llama3_8b();
+        PlanRequest req;
+        req.gpus = 8;
+        req.globalBatch = 8;
+        req.maxTensorParallel = 1;
+        req.maxPipelineParallel = 1;
+        req.allowOffload = false;
+        req.topK = 100;
+        const PlanResult p = plan(sc, req);
+        QVERIFY(!p.top.empty());
+        for (const PlanCandidate& c : p.top) // ZeRO-1 fits only by recomputing the forward
+            QVERIFY2(c.zeroStage >= 2 || c.checkpointing.kind == Checkpointing::Kind::Full, c.summary().c_str());
+        QCOMPARE(p.top[0].zeroStage, 2);
+        QCOMPARE(p.top[0].checkpointing.kind, Checkpointing::Kind::None);
+        QCOMPARE(p.fitting, Count(5)); // ZeRO-0 never (135 GiB of states), ZeRO-1 only with checkpointing
+        QVERIFY(!p.fastestUnfit);      // and would not be faster anyway
+        // ZeRO 0-3 x checkpointing none/full x micro-batch 1 (batch 8 over 8 GPUs): 8 estimates.
+        QCOMPARE(p.evaluated, Count(8));
+    }
+
+    void onlyCheckpointingFits()
+    {
+        // One GPU, LoRA on Llama-3-8B at 16k tokens: the saved activations alone pass 80 GiB;
+        // only full checkpointing fits, so it wins despite recomputing the forward.
+        Scenario sc = test::llama3_8b();
+        sc.run.sequenceLength = 16384;
+        sc.run.finetune.method = FinetuneMethod::Lora;
+        PlanRequest req;
+        req.gpus = 1;
+        req.globalBatch = 4;
+        const PlanResult p = plan(sc, req);
+        QVERIFY(!p.top.empty());
+        QCOMPARE(p.top[0].checkpointing.kind, Checkpointing::Kind::Full);
+        QCOMPARE(p.top[0].zeroStage, 0);
+        QVERIFY(p.top[0].time.recomputeS > 0);
+        for (const PlanCandidate& c : p.top)
+            QCOMPARE(c.checkpointing.kind, Checkpointing::Kind::Full);
+        QVERIFY(p.fastestUnfit && p.fastestUnfit->checkpointing.kind == Checkpointing::Kind::None);
+    }
+
+    void plentyOfMemoryNeedsNoTricks()
+    {
+        // GPT-2 (124M) on 8 x H100: everything fits; no model parallelism, recomputation,
+        // offload or ZeRO-3 gathers. (ZeRO-2's reduce-scatter of fp32 gradients plus a bf16
+        // all-gather moves 6 bytes per parameter against DDP's 8-byte all-reduce.)
+        Scenario sc;
+        sc.model = findPreset("gpt2")->model;
+        sc.run.sequenceLength = 1024;
+        sc.run.gpu = findGpu("h100-sxm-80gb");
+        PlanRequest req;
+        req.gpus = 8;
+        req.globalBatch = 64;
+        const PlanResult p = plan(sc, req);
+        const PlanCandidate& w = p.top.at(0);
+        QVERIFY2(w.zeroStage == 2 && w.tensorParallel == 1 && w.pipelineParallel == 1, w.summary().c_str());
+        QCOMPARE(w.microBatch, Count(8));
+        QCOMPARE(w.checkpointing.kind, Checkpointing::Kind::None);
+        QVERIFY(!w.offloadOptimizer);
+        QVERIFY(w.why.starts_with("fastest"));
+    }
+
+    void rankedAndConsistentWithTheEstimator()
+    {
+        Scenario sc = test::llama3_8b();
+        PlanRequest req;
+        req.gpus = 16;
+        req.globalBatch = 64;
+        req.topK = 20;
+        const PlanResult p = plan(sc, req);
+        QCOMPARE(p.top.size(), size_t(20));
+        QVERIFY(p.fitting >= 20 && p.evaluated >= p.fitting);
+        for (size_t i = 0; i < p.top.size(); ++i) {
+            const PlanCandidate& c = p.top[i];
+            if (i > 0)
+                QVERIFY(c.time.total() >= p.top[i - 1].time.total());
+            QVERIFY(c.fits && c.peak <= sc.run.gpu->memoryBytes);
+            QCOMPARE(c.microBatch * c.accumulation * (16 / (c.tensorParallel * c.pipelineParallel)), Count(64));
+            // Applying the row gives the same peak the planner ranked.
+            Scenario applied = sc;
+            applied.run = applyCandidate(sc.run, c, req.gpus);
+            QCOMPARE(estimate(applied).peak, c.peak);
+            if (i > 0)
+                QVERIFY(c.why.find("vs #1") != std::string::npos || c.why.starts_with("as fast"));
+        }
+    }
+
+    void stepTimeParts()
+    {
+        // One GPU, no parallelism: compute = 6PT-style FLOPs / (peak x MFU), nothing else but flash's recompute.
+        Scenario sc = test::llama3_8b();
+        sc.run.optimizer = Optimizer::Sgd;
+        const Report r = estimate(sc);
+        const StepTimeParts t = stepTime(sc.model, sc.run, r);
+        QCOMPARE(t.computeS, r.flops.perStep / (989.4e12 * 0.4));
+        QCOMPARE(t.dataParallelS + t.tensorParallelS + t.pipelineS + t.offloadS, 0.0);
+        // Data parallel ZeRO-0 on 8: an all-reduce of 4-byte gradients, 2 x 7/8 x P x 4 B over NVLink.
+        sc.run.parallelism.gpus = 8;
+        const Report r8 = estimate(sc);
+        const StepTimeParts t8 = stepTime(sc.model, sc.run, r8);
+        const double bytes = 2.0 * 7 / 8 * test::kLlama3_8bParams * 4;
+        QCOMPARE(t8.dataParallelS, bytes / (findGpu("h100-sxm-80gb")->interconnectGBs * 1e9));
+    }
+
+    void badRequests()
+    {
+        Scenario sc = test::llama3_8b();
+        PlanRequest req;
+        req.gpus = 8;
+        req.globalBatch = 3; // 8 data-parallel replicas cannot share 3 sequences
+        req.maxTensorParallel = 1;
+        req.maxPipelineParallel = 1;
+        try {
+            plan(sc, req);
+            QFAIL("expected InputError");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QString("--global-batch"));
+        }
+        sc.run.gpu.reset();
+        QVERIFY_THROWS_EXCEPTION(InputError, plan(sc, PlanRequest{}));
+        sc = test::llama3_8b();
+        sc.run.mode = Mode::Inference;
+        QVERIFY_THROWS_EXCEPTION(InputError, plan(sc, PlanRequest{}));
+    }
+};
+
+QTEST_APPLESS_MAIN(TstPlanner)
+#include "tst_planner.moc"
