@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
-// One estimate (target < 20 us) and a 10,000-point sweep (target < 50 ms) on one core.
+// One estimate (target < 20 us), a 10,000-point sweep (target < 50 ms) and the planner
+// (target >= 100,000 configurations per second) on one core.
 #include "vramlab/estimator.h"
+#include "vramlab/planner.h"
+#include "vramlab/step_timeline.h"
 #include "vramlab/presets.h"
 #include "vramlab/sweep.h"
 
@@ -53,6 +56,42 @@ void BM_Sweep10k(benchmark::State& state)
         benchmark::DoNotOptimize(sweep(sc, SweepParam::SequenceLength, 128, 1'000'000, 10'000));
 }
 BENCHMARK(BM_Sweep10k)->Unit(benchmark::kMillisecond);
+
+/// Planner throughput: configurations estimated (peak + step time) per second.
+void plannerBenchmark(benchmark::State& state, const Scenario& sc, Count gpus, Count globalBatch)
+{
+    PlanRequest req;
+    req.gpus = gpus;
+    req.globalBatch = globalBatch;
+    Count configs = 0;
+    for (auto _ : state) {
+        const PlanResult p = plan(sc, req);
+        configs += p.evaluated;
+        benchmark::DoNotOptimize(p.top.data());
+    }
+    state.counters["configs_per_s"] = benchmark::Counter(static_cast<double>(configs), benchmark::Counter::kIsRate);
+    state.counters["configs"] = static_cast<double>(configs) / static_cast<double>(state.iterations());
+}
+
+void BM_PlanLlama8bOn8(benchmark::State& state) { plannerBenchmark(state, llama8bOn8H100(), 8, 64); }
+BENCHMARK(BM_PlanLlama8bOn8)->Unit(benchmark::kMillisecond);
+
+void BM_PlanLlama70bOn64(benchmark::State& state)
+{
+    Scenario sc = llama8bOn8H100();
+    sc.model = findPreset("llama-3-70b")->model;
+    plannerBenchmark(state, sc, 64, 512);
+}
+BENCHMARK(BM_PlanLlama70bOn64)->Unit(benchmark::kMillisecond);
+
+/// The Timeline tab: step 2 of Llama-3-8B with 8 micro-batches, every event recorded.
+void BM_TimelineRecorded(benchmark::State& state)
+{
+    const Report r = estimate(llama8bOn8H100());
+    for (auto _ : state)
+        benchmark::DoNotOptimize(simulateStep(r.stepInputs, 2, true));
+}
+BENCHMARK(BM_TimelineRecorded)->Unit(benchmark::kMicrosecond);
 
 } // namespace
 

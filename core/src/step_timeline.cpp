@@ -70,10 +70,10 @@ public:
 
         // 1F1B on the stage: inFlight - 1 warm-up forwards, then one forward and one
         // backward in turn. After the first backward every micro-batch repeats the same
-        // pattern, so two beyond the pipeline's depth give the exact peak.
+        // pattern, so one beyond the pipeline's depth gives the exact peak.
         const Count total = std::max<Count>(1, in.microBatches);
         const Count depth = std::clamp<Count>(in.inFlight, 1, total);
-        const Count simulated = std::min(total, depth + 2);
+        const Count simulated = std::min(total, depth + 1);
         m_out.simulatedMicroBatches = simulated;
         for (Count i = 0; i + 1 < depth; ++i)
             forward(i);
@@ -126,7 +126,13 @@ private:
             emit(StepPhase::Forward, mb, -1, "forward: embedding");
         }
         const Bytes layerActs = in.layerActs;
-        for (Count l = 0; l < in.layers; ++l) {
+        if (!m_record && in.layers > 0) { // forward only grows: its last layer is its highest point
+            at(Cat::Temporaries) += in.zero3Gather;
+            at(Cat::Activations) += layerActs;
+            emit(StepPhase::Forward, mb, in.layers - 1, "forward: layer saves its tensors");
+            at(Cat::Temporaries) -= in.zero3Gather;
+        }
+        for (Count l = 0; m_record && l < in.layers; ++l) {
             at(Cat::Temporaries) += in.zero3Gather;
             at(Cat::Activations) += share(layerActs, l);
             emit(StepPhase::Forward, mb, l, in.zero3Gather > 0 ? "forward: layer gathered (ZeRO-3), saves its tensors"
@@ -165,7 +171,11 @@ private:
             at(Cat::Temporaries) += working;
             if (gradsAppear)
                 at(Cat::Gradients) += share(in.gradients, l);
-            emit(StepPhase::Backward, mb, l,
+            // Saved tensors fall and gradients rise by the same share per layer, and the
+            // rebuilt segment repeats: the highest point is in the first or last two segments.
+            const bool edge = l >= in.layers - 2 * segment || l < 2 * segment;
+            if (m_record || edge)
+                emit(StepPhase::Backward, mb, l,
                  in.recompute > 0 ? "backward: layer rebuilt by recomputation, gradients flow"
                                   : "backward: layer's gradients flow, its saved tensors are released");
             at(Cat::Temporaries) -= working;

@@ -109,6 +109,70 @@ private slots:
         QVERIFY(go["next_peak_bytes"].toInteger() > go["usable_bytes"].toInteger());
     }
 
+    void timelineJsonAndCsv()
+    {
+        QTemporaryDir dir;
+        const QString file = writeTemp(dir, "l.json", kLlamaH100);
+        const Run est = cli({"estimate", file, "--json"});
+        const qint64 peak = QJsonDocument::fromJson(est.out).object()["peak_bytes"].toInteger();
+        for (int step : {1, 2}) {
+            const Run r = cli({"timeline", file, "--json", "--step", QString::number(step)});
+            QCOMPARE(r.code, 0);
+            const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+            QCOMPARE(o["format"].toString(), QStringLiteral("vramlab.timeline"));
+            QCOMPARE(o["step"].toInt(), step);
+            QCOMPARE(o["layers"].toInt(), 32);
+            QCOMPARE(o["micro_batches"].toInt(), 8);
+            const QJsonArray events = o["events"].toArray();
+            qint64 highest = 0;
+            for (const QJsonValue& e : events) {
+                const QJsonObject b = e.toObject()["bytes"].toObject();
+                qint64 sum = 0;
+                for (const QString& k : b.keys())
+                    sum += b[k].toInteger();
+                QCOMPARE(sum, e.toObject()["total"].toInteger());
+                highest = std::max(highest, sum);
+            }
+            QCOMPARE(o["peak_bytes"].toInteger(), highest);
+            if (step == 2)
+                QCOMPARE(highest, peak); // the estimate's peak_bytes is step 2's
+            else
+                QVERIFY(highest <= peak);
+        }
+        const Run csv = cli({"timeline", file, "--csv"});
+        QCOMPARE(csv.code, 0);
+        QVERIFY(csv.out.startsWith("index,phase,micro_batch,layer,weights,master_weights,gradients,optimizer_states,activations,temporaries,overhead,total,what\n"));
+        const Run text = cli({"timeline", file});
+        QVERIFY(text.out.contains("<- peak"));
+    }
+
+    void planRanksSetups()
+    {
+        QTemporaryDir dir;
+        const QString file = writeTemp(dir, "l.json", kLlamaH100);
+        const Run r = cli({"plan", file, "--gpus", "8", "--global-batch", "64", "--top", "5", "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o["format"].toString(), QStringLiteral("vramlab.plan"));
+        QCOMPARE(o["global_batch"].toInt(), 64);
+        const QJsonArray top = o["top"].toArray();
+        QCOMPARE(top.size(), 5);
+        double last = 0;
+        for (const QJsonValue& v : top) {
+            const QJsonObject c = v.toObject();
+            QVERIFY(c["fits"].toBool());
+            QVERIFY(c["peak_bytes"].toInteger() <= qint64(85'520'809'984));
+            QVERIFY(c["step_seconds"].toDouble() >= last);
+            last = c["step_seconds"].toDouble();
+            const int dp = 8 / (c["tensor_parallel"].toInt() * c["pipeline_parallel"].toInt());
+            QCOMPARE(c["micro_batch_size"].toInt() * c["gradient_accumulation_steps"].toInt() * dp, 64);
+        }
+        QVERIFY(top[0].toObject()["why"].toString().startsWith("fastest"));
+        const Run text = cli({"plan", file, "--gpus", "8", "--top", "3"});
+        QCOMPARE(text.code, 0);
+        QVERIFY(text.out.contains(" 1. ") && text.out.contains(" 3. ") && !text.out.contains(" 4. "));
+    }
+
     void presetsAndVersion()
     {
         const Run p = cli({"presets"});
@@ -157,6 +221,15 @@ private slots:
                                          << QByteArray("--param: expected one of");
         QTest::newRow("fit without gpu") << QStringList{"fit", "@", "--max", "micro_batch_size"}
                                          << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})") << QByteArray("run.gpu: required");
+        QTest::newRow("timeline step") << QStringList{"timeline", "@", "--step", "3"} << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")
+                                       << QByteArray("--step: expected an integer from 1 to 2");
+        QTest::newRow("timeline inference") << QStringList{"timeline", "@"} << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"mode": "inference"}})")
+                                            << QByteArray("run.mode: expected training");
+        QTest::newRow("plan without gpu") << QStringList{"plan", "@", "--gpus", "8"} << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")
+                                          << QByteArray("run.gpu: required to plan");
+        QTest::newRow("plan batch") << QStringList{"plan", "@", "--gpus", "8", "--global-batch", "3", "--max-tp", "1", "--max-pp", "1"}
+                                    << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512, "gpu": "h100-sxm-80gb"}})")
+                                    << QByteArray("--global-batch: expected a multiple");
         QTest::newRow("missing file") << QStringList{"estimate", "/no/such/file.json"} << QByteArray()
                                       << QByteArray("/no/such/file.json: cannot open");
         QTest::newRow("unknown option") << QStringList{"estimate", "@", "--jsn"} << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")
