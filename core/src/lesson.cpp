@@ -364,10 +364,21 @@ Lesson readLesson(const json& doc)
     return lesson;
 }
 
+Lesson parseLessonText(const std::string& text, const std::string& file)
+{
+    try {
+        if (text.size() > kMaxLessonFileBytes)
+            throw InputError("", "larger than " + formatBytes(Bytes(kMaxLessonFileBytes)) + "; not a lesson");
+        return readLesson(parseJsonText(text, file));
+    } catch (const InputError& e) {
+        throw e.withFile(file);
+    }
+}
+
 Lesson loadLessonFile(const std::string& path)
 {
     try {
-        return readLesson(parseJsonText(readTextFile(path, kMaxLessonFileBytes), path));
+        return parseLessonText(readTextFile(path, kMaxLessonFileBytes), path);
     } catch (const InputError& e) {
         throw e.withFile(path);
     }

@@ -79,7 +79,9 @@ struct Lesson {
 /// otherwise silently teach the wrong thing. Throws InputError whose key path names the
 /// step: "steps[3].question.answer".
 Lesson readLesson(const nlohmann::json& doc);
-/// Parses and reads a lesson file; errors name the file.
+/// Parses and reads lesson text (a file read elsewhere, e.g. from Qt resources); errors name `file`.
+Lesson parseLessonText(const std::string& text, const std::string& file);
+/// Reads a lesson file; errors name the file.
 Lesson loadLessonFile(const std::string& path);
 
 /// The value of `quantity` for a step's scenario and report, in base units (bytes,
