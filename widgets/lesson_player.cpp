@@ -13,6 +13,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -63,7 +64,17 @@ LessonPlayer::LessonPlayer(ScenarioDocument* document, QWidget* parent)
     , m_tryIt(new QPushButton(QStringLiteral("Try it yourself")))
 {
     setFocusPolicy(Qt::StrongFocus);
-    auto* layout = new QVBoxLayout(this);
+    // The step scrolls when a long one meets a low projector; the buttons stay in view.
+    auto* outer = new QVBoxLayout(this);
+    auto* scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setFocusPolicy(Qt::NoFocus);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // text wraps instead
+    auto* content = new QWidget;
+    scroll->setWidget(content);
+    outer->addWidget(scroll, 1);
+    auto* layout = new QVBoxLayout(content);
     for (QLabel* l : {m_lessonTitle, m_title, m_text, m_prompt, m_feedback, m_numbers}) {
         l->setWordWrap(true);
         l->setTextFormat(Qt::PlainText);
@@ -95,8 +106,8 @@ LessonPlayer::LessonPlayer(ScenarioDocument* document, QWidget* parent)
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_back);
     buttons->addWidget(m_next);
-    layout->addLayout(buttons);
-    layout->addWidget(m_tryIt);
+    outer->addLayout(buttons);
+    outer->addWidget(m_tryIt);
     // Buttons never take the focus: Space and the arrows always drive the lesson.
     for (QPushButton* b : {m_back, m_next, m_tryIt, m_answer})
         b->setFocusPolicy(Qt::NoFocus);
@@ -149,11 +160,13 @@ void LessonPlayer::showStep()
         for (size_t i = 0; i < q.options.size(); ++i) {
             auto* option = new QRadioButton(qs(q.options[i]));
             option->setFocusPolicy(Qt::NoFocus);
+            option->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // the dock's width decides
+            option->setToolTip(option->text());
             m_optionGroup->addButton(option, int(i));
             m_optionsLayout->addWidget(option);
             m_options << option;
         }
-        m_number->setVisible(!choice);
+        applyFonts();
         m_number->setSuffix(q.unit.empty() || q.unit == "count" ? QString() : QStringLiteral(" ") + qs(q.unit));
         m_number->setValue(0);
         if (!choice)
@@ -173,10 +186,12 @@ void LessonPlayer::reveal()
     const int n = int(m_lesson->steps.size());
     m_back->setEnabled(m_step > 0);
     m_next->setText(!m_revealed ? QStringLiteral("Reveal ▶") : m_step + 1 < n ? QStringLiteral("Next ▶") : QStringLiteral("Finish"));
-    m_answer->setEnabled(!m_revealed);
+    // Once revealed the inputs step aside: the prompt, the verdict and the numbers remain.
+    const bool numberQuestion = step.question && step.question->kind == LessonQuestion::Kind::Number;
+    m_answer->setVisible(!m_revealed);
     for (QRadioButton* o : m_options)
-        o->setEnabled(!m_revealed);
-    m_number->setEnabled(!m_revealed);
+        o->setVisible(!m_revealed);
+    m_number->setVisible(numberQuestion && !m_revealed);
     emit resultMasked(!m_revealed);
 
     QString feedback;
@@ -310,15 +325,19 @@ void LessonPlayer::applyFonts()
         f.setBold(bold);
         w->setFont(f);
     };
-    sized(m_lessonTitle, 11, 16, false);
-    sized(m_title, 16, 28, true);
-    sized(m_text, 14, 24, false);
-    sized(m_questionBox, 13, 22, false);
-    sized(m_prompt, 14, 24, true);
-    sized(m_feedback, 13, 22, true);
-    sized(m_numbers, 12, 20, false);
+    sized(m_lessonTitle, 11, 15, false);
+    sized(m_title, 16, 24, true);
+    sized(m_text, 14, 20, false);
+    sized(m_questionBox, 13, 18, false);
+    sized(m_prompt, 14, 20, true);
+    for (QRadioButton* o : m_options)
+        sized(o, 13, 18, false);
+    sized(m_number, 13, 18, false);
+    sized(m_feedback, 13, 18, true);
+    sized(m_numbers, 12, 17, false);
     for (QPushButton* b : {m_back, m_next, m_tryIt, m_answer})
-        sized(b, 12, 20, false);
+        sized(b, 12, 18, false);
+    setMinimumWidth(m_presenter ? 600 : 420);
 }
 
 } // namespace vramlab

@@ -519,7 +519,7 @@ void MainWindow::setPresenterMode(bool on)
     verdict.setBold(true);
     m_verdict->setFont(verdict);
     // On a projector the chart is the point: the table steps aside (Explain has every number).
-    m_table->setVisible(!on && !m_chart->isMasked());
+    m_table->setVisible(!on && !m_lessonDock->isVisible());
     m_lessons->setPresenter(on);
     applyTheme();
     if (on)
@@ -543,18 +543,19 @@ void MainWindow::applyTheme()
 bool MainWindow::openLesson(const QString& path)
 {
     QFile f(path);
+    std::optional<Lesson> lesson;
     try {
         if (!f.open(QIODevice::ReadOnly))
             throw InputError("", "cannot open the file: " + f.errorString().toStdString(), path.toStdString());
-        m_lessons->setLesson(parseLessonText(f.read(qint64(kMaxLessonFileBytes) + 1).toStdString(), path.toStdString()));
+        lesson = parseLessonText(f.read(qint64(kMaxLessonFileBytes) + 1).toStdString(), path.toStdString());
     } catch (const InputError& e) {
-        showBanner(m_lastError = QString::fromUtf8(e.what()));
+        showBanner(QString::fromUtf8(e.what()));
         return false;
     }
     m_banner->setVisible(false);
     m_tabs->setCurrentIndex(0); // lessons point at the breakdown chart
     m_lessonDock->setVisible(true);
-    m_lessons->setFocus();
+    m_lessons->setLesson(*lesson);
     return true;
 }
 
@@ -572,7 +573,7 @@ void MainWindow::setResultMasked(bool masked)
     m_chart->setMasked(masked, QStringLiteral("Predict first…\nthe chart shows after the answer"));
     m_verdict->setVisible(!masked);
     m_compute->setVisible(!masked);
-    m_table->setVisible(!masked && !m_presenter);
+    m_table->setVisible(!m_presenter && !m_lessonDock->isVisible()); // a lesson is about the chart
 }
 
 QString MainWindow::autosavePath()

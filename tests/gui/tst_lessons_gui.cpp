@@ -212,8 +212,8 @@ private slots:
         LessonPlayer* player = m_window->lessonPlayer();
         QCOMPARE(player->textLabel()->font().pointSize(), 14);
         m_window->setPresenterMode(true);
-        QCOMPARE(player->textLabel()->font().pointSize(), 24);
-        QCOMPARE(player->titleLabel()->font().pointSize(), 28);
+        QCOMPARE(player->textLabel()->font().pointSize(), 20);
+        QCOMPARE(player->titleLabel()->font().pointSize(), 24);
         QVERIFY(player->textLabel()->isVisible());
         QTest::keyClick(player, Qt::Key_Space); // reveal
         QTest::keyClick(player, Qt::Key_Space);
