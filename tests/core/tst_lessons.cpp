@@ -178,6 +178,26 @@ private slots:
         QVERIFY(!acceptsAnswer(*l.steps[1].question, 2.21));
     }
 
+    // The README's example lesson is a working lesson, so teachers can start from it.
+    void readmeExample()
+    {
+        QFile readme(QStringLiteral(VRAMLAB_SOURCE_DIR "/README.md"));
+        QVERIFY(readme.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(readme.readAll());
+        const qsizetype section = text.indexOf(QStringLiteral("## Workshop lessons"));
+        QVERIFY(section >= 0);
+        const qsizetype from = text.indexOf(QStringLiteral("```json\n"), section) + 8;
+        const qsizetype to = text.indexOf(QStringLiteral("```"), from);
+        QVERIFY(from > 8 && to > from);
+        const Lesson l = parseLessonText(text.mid(from, to - from).toStdString(), "README.md");
+        QCOMPARE(l.steps.size(), std::size_t(2));
+        QCOMPARE(l.steps[1].scenario.model.numKvHeads, Count(8));
+        const auto results = evaluateStep(l.steps[0]);
+        QCOMPARE(results.size(), std::size_t(1));
+        QVERIFY(results[0].ok);
+        QCOMPARE(l.steps[1].question->answerIndex, 1);
+    }
+
     void malformed_data()
     {
         QTest::addColumn<QString>("patch"); // a JSON merge patch with `steps` replaced whole, or "@text"
