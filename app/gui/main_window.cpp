@@ -611,6 +611,7 @@ void MainWindow::restoreSession(bool ask)
     rebuildRecentMenu();
     restoreGeometry(s.value(QStringLiteral("MainWindow/geometry")).toByteArray());
     restoreState(s.value(QStringLiteral("MainWindow/state")).toByteArray());
+    m_lessonDock->setVisible(false); // a lesson is not part of the session: its dock would come back empty
     setDarkTheme(s.value(QStringLiteral("darkTheme"), false).toBool());
     const QString last = s.value(QStringLiteral("lastScenario")).toString();
     if (!last.isEmpty()) {

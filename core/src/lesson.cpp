@@ -135,10 +135,9 @@ LessonQuestion readQuestion(const json& j, const std::string& path)
     JsonObjectReader r(j, path);
     requireKnownKeys(j, path, {"kind", "prompt", "options", "answer", "tolerance", "relative_tolerance", "unit", "explanation"});
     LessonQuestion q;
-    q.kind = r.choice<LessonQuestion::Kind>("kind", {{"choice", LessonQuestion::Kind::Choice}, {"number", LessonQuestion::Kind::Number}})
-                 .value_or(LessonQuestion::Kind::Choice);
     if (!r.has("kind"))
         throw InputError(r.keyPath("kind"), "required: \"choice\" or \"number\"");
+    q.kind = *r.choice<LessonQuestion::Kind>("kind", {{"choice", LessonQuestion::Kind::Choice}, {"number", LessonQuestion::Kind::Number}});
     q.prompt = requiredString(r, "prompt");
     q.explanation = r.string("explanation").value_or("");
     if (!r.has("answer"))
