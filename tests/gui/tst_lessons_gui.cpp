@@ -230,6 +230,23 @@ private slots:
         QCOMPARE(player->textLabel()->font().pointSize(), 14);
     }
 
+    // A window closed mid-lesson does not reopen with an empty lesson dock.
+    void sessionDoesNotRestoreTheLessonDock()
+    {
+        QVERIFY(m_window->openLesson(QStringLiteral(":/lessons/01-four-things.json")));
+        m_window->document()->undoStack()->setClean(); // no "save changes?" question on close
+        QVERIFY(m_window->close());
+        auto again = std::make_unique<MainWindow>();
+        again->restoreSession(false);
+        again->show();
+        QVERIFY(QTest::qWaitForWindowExposed(again.get()));
+        QVERIFY(!again->findChild<QDockWidget*>(QStringLiteral("LessonDock"))->isVisible());
+        QVERIFY(again->findChild<QDockWidget*>(QStringLiteral("ParametersDock"))->isVisible());
+        QVERIFY(!again->chart()->isMasked());
+        again->document()->undoStack()->setClean();
+        again->close();
+    }
+
     void brokenLessonFileInBanner()
     {
         QTemporaryDir dir;
