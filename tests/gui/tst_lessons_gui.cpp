@@ -12,6 +12,7 @@
 
 #include <QDir>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QMenuBar>
 #include <QPushButton>
@@ -196,6 +197,24 @@ private slots:
         // The explorer is live again: a control edits the lesson's scenario.
         m_window->document()->setParameter(QStringLiteral("run.attention"), QStringLiteral("flash"));
         QVERIFY(m_window->document()->report()->bytesOf("activations") < Bytes(100'000'000'000));
+    }
+
+    // Typing the number and pressing Enter answers, as a keyboard-only presenter does.
+    void typedNumberAndEnter()
+    {
+        QVERIFY(m_window->openLesson(QStringLiteral(":/lessons/09-inference-kv-cache.json")));
+        LessonPlayer* player = m_window->lessonPlayer();
+        QDoubleSpinBox* field = player->numberField();
+        QVERIFY(field->isVisible());
+        QCOMPARE(field->suffix(), QStringLiteral(" GB"));
+        field->setFocus();
+        field->selectAll();
+        QTest::keyClicks(field, QStringLiteral("3"));
+        QTest::keyClick(field, Qt::Key_Return);
+        QVERIFY(player->isRevealed());
+        QCOMPARE(player->lastAnswerCorrect(), std::optional<bool>(false)); // 3 is not 2.15 +- 0.05
+        QVERIFY(!field->isVisible());
+        QVERIFY(!m_window->chart()->isMasked());
     }
 
     void escapeLeaves()
