@@ -151,6 +151,15 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
     refresh();
 }
 
+void ParameterPanel::highlight(const QStringList& keys)
+{
+    m_highlighted = keys;
+    // Amber with black text reads on the light and the dark palette and on a projector.
+    const QString marked = QStringLiteral("QLabel { background: #ffc845; color: black; font-weight: bold; border-radius: 3px; padding: 1px 4px; }");
+    for (auto it = m_labels.cbegin(); it != m_labels.cend(); ++it)
+        it.value()->setStyleSheet(keys.contains(it.key()) ? marked : QString());
+}
+
 void ParameterPanel::edit(const ParamDescriptor& d, const QVariant& value, bool merge)
 {
     if (!m_refreshing)

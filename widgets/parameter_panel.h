@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QHash>
+#include <QStringList>
 #include <QWidget>
 
 class QSlider;
@@ -26,6 +27,10 @@ public:
     /// The slider of a parameter, if it has one.
     QSlider* slider(const QString& key) const { return m_sliders.value(key); }
 
+    /// Marks the controls of these parameter keys (a lesson step points at them); empty clears.
+    void highlight(const QStringList& keys);
+    const QStringList& highlighted() const { return m_highlighted; }
+
     /// Slider position <-> value for a descriptor (log2 scale for sizes).
     static int sliderPosition(const ParamDescriptor& d, double value);
     static double sliderValue(const ParamDescriptor& d, int position);
@@ -43,6 +48,7 @@ private:
     QHash<QString, QSlider*> m_sliders;
     QHash<QString, QLabel*> m_labels;
     QLabel* m_error;
+    QStringList m_highlighted;
     bool m_refreshing = false;
 };
 

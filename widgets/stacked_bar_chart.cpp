@@ -49,10 +49,29 @@ void StackedBarChart::setTitle(const QString& title)
 void StackedBarChart::recolour()
 {
     for (int i = 0; i < m_bars.size(); ++i) {
-        const QColor c = PlotTheme::componentColor(QString::fromLatin1(kComponentKeys[size_t(i)]));
+        const QString key = QString::fromLatin1(kComponentKeys[size_t(i)]);
+        QColor c = PlotTheme::componentColor(key);
+        const bool emphasized = m_emphasis.contains(key);
+        if (!m_emphasis.isEmpty() && !emphasized)
+            c.setAlpha(60); // faded: the lesson points at the others
         m_bars[i]->setBrush(c);
-        m_bars[i]->setPen(QPen(m_theme.background, m_theme.lineWidth > 2 ? 2 : 1));
+        m_bars[i]->setPen(emphasized ? QPen(m_theme.foreground, m_theme.lineWidth * 2)
+                                     : QPen(m_theme.background, m_theme.lineWidth > 2 ? 2 : 1));
     }
+}
+
+void StackedBarChart::setEmphasis(const QStringList& componentKeys)
+{
+    m_emphasis = componentKeys;
+    recolour();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void StackedBarChart::setMasked(bool masked, const QString& message)
+{
+    m_masked = masked;
+    m_maskMessage = message;
+    rebuild();
 }
 
 void StackedBarChart::setColumns(const QVector<Column>& columns)
@@ -100,6 +119,19 @@ QString StackedBarChart::toolTipAt(const QPointF& pixel) const
 void StackedBarChart::rebuild()
 {
     m_plot->clearItems();
+    if (m_masked) { // nothing of the answer shows: no bars, no totals, no axis range
+        for (QCPBars* bars : m_bars)
+            bars->data()->clear();
+        m_plot->yAxis->setRange(0, 1);
+        auto* text = new QCPItemText(m_plot);
+        text->position->setType(QCPItemPosition::ptAxisRectRatio);
+        text->position->setCoords(0.5, 0.45);
+        text->setText(m_maskMessage);
+        text->setFont(m_theme.font(6));
+        text->setColor(m_theme.foreground);
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     double yMax = 1;
     for (int i = 0; i < m_bars.size(); ++i) {

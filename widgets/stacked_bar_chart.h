@@ -5,6 +5,7 @@
 #include "vramlab/report.h"
 
 #include <QString>
+#include <QStringList>
 #include <QVector>
 
 #include <optional>
@@ -33,6 +34,13 @@ public:
     void setColumns(const QVector<Column>& columns);
     void setTitle(const QString& title);
 
+    /// Components to point at (lessons): the others fade; empty shows all alike.
+    void setEmphasis(const QStringList& componentKeys);
+    const QStringList& emphasis() const { return m_emphasis; }
+    /// Hides the bars and numbers behind `message` until unmasked (predict before reveal).
+    void setMasked(bool masked, const QString& message = QString());
+    bool isMasked() const { return m_masked; }
+
     /// The plotted GiB of `componentKey` in column `column` (for tests and exports).
     double plottedGiB(int column, const QString& componentKey) const;
     /// The text shown for a point of the plot, or empty (the hover tooltip).
@@ -47,6 +55,9 @@ private:
     QVector<QCPBars*> m_bars; // one per component, stacked
     QVector<Column> m_columns;
     QString m_title;
+    QStringList m_emphasis;
+    bool m_masked = false;
+    QString m_maskMessage;
 };
 
 } // namespace vramlab

@@ -5,8 +5,10 @@
 #include "chart_support.h"
 #include "compare_view.h"
 #include "export_dialog.h"
+#include "vramlab/errors.h"
 #include "vramlab/report_text.h"
 #include "explain_view.h"
+#include "lesson_player.h"
 #include "parameter_panel.h"
 #include "scenario_document.h"
 #include "stacked_bar_chart.h"
@@ -64,6 +66,8 @@ MainWindow::MainWindow(QWidget* parent)
     , m_compute(new QLabel)
     , m_banner(new QLabel)
     , m_autosave(new QTimer(this))
+    , m_lessons(new LessonPlayer(m_doc))
+    , m_lessonDock(new QDockWidget(QStringLiteral("Lesson"), this))
 {
     initResources();
     setObjectName(QStringLiteral("MainWindow"));
@@ -79,6 +83,18 @@ MainWindow::MainWindow(QWidget* parent)
     dock->setWidget(scroll);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+    m_lessonDock->setObjectName(QStringLiteral("LessonDock"));
+    m_lessonDock->setWidget(m_lessons);
+    m_lessonDock->setMinimumWidth(440);
+    m_lessonDock->setVisible(false);
+    addDockWidget(Qt::RightDockWidgetArea, m_lessonDock);
+    connect(m_lessons, &LessonPlayer::highlightChanged, this, [this](const QStringList& keys, const QStringList& parts) {
+        m_panel->highlight(keys);
+        m_chart->setEmphasis(parts);
+    });
+    connect(m_lessons, &LessonPlayer::resultMasked, this, &MainWindow::setResultMasked);
+    connect(m_lessons, &LessonPlayer::left, this, &MainWindow::leaveLesson);
 
     auto* central = new QWidget;
     auto* layout = new QVBoxLayout(central);
@@ -171,6 +187,7 @@ MainWindow::~MainWindow()
     m_doc->undoStack()->disconnect(this);
     m_doc->disconnect(this);
     m_tabs->disconnect(this);
+    m_lessons->disconnect(this);
 }
 
 void MainWindow::buildMenus()
@@ -254,6 +271,27 @@ void MainWindow::buildMenus()
         QAction* tab = view->addAction(m_tabs->tabText(i), this, [this, i] { m_tabs->setCurrentIndex(i); });
         tab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
     }
+
+    QMenu* lessons = menuBar()->addMenu(QStringLiteral("&Lessons"));
+    for (const QFileInfo& info : QDir(QStringLiteral(":/lessons")).entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+        const QString path = info.filePath();
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly))
+            continue;
+        try { // tst_lessons checks every shipped lesson; a broken one is left out, not fatal
+            const Lesson l = parseLessonText(f.readAll().toStdString(), path.toStdString());
+            lessons->addAction(QString::fromStdString(l.title), this, [this, path] { openLesson(path); })
+                ->setToolTip(QString::fromStdString(l.summary));
+        } catch (const InputError&) {
+        }
+    }
+    lessons->addSeparator();
+    lessons->addAction(QStringLiteral("Open &lesson file…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open lesson"), QString(),
+                                                          QStringLiteral("Lesson (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            openLesson(path);
+    });
 
     QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
     help->addAction(QStringLiteral("&About VRAM Lab"), this, [this] {
@@ -481,7 +519,8 @@ void MainWindow::setPresenterMode(bool on)
     verdict.setBold(true);
     m_verdict->setFont(verdict);
     // On a projector the chart is the point: the table steps aside (Explain has every number).
-    m_table->setVisible(!on);
+    m_table->setVisible(!on && !m_lessonDock->isVisible());
+    m_lessons->setPresenter(on);
     applyTheme();
     if (on)
         showFullScreen();
@@ -499,6 +538,42 @@ void MainWindow::applyTheme()
     m_sweep->setTheme(theme);
     m_compare->setTheme(theme);
     updateViews();
+}
+
+bool MainWindow::openLesson(const QString& path)
+{
+    QFile f(path);
+    std::optional<Lesson> lesson;
+    try {
+        if (!f.open(QIODevice::ReadOnly))
+            throw InputError("", "cannot open the file: " + f.errorString().toStdString(), path.toStdString());
+        lesson = parseLessonText(f.read(qint64(kMaxLessonFileBytes) + 1).toStdString(), path.toStdString());
+    } catch (const InputError& e) {
+        showBanner(QString::fromUtf8(e.what()));
+        return false;
+    }
+    m_banner->setVisible(false);
+    m_tabs->setCurrentIndex(0); // lessons point at the breakdown chart
+    m_lessonDock->setVisible(true);
+    m_lessons->setLesson(*lesson);
+    return true;
+}
+
+void MainWindow::leaveLesson()
+{
+    m_lessonDock->setVisible(false);
+    m_panel->highlight({});
+    m_chart->setEmphasis({});
+    setResultMasked(false);
+}
+
+void MainWindow::setResultMasked(bool masked)
+{
+    // Predict before reveal: the bar, the verdict and the numbers wait for the answer.
+    m_chart->setMasked(masked, QStringLiteral("Predict first…\nthe chart shows after the answer"));
+    m_verdict->setVisible(!masked);
+    m_compute->setVisible(!masked);
+    m_table->setVisible(!m_presenter && !m_lessonDock->isVisible()); // a lesson is about the chart
 }
 
 QString MainWindow::autosavePath()
@@ -536,6 +611,7 @@ void MainWindow::restoreSession(bool ask)
     rebuildRecentMenu();
     restoreGeometry(s.value(QStringLiteral("MainWindow/geometry")).toByteArray());
     restoreState(s.value(QStringLiteral("MainWindow/state")).toByteArray());
+    m_lessonDock->setVisible(false); // a lesson is not part of the session: its dock would come back empty
     setDarkTheme(s.value(QStringLiteral("darkTheme"), false).toBool());
     const QString last = s.value(QStringLiteral("lastScenario")).toString();
     if (!last.isEmpty()) {

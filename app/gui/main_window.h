@@ -13,6 +13,7 @@ class QComboBox;
 class QMenu;
 class QAction;
 class QTimer;
+class QDockWidget;
 
 namespace vramlab {
 
@@ -23,6 +24,7 @@ class BreakdownTable;
 class SweepChart;
 class CompareView;
 class ExplainView;
+class LessonPlayer;
 
 /// The explorer: parameters on the left; the memory picture, a sweep, comparisons and
 /// the explanation in tabs; the verdict and the compute figures above them.
@@ -41,6 +43,12 @@ public:
     ExplainView* explainView() const { return m_explain; }
     QTabWidget* tabs() const { return m_tabs; }
     QLabel* verdictLabel() const { return m_verdict; }
+    LessonPlayer* lessonPlayer() const { return m_lessons; }
+    /// Starts a lesson file (":/lessons/..." for the shipped ones) in the lesson dock; on
+    /// failure the banner names the file, the step and the key.
+    bool openLesson(const QString& path);
+    /// Closes the lesson dock; the scenario of the last step stays in the explorer.
+    void leaveLesson();
     /// The message of the last failed open or save, shown in the window's banner.
     const QString& lastError() const { return m_lastError; }
 
@@ -83,6 +91,7 @@ private:
     bool save();
     bool saveAs();
     void applyTheme();
+    void setResultMasked(bool masked);
 
     ScenarioDocument* m_doc;
     ParameterPanel* m_panel;
@@ -106,6 +115,8 @@ private:
     bool m_sweepDirty = true;
     bool m_compareDirty = true;
     QTimer* m_autosave;
+    LessonPlayer* m_lessons;
+    QDockWidget* m_lessonDock;
 };
 
 } // namespace vramlab
