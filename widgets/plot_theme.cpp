@@ -37,6 +37,8 @@ QColor PlotTheme::componentColor(const QString& key)
         return QColor(0xD5, 0x5E, 0x00); // vermillion
     if (key == QLatin1String("kv_cache"))
         return QColor(0xCC, 0x79, 0xA7); // reddish purple
+    if (key == QLatin1String("temporaries"))
+        return QColor(0xF0, 0xE4, 0x42); // yellow: the step timeline's short-lived buffers
     return QColor(0x99, 0x99, 0x99);     // overhead: grey
 }
 

@@ -22,7 +22,7 @@ SweepChart::SweepChart(QWidget* parent) : ChartWidget(parent)
         m_graphs << g;
     }
     m_peak = m_plot->addGraph();
-    m_peak->setName(QStringLiteral("Peak (recomputation in backward)"));
+    m_peak->setName(QStringLiteral("Peak of the simulated step"));
     m_plot->yAxis->setLabel(QStringLiteral("GiB per GPU"));
     m_plot->legend->setVisible(true);
     placeLegendBelow(m_plot);

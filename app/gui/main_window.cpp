@@ -10,9 +10,11 @@
 #include "explain_view.h"
 #include "lesson_player.h"
 #include "parameter_panel.h"
+#include "plan_view.h"
 #include "scenario_document.h"
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
+#include "timeline_chart.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/sweep.h"
 
@@ -61,6 +63,10 @@ MainWindow::MainWindow(QWidget* parent)
     , m_sweepParam(new QComboBox)
     , m_compare(new CompareView)
     , m_explain(new ExplainView)
+    , m_timeline(new TimelineChart)
+    , m_timelineStep(new QComboBox)
+    , m_timelineInfo(new QLabel)
+    , m_plan(new PlanView)
     , m_tabs(new QTabWidget)
     , m_verdict(new QLabel)
     , m_compute(new QLabel)
@@ -134,7 +140,28 @@ MainWindow::MainWindow(QWidget* parent)
     m_tabs->addTab(sweepPage, QStringLiteral("Sweep"));
     m_tabs->addTab(m_compare, QStringLiteral("Compare"));
     m_tabs->addTab(m_explain, QStringLiteral("Explain"));
+
+    auto* timelinePage = new QWidget;
+    auto* timelineLayout = new QVBoxLayout(timelinePage);
+    auto* timelineBar = new QHBoxLayout;
+    m_timelineStep->addItem(QStringLiteral("Step 2 and later: optimizer states from the start"), 2);
+    m_timelineStep->addItem(QStringLiteral("Step 1: optimizer states created at the end"), 1);
+    m_timelineStep->setToolTip(QStringLiteral("PyTorch creates Adam's states in the first optimizer.step(): step 1 can fit where step 2 does not"));
+    timelineBar->addWidget(m_timelineStep);
+    m_timelineInfo->setWordWrap(true);
+    m_timelineInfo->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    timelineBar->addWidget(m_timelineInfo, 1);
+    timelineLayout->addLayout(timelineBar);
+    timelineLayout->addWidget(m_timeline, 1);
+    m_tabs->addTab(timelinePage, QStringLiteral("Timeline"));
+    m_tabs->addTab(m_plan, QStringLiteral("Plan"));
     layout->addWidget(m_tabs, 1);
+    connect(m_timelineStep, &QComboBox::activated, this, [this] { updateTimeline(); });
+    connect(m_plan, &PlanView::applyRun, this, [this](const RunSpec& run, const QString& what) {
+        Scenario sc = m_doc->scenario();
+        sc.run = run;
+        m_doc->replaceScenario(sc, what);
+    });
     setCentralWidget(central);
 
     connect(m_sweepParam, &QComboBox::activated, this, [this] { updateSweep(); });
@@ -143,6 +170,10 @@ MainWindow::MainWindow(QWidget* parent)
             updateSweep();
         if (m_compareDirty)
             updateCompare();
+        if (m_timelineDirty && m_tabs->currentIndex() == 4)
+            updateTimeline();
+        if (m_planDirty && m_tabs->currentIndex() == 5)
+            updatePlan();
     });
     connect(m_compare, &CompareView::useCurrentRequested, this, [this](int side) {
         m_compare->setSide(side, m_doc->scenario(), QString::fromStdString(m_doc->scenario().name));
@@ -317,7 +348,7 @@ void MainWindow::updateViews()
         m_verdict->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg((!r->gpu || r->fits ? theme.fits : theme.overflow).name()));
         QString compute = computeText(*r);
         if (r->peak != r->total)
-            compute += QStringLiteral("\nPeak %1 is above the sum %2: %3")
+            compute += QStringLiteral("\nPeak of the step %1 (components add up to %2): %3")
                            .arg(bytesText(r->peak), bytesText(r->total), QString::fromStdString(r->peakWhere));
         m_compute->setText(compute);
     } else {
@@ -326,12 +357,44 @@ void MainWindow::updateViews()
         m_compute->setText(m_doc->error());
     }
     // Sweep and comparison cost more estimates: only for the tab on screen.
-    m_sweepDirty = m_compareDirty = true;
+    m_sweepDirty = m_compareDirty = m_timelineDirty = m_planDirty = true;
     if (m_tabs->currentIndex() == 1)
         updateSweep();
     if (m_tabs->currentIndex() == 2)
         updateCompare();
+    if (m_tabs->currentIndex() == 4)
+        updateTimeline();
+    if (m_tabs->currentIndex() == 5)
+        updatePlan();
     updateTitle();
+}
+
+void MainWindow::updateTimeline()
+{
+    m_timelineDirty = false;
+    const std::optional<Report>& r = m_doc->report();
+    if (!r || !r->stepInputs.training) {
+        m_timeline->setTimeline({}, {}, 0);
+        m_timelineInfo->setText(r ? QStringLiteral("The timeline simulates a training step; this scenario serves (inference).")
+                                  : m_doc->error());
+        return;
+    }
+    const int step = m_timelineStep->currentData().toInt();
+    const StepTimeline t = simulateStep(r->stepInputs, step);
+    m_timeline->setTimeline(t, r->stepInputs, r->usableBytes);
+    QString info = QStringLiteral("Peak <b>%1</b> at %2.").arg(bytesText(t.peak), QString::fromStdString(t.peakWhere(r->stepInputs)).toHtmlEscaped());
+    if (t.simulatedMicroBatches < r->stepInputs.microBatches)
+        info += QStringLiteral(" Micro-batches %1 to %2 repeat micro-batch %3 exactly and are not drawn.")
+                    .arg(t.simulatedMicroBatches + 1)
+                    .arg(r->stepInputs.microBatches)
+                    .arg(t.simulatedMicroBatches);
+    m_timelineInfo->setText(info);
+}
+
+void MainWindow::updatePlan()
+{
+    m_planDirty = false;
+    m_plan->setScenario(m_doc->scenario());
 }
 
 void MainWindow::updateSweep()
@@ -536,6 +599,7 @@ void MainWindow::applyTheme()
     const PlotTheme theme = PlotTheme::fromPalette(pal, m_presenter);
     m_chart->setTheme(theme);
     m_sweep->setTheme(theme);
+    m_timeline->setTheme(theme);
     m_compare->setTheme(theme);
     updateViews();
 }

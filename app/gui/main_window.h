@@ -24,6 +24,8 @@ class BreakdownTable;
 class SweepChart;
 class CompareView;
 class ExplainView;
+class TimelineChart;
+class PlanView;
 class LessonPlayer;
 
 /// The explorer: parameters on the left; the memory picture, a sweep, comparisons and
@@ -41,6 +43,9 @@ public:
     SweepChart* sweepChart() const { return m_sweep; }
     CompareView* compareView() const { return m_compare; }
     ExplainView* explainView() const { return m_explain; }
+    TimelineChart* timelineChart() const { return m_timeline; }
+    QComboBox* timelineStep() const { return m_timelineStep; }
+    PlanView* planView() const { return m_plan; }
     QTabWidget* tabs() const { return m_tabs; }
     QLabel* verdictLabel() const { return m_verdict; }
     LessonPlayer* lessonPlayer() const { return m_lessons; }
@@ -83,6 +88,8 @@ private:
     void updateViews();
     void updateSweep();
     void updateCompare();
+    void updateTimeline();
+    void updatePlan();
     void updateTitle();
     void showBanner(const QString& text);
     void addRecent(const QString& path);
@@ -101,6 +108,10 @@ private:
     QComboBox* m_sweepParam;
     CompareView* m_compare;
     ExplainView* m_explain;
+    TimelineChart* m_timeline;
+    QComboBox* m_timelineStep;
+    QLabel* m_timelineInfo;
+    PlanView* m_plan;
     QTabWidget* m_tabs;
     QLabel* m_verdict;
     QLabel* m_compute;
@@ -114,6 +125,8 @@ private:
     bool m_presenter = false;
     bool m_sweepDirty = true;
     bool m_compareDirty = true;
+    bool m_timelineDirty = true;
+    bool m_planDirty = true;
     QTimer* m_autosave;
     LessonPlayer* m_lessons;
     QDockWidget* m_lessonDock;
