@@ -51,6 +51,8 @@ nlohmann::ordered_json reportToJson(const Report& r)
         {"peak_bytes", r.peak},
         {"peak_where", r.peakWhere},
         {"peak_phase", r.stepInputs.training ? std::string(toString(r.peakEvent.phase)) : std::string("inference")},
+        {"peak_layer", r.peakEvent.layer >= 0 ? json(r.peakEvent.layer + 1) : json(nullptr)},             // 1-based, of the stage
+        {"peak_micro_batch", r.peakEvent.microBatch >= 0 ? json(r.peakEvent.microBatch + 1) : json(nullptr)},
         {"flops", {{"per_step", f.perStep}, {"per_token", f.perToken}, {"hardware_per_step", f.hardwarePerStep},
                    {"forward_per_token", f.forwardPerToken}, {"attention_per_token", f.attentionPerToken},
                    {"tokens_per_step", f.tokensPerStep}, {"formula", f.formula}}},
