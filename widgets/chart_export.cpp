@@ -7,6 +7,8 @@
 #include "qcustomplot_include.h"
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
+#include "timeline_chart.h"
+#include "vramlab/errors.h"
 #include "vramlab/estimator.h"
 #include "vramlab/report_text.h"
 #include "vramlab/sweep.h"
@@ -28,6 +30,7 @@ const QVector<QPair<ChartKind, QString>>& kinds()
         {ChartKind::Breakdown, QStringLiteral("breakdown")},         {ChartKind::SweepSequence, QStringLiteral("sweep-seq")},
         {ChartKind::SweepBatch, QStringLiteral("sweep-batch")},      {ChartKind::CompareMethods, QStringLiteral("compare-methods")},
         {ChartKind::CompareZero, QStringLiteral("compare-zero")},    {ChartKind::CompareFiles, QStringLiteral("compare-files")},
+        {ChartKind::Timeline, QStringLiteral("timeline")},
     };
     return all;
 }
@@ -60,10 +63,20 @@ StackedBarChart::Column columnFor(const QString& label, const Scenario& sc)
     }
 }
 
-/// Chart data as CSV: sweep points, or one row per bar.
+/// Step 2 of a training scenario (the step whose peak the report gives); throws for serving.
+StepTimeline stepTwo(const Report& r)
+{
+    if (!r.stepInputs.training)
+        throw InputError("run.mode", "expected training: the timeline chart simulates a training step");
+    return simulateStep(r.stepInputs, 2);
+}
+
+/// Chart data as CSV: sweep points, the timeline's events, or one row per bar.
 QByteArray chartCsv(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels)
 {
     QByteArray out;
+    if (kind == ChartKind::Timeline)
+        return QByteArray::fromStdString(timelineCsv(stepTwo(estimate(scenarios.front()))));
     if (kind == ChartKind::Breakdown)
         return QByteArray::fromStdString(breakdownCsv(estimate(scenarios.front())));
     if (kind == ChartKind::SweepSequence || kind == ChartKind::SweepBatch) {
@@ -148,7 +161,7 @@ QVector<ChartKind> reviewCharts(const Scenario& sc)
 {
     QVector<ChartKind> charts = {ChartKind::Breakdown, ChartKind::SweepSequence, ChartKind::CompareMethods};
     if (sc.run.mode == Mode::Training)
-        charts << ChartKind::CompareZero;
+        charts << ChartKind::CompareZero << ChartKind::Timeline;
     return charts;
 }
 
@@ -183,7 +196,14 @@ ExportedChart::ExportedChart(ChartKind kind, const QVector<Scenario>& scenarios,
     : m_size(size)
 {
     const Scenario& sc = scenarios.front();
-    if (kind == ChartKind::SweepSequence || kind == ChartKind::SweepBatch) {
+    if (kind == ChartKind::Timeline) {
+        auto* chart = new TimelineChart;
+        chart->setTheme(theme);
+        const Report r = estimate(sc);
+        chart->setTimeline(stepTwo(r), r.stepInputs, r.usableBytes);
+        m_plot = chart->plot();
+        m_widget.reset(chart);
+    } else if (kind == ChartKind::SweepSequence || kind == ChartKind::SweepBatch) {
         auto* chart = new SweepChart;
         chart->setTheme(theme);
         const SweepParam p = sweepParam(kind, sc);

@@ -19,7 +19,7 @@ class QWidget;
 namespace vramlab {
 
 /// The charts VRAM Lab draws, by their command-line names.
-enum class ChartKind { Breakdown, SweepSequence, SweepBatch, CompareMethods, CompareZero, CompareFiles };
+enum class ChartKind { Breakdown, SweepSequence, SweepBatch, CompareMethods, CompareZero, CompareFiles, Timeline };
 
 std::optional<ChartKind> parseChartKind(const QString& name);
 QString chartKindName(ChartKind kind);

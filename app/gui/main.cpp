@@ -24,7 +24,7 @@ options:
   --version      the version
 
 headless export (no display needed):
-  vramlab --export OUT --chart breakdown|sweep-seq|sweep-batch|compare-methods|compare-zero|compare-files
+  vramlab --export OUT --chart breakdown|sweep-seq|sweep-batch|compare-methods|compare-zero|compare-files|timeline
           [--width W --height H --theme light|dark] SCENARIO.json [MORE.json...]
   OUT's extension picks the format: .png (2x), .svg, .pdf (the chart), .csv (its data),
   .md (review report + chart images in OUT_files/), .html (self-contained review report).

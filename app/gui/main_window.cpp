@@ -480,6 +480,8 @@ ChartKind MainWindow::currentChart(QVector<Scenario>* scenarios, QStringList* la
         if (scenarios)
             *scenarios = m_compare->sides(labels);
         return ChartKind::CompareFiles;
+    case 4:
+        return ChartKind::Timeline;
     default:
         return ChartKind::Breakdown;
     }

@@ -18,6 +18,7 @@ using namespace vramlab;
 namespace {
 
 const QString kScenario = QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-3-8b-8xh100.json");
+const QString kServing = QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-2-7b-serving.json");
 const QString kQlora = QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/gemma-3-12b-qlora.json");
 
 struct Run {
@@ -114,6 +115,23 @@ private slots:
         QCOMPARE(pts.size(), 1 + 64);
     }
 
+    void timelineChartAndData()
+    {
+        QTemporaryDir dir;
+        const Report r = estimate(scenario());
+        const StepTimeline t = simulateStep(r.stepInputs, 2);
+        const QString csv = dir.filePath(QStringLiteral("t.csv"));
+        QCOMPARE(headless({"--export", csv, "--chart", "timeline", kScenario}).code, 0);
+        const QList<QByteArray> rows = slurp(csv).trimmed().split('\n');
+        QCOMPARE(rows.size(), int(1 + t.events.size()));
+        QVERIFY(rows.front().startsWith("index,phase,micro_batch,layer,weights,"));
+        const QString svg = dir.filePath(QStringLiteral("t.svg"));
+        QCOMPARE(headless({"--export", svg, "--chart", "timeline", kScenario}).code, 0);
+        const QByteArray text = slurp(svg);
+        QVERIFY(text.contains("peak " + QByteArray::fromStdString(formatBytes(r.peak))));
+        QVERIFY(text.contains("Temporaries"));
+    }
+
     void reportsCarryTheNumbers()
     {
         QTemporaryDir dir;
@@ -122,7 +140,7 @@ private slots:
         QCOMPARE(headless({"--export", html, kScenario}).code, 0);
         const QByteArray page = slurp(html);
         QVERIFY(page.startsWith("<!DOCTYPE html>"));
-        QCOMPARE(page.count("<svg"), 4); // breakdown, sweep, methods, ZeRO: inline, self-contained
+        QCOMPARE(page.count("<svg"), 5); // breakdown, sweep, methods, ZeRO, timeline: inline, self-contained
         QVERIFY(!page.contains("src=\"http"));
         QVERIFY(page.contains(QByteArray::fromStdString(formatCount(r.bytesOf("optimizer_states")))));
         QVERIFY(page.contains("FITS"));
@@ -156,6 +174,8 @@ private slots:
         QTest::newRow("width") << QStringList{"--export", "@/x.png", "--width", "5", kScenario} << QByteArray("--width: expected");
         QTest::newRow("theme") << QStringList{"--export", "@/x.png", "--theme", "pink", kScenario} << QByteArray("--theme: expected");
         QTest::newRow("broken scenario") << QStringList{"--export", "@/x.png", "@/broken.json"} << QByteArray("broken.json: model: required");
+        QTest::newRow("timeline of serving") << QStringList{"--export", "@/x.png", "--chart", "timeline", kServing}
+                                             << QByteArray("run.mode: expected training");
         QTest::newRow("no scenario") << QStringList{"--export", "@/x.png"} << QByteArray("expected one or more scenario files");
     }
     void badInputIsOneLineAndNoFile()
