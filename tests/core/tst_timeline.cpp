@@ -143,6 +143,26 @@ private slots:
         QCOMPARE(in.recompute, r.activations.recomputeBytes);
     }
 
+    void zeroBuffersHandComputed()
+    {
+        // Multi-GPU: the gradient buffer is there from the start (410). ZeRO-3's gathered
+        // layers (6) live only while a layer runs; ZeRO-2/3's unsharded bucket (5) only in
+        // its backward. Layer 4's backward: 410 + 41 saved + 3 + 6 + 5 = 465, above the
+        // loss's backward (410 + 46 + 8 = 464).
+        StepInputs in = handCase();
+        in.gradientsResident = true;
+        in.zero3Gather = 6;
+        in.layerGradientBucket = 5;
+        const StepTimeline t = simulateStep(in, 2);
+        QCOMPARE(t.events.front().total(), Bytes(410));
+        QCOMPARE(t.peak, Bytes(465));
+        QCOMPARE(t.atPeak.layer, Count(3));
+        for (const TimelineEvent& e : t.events)
+            if (e.phase == StepPhase::Forward && e.layer >= 0)
+                QCOMPARE(alive(e, TimelineCategory::Temporaries), Bytes(6));
+        QCOMPARE(alive(t.events.back(), TimelineCategory::Temporaries), Bytes(0));
+    }
+
     void gradientAccumulationRepeatsExactly()
     {
         StepInputs in = handCase();
