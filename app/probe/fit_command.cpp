@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+// `fit`: the predicted buffers of one GPU, allocated for real and measured.
+#include "cuda_device.h"
+#include "probe_commands.h"
+#include "vramlab/errors.h"
+#include "vramlab/probe_plan.h"
+#include "vramlab/scenario_io.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+
+namespace vramlab::probe {
+
+namespace {
+
+/// Never allocate into the last 512 MiB or 2 % of the device, whichever is larger:
+/// other processes, the driver and cuBLAS need some, and free memory is not all allocatable.
+Bytes defaultMarginBytes(Bytes totalBytes) { return std::max<Bytes>(512 * kMiB, totalBytes / 50); }
+
+Bytes parseMiB(const std::string& option, const std::string& text)
+{
+    try {
+        size_t used = 0;
+        const long long v = std::stoll(text, &used);
+        if (used == text.size() && v >= 0 && v <= (1LL << 30))
+            return checkedMul(v, kMiB);
+    } catch (const std::exception&) {
+    }
+    throw InputError(option, "expected MiB as an integer from 0 to 1073741824, got \"" + text + "\"");
+}
+
+} // namespace
+
+int runFit(const std::vector<std::string>& args)
+{
+    const Arguments a = parseArguments(args, true, {"--margin-mib"}, {"--test-oom"});
+    const Scenario scenario = loadScenarioFile(a.scenarioFile);
+    ProbeAllocationPlan plan;
+    try {
+        plan = probeAllocationPlan(scenario);
+    } catch (const InputError& e) {
+        throw e.withFile(a.scenarioFile);
+    }
+    const Output out{a.json};
+
+    ProbeReport rep;
+    rep.command = "fit";
+    rep.probeVersion = VRAMLAB_VERSION;
+    rep.scenario = scenario.name;
+    rep.device = openDevice();
+    ProbeFit& fit = rep.fit.emplace();
+    fit.oomTest = a.has("--test-oom");
+    fit.predictedFits = plan.report.fits;
+    fit.contextBytes = rep.device.totalBytes - rep.device.freeBytes;
+    fit.safetyMarginBytes = a.value("--margin-mib") ? parseMiB("--margin-mib", *a.value("--margin-mib"))
+                                                    : defaultMarginBytes(rep.device.totalBytes);
+
+    // The device's allocation granularity: what a 1-byte cudaMalloc takes from free memory.
+    {
+        DeviceBuffers probeByte;
+        const Bytes before = memInfo().freeBytes;
+        if (probeByte.allocate(1))
+            fit.granularityBytes = before - memInfo().freeBytes;
+    }
+
+    // One row per component, in the order the plan allocates them; the context first.
+    if (const Component* ctx = [&]() -> const Component* {
+            for (const Component& c : plan.report.overheadParts)
+                if (c.key == "cuda_context")
+                    return &c;
+            return nullptr;
+        }())
+        fit.components.push_back({"cuda_context", ctx->bytes, 0, fit.contextBytes, 0, 0});
+    for (const ProbeBuffer& b : plan.buffers) {
+        if (fit.components.empty() || fit.components.back().key != b.component)
+            fit.components.push_back({std::string(b.component), plan.report.bytesOf(b.component), 0, 0, 0, 0});
+        ++fit.components.back().buffers;
+    }
+    // Overhead parts are not top-level report components: take their bytes from the parts.
+    for (ProbeFitComponent& c : fit.components)
+        for (const Component& part : plan.report.overheadParts)
+            if (c.key == part.key)
+                c.predictedBytes = part.bytes;
+
+    DeviceBuffers buffers;
+    fit.freeBeforeBytes = memInfo().freeBytes;
+    Bytes componentStartFree = fit.freeBeforeBytes;
+    const Count total = static_cast<Count>(plan.buffers.size());
+    size_t row = fit.components.empty() || fit.components.front().key != "cuda_context" ? 0 : 1;
+    for (Count i = 0; i < total; ++i) {
+        const ProbeBuffer& b = plan.buffers[static_cast<size_t>(i)];
+        if (fit.components[row].key != b.component) {
+            check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+            const Bytes nowFree = memInfo().freeBytes;
+            fit.components[row].measuredBytes = componentStartFree - nowFree;
+            componentStartFree = nowFree;
+            ++row;
+        }
+        if (i % 256 == 0 || (i > 0 && plan.buffers[static_cast<size_t>(i - 1)].component != b.component))
+            out.progress("allocating " + std::string(b.component), i, total);
+        // Stay out of the margin unless asked to find the OOM.
+        if (!fit.oomTest && roundUp(b.bytes, std::max<Bytes>(1, fit.granularityBytes)) > memInfo().freeBytes - fit.safetyMarginBytes) {
+            fit.stoppedAt = b.name + " (" + formatBytes(b.bytes) + "): would enter the safety margin";
+            break;
+        }
+        void* p = buffers.allocate(b.bytes);
+        if (!p) {
+            fit.stoppedAt = b.name + " (" + formatBytes(b.bytes) + "): cudaMalloc out of memory";
+            break;
+        }
+        check(cudaMemset(p, 0, static_cast<size_t>(b.bytes)), "cudaMemset"); // touch: commit the pages
+        ProbeFitComponent& c = fit.components[row];
+        c.requestedBytes = checkedAdd(c.requestedBytes, b.bytes);
+        ++c.allocatedBuffers;
+    }
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    if (row < fit.components.size())
+        fit.components[row].measuredBytes = componentStartFree - memInfo().freeBytes;
+    fit.fits = fit.stoppedAt.empty();
+    out.progress("freeing", total, total);
+    buffers.clear();
+    out.report(rep);
+    return 0;
+}
+
+} // namespace vramlab::probe
