@@ -77,17 +77,22 @@ std::optional<GpuSpec> matchGpu(std::string_view deviceName, Bytes totalBytes)
             out.pop_back();
         return out;
     };
-    const std::vector<std::string> name = words(deviceName);
+    std::vector<std::string> name = words(deviceName);
+    name.erase(std::find(name.begin(), name.end(), "mig"), name.end()); // "MIG 3g.40gb" names the instance, not the GPU
     auto has = [&](const std::string& w) { return std::find(name.begin(), name.end(), w) != name.end(); };
     const bool pcie = has("pcie");
     std::optional<GpuSpec> best;
     Bytes bestDistance = 0;
     for (const GpuSpec& g : gpuCatalog()) {
         bool matches = (g.name.find("pcie") != std::string::npos) == pcie;
-        for (const std::string& w : words(g.name))
-            if (w != "sxm" && w != "pcie" && !w.ends_with("gb") && !has(w))
+        bool sameMemoryWord = false; // "80gb" in both names: a MIG instance reports less memory
+        for (const std::string& w : words(g.name)) {
+            if (w.ends_with("gb"))
+                sameMemoryWord = has(w);
+            else if (w != "sxm" && w != "pcie" && !has(w))
                 matches = false;
-        const Bytes distance = g.memoryBytes > totalBytes ? g.memoryBytes - totalBytes : totalBytes - g.memoryBytes;
+        }
+        const Bytes distance = sameMemoryWord ? -1 : g.memoryBytes > totalBytes ? g.memoryBytes - totalBytes : totalBytes - g.memoryBytes;
         if (matches && (!best || distance < bestDistance)) {
             best = g;
             bestDistance = distance;
