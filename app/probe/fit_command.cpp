@@ -42,6 +42,8 @@ int runFit(const std::vector<std::string>& args)
     } catch (const InputError& e) {
         throw e.withFile(a.scenarioFile);
     }
+    const std::optional<Bytes> margin =
+        a.value("--margin-mib") ? std::optional<Bytes>(parseMiB("--margin-mib", *a.value("--margin-mib"))) : std::nullopt;
     const Output out{a.json};
 
     ProbeReport rep;
@@ -53,8 +55,7 @@ int runFit(const std::vector<std::string>& args)
     fit.oomTest = a.has("--test-oom");
     fit.predictedFits = plan.report.fits;
     fit.contextBytes = rep.device.totalBytes - rep.device.freeBytes;
-    fit.safetyMarginBytes = a.value("--margin-mib") ? parseMiB("--margin-mib", *a.value("--margin-mib"))
-                                                    : defaultMarginBytes(rep.device.totalBytes);
+    fit.safetyMarginBytes = margin.value_or(defaultMarginBytes(rep.device.totalBytes));
 
     // The device's allocation granularity: what a 1-byte cudaMalloc takes from free memory.
     {
