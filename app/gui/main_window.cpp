@@ -8,6 +8,7 @@
 #include "vramlab/report_text.h"
 #include "explain_view.h"
 #include "parameter_panel.h"
+#include "probe_view.h"
 #include "scenario_document.h"
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
@@ -118,6 +119,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_tabs->addTab(sweepPage, QStringLiteral("Sweep"));
     m_tabs->addTab(m_compare, QStringLiteral("Compare"));
     m_tabs->addTab(m_explain, QStringLiteral("Explain"));
+    m_probe = new ProbeView;
+    m_tabs->addTab(m_probe, QStringLiteral("Probe"));
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
@@ -273,6 +276,7 @@ void MainWindow::updateViews()
     m_chart->setColumns({{QString::fromStdString(sc.model.name), rep, m_doc->error()}});
     m_table->setReport(r);
     m_explain->setReport(r, m_doc->error());
+    m_probe->setScenario(sc);
     if (r) {
         m_verdict->setText(verdictText(*r));
         const PlotTheme theme = PlotTheme::fromPalette(palette(), m_presenter);

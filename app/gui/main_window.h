@@ -23,6 +23,7 @@ class BreakdownTable;
 class SweepChart;
 class CompareView;
 class ExplainView;
+class ProbeView;
 
 /// The explorer: parameters on the left; the memory picture, a sweep, comparisons and
 /// the explanation in tabs; the verdict and the compute figures above them.
@@ -39,6 +40,7 @@ public:
     SweepChart* sweepChart() const { return m_sweep; }
     CompareView* compareView() const { return m_compare; }
     ExplainView* explainView() const { return m_explain; }
+    ProbeView* probeView() const { return m_probe; }
     QTabWidget* tabs() const { return m_tabs; }
     QLabel* verdictLabel() const { return m_verdict; }
     /// The message of the last failed open or save, shown in the window's banner.
@@ -92,6 +94,7 @@ private:
     QComboBox* m_sweepParam;
     CompareView* m_compare;
     ExplainView* m_explain;
+    ProbeView* m_probe = nullptr;
     QTabWidget* m_tabs;
     QLabel* m_verdict;
     QLabel* m_compute;

@@ -193,6 +193,7 @@ int runBench(const std::vector<std::string>& args)
     bench.peakTflops = gpu ? peakOf(*gpu, bench.dtype) : 0;
     bench.catalogBandwidthGBs = gpu ? gpu->memoryBandwidthGBs : 0;
     bench.predictedStepTimeS = report.flops.stepTimeS;
+    bench.assumedMfu = report.flops.mfu;
 
     const Bytes margin = std::max<Bytes>(512 * kMiB, rep.device.totalBytes / 50);
     cudaStream_t stream = nullptr;

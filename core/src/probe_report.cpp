@@ -148,6 +148,7 @@ ProbeBench readBench(const json& v, const std::string& path)
     });
     b.gemmStepTimeS = needNumber(r, "gemm_step_time_s");
     b.predictedStepTimeS = needNumber(r, "predicted_step_time_s");
+    b.assumedMfu = need(r, "assumed_mfu", r.number("assumed_mfu", 0, 1), "a number from 0 to 1");
     b.mfuCeiling = need(r, "mfu_ceiling", r.number("mfu_ceiling", 0, 10), "a number from 0 to 10");
     b.copyBytes = needCount(r, "copy_bytes", kMaxBytes);
     b.copyGBs = needNumber(r, "copy_gbs");
@@ -209,6 +210,7 @@ json probeReportToJson(const ProbeReport& rep)
                         {"gemms", gemms},
                         {"gemm_step_time_s", b.gemmStepTimeS},
                         {"predicted_step_time_s", b.predictedStepTimeS},
+                        {"assumed_mfu", b.assumedMfu},
                         {"mfu_ceiling", b.mfuCeiling},
                         {"copy_bytes", b.copyBytes},
                         {"copy_gbs", b.copyGBs},

@@ -65,6 +65,7 @@ struct ProbeBench {
     std::vector<ProbeGemm> gemms;
     double gemmStepTimeS = 0;     ///< sum of per_step x ms: the step's linear layers alone
     double predictedStepTimeS = 0;///< the estimate's step time at its assumed MFU
+    double assumedMfu = 0;        ///< that MFU (run.mfu)
     double mfuCeiling = 0;        ///< linear-layer FLOPs / gemm_step_time / peak
     Bytes copyBytes = 0;          ///< size of the device-to-device copy timed
     double copyGBs = 0;           ///< bytes copied per second, each byte once (nvbandwidth convention)
