@@ -38,7 +38,7 @@ void ProbeChart::setReport(const ProbeReport& report)
         m_predictedBars->setName(tr("Predicted"));
         m_measuredBars->setName(tr("Measured (free-memory fall)"));
         for (const ProbeFitComponent& c : report.fit->components) {
-            m_labels << componentLabel(QString::fromStdString(c.key));
+            m_labels << QString::fromStdString(c.label);
             m_predicted << toGiB(c.predictedBytes);
             m_measured << toGiB(c.measuredBytes);
         }

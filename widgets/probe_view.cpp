@@ -182,7 +182,7 @@ void ProbeView::showReport(const ProbeReport& report)
               << tr("Allocation granularity %1, safety margin %2.").arg(bytesText(f->granularityBytes), bytesText(f->safetyMarginBytes));
         for (const ProbeFitComponent& c : f->components)
             lines << tr("  %1: predicted %2, requested %3, measured %4 (%5 of %6 buffers)")
-                         .arg(componentLabel(QString::fromStdString(c.key)), bytesText(c.predictedBytes),
+                         .arg(QString::fromStdString(c.label), bytesText(c.predictedBytes),
                               bytesText(c.requestedBytes), bytesText(c.measuredBytes))
                          .arg(c.allocatedBuffers)
                          .arg(c.buffers);

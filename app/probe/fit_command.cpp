@@ -72,17 +72,22 @@ int runFit(const std::vector<std::string>& args)
                     return &c;
             return nullptr;
         }())
-        fit.components.push_back({"cuda_context", ctx->bytes, 0, fit.contextBytes, 0, 0});
+        fit.components.push_back({"cuda_context", std::string(ctx->label), ctx->bytes, 0, fit.contextBytes, 0, 0});
     for (const ProbeBuffer& b : plan.buffers) {
         if (fit.components.empty() || fit.components.back().key != b.component)
-            fit.components.push_back({std::string(b.component), plan.report.bytesOf(b.component), 0, 0, 0, 0});
+            fit.components.push_back({std::string(b.component), std::string(b.component), plan.report.bytesOf(b.component), 0, 0, 0, 0});
         ++fit.components.back().buffers;
     }
-    // Overhead parts are not top-level report components: take their bytes from the parts.
-    for (ProbeFitComponent& c : fit.components)
+    // Labels from the report; overhead parts are not top-level components: bytes from the parts.
+    for (ProbeFitComponent& c : fit.components) {
+        if (const Component* top = plan.report.component(c.key))
+            c.label = top->label;
         for (const Component& part : plan.report.overheadParts)
-            if (c.key == part.key)
+            if (c.key == part.key) {
+                c.label = part.label;
                 c.predictedBytes = part.bytes;
+            }
+    }
 
     DeviceBuffers buffers;
     fit.freeBeforeBytes = memInfo().freeBytes;

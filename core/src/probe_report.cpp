@@ -113,6 +113,7 @@ ProbeFit readFit(const json& v, const std::string& path)
         JsonObjectReader cr(c, p);
         ProbeFitComponent out;
         out.key = needString(cr, "key");
+        out.label = needString(cr, "label");
         out.predictedBytes = needCount(cr, "predicted_bytes", kMaxBytes);
         out.requestedBytes = needCount(cr, "requested_bytes", kMaxBytes);
         out.measuredBytes = needCount(cr, "measured_bytes", kMaxBytes);
@@ -187,6 +188,7 @@ json probeReportToJson(const ProbeReport& rep)
         json comps = json::array();
         for (const ProbeFitComponent& c : f.components)
             comps.push_back({{"key", c.key},
+                             {"label", c.label},
                              {"predicted_bytes", c.predictedBytes},
                              {"requested_bytes", c.requestedBytes},
                              {"measured_bytes", c.measuredBytes},

@@ -211,6 +211,7 @@ private slots:
         QCOMPARE(fit.fit->components[1].predictedBytes, Bytes(2007565312));
         QCOMPARE(fit.fit->components[1].measuredBytes, Bytes(2009071616));
         QCOMPARE(fit.fit->components[5].buffers, Count(553));
+        QCOMPARE(fit.fit->components[6].label, std::string("cuBLAS workspace"));
 
         const ProbeReport bench = loadProbeReportFile(dataFile("probe/synthetic-h100-llama3-8b-bench.json"));
         QVERIFY(bench.bench);

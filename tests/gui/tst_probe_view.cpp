@@ -201,7 +201,9 @@ private:
         const ProbeReport& rep = *m_view->report();
         const ProbeChart* chart = m_view->chart();
         QCOMPARE(chart->categories().size(), 9);
+        QCOMPARE(chart->categories().at(0), QStringLiteral("CUDA context"));
         QCOMPARE(chart->categories().at(1), QStringLiteral("Weights"));
+        QCOMPARE(chart->categories().at(8), QStringLiteral("ZeRO-3 gathered layers"));
         QCOMPARE(chart->predicted().at(1), toGiB(2007565312));
         QCOMPARE(chart->measured().at(1), toGiB(2009071616));
         QCOMPARE(chart->measured().at(0), toGiB(rep.fit->contextBytes));

@@ -31,6 +31,7 @@ struct ProbeDevice {
 /// One report component in `fit`: what the estimate predicted and what the device gave.
 struct ProbeFitComponent {
     std::string key;       ///< report component key: weights, gradients, activations, cuda_context, ...
+    std::string label;     ///< "Weights", "CUDA context" (the estimate's label)
     Bytes predictedBytes = 0;
     Bytes requestedBytes = 0; ///< sum of the cudaMalloc sizes (0 for the context, which is measured)
     Bytes measuredBytes = 0;  ///< fall of cudaMemGetInfo's free memory while it was allocated
