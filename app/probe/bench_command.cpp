@@ -167,19 +167,10 @@ int runBench(const std::vector<std::string>& args)
     if (const std::string* d = a.value("--dtype"))
         dtype = *d;
     const GemmTypes* types = &typesNamed(dtype == "int8" || dtype == "int4" || dtype == "nf4" ? "bf16" : dtype);
-    int samples = 7;
-    if (const std::string* s = a.value("--samples")) {
-        samples = std::atoi(s->c_str());
-        if (samples < 1 || samples > 1000)
-            throw InputError("--samples", "expected an integer from 1 to 1000, got \"" + *s + "\"");
-    }
+    const int samples = a.value("--samples") ? int(parseInteger("--samples", *a.value("--samples"), 1, 1000)) : 7;
     const Output out{a.json};
 
-    ProbeReport rep;
-    rep.command = "bench";
-    rep.probeVersion = VRAMLAB_VERSION;
-    rep.scenario = scenario.name;
-    rep.device = openDevice();
+    ProbeReport rep = startReport("bench", scenario.name);
     ProbeBench& bench = rep.bench.emplace();
     bench.notes = plan.notes;
     if (types->ab == CUDA_R_8F_E4M3 && rep.device.ccMajor * 10 + rep.device.ccMinor < 89) {
@@ -195,7 +186,7 @@ int runBench(const std::vector<std::string>& args)
     bench.predictedStepTimeS = report.flops.stepTimeS;
     bench.assumedMfu = report.flops.mfu;
 
-    const Bytes margin = std::max<Bytes>(512 * kMiB, rep.device.totalBytes / 50);
+    const Bytes margin = defaultMarginBytes(rep.device.totalBytes);
     cudaStream_t stream = nullptr;
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     const CublasLtLibrary lt;

@@ -3,6 +3,7 @@
 
 #include "vramlab/probe_report.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,6 +21,10 @@ void check(int cudaStatus, const char* call);
 
 /// Creates the context on device 0 and describes it (catalog match included).
 ProbeDevice openDevice();
+
+/// Never allocate into the last 512 MiB or 2 % of the device, whichever is larger: other
+/// processes, the driver and cuBLAS need some, and free memory is not all allocatable.
+inline Bytes defaultMarginBytes(Bytes totalBytes) { return std::max<Bytes>(512 * kMiB, totalBytes / 50); }
 
 /// Free and total device memory now.
 struct MemInfo {

@@ -12,26 +12,6 @@
 
 namespace vramlab::probe {
 
-namespace {
-
-/// Never allocate into the last 512 MiB or 2 % of the device, whichever is larger:
-/// other processes, the driver and cuBLAS need some, and free memory is not all allocatable.
-Bytes defaultMarginBytes(Bytes totalBytes) { return std::max<Bytes>(512 * kMiB, totalBytes / 50); }
-
-Bytes parseMiB(const std::string& option, const std::string& text)
-{
-    try {
-        size_t used = 0;
-        const long long v = std::stoll(text, &used);
-        if (used == text.size() && v >= 0 && v <= (1LL << 30))
-            return checkedMul(v, kMiB);
-    } catch (const std::exception&) {
-    }
-    throw InputError(option, "expected MiB as an integer from 0 to 1073741824, got \"" + text + "\"");
-}
-
-} // namespace
-
 int runFit(const std::vector<std::string>& args)
 {
     const Arguments a = parseArguments(args, true, {"--margin-mib"}, {"--test-oom"});
@@ -43,14 +23,11 @@ int runFit(const std::vector<std::string>& args)
         throw e.withFile(a.scenarioFile);
     }
     const std::optional<Bytes> margin =
-        a.value("--margin-mib") ? std::optional<Bytes>(parseMiB("--margin-mib", *a.value("--margin-mib"))) : std::nullopt;
+        a.value("--margin-mib") ? std::optional<Bytes>(kMiB * parseInteger("--margin-mib", *a.value("--margin-mib"), 0, 1 << 30))
+                                : std::nullopt;
     const Output out{a.json};
 
-    ProbeReport rep;
-    rep.command = "fit";
-    rep.probeVersion = VRAMLAB_VERSION;
-    rep.scenario = scenario.name;
-    rep.device = openDevice();
+    ProbeReport rep = startReport("fit", scenario.name);
     ProbeFit& fit = rep.fit.emplace();
     fit.oomTest = a.has("--test-oom");
     fit.predictedFits = plan.report.fits;

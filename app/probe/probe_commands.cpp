@@ -50,6 +50,28 @@ Arguments parseArguments(const std::vector<std::string>& args, bool needsScenari
     return a;
 }
 
+long long parseInteger(const std::string& option, const std::string& text, long long lo, long long hi)
+{
+    try {
+        size_t used = 0;
+        const long long v = std::stoll(text, &used);
+        if (used == text.size() && v >= lo && v <= hi)
+            return v;
+    } catch (const std::exception&) {
+    }
+    throw InputError(option, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got \"" + text + "\"");
+}
+
+ProbeReport startReport(const std::string& command, const std::string& scenarioName)
+{
+    ProbeReport rep;
+    rep.command = command;
+    rep.probeVersion = VRAMLAB_VERSION;
+    rep.scenario = scenarioName;
+    rep.device = openDevice();
+    return rep;
+}
+
 void Output::progress(const std::string& phase, Count done, Count total) const
 {
     if (json)
@@ -115,11 +137,7 @@ void Output::report(const ProbeReport& rep) const
 int runInfo(const std::vector<std::string>& args)
 {
     const Arguments a = parseArguments(args, false, {}, {});
-    ProbeReport rep;
-    rep.command = "info";
-    rep.probeVersion = VRAMLAB_VERSION;
-    rep.device = openDevice();
-    Output{a.json}.report(rep);
+    Output{a.json}.report(startReport("info", ""));
     return 0;
 }
 

@@ -31,6 +31,11 @@ struct Arguments {
     bool has(const std::string& flag) const;
     const std::string* value(const std::string& option) const;
 };
+/// The integer value of `option` in [lo, hi], else InputError naming the option.
+long long parseInteger(const std::string& option, const std::string& text, long long lo, long long hi);
+/// A report of `command` with the device opened (throws NoUsableGpu without one).
+ProbeReport startReport(const std::string& command, const std::string& scenarioName);
+
 /// `valueOptions` take the next word; `flagOptions` stand alone. Throws InputError.
 Arguments parseArguments(const std::vector<std::string>& args, bool needsScenario,
                          const std::vector<std::string>& valueOptions, const std::vector<std::string>& flagOptions);

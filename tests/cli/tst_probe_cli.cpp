@@ -1,26 +1,17 @@
 // SPDX-License-Identifier: MIT
 // vramlab-probe as CI runs it, without a GPU: exit 3 with one line naming why, exit 2 on
 // bad input (checked before any device is touched), nothing half-written on stdout.
-#include <QProcess>
+#include "program_run.h"
+
 #include <QTemporaryDir>
 #include <QtTest>
 
 namespace {
 
-struct Run {
-    int code = -1;
-    QByteArray out, err;
-};
+using vramlab::test::Run;
 
-Run probe(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(VRAMLAB_PROBE), args);
-    p.waitForFinished(60000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
-}
-
-QString data(const char* name) { return QStringLiteral(VRAMLAB_TEST_DATA_DIR "/") + QString::fromUtf8(name); }
+Run probe(const QStringList& args) { return vramlab::test::runProgram(QStringLiteral(VRAMLAB_PROBE), args); }
+QString data(const char* name) { return vramlab::test::dataFile(name); }
 
 bool oneLine(const QByteArray& text) { return text.endsWith('\n') && text.count('\n') == 1; }
 
@@ -72,7 +63,7 @@ private slots:
         QTest::newRow("bad samples") << QStringList{"bench", data("scenarios/llama-tiny.json"), "--samples", "0"}
                                      << "--samples: expected an integer from 1 to 1000";
         QTest::newRow("bad margin") << QStringList{"fit", data("scenarios/llama-tiny.json"), "--margin-mib", "lots"}
-                                    << "--margin-mib: expected MiB as an integer";
+                                    << "--margin-mib: expected an integer from 0 to 1073741824, got \"lots\"";
         QTest::newRow("unknown command") << QStringList{"measure"} << "unknown command \"measure\"";
         QTest::newRow("info takes no file") << QStringList{"info", "x.json"} << "x.json: expected a known option";
     }

@@ -82,11 +82,7 @@ def sdpa_forward(self, x, rope):
     sm80+) instead of the eager softmax, and K/V not repeated for GQA."""
     cfg = self.cfg
     batch, seq, _ = x.shape
-    q = self._heads(self.q_proj(x), cfg.heads)
-    k = self._heads(self.k_proj(x), cfg.kv_heads)
-    v = self._heads(self.v_proj(x), cfg.kv_heads)
-    if rope is not None:
-        q, k = torch_measure.apply_rope(q, *rope), torch_measure.apply_rope(k, *rope)
+    q, k, v = self.project(x, rope)
     gqa = cfg.kv_heads != cfg.heads
     if gqa and not SDPA_HAS_GQA:
         k = k.repeat_interleave(cfg.heads // cfg.kv_heads, dim=1)
