@@ -117,13 +117,13 @@ double timeGemm(const CublasLtLibrary& lt, cublasLtHandle_t handle, const GemmTy
     cublasLtMatmulHeuristicResult_t heuristic{};
     int found = 0;
     ok = ok && lt.algoGetHeuristic(handle, op, la, lb, ld, ld, pref, 1, &heuristic, &found) == CUBLAS_STATUS_SUCCESS && found > 0;
-    double ms = 0;
-    if (ok) {
-        const float alpha = 1, beta = 0;
-        ms = medianMs(stream, samples, [&] {
-            lt.matmul(handle, op, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &heuristic.algo, workspace, wsBytes, stream);
-        });
-    }
+    const float alpha = 1, beta = 0;
+    auto launch = [&] {
+        return lt.matmul(handle, op, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &heuristic.algo, workspace, wsBytes, stream);
+    };
+    // One checked launch first: a launch that fails returns at once and would time as "fast".
+    ok = ok && launch() == CUBLAS_STATUS_SUCCESS;
+    const double ms = ok ? medianMs(stream, samples, launch) : 0;
     if (pref)
         lt.preferenceDestroy(pref);
     for (cublasLtMatrixLayout_t l : {la, lb, ld})

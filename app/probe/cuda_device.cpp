@@ -15,11 +15,7 @@ void check(int status, const char* call)
     if (e == cudaSuccess)
         return;
     cudaGetLastError(); // clear a non-sticky error
-    const std::string what = std::string(call) + ": " + cudaGetErrorString(e);
-    if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice || e == cudaErrorInitializationError ||
-        e == cudaErrorCompatNotSupportedOnDevice || e == cudaErrorSystemDriverMismatch)
-        throw NoUsableGpu(what);
-    throw std::runtime_error(what);
+    throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(e));
 }
 
 ProbeDevice openDevice()
@@ -30,12 +26,19 @@ ProbeDevice openDevice()
     cudaRuntimeGetVersion(&d.runtimeVersion);
     if (d.driverVersion == 0)
         throw NoUsableGpu("no NVIDIA driver (libcuda.so.1 could not be loaded)");
+    // Until a context exists, any failure means there is no GPU this probe can use.
+    auto need = [](cudaError_t e, const char* call) {
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            throw NoUsableGpu(std::string(call) + ": " + cudaGetErrorString(e));
+        }
+    };
     int count = 0; // left unwritten on error
-    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    need(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
     if (count == 0)
         throw NoUsableGpu("the driver reports no CUDA device");
-    check(cudaSetDevice(0), "cudaSetDevice");
-    check(cudaFree(nullptr), "creating the CUDA context"); // the context exists before any measurement
+    need(cudaSetDevice(0), "cudaSetDevice");
+    need(cudaFree(nullptr), "creating the CUDA context"); // the context exists before any measurement
 
     cudaDeviceProp p{};
     check(cudaGetDeviceProperties(&p, 0), "cudaGetDeviceProperties");

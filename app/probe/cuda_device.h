@@ -16,7 +16,7 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-/// Throws NoUsableGpu naming the failed call, or std::runtime_error for a CUDA error later on.
+/// Throws std::runtime_error naming the failed call (a CUDA error once the device is open: exit 1).
 void check(int cudaStatus, const char* call);
 
 /// Creates the context on device 0 and describes it (catalog match included).
