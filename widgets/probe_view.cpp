@@ -9,17 +9,21 @@
 
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSplitter>
 #include <QVBoxLayout>
 
 namespace vramlab {
 
 namespace {
+
+const QString kProgramSetting = QStringLiteral("probe/program");
 
 QString deviceText(const ProbeDevice& d)
 {
@@ -91,8 +95,10 @@ ProbeView::ProbeView(QWidget* parent)
     });
     connect(m_choose, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("vramlab-probe program"), m_program);
-        if (!path.isEmpty())
+        if (!path.isEmpty()) {
             setProgram(path);
+            QSettings().setValue(kProgramSetting, path); // the user's choice wins next time
+        }
     });
     connect(m_runner, &ProbeRunner::progressed, this, [this](const QString& phase, qint64 done, qint64 total) {
         m_progress->setRange(0, int(std::min<qint64>(total, 1'000'000)));
@@ -110,7 +116,8 @@ ProbeView::ProbeView(QWidget* parent)
         updateButtons();
         emit runFinished(ok);
     });
-    setProgram(m_program);
+    const QString chosen = QSettings().value(kProgramSetting).toString();
+    setProgram(QFileInfo(chosen).isExecutable() ? chosen : m_program);
     setMessage(tr("Run the probe on this machine's GPU, or import a report made with vramlab-probe --json on another."), false);
     updateButtons();
 }

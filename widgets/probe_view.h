@@ -33,6 +33,8 @@ public:
 
     /// The scenario `fit` and `bench` run on (written to a temporary file per run).
     void setScenario(const Scenario& scenario);
+    /// The probe program; by default the one chosen with "Probe program…" last time, else
+    /// vramlab-probe next to this executable, else on PATH.
     void setProgram(const QString& path);
     const QString& program() const { return m_program; }
     void setTimeoutMs(int ms);

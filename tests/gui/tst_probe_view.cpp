@@ -173,8 +173,13 @@ private slots:
             for (int x = 0; x < shot.width(); x += 5)
                 colours.insert(shot.pixel(x, y));
         QVERIFY(colours.contains(PlotTheme::componentColor(QStringLiteral("weights")).rgb())); // the measured bars
-        if (const QByteArray out = qgetenv("VRAMLAB_PROBE_SCREENSHOT"); !out.isEmpty())
-            shot.save(QString::fromLocal8Bit(out));
+        const QString out = QString::fromLocal8Bit(qgetenv("VRAMLAB_PROBE_SCREENSHOT"));
+        if (!out.isEmpty()) { // the fit picture, and the bench one beside it (NAME-bench.png)
+            shot.save(out);
+            QVERIFY(m_view->importReport(kBenchReport));
+            QTest::qWait(50);
+            m_window->grab().save(QString(out).replace(QStringLiteral(".png"), QStringLiteral("-bench.png")));
+        }
     }
 
 private:
