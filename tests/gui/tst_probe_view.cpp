@@ -132,6 +132,20 @@ private slots:
         windowStillWorks();
     }
 
+    void benchWithoutCublasKeepsTheReport()
+    {
+        // Exit 3 after a report: the copy was measured, the GEMMs were not; both are shown.
+        const QString script = QStringLiteral("tr -d '\\n' < '%1'; echo\n"
+                                              "echo 'vramlab-probe: GEMMs could not be timed: cuBLASLt not found' >&2\nexit 3")
+                                   .arg(kBenchReport);
+        m_view->setProgram(writeScript("no-cublas", script));
+        QVERIFY(runAndWait("bench"));
+        QVERIFY2(m_view->report(), qPrintable(m_view->message()));
+        QCOMPARE(m_view->message(), QStringLiteral("vramlab-probe: GEMMs could not be timed: cuBLASLt not found"));
+        QCOMPARE(m_view->chart()->categories().size(), 15);
+        QVERIFY(m_view->summaryText().contains("Device-to-device copy of 1.00 GiB: 1250.0 GB/s (catalog 3350 GB/s)."));
+    }
+
     void realProbeWithoutGpu()
     {
 #ifdef VRAMLAB_PROBE
