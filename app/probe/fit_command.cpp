@@ -42,45 +42,40 @@ int runFit(const std::vector<std::string>& args)
             fit.granularityBytes = before - memInfo().freeBytes;
     }
 
-    // One row per component, in the order the plan allocates them; the context first.
-    if (const Component* ctx = [&]() -> const Component* {
-            for (const Component& c : plan.report.overheadParts)
-                if (c.key == "cuda_context")
-                    return &c;
-            return nullptr;
-        }())
-        fit.components.push_back({"cuda_context", std::string(ctx->label), ctx->bytes, 0, fit.contextBytes, 0, 0});
+    // One row per component: the context (measured, not allocated), then the plan's
+    // components in the order it allocates them.
+    fit.components.push_back({"cuda_context", "", 0, 0, fit.contextBytes, 0, 0});
     for (const ProbeBuffer& b : plan.buffers) {
-        if (fit.components.empty() || fit.components.back().key != b.component)
-            fit.components.push_back({std::string(b.component), std::string(b.component), plan.report.bytesOf(b.component), 0, 0, 0, 0});
+        if (fit.components.back().key != b.component)
+            fit.components.push_back({std::string(b.component), "", 0, 0, 0, 0, 0});
         ++fit.components.back().buffers;
     }
-    // Labels from the report; overhead parts are not top-level components: bytes from the parts.
+    // Label and predicted bytes from the report: a top-level component or an overhead part.
     for (ProbeFitComponent& c : fit.components) {
-        if (const Component* top = plan.report.component(c.key))
-            c.label = top->label;
-        for (const Component& part : plan.report.overheadParts)
-            if (c.key == part.key) {
-                c.label = part.label;
-                c.predictedBytes = part.bytes;
-            }
+        for (const std::vector<Component>* parts : {&plan.report.components, &plan.report.overheadParts})
+            for (const Component& part : *parts)
+                if (c.key == part.key) {
+                    c.label = part.label;
+                    c.predictedBytes = part.bytes;
+                }
     }
 
     DeviceBuffers buffers;
     fit.freeBeforeBytes = memInfo().freeBytes;
     Bytes componentStartFree = fit.freeBeforeBytes;
     const Count total = static_cast<Count>(plan.buffers.size());
-    size_t row = fit.components.empty() || fit.components.front().key != "cuda_context" ? 0 : 1;
+    size_t row = 1; // the first allocated component
     for (Count i = 0; i < total; ++i) {
         const ProbeBuffer& b = plan.buffers[static_cast<size_t>(i)];
-        if (fit.components[row].key != b.component) {
+        const bool nextComponent = fit.components[row].key != b.component;
+        if (nextComponent) {
             check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
             const Bytes nowFree = memInfo().freeBytes;
             fit.components[row].measuredBytes = componentStartFree - nowFree;
             componentStartFree = nowFree;
             ++row;
         }
-        if (i % 256 == 0 || (i > 0 && plan.buffers[static_cast<size_t>(i - 1)].component != b.component))
+        if (i == 0 || nextComponent || i % 256 == 0)
             out.progress("allocating " + std::string(b.component), i, total);
         // Stay out of the margin unless asked to find the OOM.
         if (!fit.oomTest && roundUp(b.bytes, std::max<Bytes>(1, fit.granularityBytes)) > memInfo().freeBytes - fit.safetyMarginBytes) {
