@@ -166,7 +166,9 @@ int runBench(const std::vector<std::string>& args)
     std::string dtype = std::string(toString(plan.compute));
     if (const std::string* d = a.value("--dtype"))
         dtype = *d;
-    const GemmTypes* types = &typesNamed(dtype == "int8" || dtype == "int4" || dtype == "nf4" ? "bf16" : dtype);
+    // Quantized serving weights are dequantized for their GEMMs (bitsandbytes, GPTQ kernels aside).
+    const bool dequantized = dtype == "int8" || dtype == "int4" || dtype == "nf4";
+    const GemmTypes* types = &typesNamed(dequantized ? "bf16" : dtype);
     const int samples = a.value("--samples") ? int(parseInteger("--samples", *a.value("--samples"), 1, 1000)) : 7;
     const Output out{a.json};
 
@@ -176,7 +178,7 @@ int runBench(const std::vector<std::string>& args)
     if (types->ab == CUDA_R_8F_E4M3 && rep.device.ccMajor * 10 + rep.device.ccMinor < 89) {
         bench.notes.push_back("fp8 GEMMs need compute capability 8.9 or newer: timed in bf16");
         types = &typesNamed("bf16");
-    } else if (types != &typesNamed(dtype)) {
+    } else if (dequantized) {
         bench.notes.push_back(dtype + " weights are dequantized to bf16 for their GEMMs: timed in bf16");
     }
     bench.dtype = types->name;
