@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cublaslt_library.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
 
 namespace vramlab::probe {
@@ -20,14 +21,17 @@ bool bind(void* lib, F& fn, const char* symbol, std::string& error)
 
 CublasLtLibrary::CublasLtLibrary()
 {
+    // VRAMLAB_PROBE_CUBLASLT names the library where it is not on the loader's path.
+    const char* chosen = std::getenv("VRAMLAB_PROBE_CUBLASLT");
     for (const char* soname : {"libcublasLt.so.13", "libcublasLt.so.12"}) {
-        m_lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-        if (m_lib)
+        m_lib = dlopen(chosen ? chosen : soname, RTLD_NOW | RTLD_LOCAL);
+        if (m_lib || chosen)
             break;
     }
     if (!m_lib) {
         const char* why = dlerror();
-        m_error = std::string("cuBLASLt not found (libcublasLt.so.13 or .12): ") + (why ? why : "dlopen failed");
+        m_error = std::string("cuBLASLt not found (") + (chosen ? chosen : "libcublasLt.so.13 or .12") + "): " +
+                  (why ? why : "dlopen failed");
         return;
     }
     bool ok = bind(m_lib, create, "cublasLtCreate", m_error);

@@ -7,7 +7,8 @@
 
 namespace vramlab::probe {
 
-/// cuBLASLt loaded with dlopen (libcublasLt.so.13, then .12): the probe starts, and runs
+/// cuBLASLt loaded with dlopen (libcublasLt.so.13, then .12, or the file named by
+/// VRAMLAB_PROBE_CUBLASLT): the probe starts, and runs
 /// `info`, `fit` and the bandwidth test, on a machine without it. Only the declarations of
 /// cublasLt.h are used, so there is no link dependency.
 class CublasLtLibrary {
