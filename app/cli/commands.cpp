@@ -119,7 +119,7 @@ int runFit(const std::vector<std::string>& words)
     FitResult res = withFile(file, [&] {
         if (a.flag("--min-gpus"))
             return fitMinGpus(sc);
-        const std::string what = *a.value("--max");
+        const std::string what = a.value("--max").value_or(std::string());
         const std::string key = what.rfind("run.", 0) == 0 ? what : "run." + what;
         return fitMax(sc, parseSweepParam(key, "--max"));
     });

@@ -1,12 +1,7 @@
 // SPDX-License-Identifier: MIT
 // vramlab-cli: estimate, sweep and fit LLM memory from the command line (core only, no Qt).
+#include "command_main.h"
 #include "commands.h"
-#include "vramlab/errors.h"
-
-#include <cstdio>
-#include <exception>
-#include <string>
-#include <vector>
 
 namespace {
 
@@ -43,44 +38,24 @@ Bad input exits 2 with one line on stderr naming the file, the key and what was 
 int main(int argc, char** argv)
 {
     using namespace vramlab;
-    const std::vector<std::string> words(argv + 1, argv + argc);
-    if (words.empty() || words[0] == "--help" || words[0] == "-h" || words[0] == "help") {
-        std::fputs(kUsage, words.empty() ? stderr : stdout);
-        return words.empty() ? 2 : 0;
-    }
-    if (words[0] == "--version") {
-        std::printf("vramlab-cli %s\n", VRAMLAB_VERSION);
-        return 0;
-    }
-    const std::vector<std::string> rest(words.begin() + 1, words.end());
-    try {
-        const std::string& cmd = words[0];
-        if (cmd == "estimate")
-            return cli::runEstimate(rest);
-        if (cmd == "sweep")
-            return cli::runSweep(rest);
-        if (cmd == "fit")
-            return cli::runFit(rest);
-        if (cmd == "timeline")
-            return cli::runTimeline(rest);
-        if (cmd == "plan")
-            return cli::runPlan(rest);
-        if (cmd == "presets")
-            return cli::runPresets(rest);
-        if (cmd == "import-hf")
-            return cli::runImportHf(rest);
-        if (cmd == "validate")
-            return cli::runValidate(rest);
-        std::fprintf(stderr, "vramlab-cli: unknown command \"%s\" (see vramlab-cli --help)\n", cmd.c_str());
-        return 2;
-    } catch (const InputError& e) {
-        std::fprintf(stderr, "%s\n", e.what());
-        return 2;
-    } catch (const SizeOverflow& e) {
-        std::fprintf(stderr, "the configuration is too large: %s\n", e.what());
-        return 2;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "vramlab-cli: internal error: %s\n", e.what());
-        return 1;
-    }
+    return commandMain("vramlab-cli", kUsage, VRAMLAB_VERSION, argc, argv,
+                       [](const std::string& cmd, const std::vector<std::string>& rest) -> std::optional<int> {
+                           if (cmd == "estimate")
+                               return cli::runEstimate(rest);
+                           if (cmd == "sweep")
+                               return cli::runSweep(rest);
+                           if (cmd == "fit")
+                               return cli::runFit(rest);
+                           if (cmd == "timeline")
+                               return cli::runTimeline(rest);
+                           if (cmd == "plan")
+                               return cli::runPlan(rest);
+                           if (cmd == "presets")
+                               return cli::runPresets(rest);
+                           if (cmd == "import-hf")
+                               return cli::runImportHf(rest);
+                           if (cmd == "validate")
+                               return cli::runValidate(rest);
+                           return std::nullopt;
+                       });
 }

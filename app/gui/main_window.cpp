@@ -11,6 +11,7 @@
 #include "lesson_player.h"
 #include "parameter_panel.h"
 #include "plan_view.h"
+#include "probe_view.h"
 #include "scenario_document.h"
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
@@ -155,6 +156,8 @@ MainWindow::MainWindow(QWidget* parent)
     timelineLayout->addWidget(m_timeline, 1);
     m_tabs->addTab(timelinePage, QStringLiteral("Timeline"));
     m_tabs->addTab(m_plan, QStringLiteral("Plan"));
+    m_probe = new ProbeView;
+    m_tabs->addTab(m_probe, QStringLiteral("Probe"));
     layout->addWidget(m_tabs, 1);
     connect(m_timelineStep, &QComboBox::activated, this, [this] { updateTimeline(); });
     connect(m_plan, &PlanView::applyRun, this, [this](const RunSpec& run, const QString& what) {
@@ -342,6 +345,7 @@ void MainWindow::updateViews()
     m_chart->setColumns({{QString::fromStdString(sc.model.name), rep, m_doc->error()}});
     m_table->setReport(r);
     m_explain->setReport(r, m_doc->error());
+    m_probe->setScenario(sc);
     if (r) {
         m_verdict->setText(verdictText(*r));
         const PlotTheme theme = PlotTheme::fromPalette(palette(), m_presenter);

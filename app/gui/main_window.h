@@ -27,6 +27,7 @@ class ExplainView;
 class TimelineChart;
 class PlanView;
 class LessonPlayer;
+class ProbeView;
 
 /// The explorer: parameters on the left; the memory picture, a sweep, comparisons and
 /// the explanation in tabs; the verdict and the compute figures above them.
@@ -46,6 +47,7 @@ public:
     TimelineChart* timelineChart() const { return m_timeline; }
     QComboBox* timelineStep() const { return m_timelineStep; }
     PlanView* planView() const { return m_plan; }
+    ProbeView* probeView() const { return m_probe; }
     QTabWidget* tabs() const { return m_tabs; }
     QLabel* verdictLabel() const { return m_verdict; }
     LessonPlayer* lessonPlayer() const { return m_lessons; }
@@ -112,6 +114,7 @@ private:
     QComboBox* m_timelineStep;
     QLabel* m_timelineInfo;
     PlanView* m_plan;
+    ProbeView* m_probe = nullptr;
     QTabWidget* m_tabs;
     QLabel* m_verdict;
     QLabel* m_compute;

@@ -248,6 +248,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     const StageResult& st = *worst;
     rep.stage = pp == 1 ? "all layers" : !explain ? "pipeline stage" : "pipeline stage " + n(st.index + 1) + " of " + n(pp) + " (" + n(st.slice.layers()) + " layers)";
     rep.microBatchesInFlight = st.inFlight;
+    rep.stageIndex = st.index;
     rep.hostBytes = st.states.hostBytes;
     rep.hostFormula = st.states.hostFormula;
 

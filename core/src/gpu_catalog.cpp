@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "vramlab/gpu_catalog.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace vramlab {
 
 double GpuSpec::peakTflops(DType compute) const
@@ -57,6 +60,45 @@ std::optional<GpuSpec> findGpu(std::string_view name)
         if (g.name == name)
             return g;
     return std::nullopt;
+}
+
+std::optional<GpuSpec> matchGpu(std::string_view deviceName, Bytes totalBytes)
+{
+    // Lower-case words of the name, split at anything not a letter or digit.
+    auto words = [](std::string_view text) {
+        std::vector<std::string> out(1);
+        for (char c : text) {
+            if (std::isalnum(static_cast<unsigned char>(c)))
+                out.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            else if (!out.back().empty())
+                out.emplace_back();
+        }
+        if (out.back().empty())
+            out.pop_back();
+        return out;
+    };
+    std::vector<std::string> name = words(deviceName);
+    name.erase(std::find(name.begin(), name.end(), "mig"), name.end()); // "MIG 3g.40gb" names the instance, not the GPU
+    auto has = [&](const std::string& w) { return std::find(name.begin(), name.end(), w) != name.end(); };
+    const bool pcie = has("pcie");
+    std::optional<GpuSpec> best;
+    Bytes bestDistance = 0;
+    for (const GpuSpec& g : gpuCatalog()) {
+        bool matches = (g.name.find("pcie") != std::string::npos) == pcie;
+        bool sameMemoryWord = false; // "80gb" in both names: a MIG instance reports less memory
+        for (const std::string& w : words(g.name)) {
+            if (w.ends_with("gb"))
+                sameMemoryWord = has(w);
+            else if (w != "sxm" && w != "pcie" && !has(w))
+                matches = false;
+        }
+        const Bytes distance = sameMemoryWord ? -1 : g.memoryBytes > totalBytes ? g.memoryBytes - totalBytes : totalBytes - g.memoryBytes;
+        if (matches && (!best || distance < bestDistance)) {
+            best = g;
+            bestDistance = distance;
+        }
+    }
+    return best;
 }
 
 } // namespace vramlab

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // vramlab-cli as a user runs it: outputs, exit codes, one-line errors with nothing on stdout.
+#include "program_run.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -9,20 +11,10 @@
 
 namespace {
 
-struct Run {
-    int code = -1;
-    QByteArray out, err;
-};
+using vramlab::test::Run;
 
-Run cli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(VRAMLAB_CLI), args);
-    p.waitForFinished(60000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
-}
-
-QString data(const char* name) { return QStringLiteral(VRAMLAB_TEST_DATA_DIR "/") + QString::fromUtf8(name); }
+Run cli(const QStringList& args) { return vramlab::test::runProgram(QStringLiteral(VRAMLAB_CLI), args); }
+QString data(const char* name) { return vramlab::test::dataFile(name); }
 
 QString writeTemp(QTemporaryDir& dir, const char* name, const QByteArray& text)
 {

@@ -37,4 +37,11 @@ report=$("$root/usr/bin/vramlab-cli" estimate "$root/usr/share/vramlab/scenarios
 env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$root/usr/bin/vramlab" --export "$tmp/chart.png" \
     "$root/usr/share/vramlab/scenarios/llama-3-8b-8xh100.json"
 [[ "$(head -c 4 "$tmp/chart.png" | tail -c 3)" == "PNG" ]] || { echo "the unpacked vramlab wrote no PNG"; exit 1; }
+# The probe is packaged when built with a CUDA toolkit; its runtime is static, so it runs
+# unpacked with no CUDA package (exit 3 without a GPU, 0 with one).
+if [[ -x "$root/usr/bin/vramlab-probe" ]]; then
+    code=0
+    "$root/usr/bin/vramlab-probe" info > /dev/null 2>&1 || code=$?
+    [[ $code == 0 || $code == 3 ]] || { echo "the unpacked vramlab-probe info exited $code"; exit 1; }
+fi
 echo "package test passed: $(basename "$deb"), $(wc -l < "$tmp/contents") entries"

@@ -325,14 +325,20 @@ class SelfAttention(nn.Module):
         batch, seq, _ = projected.shape
         return projected.view(batch, seq, count, self.cfg.head_dim).transpose(1, 2)
 
-    def forward(self, x, rope):
+    def project(self, x, rope):
+        """q, k, v split into heads, RoPE applied (shared with gpu_training_steps' SDPA)."""
         cfg = self.cfg
-        batch, seq, _ = x.shape
         q = self._heads(self.q_proj(x), cfg.heads)
         k = self._heads(self.k_proj(x), cfg.kv_heads)
         v = self._heads(self.v_proj(x), cfg.kv_heads)
         if rope is not None:
             q, k = apply_rope(q, *rope), apply_rope(k, *rope)
+        return q, k, v
+
+    def forward(self, x, rope):
+        cfg = self.cfg
+        batch, seq, _ = x.shape
+        q, k, v = self.project(x, rope)
         if cfg.kv_heads != cfg.heads:
             # GQA/MQA as common eager code does it: materialize K/V for every query head.
             group = cfg.heads // cfg.kv_heads

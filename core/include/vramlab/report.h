@@ -49,6 +49,7 @@ struct Report {
     ActivationSet activations;      ///< one micro-batch's saved tensors on the reported stage
     Count microBatchesInFlight = 1; ///< pipeline: 1F1B keeps min(pp, accumulation) on the first stage
     std::string stage;              ///< which pipeline stage is reported ("all layers" without PP)
+    Count stageIndex = 0;           ///< that stage, 0-based
     Bytes total = 0;                ///< sum of the components
     Bytes peak = 0;                 ///< highest point of the simulated step (training), else total
     std::string peakWhere;
