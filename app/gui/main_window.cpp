@@ -644,6 +644,11 @@ void MainWindow::setResultMasked(bool masked)
     m_verdict->setVisible(!masked);
     m_compute->setVisible(!masked);
     m_table->setVisible(!m_presenter && !m_lessonDock->isVisible()); // a lesson is about the chart
+    // The other tabs would show the numbers too: the Breakdown tab alone until the answer.
+    if (masked)
+        m_tabs->setCurrentIndex(0);
+    for (int i = 1; i < m_tabs->count(); ++i)
+        m_tabs->setTabEnabled(i, !masked);
 }
 
 QString MainWindow::autosavePath()
