@@ -23,7 +23,7 @@ const char* const kFitNames[3] = {"Largest micro-batch", "Longest sequence", "Fe
 
 QString number(Count v) { return QLocale(QLocale::English).toString(qlonglong(v)); }
 
-QString seconds(double s) { return s < 1 ? QStringLiteral("%1 ms").arg(s * 1e3, 0, 'f', 0) : QStringLiteral("%1 s").arg(s, 0, 'f', 3); }
+QString seconds(double s) { return QString::fromStdString(formatSeconds(s, 3)); }
 
 } // namespace
 

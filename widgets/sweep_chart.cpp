@@ -94,7 +94,7 @@ void SweepChart::rebuild()
         peakDiffers = peakDiffers || r.peak != r.total;
         yMax = std::max(yMax, peaks[i]);
     }
-    // The fit verdict uses the peak: draw it whenever it is above the stacked sum.
+    // The fit verdict uses the simulated step's peak: draw it wherever it differs from the stacked sum.
     m_peak->setData(xs, peaks, true);
     m_peak->setVisible(peakDiffers);
     if (peakDiffers)

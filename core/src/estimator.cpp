@@ -31,11 +31,10 @@ bool sameStateInputs(const RunSpec& a, const RunSpec& b)
 }
 
 /// The estimate's numbers the step simulation replays (see step_timeline.h for each).
-StepInputs stepInputs(const ModelSpec& m, const RunSpec& r, const ModelStateBytes& states, const StageSlice& slice,
-                      const Report& rep, Count inFlight)
+StepInputs stepInputs(const ModelSpec& m, const RunSpec& r, const PrecisionRegime& reg, const ModelStateBytes& states,
+                      const StageSlice& slice, const Report& rep, Count inFlight)
 {
     const Parallelism& par = r.parallelism;
-    const PrecisionRegime reg = precisionRegime(r);
     const ActivationSet& acts = rep.activations;
     StepInputs in;
     in.training = true;
@@ -306,7 +305,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         rep.total = checkedAdd(rep.total, c.bytes);
 
     if (training) {
-        rep.stepInputs = stepInputs(m, r, st.states, st.slice, rep, st.inFlight);
+        rep.stepInputs = stepInputs(m, r, reg, st.states, st.slice, rep, st.inFlight);
         const StepTimeline step2 = simulateStep(rep.stepInputs, 2, false);
         rep.peak = step2.peak;
         rep.peakEvent = step2.atPeak;

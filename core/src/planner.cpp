@@ -18,13 +18,6 @@ namespace {
 /// states and master weights once each per step. A stated assumption, not a measurement.
 constexpr double kHostOptimizerBytesPerS = 20e9;
 
-std::string seconds(double s)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, s < 1 ? "%.0f ms" : "%.2f s", s < 1 ? s * 1e3 : s);
-    return buf;
-}
-
 std::vector<Count> divisors(Count n, Count cap)
 {
     std::vector<Count> out;
@@ -57,18 +50,18 @@ std::string whyLoses(const PlanCandidate& c, const PlanCandidate& best)
     };
     const Part& worst = *std::max_element(std::begin(parts), std::end(parts), [](const Part& a, const Part& b) { return a.delta < b.delta; });
     char buf[160];
-    std::snprintf(buf, sizeof buf, "%+.0f%% (+%s) vs #1, mostly %s (+%s)", 100.0 * dt / best.time.total(), seconds(dt).c_str(),
-                  worst.what, seconds(worst.delta).c_str());
+    std::snprintf(buf, sizeof buf, "%+.0f%% (+%s) vs #1, mostly %s (+%s)", 100.0 * dt / best.time.total(), formatSeconds(dt).c_str(),
+                  worst.what, formatSeconds(worst.delta).c_str());
     return buf;
 }
 
 std::string whyWins(const PlanCandidate& c, Bytes usable)
 {
     const StepTimeParts& t = c.time;
-    std::string s = "fastest: " + seconds(t.total()) + " per step = compute " + seconds(t.computeS);
+    std::string s = "fastest: " + formatSeconds(t.total()) + " per step = compute " + formatSeconds(t.computeS);
     auto part = [&](double v, const char* what) {
         if (v > 0)
-            s += std::string(" + ") + what + " " + seconds(v);
+            s += std::string(" + ") + what + " " + formatSeconds(v);
     };
     part(t.recomputeS, "recompute");
     part(t.dataParallelS, "DP comm");
@@ -202,11 +195,12 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
                 continue;
             anyBatchSplit = true;
             const Count perReplica = res.globalBatch / dp;
+            const std::vector<Count> microBatches = divisors(perReplica, perReplica);
             const Count ep = m.moe.enabled() ? std::gcd(b.parallelism.expertParallel, dp) : 1;
             for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
                 for (int offload = 0; offload <= (!req.allowOffload ? 0 : zero == 3 ? 2 : zero >= 1 ? 1 : 0); ++offload) {
                     for (const Checkpointing& ck : ckpts) {
-                        for (Count mb : divisors(perReplica, perReplica)) {
+                        for (Count mb : microBatches) {
                             PlanCandidate c;
                             c.zeroStage = zero;
                             c.tensorParallel = tp;
@@ -262,7 +256,7 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
     if (res.fastestUnfit && (!res.top.empty() && res.fastestUnfit->time.total() >= res.top[0].time.total()))
         res.fastestUnfit.reset();
     if (res.fastestUnfit)
-        res.fastestUnfit->why = "would be " + seconds(res.fastestUnfit->time.total()) + " per step but needs " +
+        res.fastestUnfit->why = "would be " + formatSeconds(res.fastestUnfit->time.total()) + " per step but needs " +
                                 formatBytes(res.fastestUnfit->peak) + " at its peak (" + formatBytes(usable) + " per GPU)";
     return res;
 }

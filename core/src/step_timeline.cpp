@@ -126,17 +126,18 @@ private:
             emit(StepPhase::Forward, mb, -1, "forward: embedding");
         }
         const Bytes layerActs = in.layerActs;
+        const std::string_view what = in.zero3Gather > 0 ? "forward: layer gathered (ZeRO-3), saves its tensors"
+                                                         : "forward: layer saves its tensors";
         if (!m_record && in.layers > 0) { // forward only grows: its last layer is its highest point
             at(Cat::Temporaries) += in.zero3Gather;
             at(Cat::Activations) += layerActs;
-            emit(StepPhase::Forward, mb, in.layers - 1, "forward: layer saves its tensors");
+            emit(StepPhase::Forward, mb, in.layers - 1, what);
             at(Cat::Temporaries) -= in.zero3Gather;
         }
         for (Count l = 0; m_record && l < in.layers; ++l) {
             at(Cat::Temporaries) += in.zero3Gather;
             at(Cat::Activations) += share(layerActs, l);
-            emit(StepPhase::Forward, mb, l, in.zero3Gather > 0 ? "forward: layer gathered (ZeRO-3), saves its tensors"
-                                                               : "forward: layer saves its tensors");
+            emit(StepPhase::Forward, mb, l, what);
             at(Cat::Temporaries) -= in.zero3Gather;
         }
         if (in.lastStage) {

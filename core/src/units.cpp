@@ -42,6 +42,16 @@ std::string formatCount(Count n)
     return n < 0 ? "-" + out : out;
 }
 
+std::string formatSeconds(double seconds, int decimals)
+{
+    char buf[48];
+    if (seconds < 1)
+        std::snprintf(buf, sizeof buf, "%.0f ms", seconds * 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.*f s", decimals, seconds);
+    return buf;
+}
+
 std::string formatFlops(double flops)
 {
     static const char* const units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP", "ZFLOP", "YFLOP"};

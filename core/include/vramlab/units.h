@@ -51,5 +51,7 @@ std::string formatBytes(Bytes bytes, bool binary = true);
 std::string formatCount(Count n);
 /// "5.70e+14" style for FLOP counts: "570.1 TFLOP" etc.
 std::string formatFlops(double flops);
+/// "89 ms" below a second, else "4.56 s" (`decimals` digits after the point).
+std::string formatSeconds(double seconds, int decimals = 2);
 
 } // namespace vramlab
