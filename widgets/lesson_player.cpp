@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QTextDocument>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRadioButton>
@@ -161,7 +162,7 @@ void LessonPlayer::showStep()
             auto* option = new QRadioButton(qs(q.options[i]));
             option->setFocusPolicy(Qt::NoFocus);
             option->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // the dock's width decides
-            option->setToolTip(option->text());
+            option->setToolTip(Qt::convertFromPlainText(option->text()));
             m_optionGroup->addButton(option, int(i));
             m_optionsLayout->addWidget(option);
             m_options << option;

@@ -3,14 +3,17 @@
 
 #include "parameter_descriptors.h"
 #include "scenario_document.h"
+#include "vramlab/errors.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QLabel>
 #include <QPushButton>
+#include <QScopedValueRollback>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
@@ -60,6 +63,7 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
 {
     auto* outer = new QVBoxLayout(this);
     m_error->setWordWrap(true);
+    m_error->setTextFormat(Qt::PlainText); // the error echoes values from the file
     m_error->setStyleSheet(QStringLiteral("QLabel { color: white; background: #b8251a; padding: 6px; border-radius: 3px; }"));
     m_error->setVisible(false);
     outer->addWidget(m_error);
@@ -126,12 +130,14 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
         }
         editor->setToolTip(d.tooltip);
         editor->setObjectName(d.key);
+        guardWheel(editor);
         m_editors.insert(d.key, editor);
         if (hasSlider(d)) {
             auto* slider = new QSlider(Qt::Horizontal);
             slider->setRange(0, d.kind == ParamDescriptor::Kind::Integer ? int(d.max - d.min) : kSliderSteps);
             slider->setToolTip(d.tooltip);
             slider->setObjectName(d.key + QStringLiteral(".slider"));
+            guardWheel(slider);
             connect(slider, &QSlider::valueChanged, this, [this, &d, slider](int pos) {
                 const double v = d.kind == ParamDescriptor::Kind::Integer ? d.min + pos : sliderValue(d, pos);
                 const QVariant value = d.kind == ParamDescriptor::Kind::Real ? QVariant(v) : QVariant::fromValue<qlonglong>(qlonglong(v));
@@ -151,6 +157,23 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
     refresh();
 }
 
+void ParameterPanel::guardWheel(QWidget* control)
+{
+    // Scrolling the panel must not change what the cursor passes over (AdamW -> SGD):
+    // a control takes the wheel only once it has focus (a click or Tab).
+    control->setFocusPolicy(Qt::StrongFocus);
+    control->installEventFilter(this);
+}
+
+bool ParameterPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::Wheel && !static_cast<QWidget*>(watched)->hasFocus()) {
+        event->ignore(); // ignored: QApplication passes it on to the scroll area
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
 void ParameterPanel::highlight(const QStringList& keys)
 {
     m_highlighted = keys;
@@ -168,10 +191,16 @@ void ParameterPanel::edit(const ParamDescriptor& d, const QVariant& value, bool 
 
 void ParameterPanel::refresh()
 {
-    m_refreshing = true;
+    // Reset however refresh() ends: left set, every control would stop answering.
+    const QScopedValueRollback<bool> refreshing(m_refreshing, true);
     const Scenario& sc = m_doc->scenario();
     for (const ParamDescriptor& d : parameterDescriptors()) {
-        const QVariant v = d.get(sc);
+        QVariant v;
+        try {
+            v = d.get(sc);
+        } catch (const SizeOverflow&) { // a derived figure (the model's size) beyond 2^63: the error says why
+            continue;
+        }
         QWidget* e = m_editors.value(d.key);
         const QSignalBlocker block(e);
         if (auto* spin = qobject_cast<QSpinBox*>(e))
@@ -194,7 +223,6 @@ void ParameterPanel::refresh()
     }
     m_error->setVisible(!m_doc->error().isEmpty());
     m_error->setText(QStringLiteral("Not a valid configuration: ") + m_doc->error());
-    m_refreshing = false;
 }
 
 } // namespace vramlab

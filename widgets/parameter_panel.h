@@ -39,7 +39,11 @@ signals:
     /// The "From config.json…" button: the window asks for the file and imports it.
     void importConfigRequested();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
+    void guardWheel(QWidget* control);
     void refresh();
     void edit(const ParamDescriptor& d, const QVariant& value, bool merge);
 

@@ -78,6 +78,7 @@ PlanView::PlanView(QWidget* parent) : QWidget(parent)
     layout->addLayout(controls);
 
     m_summary = new QLabel(this);
+    m_summary->setTextFormat(Qt::PlainText); // errors echo values from the scenario file
     m_summary->setWordWrap(true);
     layout->addWidget(m_summary);
 
@@ -118,8 +119,11 @@ void PlanView::setScenario(const Scenario& sc)
         } else {
             try {
                 const FitResult f = i == 2 ? fitMinGpus(sc) : fitMax(sc, params[i]);
-                if (!f.value) {
-                    text = QStringLiteral("nothing fits (%1 needs %2 at its peak)")
+                if (!f.value && i == 2) {
+                    text = f.nextReport ? QStringLiteral("nothing fits: even %1 GPUs leave %2 per GPU").arg(number(f.nextValue), bytesText(f.nextReport->peak))
+                                        : QStringLiteral("nothing fits at any GPU count with this setup");
+                } else if (!f.value) {
+                    text = QStringLiteral("nothing fits: %1 already needs %2 at its peak")
                                .arg(number(f.nextValue), f.nextReport ? bytesText(f.nextReport->peak) : QString());
                 } else {
                     m_fitValues[i] = f.value;
@@ -160,6 +164,8 @@ void PlanView::replan()
     QString summary = QStringLiteral("%1 setups estimated on %2 GPUs for %3 sequences per step; %4 fit at their peak.")
                           .arg(number(m_result.evaluated), number(m_result.gpus), number(m_result.globalBatch),
                                number(m_result.fitting));
+    for (const std::string& note : m_result.notes)
+        summary += QLatin1Char(' ') + QString::fromStdString(note) + QLatin1Char('.');
     if (m_result.top.empty())
         summary += QStringLiteral(" Nothing fits: more GPUs, a shorter sequence or a smaller model.");
     if (m_result.fastestUnfit)
@@ -199,7 +205,7 @@ void PlanView::applyRow(int row)
         return;
     const PlanCandidate& c = m_result.top[size_t(row)];
     emit applyRun(applyCandidate(m_scenario.run, c, m_result.gpus),
-                  QStringLiteral("Apply plan #%1 (%2)").arg(row + 1).arg(QString::fromStdString(c.summary())));
+                  QStringLiteral("Apply plan #%1 (%2)").arg(QString::number(row + 1), QString::fromStdString(c.summary())));
 }
 
 void PlanView::applyFit(int row)

@@ -6,6 +6,7 @@
 #include "vramlab/estimator.h"
 #include "vramlab/hf_import.h"
 #include "vramlab/presets.h"
+#include "vramlab/run_adaptation.h"
 #include "vramlab/scenario_io.h"
 
 #include <QDir>
@@ -111,7 +112,21 @@ void ScenarioDocument::replaceScenario(const Scenario& scenario, const QString& 
     m_undo.push(new EditCommand(this, m_scenario, scenario, what, -1));
 }
 
-bool ScenarioDocument::open(const QString& path, QString* error)
+namespace {
+
+/// A scenario whose sizes overflow cannot become the document (every view would fail on
+/// it); an invalid combination can: the window shows why and the user fixes it.
+void refuseTooLarge(const Scenario& sc)
+{
+    try {
+        (void)estimate(sc);
+    } catch (const InputError&) {
+    }
+}
+
+} // namespace
+
+bool ScenarioDocument::open(const QString& path, QString* error, QString* notice)
 {
     const std::string file = path.toStdString();
     try {
@@ -121,16 +136,31 @@ bool ScenarioDocument::open(const QString& path, QString* error)
         if (doc.is_object() && !doc.contains("model") && (doc.contains("model_type") || doc.contains("architectures"))) {
             const HfImport imported = importHfConfig(doc);
             sc = scenarioFromHf(imported, QFileInfo(path).dir().dirName().toStdString() + " (" + imported.modelType + ")");
-            sc.run.gpu = m_scenario.run.gpu;
+            // A new model under the same run: what still applies stays, and the result is a new
+            // untitled document, so Save never writes the model over the scenario's file.
+            sc.run = m_scenario.run;
+            const std::vector<std::string> changes = adaptRunToModel(sc.model, sc.run);
+            refuseTooLarge(sc);
+            setFile(QString());
             replaceScenario(sc, QStringLiteral("Import %1").arg(QFileInfo(path).fileName()));
+            if (notice) {
+                *notice = QStringLiteral("Imported %1: the run settings are kept").arg(QFileInfo(path).fileName());
+                for (const std::string& c : changes)
+                    *notice += (c == changes.front() ? QStringLiteral(", except ") : QStringLiteral("; ")) + QString::fromStdString(c);
+                *notice += QStringLiteral(". Not saved yet.");
+            }
             return true;
         }
         sc = readScenario(doc);
+        refuseTooLarge(sc);
         reset(sc, path);
         return true;
     } catch (const InputError& e) {
         if (error)
             *error = QString::fromStdString(e.withFile(file).what());
+    } catch (const SizeOverflow& e) {
+        if (error)
+            *error = path + QStringLiteral(": the model is too large to estimate (") + QString::fromUtf8(e.what()) + QStringLiteral("); not opened");
     } catch (const std::exception& e) {
         if (error)
             *error = path + QStringLiteral(": ") + QString::fromUtf8(e.what());
@@ -143,7 +173,7 @@ bool ScenarioDocument::save(const QString& path, QString* error)
     try {
         Scenario sc = m_scenario;
         saveScenarioFile(path.toStdString(), sc);
-        m_filePath = path;
+        setFile(path);
         m_undo.setClean();
         emit changed();
         return true;
@@ -154,10 +184,26 @@ bool ScenarioDocument::save(const QString& path, QString* error)
     }
 }
 
+void ScenarioDocument::setFile(const QString& path)
+{
+    const QFileInfo info(path);
+    m_filePath = path.isEmpty() ? QString() : info.absoluteFilePath();
+    m_fileTime = info.exists() ? info.lastModified() : QDateTime();
+    m_fileSize = info.exists() ? info.size() : -1;
+}
+
+bool ScenarioDocument::fileUnchanged() const
+{
+    if (m_filePath.isEmpty())
+        return false;
+    const QFileInfo info(m_filePath);
+    return info.exists() && info.size() == m_fileSize && info.lastModified() == m_fileTime;
+}
+
 void ScenarioDocument::reset(const Scenario& scenario, const QString& path)
 {
     m_undo.clear();
-    m_filePath = path;
+    setFile(path);
     m_scenario = scenario;
     recompute();
 }

@@ -4,6 +4,7 @@
 #include "vramlab/report.h"
 #include "vramlab/scenario.h"
 
+#include <QDateTime>
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
@@ -29,7 +30,11 @@ public:
     /// Why the scenario is not valid ("run.parallelism.gpus: expected a multiple ..."), or empty.
     const QString& error() const { return m_error; }
     QUndoStack* undoStack() { return &m_undo; }
+    /// The document's file, always absolute (a relative one would follow the working folder).
     const QString& filePath() const { return m_filePath; }
+    /// The file still is what was opened or saved last (same size and time): saving to it
+    /// cannot overwrite something else. False without a file.
+    bool fileUnchanged() const;
     bool isModified() const { return !m_undo.isClean(); }
 
     /// Sets one parameter (a ParamDescriptor key) as an undoable step. `merge`: part of a
@@ -42,7 +47,9 @@ public:
 
     /// Opens a scenario file or a Hugging Face config.json. On failure the current scenario
     /// is untouched and `error` says what is wrong (file, key, expectation).
-    bool open(const QString& path, QString* error);
+    /// Importing a config.json keeps the run (changing what the new model rules out) and
+    /// leaves the document untitled; `notice` then says what was kept and changed.
+    bool open(const QString& path, QString* error, QString* notice = nullptr);
     /// Saves atomically; on failure the old file is untouched.
     bool save(const QString& path, QString* error);
     /// Starts over on `scenario` with an empty history and no file.
@@ -59,11 +66,14 @@ signals:
 
 private:
     void recompute();
+    void setFile(const QString& path);
 
     Scenario m_scenario;
     std::optional<Report> m_report;
     QString m_error;
     QString m_filePath;
+    QDateTime m_fileTime; ///< the file's modification time and size when opened or saved
+    qint64 m_fileSize = -1;
     QUndoStack m_undo;
 };
 

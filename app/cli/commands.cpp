@@ -89,7 +89,8 @@ int runSweep(const std::vector<std::string>& words)
             for (const char* k : keys)
                 bytes[k] = pt.report.bytesOf(k);
             arr.push_back({{"value", pt.value}, {"per_gpu_bytes", bytes}, {"peak_bytes", pt.report.peak},
-                           {"fits", pt.report.fits}, {"flops_per_step", pt.report.flops.perStep}});
+                           {"fits", pt.report.hasVerdict ? json(pt.report.fits) : json(nullptr)},
+                           {"flops_per_step", pt.report.flops.perStep}});
         }
         out << json{{"format", "vramlab.sweep"}, {"version", 1}, {"param", keyPathOf(p)}, {"points", arr}}.dump(2) << "\n";
     } else {
@@ -102,12 +103,15 @@ int runSweep(const std::vector<std::string>& words)
             out << pt.value;
             for (const char* k : keys)
                 out << sep << pt.report.bytesOf(k);
-            out << sep << pt.report.peak << sep << (pt.report.fits ? "true" : "false") << "\n";
+            out << sep << pt.report.peak << sep << (!pt.report.hasVerdict ? "" : pt.report.fits ? "true" : "false") << "\n";
         }
     }
     write(out.str());
     return 0;
 }
+
+/// `fit` answered, and the answer is that no value fits (a script can tell without parsing).
+constexpr int kExitNothingFits = 3;
 
 int runFit(const std::vector<std::string>& words)
 {
@@ -135,11 +139,17 @@ int runFit(const std::vector<std::string>& words)
         }
         j["usable_bytes"] = sc.run.gpu->memoryBytes;
         write(j.dump(2) + "\n");
-        return 0;
+        return res.value ? 0 : kExitNothingFits;
     }
     std::ostringstream out;
     const std::string gpu = sc.run.gpu->displayName + " (" + formatBytes(sc.run.gpu->memoryBytes) + ")";
-    if (!res.value) {
+    if (!res.value && res.param == SweepParam::Gpus) {
+        out << "nothing fits on " << gpu << ": even " << formatCount(res.nextValue) << " GPUs";
+        if (res.nextReport)
+            out << " leave " << formatBytes(res.nextReport->peak) << " per GPU at the peak";
+        out << "; more GPUs do not shrink what each one keeps with this setup (try a higher ZeRO stage, tensor or "
+               "pipeline parallelism, offload or checkpointing)\n";
+    } else if (!res.value) {
         out << "nothing fits on " << gpu << ": " << key << " = " << res.nextValue << " needs "
             << formatBytes(res.nextReport ? res.nextReport->peak : 0) << " at its peak\n";
     } else if (res.param == SweepParam::Gpus) {
@@ -154,7 +164,7 @@ int runFit(const std::vector<std::string>& words)
             out << "(the search stopped at its ceiling, " << res.ceiling << ")\n";
     }
     write(out.str());
-    return 0;
+    return res.value ? 0 : kExitNothingFits;
 }
 
 int runTimeline(const std::vector<std::string>& words)
@@ -166,7 +176,7 @@ int runTimeline(const std::vector<std::string>& words)
     const Report r = withFile(file, [&] { return estimate(sc); });
     if (!r.stepInputs.training)
         throw InputError("run.mode", "expected training: the timeline simulates a training step", file);
-    const StepTimeline t = simulateStep(r.stepInputs, step);
+    const StepTimeline t = withFile(file, [&] { return simulateStep(r.stepInputs, step); });
     if (a.flag("--json")) {
         write(timelineToJson(t, r.stepInputs).dump(2) + "\n");
         return 0;
@@ -220,12 +230,15 @@ int runPlan(const std::vector<std::string>& words)
     out << res.evaluated << " setups estimated, " << res.fitting << " fit at their peak\n";
     if (res.top.empty())
         out << "nothing fits: more GPUs, a shorter sequence or a smaller model\n";
-    char buf[320];
+    for (const std::string& note : res.notes)
+        out << note << "\n";
+    char buf[96];
     for (size_t i = 0; i < res.top.size(); ++i) {
         const PlanCandidate& c = res.top[i];
-        std::snprintf(buf, sizeof buf, "%2zu. %8.3f s/step %10.0f tok/s  peak %10s  %s\n    %s\n", i + 1, c.time.total(),
-                      c.tokensPerS, formatBytes(c.peak).c_str(), c.summary().c_str(), c.why.c_str());
-        out << buf;
+        // Numbers in fixed columns; the setup and the reason in full, however long.
+        std::snprintf(buf, sizeof buf, "%2zu. %8.3f s/step %10.0f tok/s  peak %10s  ", i + 1, c.time.total(), c.tokensPerS,
+                      formatBytes(c.peak).c_str());
+        out << buf << c.summary() << "\n    " << c.why << "\n";
     }
     if (res.fastestUnfit)
         out << "not fitting: " << res.fastestUnfit->summary() << " " << res.fastestUnfit->why << "\n";
@@ -236,6 +249,8 @@ int runPlan(const std::vector<std::string>& words)
 int runPresets(const std::vector<std::string>& words)
 {
     CliArgs a(words, {}, {"--json"});
+    if (!a.positionals().empty())
+        throw InputError("presets", "expected no arguments (only --json), got \"" + a.positionals().front() + "\"");
     std::ostringstream out;
     if (a.flag("--json")) {
         json arr = json::array();

@@ -3,6 +3,7 @@
 
 #include "chart_export.h"
 #include "vramlab/errors.h"
+#include "vramlab/estimator.h"
 #include "vramlab/scenario_io.h"
 
 #include <QCommandLineParser>
@@ -21,6 +22,15 @@ bool wantsExport(int argc, char** argv)
             return true;
     return false;
 }
+
+namespace {
+
+constexpr int kMaxExportSide = 4096;
+
+/// An argument echoed in an error: one line, cut to a sane length.
+QString shown(const QString& value) { return QString::fromStdString(printableText(value.toStdString(), 80)); }
+
+} // namespace
 
 int runHeadlessExport(const QStringList& arguments)
 {
@@ -44,16 +54,17 @@ int runHeadlessExport(const QStringList& arguments)
         return fail(QStringLiteral("--export: expected an output file (.png, .svg, .pdf, .csv, .md or .html)"));
     const std::optional<ChartKind> kind = parseChartKind(parser.value(chart));
     if (!kind)
-        return fail(QStringLiteral("--chart: expected one of %1, got \"%2\"").arg(chartKindNames().join(QStringLiteral(", ")), parser.value(chart)));
+        return fail(QStringLiteral("--chart: expected one of %1, got \"%2\"").arg(chartKindNames().join(QStringLiteral(", ")), shown(parser.value(chart))));
     bool okW = false, okH = false;
     const int w = parser.value(width).toInt(&okW), h = parser.value(height).toInt(&okH);
-    if (!okW || w < 100 || w > 10000)
-        return fail(QStringLiteral("--width: expected pixels from 100 to 10000, got \"%1\"").arg(parser.value(width)));
-    if (!okH || h < 100 || h > 10000)
-        return fail(QStringLiteral("--height: expected pixels from 100 to 10000, got \"%1\"").arg(parser.value(height)));
+    // 4096 points a side (a PNG is drawn at 2x: 8192 pixels): larger only costs seconds and gigabytes.
+    if (!okW || w < 100 || w > kMaxExportSide)
+        return fail(QStringLiteral("--width: expected pixels from 100 to %1, got \"%2\"").arg(QString::number(kMaxExportSide), shown(parser.value(width))));
+    if (!okH || h < 100 || h > kMaxExportSide)
+        return fail(QStringLiteral("--height: expected pixels from 100 to %1, got \"%2\"").arg(QString::number(kMaxExportSide), shown(parser.value(height))));
     const QString themeName = parser.value(theme);
     if (themeName != QLatin1String("light") && themeName != QLatin1String("dark"))
-        return fail(QStringLiteral("--theme: expected light or dark, got \"%1\"").arg(themeName));
+        return fail(QStringLiteral("--theme: expected light or dark, got \"%1\"").arg(shown(themeName)));
     if (parser.positionalArguments().isEmpty())
         return fail(QStringLiteral("vramlab --export: expected one or more scenario files after the options"));
 
@@ -63,8 +74,13 @@ int runHeadlessExport(const QStringList& arguments)
         try {
             scenarios << loadScenarioFile(file.toStdString());
             labels << QFileInfo(file).completeBaseName();
+            // A chart of a configuration that cannot run would say so in pixels and exit 0:
+            // refuse it as the CSV path does.
+            (void)estimate(scenarios.back());
         } catch (const InputError& e) {
-            return fail(QString::fromStdString(e.what()));
+            return fail(QString::fromStdString(e.withFile(file.toStdString()).what()));
+        } catch (const SizeOverflow& e) {
+            return fail(file + QStringLiteral(": the configuration is too large: ") + QString::fromUtf8(e.what()));
         }
     }
     QString error;

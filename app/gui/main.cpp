@@ -73,7 +73,8 @@ int main(int argc, char** argv)
 
     vramlab::MainWindow window;
     window.restoreSession();
-    if (!parser.positionalArguments().isEmpty())
+    // Restored unsaved work wins unless the user says otherwise: the file asks first.
+    if (!parser.positionalArguments().isEmpty() && window.maybeSave())
         window.openFile(parser.positionalArguments().constFirst());
     window.show();
     return app.exec();

@@ -29,6 +29,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QTextDocument>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -105,6 +106,11 @@ MainWindow::MainWindow(QWidget* parent)
 
     auto* central = new QWidget;
     auto* layout = new QVBoxLayout(central);
+    // Text from files and processes is never markup: `<img src=/dev/zero>` in a value
+    // would otherwise be loaded by the label.
+    for (QLabel* l : {m_banner, m_verdict, m_compute})
+        l->setTextFormat(Qt::PlainText);
+    m_timelineInfo->setTextFormat(Qt::RichText); // every value in it is escaped (updateTimeline)
     m_banner->setWordWrap(true);
     m_banner->setVisible(false);
     m_banner->setStyleSheet(QStringLiteral("QLabel { color: white; background: #b8251a; padding: 8px; border-radius: 3px; }"));
@@ -202,10 +208,9 @@ MainWindow::MainWindow(QWidget* parent)
     m_autosave->setSingleShot(true);
     m_autosave->setInterval(1500);
     connect(m_autosave, &QTimer::timeout, this, &MainWindow::autosaveNow);
-    connect(m_doc, &ScenarioDocument::changed, this, [this] {
-        if (m_doc->isModified())
-            m_autosave->start();
-    });
+    // On the undo stack's index, not on changed(): a push emits changed() before the stack
+    // turns unclean, so the first edit after opening would never be written.
+    connect(m_doc->undoStack(), &QUndoStack::indexChanged, this, [this] { m_autosave->start(); });
     connect(m_doc->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
 
     buildMenus();
@@ -315,7 +320,7 @@ void MainWindow::buildMenus()
         try { // tst_lessons checks every shipped lesson; a broken one is left out, not fatal
             const Lesson l = parseLessonText(f.readAll().toStdString(), path.toStdString());
             lessons->addAction(QString::fromStdString(l.title), this, [this, path] { openLesson(path); })
-                ->setToolTip(QString::fromStdString(l.summary));
+                ->setToolTip(Qt::convertFromPlainText(QString::fromStdString(l.summary)));
         } catch (const InputError&) {
         }
     }
@@ -380,18 +385,24 @@ void MainWindow::updateTimeline()
     if (!r || !r->stepInputs.training) {
         m_timeline->setTimeline({}, {}, 0);
         m_timelineInfo->setText(r ? QStringLiteral("The timeline simulates a training step; this scenario serves (inference).")
-                                  : m_doc->error());
+                                  : m_doc->error().toHtmlEscaped());
         return;
     }
     const int step = m_timelineStep->currentData().toInt();
-    const StepTimeline t = simulateStep(r->stepInputs, step);
+    StepTimeline t;
+    try {
+        t = simulateStep(r->stepInputs, step);
+    } catch (const InputError& e) { // beyond the events a timeline records
+        m_timeline->setTimeline({}, {}, 0);
+        m_timelineInfo->setText(QString::fromUtf8(e.what()).toHtmlEscaped());
+        return;
+    }
     m_timeline->setTimeline(t, r->stepInputs, r->usableBytes);
     QString info = QStringLiteral("Peak <b>%1</b> at %2.").arg(bytesText(t.peak), QString::fromStdString(t.peakWhere(r->stepInputs)).toHtmlEscaped());
     if (t.simulatedMicroBatches < r->stepInputs.microBatches)
         info += QStringLiteral(" Micro-batches %1 to %2 repeat micro-batch %3 exactly and are not drawn.")
-                    .arg(t.simulatedMicroBatches + 1)
-                    .arg(r->stepInputs.microBatches)
-                    .arg(t.simulatedMicroBatches);
+                    .arg(QString::number(t.simulatedMicroBatches + 1), QString::number(r->stepInputs.microBatches),
+                         QString::number(t.simulatedMicroBatches));
     m_timelineInfo->setText(info);
 }
 
@@ -444,12 +455,14 @@ void MainWindow::showBanner(const QString& text)
 
 bool MainWindow::openFile(const QString& path)
 {
-    QString error;
-    if (!m_doc->open(path, &error)) {
+    QString error, notice;
+    if (!m_doc->open(path, &error, &notice)) {
         showBanner(error);
         return false;
     }
     showBanner(QString());
+    if (!notice.isEmpty()) // an imported model: a new untitled document, not this file
+        statusBar()->showMessage(notice, 15000);
     addRecent(path);
     return true;
 }
@@ -505,7 +518,16 @@ bool MainWindow::exportTo(const QString& path, QSize size, bool dark)
     return true;
 }
 
-bool MainWindow::save() { return m_doc->filePath().isEmpty() ? saveAs() : saveTo(m_doc->filePath()); }
+bool MainWindow::save()
+{
+    if (m_doc->filePath().isEmpty())
+        return saveAs();
+    if (!m_doc->fileUnchanged()) { // moved, replaced or edited elsewhere: never overwrite it unasked
+        showBanner(QStringLiteral("%1 changed on disk since it was opened or saved: choose where to save.").arg(m_doc->filePath()));
+        return saveAs();
+    }
+    return saveTo(m_doc->filePath());
+}
 
 bool MainWindow::saveAs()
 {
@@ -555,7 +577,7 @@ void MainWindow::rebuildRecentMenu()
         m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
             if (maybeSave())
                 openFile(path);
-        })->setToolTip(path);
+        })->setToolTip(Qt::convertFromPlainText(path)); // a file name is not markup
     if (!m_recent.isEmpty()) {
         m_recentMenu->addSeparator();
         m_recentMenu->addAction(QStringLiteral("Clear"), this, [this] {
@@ -651,12 +673,7 @@ void MainWindow::setResultMasked(bool masked)
         m_tabs->setTabEnabled(i, !masked);
 }
 
-QString MainWindow::autosavePath()
-{
-    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("autosave.json"));
-}
-
-bool MainWindow::hasAutosave() const { return QFileInfo::exists(autosavePath()); }
+bool MainWindow::hasAutosave() const { return QFileInfo::exists(autosavePath()) || AutosaveFile::newestOrphan(); }
 
 void MainWindow::autosaveNow()
 {
@@ -668,10 +685,13 @@ void MainWindow::autosaveNow()
 
 bool MainWindow::restoreAutosave()
 {
+    const std::optional<QString> orphan = AutosaveFile::newestOrphan();
+    if (!orphan)
+        return false;
     try {
-        const Scenario sc = loadScenarioFile(autosavePath().toStdString());
+        const Scenario sc = loadScenarioFile(orphan->toStdString());
         m_doc->replaceScenario(sc, QStringLiteral("Restore unsaved work"));
-        QFile::remove(autosavePath());
+        QFile::remove(*orphan); // the work is this window's now: its own autosave keeps it
         return true;
     } catch (const std::exception& e) {
         showBanner(QStringLiteral("The unsaved work of the last session could not be read: ") + QString::fromUtf8(e.what()));
@@ -692,20 +712,29 @@ void MainWindow::restoreSession(bool ask)
     if (!last.isEmpty()) {
         try {
             const Scenario sc = readScenario(nlohmann::json::parse(last.toStdString()));
-            m_doc->reset(sc, s.value(QStringLiteral("lastFile")).toString());
+            // The file becomes the save target only while it still holds this very scenario.
+            QString file = s.value(QStringLiteral("lastFile")).toString();
+            try {
+                if (!QFileInfo(file).isAbsolute() ||
+                    scenarioToJson(loadScenarioFile(file.toStdString())) != scenarioToJson(sc))
+                    file.clear();
+            } catch (const std::exception&) {
+                file.clear();
+            }
+            m_doc->reset(sc, file);
         } catch (const std::exception&) {
             // A last scenario from an older build that no longer reads: start from the default.
         }
     }
-    if (ask && hasAutosave()) {
+    if (ask && AutosaveFile::newestOrphan()) {
         const auto answer = QMessageBox::question(this, QStringLiteral("Restore unsaved work?"),
                                                   QStringLiteral("VRAM Lab did not close normally last time. Restore the "
                                                                  "scenario you were editing?"),
                                                   QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
         if (answer == QMessageBox::Yes)
             restoreAutosave();
-        else
-            QFile::remove(autosavePath());
+        else if (const std::optional<QString> orphan = AutosaveFile::newestOrphan())
+            QFile::remove(*orphan); // its window is gone: declined, nobody else will offer it
     }
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "autosave_file.h"
 #include "chart_export.h"
 #include "plot_theme.h"
 
@@ -62,6 +63,8 @@ public:
     /// Opens a scenario or a Hugging Face config.json; on failure the current scenario
     /// stays and the banner says why.
     bool openFile(const QString& path);
+    /// Asks to save unsaved (or restored) work first; false when the user cancels.
+    bool maybeSave();
     bool saveTo(const QString& path);
     /// The chart on screen (tab and sub-tab) as an export kind, with its scenarios.
     ChartKind currentChart(QVector<Scenario>* scenarios, QStringList* labels) const;
@@ -73,9 +76,11 @@ public:
     /// ended without closing (a crash) and left unsaved work, offers it back (`ask`: show
     /// the question; tests pass false and call restoreAutosave()).
     void restoreSession(bool ask = true);
-    /// Unsaved work written while editing, left behind by a session that did not close.
-    static QString autosavePath();
+    /// This window's unsaved-work file (one per window: see AutosaveFile).
+    QString autosavePath() const { return m_autosaveFile.path(); }
+    /// This window's unsaved work is on disk, or a window that did not close left some.
     bool hasAutosave() const;
+    /// Restores the newest work a window that did not close left behind, and removes its file.
     bool restoreAutosave();
     /// Writes the unsaved scenario now (the timer does it 1.5 s after the last edit).
     void autosaveNow();
@@ -96,7 +101,6 @@ private:
     void showBanner(const QString& text);
     void addRecent(const QString& path);
     void rebuildRecentMenu();
-    bool maybeSave();
     bool save();
     bool saveAs();
     void applyTheme();
@@ -131,6 +135,7 @@ private:
     bool m_timelineDirty = true;
     bool m_planDirty = true;
     QTimer* m_autosave;
+    AutosaveFile m_autosaveFile;
     LessonPlayer* m_lessons;
     QDockWidget* m_lessonDock;
 };

@@ -324,6 +324,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     if (r.gpu) {
         rep.usableBytes = r.gpu->memoryBytes;
         rep.fits = rep.peak <= rep.usableBytes;
+        rep.hasVerdict = true;
     }
 
     if (r.mode == Mode::Training && r.checkpointing.kind == Checkpointing::Kind::Selective && r.attention == AttentionImpl::Flash)

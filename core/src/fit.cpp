@@ -103,8 +103,14 @@ FitResult fitMinGpus(const Scenario& base)
     Count lo = 0, hi = 1;
     while (!fitsWith(hi)) {
         lo = hi;
-        if (hi >= maxReplicas)
+        if (hi >= maxReplicas) { // even the most GPUs searched: say what they would need
+            res.nextValue = res.ceiling;
+            try {
+                res.nextReport = estimate(withValue(base, SweepParam::Gpus, res.ceiling));
+            } catch (const InputError&) {
+            }
             return res;
+        }
         hi = std::min(maxReplicas, hi * 2);
     }
     while (hi - lo > 1) {

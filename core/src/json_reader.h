@@ -117,7 +117,7 @@ public:
     {
         for (auto it = m_obj.begin(); it != m_obj.end(); ++it)
             if (!m_known.count(it.key()))
-                warnings.push_back(keyPath(it.key()) + ": unknown key, ignored (kept when saved)");
+                warnings.push_back(printableText(keyPath(it.key()), 200) + ": unknown key, ignored (kept when saved)");
     }
 
     static std::string describe(const nlohmann::json& v)

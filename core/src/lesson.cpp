@@ -66,7 +66,9 @@ const std::set<std::string>& reportPaths()
                     out.insert(path);
             }
         };
-        walk(walk, reportToJson(Report{}), "");
+        Report withVerdict; // fits and usable_bytes are null without a GPU: list them too
+        withVerdict.hasVerdict = true;
+        walk(walk, reportToJson(withVerdict), "");
         return out;
     }();
     return paths;

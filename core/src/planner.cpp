@@ -18,13 +18,21 @@ namespace {
 /// states and master weights once each per step. A stated assumption, not a measurement.
 constexpr double kHostOptimizerBytesPerS = 20e9;
 
+/// Divisors of n up to cap, ascending: pairs (d, n/d) up to sqrt(n), so a global batch of
+/// 10^7 costs 3,163 trial divisions, not 10^7.
 std::vector<Count> divisors(Count n, Count cap)
 {
-    std::vector<Count> out;
-    for (Count d = 1; d <= n && d <= cap; ++d)
-        if (n % d == 0)
-            out.push_back(d);
-    return out;
+    std::vector<Count> low, high;
+    for (Count d = 1; d <= n / d; ++d) {
+        if (n % d != 0)
+            continue;
+        if (d <= cap)
+            low.push_back(d);
+        if (const Count q = n / d; q != d && q <= cap)
+            high.push_back(q);
+    }
+    low.insert(low.end(), high.rbegin(), high.rend());
+    return low;
 }
 
 /// The step-time part that costs a candidate the most against the winner.
@@ -76,8 +84,9 @@ std::string whyWins(const PlanCandidate& c, Bytes usable)
 
 std::string PlanCandidate::summary() const
 {
-    std::string s = "ZeRO-" + std::to_string(zeroStage) + ", TP " + std::to_string(tensorParallel) + ", PP " +
-                    std::to_string(pipelineParallel);
+    std::string s = "ZeRO-" + std::to_string(zeroStage) + ", TP " + std::to_string(tensorParallel) +
+                    (tensorParallel > 1 ? sequenceParallel ? " + sequence parallel" : " without sequence parallel" : "") +
+                    ", PP " + std::to_string(pipelineParallel);
     if (expertParallel > 1)
         s += ", EP " + std::to_string(expertParallel);
     s += ", micro-batch " + std::to_string(microBatch) + " x " + std::to_string(accumulation) + ", checkpointing " +
@@ -86,6 +95,8 @@ std::string PlanCandidate::summary() const
         s += ", offload optimizer + params";
     else if (offloadOptimizer)
         s += ", offload optimizer";
+    else
+        s += ", no offload";
     return s;
 }
 
@@ -152,7 +163,7 @@ RunSpec applyCandidate(const RunSpec& base, const PlanCandidate& c, Count gpus)
     p.tensorParallel = c.tensorParallel;
     p.pipelineParallel = c.pipelineParallel;
     p.expertParallel = c.expertParallel;
-    p.sequenceParallel = c.tensorParallel > 1;
+    p.sequenceParallel = c.sequenceParallel;
     p.offloadOptimizer = c.offloadOptimizer;
     p.offloadParams = c.offloadParams;
     r.microBatchSize = c.microBatch;
@@ -172,7 +183,19 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
     if (!(req.gpus >= 1 && req.gpus <= 100'000))
         throw InputError("--gpus", "expected a GPU count from 1 to 100000, got " + std::to_string(req.gpus));
     validateRun(m, b);
+    // A rate of 0 (a custom GPU's unknown figure) would make that part of the step free and
+    // rank it first: refuse what needs the figure, leave out what it only feeds.
+    if (!(b.gpu->peakTflops(precisionRegime(b).compute) > 0))
+        throw InputError("run.gpu", "required to plan: the GPU's TFLOP/s for " + std::string(toString(precisionRegime(b).compute)) +
+                                        " (a custom GPU needs bf16_tflops or a \"base\" catalog GPU)");
+    if (req.gpus > 1 && !(b.gpu->interconnectGBs > 0))
+        throw InputError("run.gpu.interconnect_gbs", "required to plan on more than one GPU: the GPU-to-GPU bandwidth in GB/s");
     PlanResult res;
+    bool allowOffload = req.allowOffload;
+    if (allowOffload && !(b.gpu->hostLinkGBs > 0)) {
+        allowOffload = false;
+        res.notes.push_back("offload left out: the GPU has no host link speed (run.gpu.host_link_gbs)");
+    }
     res.gpus = req.gpus;
     res.globalBatch = req.globalBatch.value_or(
         checkedMul(b.microBatchSize, b.gradientAccumulationSteps, std::max<Count>(1, b.parallelism.dataParallel())));
@@ -198,7 +221,7 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
             const std::vector<Count> microBatches = divisors(perReplica, perReplica);
             const Count ep = m.moe.enabled() ? std::gcd(b.parallelism.expertParallel, dp) : 1;
             for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
-                for (int offload = 0; offload <= (!req.allowOffload ? 0 : zero == 3 ? 2 : zero >= 1 ? 1 : 0); ++offload) {
+                for (int offload = 0; offload <= (!allowOffload ? 0 : zero == 3 ? 2 : zero >= 1 ? 1 : 0); ++offload) {
                     for (const Checkpointing& ck : ckpts) {
                         for (Count mb : microBatches) {
                             PlanCandidate c;
@@ -206,6 +229,7 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
                             c.tensorParallel = tp;
                             c.pipelineParallel = pp;
                             c.expertParallel = ep;
+                            c.sequenceParallel = tp > 1;
                             c.microBatch = mb;
                             c.accumulation = perReplica / mb;
                             c.checkpointing = ck;

@@ -57,8 +57,8 @@ nlohmann::ordered_json reportToJson(const Report& r)
                    {"forward_per_token", f.forwardPerToken}, {"attention_per_token", f.attentionPerToken},
                    {"tokens_per_step", f.tokensPerStep}, {"formula", f.formula}}},
         {"time", {{"peak_tflops", f.peakTflops}, {"mfu", f.mfu}, {"step_seconds", f.stepTimeS}, {"tokens_per_second", f.tokensPerS}}},
-        {"fits", r.fits},
-        {"usable_bytes", r.usableBytes},
+        {"fits", r.hasVerdict ? json(r.fits) : json(nullptr)}, // no GPU, no verdict
+        {"usable_bytes", r.hasVerdict ? json(r.usableBytes) : json(nullptr)},
         {"stage", r.stage},
         {"micro_batches_in_flight", r.microBatchesInFlight},
         {"host_bytes", r.hostBytes},
@@ -100,6 +100,7 @@ json candidateToJson(const PlanCandidate& c)
             {"tensor_parallel", c.tensorParallel},
             {"pipeline_parallel", c.pipelineParallel},
             {"expert_parallel", c.expertParallel},
+            {"sequence_parallel", c.sequenceParallel},
             {"micro_batch_size", c.microBatch},
             {"gradient_accumulation_steps", c.accumulation},
             {"checkpointing", toString(c.checkpointing)},
@@ -122,7 +123,7 @@ nlohmann::ordered_json planToJson(const PlanResult& p)
     for (const PlanCandidate& c : p.top)
         top.push_back(candidateToJson(c));
     json j = {{"format", "vramlab.plan"}, {"version", 1}, {"gpus", p.gpus}, {"global_batch", p.globalBatch},
-              {"evaluated", p.evaluated}, {"fitting", p.fitting}, {"top", std::move(top)}};
+              {"evaluated", p.evaluated}, {"fitting", p.fitting}, {"notes", p.notes}, {"top", std::move(top)}};
     j["fastest_unfit"] = p.fastestUnfit ? candidateToJson(*p.fastestUnfit) : json(nullptr);
     return j;
 }

@@ -9,7 +9,10 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
+#include <set>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace vramlab {
@@ -343,6 +346,12 @@ Scenario readScenario(const json& doc)
 
 std::string readTextFile(const std::string& path, std::size_t maxBytes)
 {
+    if (path.empty())
+        throw InputError("", "the file name is empty");
+    // A FIFO, a device or a folder would block the reader or never end: only regular files.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        throw InputError("", S_ISDIR(st.st_mode) ? "is a folder, not a file" : "not a regular file (a pipe, socket or device); not read", path);
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw InputError("", std::string("cannot open the file: ") + std::strerror(errno), path);
@@ -357,6 +366,58 @@ std::string readTextFile(const std::string& path, std::size_t maxBytes)
         throw InputError("", "cannot read the file", path);
     return text;
 }
+
+namespace {
+
+/// A parser callback that refuses an object with the same key twice: nlohmann would keep the
+/// last one silently, so a file could say two things and mean one.
+json::parser_callback_t refuseDuplicateKeys(const std::string& file)
+{
+    struct Frame {
+        bool object = false;
+        std::set<std::string> keys;
+        std::string key; // in an object: the key being read
+        std::size_t index = 0; // in an array: the element being read
+    };
+    auto frames = std::make_shared<std::vector<Frame>>();
+    auto path = [frames] {
+        std::string p;
+        for (size_t i = 0; i + 1 < frames->size(); ++i) {
+            const Frame& f = (*frames)[i];
+            p += f.object ? (p.empty() ? "" : ".") + f.key : "[" + std::to_string(f.index) + "]";
+        }
+        return p;
+    };
+    auto elementDone = [frames] {
+        if (!frames->empty() && !frames->back().object)
+            ++frames->back().index;
+    };
+    return [frames, path, elementDone, file](int, json::parse_event_t event, json& parsed) {
+        switch (event) {
+        case json::parse_event_t::object_start: frames->push_back({true, {}, {}, 0}); break;
+        case json::parse_event_t::array_start: frames->push_back({false, {}, {}, 0}); break;
+        case json::parse_event_t::object_end:
+        case json::parse_event_t::array_end:
+            frames->pop_back();
+            elementDone();
+            break;
+        case json::parse_event_t::key: {
+            Frame& f = frames->back();
+            f.key = parsed.get<std::string>();
+            if (!f.keys.insert(f.key).second) {
+                frames->push_back({}); // so path() names the key itself
+                const std::string where = path();
+                throw InputError(where, "the key appears twice in one object; keep one", file);
+            }
+            break;
+        }
+        case json::parse_event_t::value: elementDone(); break;
+        }
+        return true;
+    };
+}
+
+} // namespace
 
 json parseJsonText(const std::string& text, const std::string& file)
 {
@@ -383,7 +444,7 @@ json parseJsonText(const std::string& text, const std::string& file)
             throw InputError("", "JSON nested deeper than 64 levels; not a scenario", file);
     }
     try {
-        return json::parse(text);
+        return json::parse(text, refuseDuplicateKeys(file));
     } catch (const json::parse_error& e) {
         // nlohmann reports the byte offset; turn it into line and column for people.
         const size_t at = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());

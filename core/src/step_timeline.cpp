@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "vramlab/step_timeline.h"
 
+#include "vramlab/errors.h"
+#include "vramlab/units.h"
+
 #include <algorithm>
 
 namespace vramlab {
@@ -204,12 +207,23 @@ private:
 
 } // namespace
 
+Count timelineEventCount(const StepInputs& in)
+{
+    return 8 + (2 * std::max<Count>(1, in.layers) + 6) * std::min<Count>(in.microBatches, in.inFlight + 2);
+}
+
 StepTimeline simulateStep(const StepInputs& in, int step, bool record)
 {
     StepTimeline out;
     out.step = step;
-    if (record)
-        out.events.reserve(static_cast<size_t>(8 + (2 * std::max<Count>(1, in.layers) + 6) * std::min<Count>(in.microBatches, in.inFlight + 2)));
+    if (record) {
+        const Count events = timelineEventCount(in);
+        if (events > kMaxTimelineEvents)
+            throw InputError("model.num_layers", "the timeline records at most " + formatCount(kMaxTimelineEvents) +
+                                                     " events; this step has " + formatCount(events) + " (" +
+                                                     formatCount(in.layers) + " layers per stage): fewer layers or more pipeline stages");
+        out.events.reserve(static_cast<size_t>(events));
+    }
     Simulation(in, out, record).run();
     return out;
 }

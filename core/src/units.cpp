@@ -4,6 +4,7 @@
 #include "vramlab/errors.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 namespace vramlab {
@@ -31,7 +32,9 @@ std::string formatBytes(Bytes bytes, bool binary)
 
 std::string formatCount(Count n)
 {
-    std::string digits = std::to_string(n < 0 ? -n : n);
+    // The magnitude as unsigned: -INT64_MIN does not fit in a Count.
+    const auto magnitude = n < 0 ? std::uint64_t(0) - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
+    std::string digits = std::to_string(magnitude);
     std::string out;
     const int lead = static_cast<int>(digits.size() % 3);
     for (size_t i = 0; i < digits.size(); ++i) {

@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace vramlab {
 
+/// Text from a file or an argument made safe to echo in one line: control characters and
+/// escape sequences shown escaped (\n, \u001b), invalid UTF-8 bytes as \xFF, and cut at
+/// `maxBytes` (on a character boundary) with "…". Idempotent, so a re-wrapped error is
+/// not escaped twice.
+std::string printableText(std::string_view text, std::size_t maxBytes = 300);
+
 /// Bad user input: names the file, the key path and what was expected, so the CLI can
 /// print it as one line ("FILE: run.parallelism.zero_stage: expected 0, 1, 2 or 3, got 5").
+/// Each part passes through printableText(): a value echoed from a hostile file can
+/// neither flood a terminal nor reach it as escape sequences.
 class InputError : public std::runtime_error {
 public:
     InputError(std::string keyPath, std::string expected, std::string file = {});

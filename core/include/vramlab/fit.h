@@ -13,7 +13,7 @@ namespace vramlab {
 /// and `value + step` does not (or `value` is the search's ceiling).
 struct FitResult {
     SweepParam param;
-    std::optional<Count> value; ///< empty: even the smallest value does not fit
+    std::optional<Count> value; ///< empty: even the smallest value (the most GPUs) does not fit
     std::optional<Report> report; ///< at `value`
     std::optional<Report> nextReport; ///< at the first value that does not fit
     Count nextValue = 0;

@@ -39,6 +39,9 @@ struct PlanCandidate {
     int zeroStage = 0;
     Count tensorParallel = 1, pipelineParallel = 1, expertParallel = 1;
     Count microBatch = 1, accumulation = 1;
+    /// Megatron-style sequence parallelism, on with every TP > 1 (it only saves memory); the
+    /// summary and the JSON say so, so the row entered by hand gives the same peak.
+    bool sequenceParallel = false;
     Checkpointing checkpointing;
     bool offloadOptimizer = false, offloadParams = false;
     Bytes peak = 0;
@@ -46,7 +49,8 @@ struct PlanCandidate {
     StepTimeParts time;
     double tokensPerS = 0;
     std::string why; ///< why it wins, or what it loses to the winner
-    /// "ZeRO-2, TP 2, PP 1, micro-batch 4 x 8, checkpointing full"
+    /// "ZeRO-2, TP 2 + sequence parallel, PP 1, micro-batch 4 x 8, checkpointing full, no offload":
+    /// every setting applyCandidate() changes, named.
     std::string summary() const;
 };
 
@@ -57,6 +61,7 @@ struct PlanResult {
     Count fitting = 0;
     Count globalBatch = 0;
     Count gpus = 0;
+    std::vector<std::string> notes; ///< options left out and why ("no offload: the GPU has no host link speed")
 };
 
 /// Enumerates ZeRO stage x tensor parallel x pipeline parallel x micro-batch x

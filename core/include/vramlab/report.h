@@ -61,7 +61,8 @@ struct Report {
     FlopsEstimate flops;
     std::optional<GpuSpec> gpu;
     Bytes usableBytes = 0;          ///< the GPU's memory (0 when no GPU is named)
-    bool fits = true;
+    bool fits = true;               ///< meaningful only with hasVerdict
+    bool hasVerdict = false;        ///< a GPU was named: without one there is no fits/does-not-fit
     std::vector<std::string> warnings;
 
     Bytes bytesOf(std::string_view key) const;

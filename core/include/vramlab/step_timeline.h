@@ -75,9 +75,17 @@ struct StepTimeline {
     std::string peakWhere(const StepInputs& in) const;
 };
 
+/// The most events a recorded step may have: past it, drawing and writing the events costs
+/// seconds per edit (a 100,000-layer model), so recording is refused; the peak is not.
+inline constexpr Count kMaxTimelineEvents = 200'000;
+
+/// Events a recorded step has at most (for the limit and to reserve them).
+Count timelineEventCount(const StepInputs& in);
+
 /// Simulates step 1 or step 2 of training on one GPU as allocations and frees. Micro-batches
 /// beyond the first few repeat one pattern, so at most inFlight + 2 are simulated and the
 /// peak is exact for any accumulation. `record` false computes only the peak (no events).
+/// Recording throws InputError beyond kMaxTimelineEvents.
 StepTimeline simulateStep(const StepInputs& in, int step, bool record = true);
 
 } // namespace vramlab

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#include "vramlab/run_adaptation.h"
+
+#include "vramlab/errors.h"
+#include "vramlab/estimator.h"
+
+#include <algorithm>
+
+namespace vramlab {
+
+std::vector<std::string> adaptRunToModel(const ModelSpec& model, RunSpec& run)
+{
+    std::vector<std::string> changes;
+    const RunSpec defaults;
+    auto note = [&](const InputError& e, const std::string& from, const std::string& to) {
+        changes.push_back(e.keyPath() + ": " + from + " -> " + to + " (" + e.expected() + ")");
+    };
+    // validateRun() names the first key it refuses; fix that one and ask again. Each fix
+    // moves a key to its default, so the loop ends after at most one pass per key.
+    for (int attempt = 0; attempt < 16; ++attempt) {
+        try {
+            validateRun(model, run);
+            return changes;
+        } catch (const InputError& e) {
+            const std::string& key = e.keyPath();
+            Parallelism& p = run.parallelism;
+            if (key == "run.sequence_length") {
+                const Count to = std::min(run.sequenceLength, model.maxPositionEmbeddings);
+                note(e, std::to_string(run.sequenceLength), std::to_string(to));
+                run.sequenceLength = to;
+            } else if (key == "run.parallelism.tensor_parallel" && p.tensorParallel != 1) {
+                note(e, std::to_string(p.tensorParallel), "1");
+                p.tensorParallel = 1;
+                p.sequenceParallel = false;
+            } else if (key == "run.parallelism.pipeline_parallel" && p.pipelineParallel != 1) {
+                note(e, std::to_string(p.pipelineParallel), "1");
+                p.pipelineParallel = 1;
+            } else if (key == "run.parallelism.expert_parallel" && p.expertParallel != 1) {
+                note(e, std::to_string(p.expertParallel), "1");
+                p.expertParallel = 1;
+            } else if (key.rfind("run.finetune.targets", 0) == 0 && run.finetune.targets != defaults.finetune.targets) {
+                note(e, "the old targets", "q, k, v, o");
+                run.finetune.targets = defaults.finetune.targets;
+            } else if (key == "run.checkpointing.every" && run.checkpointing.kind != defaults.checkpointing.kind) {
+                note(e, "every " + std::to_string(run.checkpointing.every), "none");
+                run.checkpointing = defaults.checkpointing;
+            } else {
+                throw; // the model itself, or a run no default repairs: say so
+            }
+        }
+    }
+    return changes;
+}
+
+} // namespace vramlab
