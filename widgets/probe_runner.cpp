@@ -124,8 +124,10 @@ void ProbeRunner::readStdout()
     const quint64 run = m_runId;
     while (m_process && m_process->bytesAvailable() > 0) {
         // At most one line of the cap and its newline in the buffer; the rest waits in
-        // QProcess (one pipe's worth) until lines are consumed.
-        m_stdout += m_process->read(kMaxStdoutLineBytes + 1 - m_stdout.size());
+        // QProcess (one pipe's worth) until lines are consumed. Asking for no more than is
+        // there keeps QIODevice::read from allocating the whole room each time.
+        const qint64 room = kMaxStdoutLineBytes + 1 - m_stdout.size();
+        m_stdout += m_process->read(std::min(m_process->bytesAvailable(), room));
         m_peakStdoutBytes = std::max(m_peakStdoutBytes, m_stdout.size());
         qsizetype lineStart = 0;
         qsizetype newline;

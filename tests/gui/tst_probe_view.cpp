@@ -12,6 +12,7 @@
 #include "vramlab/scenario_io.h"
 
 #include <QLabel>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -254,20 +255,21 @@ private slots:
     void probeProcessGroupIsKilled_data()
     {
         QTest::addColumn<QString>("tail"); // what the fake probe does after starting `sleep 900 &`
-        QTest::addColumn<int>("timeoutMs");
-        QTest::newRow("cancel") << "exec sleep 30" << 60000;
-        QTest::newRow("timeout") << "exec sleep 30" << 1500;
-        QTest::newRow("garbage") << "echo 'Hello from a different program'\nexec sleep 30" << 60000;
-        QTest::newRow("crash") << "kill -SEGV $$" << 60000;
-        QTest::newRow("exit") << "exit 1" << 60000;
-        QTest::newRow("window closed") << "exec sleep 30" << 60000; // the app's exit destroys the window
-        QTest::newRow("runner destroyed") << "exec sleep 30" << 60000;
+        QTest::addColumn<QString>("message");
+        QTest::newRow("cancel") << "exec sleep 30" << "Cancelled.";
+        QTest::newRow("timeout") << "exec sleep 30" << "vramlab-probe did not finish within 0.2 s";
+        QTest::newRow("garbage") << "echo 'Hello from a different program'\nexec sleep 30"
+                                 << "vramlab-probe printed something that is not its report";
+        QTest::newRow("crash") << "kill -SEGV $$" << "vramlab-probe crashed";
+        QTest::newRow("exit") << "exit 1" << "vramlab-probe failed (exit 1)";
+        QTest::newRow("window closed") << "exec sleep 30" << QString(); // the app's exit destroys the window
+        QTest::newRow("runner destroyed") << "exec sleep 30" << QString();
     }
     void probeProcessGroupIsKilled()
     {
 #ifdef Q_OS_UNIX
         QFETCH(QString, tail);
-        QFETCH(int, timeoutMs);
+        QFETCH(QString, message);
         const QByteArray tag = QTest::currentDataTag();
         const QString pidFile = m_dir.filePath(QString::fromLatin1(tag).replace(' ', '-') + ".pid");
         QFile::remove(pidFile);
@@ -280,6 +282,10 @@ private slots:
                 pid = f.readAll().trimmed().toLongLong();
             return pid > 0;
         };
+        const auto neverLeftBehind = qScopeGuard([&] { // even when a check fails and returns early
+            if (pid > 0 && !processGone(pid))
+                ::kill(pid_t(pid), SIGKILL);
+        });
         if (tag == "runner destroyed") {
             auto runner = std::make_unique<ProbeRunner>();
             runner->start(program, {QStringLiteral("info")});
@@ -287,16 +293,20 @@ private slots:
             runner.reset();
         } else {
             m_view->setProgram(program);
-            m_view->setTimeoutMs(timeoutMs);
+            m_view->setTimeoutMs(60000);
             QSignalSpy done(m_view, &ProbeView::runFinished);
             m_view->run("info");
             QTRY_VERIFY_WITH_TIMEOUT(readPid(), 5000);
             if (tag == "cancel")
                 m_view->cancel();
+            else if (tag == "timeout")
+                m_view->setTimeoutMs(200); // restarts the running timer: it fires only after the pid is known
             else if (tag == "window closed")
                 m_window.reset();
-            if (m_window)
+            if (m_window) {
                 QVERIFY(done.count() == 1 || done.wait(10000));
+                QVERIFY2(m_view->message().startsWith(message), qPrintable(m_view->message()));
+            }
         }
         QDeadlineTimer deadline(2000); // killing and reaping take a moment
         bool gone = processGone(pid);
@@ -304,8 +314,6 @@ private slots:
             QTest::qWait(20);
             gone = processGone(pid);
         }
-        if (!gone)
-            ::kill(pid_t(pid), SIGKILL); // never leave it behind, even when failing
         QVERIFY2(gone, qPrintable(QStringLiteral("the probe's child %1 outlived it").arg(pid)));
 #else
         QSKIP("process groups are Unix");
