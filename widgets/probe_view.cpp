@@ -19,25 +19,26 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace vramlab {
 
 namespace {
 
 const QString kProgramSetting = QStringLiteral("probe/program");
+/// QProgressBar::setValue repaints at once: a probe printing thousands of progress lines
+/// a second would repaint for each, so the bar shows the latest one per interval.
+constexpr int kProgressIntervalMs = 50;
 
+/// One arg() call: text from the report is never searched for further %N markers.
 QString deviceText(const ProbeDevice& d)
 {
     return QStringLiteral("%1%2, compute capability %3.%4, %5 SMs, %6 total, %7 free; CUDA driver %8.%9, runtime %10.%11; catalog: %12")
-        .arg(QString::fromStdString(d.name), d.mig ? QStringLiteral(" (MIG)") : QString())
-        .arg(d.ccMajor)
-        .arg(d.ccMinor)
-        .arg(d.sms)
-        .arg(bytesText(d.totalBytes), bytesText(d.freeBytes))
-        .arg(d.driverVersion / 1000)
-        .arg(d.driverVersion % 1000 / 10)
-        .arg(d.runtimeVersion / 1000)
-        .arg(d.runtimeVersion % 1000 / 10)
-        .arg(d.catalogGpu.empty() ? QStringLiteral("no entry") : QString::fromStdString(d.catalogGpu));
+        .arg(QString::fromStdString(d.name), d.mig ? QStringLiteral(" (MIG)") : QString(), QString::number(d.ccMajor),
+             QString::number(d.ccMinor), QString::number(d.sms), bytesText(d.totalBytes), bytesText(d.freeBytes),
+             QString::number(d.driverVersion / 1000), QString::number(d.driverVersion % 1000 / 10),
+             QString::number(d.runtimeVersion / 1000), QString::number(d.runtimeVersion % 1000 / 10),
+             d.catalogGpu.empty() ? QStringLiteral("no entry") : QString::fromStdString(d.catalogGpu));
 }
 
 } // namespace
@@ -60,6 +61,9 @@ ProbeView::ProbeView(QWidget* parent)
     m_command->addItem(tr("fit: allocate the predicted tensors"), QStringLiteral("fit"));
     m_command->addItem(tr("bench: time the GEMM shapes"), QStringLiteral("bench"));
     m_command->addItem(tr("info: the GPU and driver"), QStringLiteral("info"));
+    // The message and the program quote the probe's stderr, report files and paths: text, never markup.
+    m_message->setTextFormat(Qt::PlainText);
+    m_programLabel->setTextFormat(Qt::PlainText);
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setReadOnly(true);
@@ -100,12 +104,20 @@ ProbeView::ProbeView(QWidget* parent)
             QSettings().setValue(kProgramSetting, path); // the user's choice wins next time
         }
     });
+    m_progressThrottle.setSingleShot(true);
+    m_progressThrottle.setInterval(kProgressIntervalMs);
+    connect(&m_progressThrottle, &QTimer::timeout, this, &ProbeView::showPendingProgress);
     connect(m_runner, &ProbeRunner::progressed, this, [this](const QString& phase, qint64 done, qint64 total) {
-        m_progress->setRange(0, int(std::min<qint64>(total, 1'000'000)));
-        m_progress->setValue(int(std::min(done, total)));
-        m_progress->setFormat(phase + QStringLiteral(" (%v/%m)"));
+        if (m_progressThrottle.isActive()) {
+            m_pendingProgress = Progress{phase, done, total};
+        } else {
+            showProgress(phase, done, total);
+            m_progressThrottle.start();
+        }
     });
     connect(m_runner, &ProbeRunner::finished, this, [this](bool ok, const QString& message) {
+        m_progressThrottle.stop();
+        m_pendingProgress.reset();
         m_progress->setVisible(false);
         if (ok && m_runner->report()) {
             showReport(*m_runner->report());
@@ -171,6 +183,22 @@ bool ProbeView::importReport(const QString& path)
     }
 }
 
+void ProbeView::showProgress(const QString& phase, qint64 done, qint64 total)
+{
+    m_progress->setRange(0, int(std::min<qint64>(total, 1'000'000)));
+    m_progress->setValue(int(std::min(done, total)));
+    m_progress->setFormat(phase + QStringLiteral(" (%v/%m)"));
+}
+
+void ProbeView::showPendingProgress()
+{
+    if (!m_pendingProgress)
+        return;
+    const Progress p = *std::exchange(m_pendingProgress, std::nullopt);
+    showProgress(p.phase, p.done, p.total);
+    m_progressThrottle.start(); // the next one waits its interval too
+}
+
 QString ProbeView::message() const { return m_message->text(); }
 
 QString ProbeView::summaryText() const { return m_summary->toPlainText(); }
@@ -189,24 +217,18 @@ void ProbeView::showReport(const ProbeReport& report)
               << tr("Allocation granularity %1, safety margin %2.").arg(bytesText(f->granularityBytes), bytesText(f->safetyMarginBytes));
         for (const ProbeFitComponent& c : f->components)
             lines << tr("  %1: predicted %2, requested %3, measured %4 (%5 of %6 buffers)")
-                         .arg(QString::fromStdString(c.label), bytesText(c.predictedBytes),
-                              bytesText(c.requestedBytes), bytesText(c.measuredBytes))
-                         .arg(c.allocatedBuffers)
-                         .arg(c.buffers);
+                         .arg(QString::fromStdString(c.label), bytesText(c.predictedBytes), bytesText(c.requestedBytes),
+                              bytesText(c.measuredBytes), QString::number(c.allocatedBuffers), QString::number(c.buffers));
     }
     if (const auto& b = report.bench) {
         if (!b->gemmError.empty())
             lines << tr("GEMMs not timed: %1").arg(QString::fromStdString(b->gemmError));
         lines << tr("%1 GEMMs: linear layers take %2 s per step (estimate: %3 s for the whole step); MFU ceiling %4% of the %5 TFLOP/s peak.")
-                     .arg(QString::fromStdString(b->dtype))
-                     .arg(b->gemmStepTimeS, 0, 'g', 4)
-                     .arg(b->predictedStepTimeS, 0, 'g', 4)
-                     .arg(100 * b->mfuCeiling, 0, 'f', 1)
-                     .arg(b->peakTflops, 0, 'f', 1)
+                     .arg(QString::fromStdString(b->dtype), QString::number(b->gemmStepTimeS, 'g', 4),
+                          QString::number(b->predictedStepTimeS, 'g', 4), QString::number(100 * b->mfuCeiling, 'f', 1),
+                          QString::number(b->peakTflops, 'f', 1))
               << tr("Device-to-device copy of %1: %2 GB/s (catalog %3 GB/s).")
-                     .arg(bytesText(b->copyBytes))
-                     .arg(b->copyGBs, 0, 'f', 1)
-                     .arg(b->catalogBandwidthGBs, 0, 'f', 0);
+                     .arg(bytesText(b->copyBytes), QString::number(b->copyGBs, 'f', 1), QString::number(b->catalogBandwidthGBs, 'f', 0));
         for (const std::string& n : b->notes)
             lines << tr("Note: %1").arg(QString::fromStdString(n));
     }

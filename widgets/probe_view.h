@@ -6,6 +6,7 @@
 
 #include <QString>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QWidget>
 
 #include <optional>
@@ -57,6 +58,8 @@ signals:
 
 private:
     void showReport(const ProbeReport& report);
+    void showProgress(const QString& phase, qint64 done, qint64 total);
+    void showPendingProgress();
     void setMessage(const QString& text, bool error);
     void updateButtons();
 
@@ -75,6 +78,13 @@ private:
     Scenario m_scenario;
     QTemporaryDir m_tempDir;
     std::optional<ProbeReport> m_report;
+    /// The latest progress not yet shown: the bar shows at most one per interval.
+    struct Progress {
+        QString phase;
+        qint64 done = 0, total = 0;
+    };
+    std::optional<Progress> m_pendingProgress;
+    QTimer m_progressThrottle;
 };
 
 } // namespace vramlab

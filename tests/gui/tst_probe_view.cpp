@@ -11,10 +11,23 @@
 #include "stacked_bar_chart.h"
 #include "vramlab/scenario_io.h"
 
+#include <QLabel>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <fstream>
+
+#ifdef Q_OS_UNIX
+#include <cerrno>
+#include <csignal>
+#include <sys/wait.h>
+#endif
+#ifdef Q_OS_LINUX
+#include <sys/prctl.h>
+#endif
 
 using namespace vramlab;
 
@@ -23,6 +36,16 @@ namespace {
 const QString kData = QStringLiteral(VRAMLAB_TEST_DATA_DIR);
 const QString kFitReport = kData + "/probe/synthetic-h100-llama3-8b-fit.json";
 const QString kBenchReport = kData + "/probe/synthetic-h100-llama3-8b-bench.json";
+
+#ifdef Q_OS_UNIX
+/// Whether `pid` is gone. It is reaped first: this test is the subreaper of its probes'
+/// orphans (set in initTestCase), so a killed `sleep 900` becomes its zombie.
+bool processGone(qint64 pid)
+{
+    ::waitpid(pid_t(pid), nullptr, WNOHANG);
+    return ::kill(pid_t(pid), 0) == -1 && errno == ESRCH;
+}
+#endif
 
 } // namespace
 
@@ -35,6 +58,11 @@ private slots:
         QApplication::setOrganizationName(QStringLiteral("VRAM Lab tests"));
         QApplication::setApplicationName(QStringLiteral("tst_probe_view"));
         QVERIFY(m_dir.isValid());
+#ifdef Q_OS_LINUX
+        // Orphans of the fake probes come to this process (not to a PID 1 that may never
+        // reap them, as in this project's container), so processGone() can reap them.
+        QCOMPARE(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+#endif
     }
 
     void init()
@@ -157,6 +185,179 @@ private slots:
 #else
         QSKIP("vramlab-probe is not built (no CUDA toolkit)");
 #endif
+    }
+
+
+    void manyProgressLinesFinishFast()
+    {
+        // 200,000 progress lines (13 MB) then the report: no quadratic buffer work, no
+        // repaint per line, so it ends well before any timeout.
+        const QString script = QStringLiteral(
+                                   "seq 200000 | sed 's/.*/{\"progress\":{\"phase\":\"allocating\",\"done\":&,\"total\":200000}}/'\n"
+                                   "tr -d '\\n' < '%1'; echo\n")
+                                   .arg(kFitReport);
+        m_view->setProgram(writeScript("many-progress-lines", script));
+        m_view->setTimeoutMs(60000);
+        auto* runner = m_view->findChild<ProbeRunner*>();
+        qint64 lines = 0, lastDone = 0;
+        connect(runner, &ProbeRunner::progressed, this, [&](const QString&, qint64 done, qint64) {
+            ++lines;
+            lastDone = done;
+        });
+        QElapsedTimer t;
+        t.start();
+        QVERIFY(runAndWait("fit"));
+        const qint64 elapsedMs = t.elapsed();
+        qInfo("200,000 progress lines + report: %lld ms", elapsedMs);
+        QVERIFY2(m_view->report(), qPrintable(m_view->message()));
+        QCOMPARE(m_view->message(), QStringLiteral("Measured on this machine."));
+        QCOMPARE(lines, 200000);
+        QCOMPARE(lastDone, 200000);
+        QVERIFY2(elapsedMs < 5000, qPrintable(QString::number(elapsedMs)));
+        QVERIFY(!m_view->isRunning());
+        checkFitChart();
+    }
+
+    void floodsAreStoppedWithBoundedBuffers_data()
+    {
+        QTest::addColumn<QString>("script");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("stderr flood") << "head -c 40000000 /dev/zero | tr '\\0' e >&2\nexec sleep 30"
+                                      << "vramlab-probe wrote more than 1 MiB to stderr and was stopped: eeee";
+        QTest::newRow("line without newline") << "head -c 40000000 /dev/zero | tr '\\0' x\nexec sleep 30"
+                                              << "vramlab-probe printed something that is not its report (a line longer than 16 MiB)";
+        QTest::newRow("garbled then no newline")
+            << "echo 'Hello from a different program'\nhead -c 40000000 /dev/zero | tr '\\0' x\nexec sleep 30"
+            << "vramlab-probe printed something that is not its report (not JSON: \"Hello from a different program\")";
+    }
+    void floodsAreStoppedWithBoundedBuffers()
+    {
+        QFETCH(QString, script);
+        QFETCH(QString, message);
+        m_view->setProgram(writeScript(QTest::currentDataTag(), script));
+        m_view->setTimeoutMs(8000);
+        const auto* runner = m_view->findChild<ProbeRunner*>();
+        QElapsedTimer t;
+        t.start();
+        QVERIFY(runAndWait("fit"));
+        qInfo("stopped after %lld ms; buffers peaked at %lld (stdout) and %lld (stderr) bytes", t.elapsed(),
+              qint64(runner->peakStdoutBufferBytes()), qint64(runner->peakStderrBufferBytes()));
+        QVERIFY2(m_view->message().startsWith(message), qPrintable(m_view->message().left(300)));
+        QVERIFY(m_view->message().size() < 2000); // a flood never becomes a giant label
+        QVERIFY(t.elapsed() < 5000);
+        QVERIFY(runner->peakStdoutBufferBytes() <= ProbeRunner::kMaxStdoutLineBytes + 1);
+        QVERIFY(runner->peakStderrBufferBytes() <= ProbeRunner::kMaxStderrBytes);
+        QVERIFY(!m_view->report());
+        QVERIFY(!m_view->isRunning());
+        windowStillWorks();
+    }
+
+    void probeProcessGroupIsKilled_data()
+    {
+        QTest::addColumn<QString>("tail"); // what the fake probe does after starting `sleep 900 &`
+        QTest::addColumn<QString>("message");
+        QTest::newRow("cancel") << "exec sleep 30" << "Cancelled.";
+        QTest::newRow("timeout") << "exec sleep 30" << "vramlab-probe did not finish within 0.2 s";
+        QTest::newRow("garbage") << "echo 'Hello from a different program'\nexec sleep 30"
+                                 << "vramlab-probe printed something that is not its report";
+        QTest::newRow("crash") << "kill -SEGV $$" << "vramlab-probe crashed";
+        QTest::newRow("exit") << "exit 1" << "vramlab-probe failed (exit 1)";
+        QTest::newRow("window closed") << "exec sleep 30" << QString(); // the app's exit destroys the window
+        QTest::newRow("runner destroyed") << "exec sleep 30" << QString();
+    }
+    void probeProcessGroupIsKilled()
+    {
+#ifdef Q_OS_UNIX
+        QFETCH(QString, tail);
+        QFETCH(QString, message);
+        const QByteArray tag = QTest::currentDataTag();
+        const QString pidFile = m_dir.filePath(QString::fromLatin1(tag).replace(' ', '-') + ".pid");
+        QFile::remove(pidFile);
+        const QString script = QStringLiteral("sleep 900 &\necho $! > '%1'\n%2").arg(pidFile, tail);
+        const QString program = writeScript(QStringLiteral("group-") + QString::fromLatin1(tag), script);
+        qint64 pid = 0;
+        const auto readPid = [&] {
+            QFile f(pidFile);
+            if (f.open(QIODevice::ReadOnly))
+                pid = f.readAll().trimmed().toLongLong();
+            return pid > 0;
+        };
+        const auto neverLeftBehind = qScopeGuard([&] { // even when a check fails and returns early
+            if (pid > 0 && !processGone(pid))
+                ::kill(pid_t(pid), SIGKILL);
+        });
+        if (tag == "runner destroyed") {
+            auto runner = std::make_unique<ProbeRunner>();
+            runner->start(program, {QStringLiteral("info")});
+            QTRY_VERIFY_WITH_TIMEOUT(readPid(), 5000);
+            runner.reset();
+        } else {
+            m_view->setProgram(program);
+            m_view->setTimeoutMs(60000);
+            QSignalSpy done(m_view, &ProbeView::runFinished);
+            m_view->run("info");
+            QTRY_VERIFY_WITH_TIMEOUT(readPid(), 5000);
+            if (tag == "cancel")
+                m_view->cancel();
+            else if (tag == "timeout")
+                m_view->setTimeoutMs(200); // restarts the running timer: it fires only after the pid is known
+            else if (tag == "window closed")
+                m_window.reset();
+            if (m_window) {
+                QVERIFY(done.count() == 1 || done.wait(10000));
+                QVERIFY2(m_view->message().startsWith(message), qPrintable(m_view->message()));
+            }
+        }
+        QDeadlineTimer deadline(2000); // killing and reaping take a moment
+        bool gone = processGone(pid);
+        while (!gone && !deadline.hasExpired()) {
+            QTest::qWait(20);
+            gone = processGone(pid);
+        }
+        QVERIFY2(gone, qPrintable(QStringLiteral("the probe's child %1 outlived it").arg(pid)));
+#else
+        QSKIP("process groups are Unix");
+#endif
+    }
+
+    void probeTextIsNeverMarkup()
+    {
+        // A report's device name and notes, and a probe's stderr line, are text: never
+        // HTML in a label, never a %1 substituted by a later arg().
+        ProbeReport rep = loadProbeReportFile(kBenchReport.toStdString());
+        rep.device.name = "NVIDIA %1 <b>x</b>";
+        rep.bench->notes = {"<img src=\"/dev/zero\">"};
+        const QString path = m_dir.filePath("markup-report.json");
+        std::ofstream(path.toStdString()) << probeReportToJson(rep).dump();
+
+        const auto checkSummary = [&] {
+            QVERIFY2(m_view->summaryText().contains("NVIDIA %1 <b>x</b>, compute capability 9.0,"), qPrintable(m_view->summaryText()));
+            QVERIFY(m_view->summaryText().contains("Note: <img src=\"/dev/zero\">"));
+        };
+        const auto checkLabels = [&] {
+            for (const QLabel* label : m_view->findChildren<QLabel*>())
+                QCOMPARE(label->textFormat(), Qt::PlainText);
+        };
+        QVERIFY(m_view->importReport(path));
+        checkSummary();
+        checkLabels();
+        if (QTest::currentTestFailed())
+            return; // a failed check in a lambda returns only from the lambda
+
+        // The same report from a run, with a reason on stderr: the reason is the message.
+        m_view->setProgram(writeScript("markup-run", QStringLiteral("tr -d '\\n' < '%1'; echo\necho '<img src=x>' >&2\nexit 3").arg(path)));
+        QVERIFY(runAndWait("bench"));
+        QVERIFY2(m_view->report(), qPrintable(m_view->message()));
+        QCOMPARE(m_view->message(), QStringLiteral("<img src=x>"));
+        checkSummary();
+        checkLabels();
+        if (QTest::currentTestFailed())
+            return;
+
+        m_view->setProgram(writeScript("markup-fail", QStringLiteral("echo '<img src=x>' >&2\nexit 1")));
+        QVERIFY(runAndWait("info"));
+        QCOMPARE(m_view->message(), QStringLiteral("vramlab-probe failed (exit 1): <img src=x>"));
+        checkLabels();
     }
 
     void importReports()
