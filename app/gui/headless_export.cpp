@@ -4,6 +4,7 @@
 #include "chart_export.h"
 #include "vramlab/errors.h"
 #include "vramlab/scenario_io.h"
+#include "vramlab/text_escape.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -20,6 +21,17 @@ bool wantsExport(int argc, char** argv)
         if (!std::strcmp(argv[i], "--export") || !std::strncmp(argv[i], "--export=", 9))
             return true;
     return false;
+}
+
+int checkExportArguments(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+        if (!isValidUtf8(argv[i])) {
+            std::fprintf(stderr, "argument %d \"%s\": not valid UTF-8 (file names and values must be UTF-8)\n", i,
+                         printableBytes(argv[i]).c_str());
+            return 2;
+        }
+    return 0;
 }
 
 int runHeadlessExport(const QStringList& arguments)
@@ -41,7 +53,7 @@ int runHeadlessExport(const QStringList& arguments)
 
     const QString outPath = parser.value(out);
     if (outPath.isEmpty())
-        return fail(QStringLiteral("--export: expected an output file (.png, .svg, .pdf, .csv, .md or .html)"));
+        return fail(QStringLiteral("--export: the file name is empty; expected an output file (.png, .svg, .pdf, .csv, .md or .html)"));
     const std::optional<ChartKind> kind = parseChartKind(parser.value(chart));
     if (!kind)
         return fail(QStringLiteral("--chart: expected one of %1, got \"%2\"").arg(chartKindNames().join(QStringLiteral(", ")), parser.value(chart)));
