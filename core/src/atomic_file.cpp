@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <filesystem>
+#include <limits>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,8 +56,8 @@ bool isStale(const std::string& entry, const std::string& prefix)
     if (digits.size() > 10 || digits.find_first_not_of("0123456789") != std::string::npos)
         return false;
     const long pid = std::stol(digits);
-    if (pid <= 0 || pid == ::getpid())
-        return false;
+    if (pid <= 0 || pid > std::numeric_limits<pid_t>::max() || pid == ::getpid())
+        return false; // not a pid kill() could check (a negative one names a process group)
     // ESRCH: no such process. EPERM means one runs (as someone else): keep its file.
     return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
