@@ -3,6 +3,7 @@
 
 #include "chart_support.h"
 #include "plot_theme.h"
+#include "vramlab/text_escape.h"
 
 #include <QHeaderView>
 #include <QLocale>
@@ -79,7 +80,8 @@ QString BreakdownTable::toCsv() const
     QString csv = QStringLiteral("component,bytes,share\n");
     for (int i = 0; i < topLevelItemCount(); ++i) {
         const QTreeWidgetItem* it = topLevelItem(i);
-        csv += QStringLiteral("%1,%2,%3\n").arg(it->text(0), QString(it->text(2)).remove(QLatin1Char(',')), it->text(3));
+        auto field = [](const QString& s) { return QString::fromStdString(csvField(s.toStdString())); };
+        csv += QStringLiteral("%1,%2,%3\n").arg(field(it->text(0)), field(QString(it->text(2)).remove(QLatin1Char(','))), field(it->text(3)));
     }
     return csv;
 }

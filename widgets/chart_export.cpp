@@ -8,17 +8,24 @@
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
 #include "timeline_chart.h"
+#include "vramlab/atomic_file.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
 #include "vramlab/report_text.h"
 #include "vramlab/sweep.h"
+#include "vramlab/text_escape.h"
 
 #include <QBuffer>
 #include <QDir>
 #include <QFileInfo>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
 
 namespace vramlab {
 
@@ -109,7 +116,7 @@ QByteArray chartCsv(ChartKind kind, const QVector<Scenario>& scenarios, const QS
         out += QByteArray(",") + k;
     out += ",total,peak,fits\n";
     for (const auto& c : cols) {
-        out += '"' + c.label.toUtf8().replace('"', "\"\"") + '"';
+        out += QByteArray::fromStdString(csvField(c.label.toStdString())); // labels come from file names
         for (const char* k : kComponentKeys)
             out += ',' + (c.report ? QByteArray::number(qlonglong(c.report->bytesOf(k))) : QByteArray());
         out += c.report ? ',' + QByteArray::number(qlonglong(c.report->total)) + ',' + QByteArray::number(qlonglong(c.report->peak)) +
@@ -119,42 +126,28 @@ QByteArray chartCsv(ChartKind kind, const QVector<Scenario>& scenarios, const QS
     return out;
 }
 
-/// Markdown tables (as report_text writes them) as HTML tables; other lines as paragraphs.
-QString markdownTablesToHtml(const QString& md)
+/// A report table as HTML, built from its cells: each string is escaped where it is placed,
+/// so a name can add no row, cell or markup (converting Markdown that holds names could).
+QString htmlTable(const ReportTable& table)
 {
-    QString html;
-    bool inTable = false, header = true;
-    for (const QString& line : md.split(QLatin1Char('\n'))) {
-        if (!line.startsWith(QLatin1Char('|'))) {
-            if (inTable)
-                html += QStringLiteral("</table>\n");
-            inTable = false;
-            if (!line.trimmed().isEmpty())
-                html += QStringLiteral("<p>%1</p>\n").arg(line.toHtmlEscaped());
-            continue;
-        }
-        if (line.startsWith(QLatin1String("|---")))
-            continue;
-        if (!inTable) {
-            html += QStringLiteral("<table>\n");
-            inTable = true;
-            header = true;
-        }
-        QString cells = line.mid(1, line.size() - 2);
-        cells.replace(QLatin1String("\\|"), QStringLiteral("\x01"));
+    auto text = [](const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); };
+    QString html = QStringLiteral("<table>\n<tr>");
+    for (const std::string& h : table.header)
+        html += QStringLiteral("<th>%1</th>").arg(text(h));
+    html += QStringLiteral("</tr>\n");
+    for (const auto& row : table.rows) {
         html += QStringLiteral("<tr>");
-        for (QString cell : cells.split(QLatin1Char('|'))) {
-            cell = cell.trimmed().replace(QStringLiteral("\x01"), QStringLiteral("|")).toHtmlEscaped();
-            cell.replace(QRegularExpression(QStringLiteral("\\*\\*(.*?)\\*\\*")), QStringLiteral("<b>\\1</b>"));
-            cell.replace(QRegularExpression(QStringLiteral("`(.*?)`")), QStringLiteral("<code>\\1</code>"));
-            html += header ? QStringLiteral("<th>%1</th>").arg(cell) : QStringLiteral("<td>%1</td>").arg(cell);
+        for (const ReportCell& c : row) {
+            QString cell = text(c.user) + text(c.text);
+            if (!c.code.empty())
+                cell += QStringLiteral(" (<code>%1</code>)").arg(text(c.code));
+            if (c.strong)
+                cell = QStringLiteral("<b>%1</b>").arg(cell);
+            html += QStringLiteral("<td>%1</td>").arg(cell);
         }
         html += QStringLiteral("</tr>\n");
-        header = false;
     }
-    if (inTable)
-        html += QStringLiteral("</table>\n");
-    return html;
+    return html + QStringLiteral("</table>\n");
 }
 
 QVector<ChartKind> reviewCharts(const Scenario& sc)
@@ -284,22 +277,24 @@ QByteArray ExportedChart::pdf() const
 
 bool writeFileAtomic(const QString& path, const QByteArray& data, QString* error)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size() || !file.commit()) {
+    // The core's writer: one policy (links followed, special and read-only files refused,
+    // fsync, stale temporaries removed) for scenarios and exports alike.
+    try {
+        writeFileAtomically(QFile::encodeName(path).toStdString(), data.toStdString());
+        return true;
+    } catch (const InputError& e) {
         if (error)
-            *error = path + QStringLiteral(": cannot write: ") + file.errorString();
-        file.cancelWriting();
+            *error = QString::fromStdString(e.what());
         return false;
     }
-    return true;
 }
 
 QByteArray reviewHtml(const Scenario& sc, QSize chartSize, const PlotTheme& theme)
 {
     const Report r = estimate(sc);
-    // Markdown tables from the core, turned into HTML: one source for the text of both reports.
-    const QString settings = markdownTablesToHtml(QString::fromStdString(settingsMarkdown(sc)));
-    const QString breakdown = markdownTablesToHtml(QString::fromStdString(breakdownMarkdown(r)));
+    // The core's tables as data: one source for the text of both reports.
+    const QString settings = htmlTable(settingsTable(sc));
+    const QString breakdown = htmlTable(breakdownTable(r));
     QString charts;
     for (ChartKind kind : reviewCharts(sc)) {
         const ExportedChart chart(kind, {sc}, {}, chartSize, theme);
@@ -330,6 +325,81 @@ th { background: #f2f2f2; } code { font-size: 90%; } figure { margin: 1.5em 0; }
     return html.toUtf8();
 }
 
+namespace {
+
+/// Puts `tmp` where `folder` is: exchanged with an existing folder (the old one is then
+/// under `tmp`), or renamed. Returns errno, 0 on success.
+int moveFolderIntoPlace(const std::string& tmp, const std::string& folder, bool exists)
+{
+    if (!exists)
+        return ::rename(tmp.c_str(), folder.c_str()) == 0 ? 0 : errno;
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, folder.c_str(), RENAME_EXCHANGE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return errno;
+    // A file system without RENAME_EXCHANGE: the old folder goes first (not undoable).
+    std::error_code ec;
+    std::filesystem::remove_all(folder, ec);
+    return ::rename(tmp.c_str(), folder.c_str()) == 0 ? 0 : errno;
+}
+
+/// The review report OUT.md and its images in OUT_files/, all or nothing.
+bool exportReviewMarkdown(const Scenario& sc, const QString& outPath, QSize size, const PlotTheme& theme, QString* error)
+{
+    namespace fs = std::filesystem;
+    const QFileInfo out(outPath);
+    const QString folderName = out.completeBaseName() + QStringLiteral("_files");
+    const std::string mdPath = QFile::encodeName(outPath).toStdString();
+    const std::string folder = QFile::encodeName(out.absoluteDir().filePath(folderName)).toStdString();
+    const std::string tmp = temporaryPathFor(folder);
+    std::error_code ec;
+    auto fail = [&](const std::string& why) {
+        fs::remove_all(tmp, ec);
+        if (error)
+            *error = QString::fromStdString(why);
+        return false;
+    };
+    try {
+        saveTarget(mdPath); // a read-only or special report file is refused before anything is written
+        const fs::file_status old = fs::symlink_status(folder, ec);
+        if (fs::exists(old) && !fs::is_directory(old))
+            return fail(folder + ": exists and is not a folder; refusing to replace it");
+        const bool existed = fs::is_directory(old);
+        // The images go to a temporary folder that takes OUT_files/'s place only once all of
+        // them are written: a failed export leaves no partial folder, and a killed one a
+        // "<folder>.tmp-<pid>" that the next export removes.
+        removeStaleTemporaries(folder);
+        fs::remove_all(tmp, ec);
+        if (!fs::create_directory(tmp, ec))
+            return fail(folder + ": cannot create the folder for the images: " + ec.message());
+        std::vector<std::pair<std::string, std::string>> images;
+        for (ChartKind k : reviewCharts(sc)) {
+            const QString name = chartKindName(k) + QStringLiteral(".png");
+            writeFileAtomically(tmp + "/" + QFile::encodeName(name).toStdString(),
+                                ExportedChart(k, {sc}, {}, size, theme).png(2.0).toStdString());
+            images.emplace_back(chartKindName(k).toStdString(), (folderName + QLatin1Char('/') + name).toStdString());
+        }
+        const std::string report = reviewMarkdown(sc, estimate(sc), images);
+        if (const int err = moveFolderIntoPlace(tmp, folder, existed))
+            return fail(folder + ": cannot move the images into place: " + std::strerror(err));
+        syncFolderOf(folder);
+        try {
+            writeFileAtomically(mdPath, report);
+        } catch (...) {
+            // Undo: the old folder back (or none), so the failed export leaves nothing new.
+            if (!existed || ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, folder.c_str(), RENAME_EXCHANGE) != 0)
+                fs::remove_all(folder, ec);
+            throw;
+        }
+        fs::remove_all(tmp, ec); // the previous images, now under the temporary name
+        return true;
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+}
+
+} // namespace
+
 bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels, const QString& outPath,
                     QSize size, const PlotTheme& theme, QString* error)
 {
@@ -358,23 +428,8 @@ bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QS
             return writeFileAtomic(outPath, chartCsv(kind, scenarios, labels), error);
         if (ext == QLatin1String("html"))
             return writeFileAtomic(outPath, reviewHtml(scenarios.front(), size, theme), error);
-        if (ext == QLatin1String("md")) {
-            // The review report, its chart images in a folder beside it (OUT_files/).
-            const Scenario& sc = scenarios.front();
-            const QFileInfo out(outPath);
-            const QString folderName = out.completeBaseName() + QStringLiteral("_files");
-            const QString folder = out.absoluteDir().filePath(folderName);
-            if (!QDir().mkpath(folder))
-                return fail(QStringLiteral("cannot create ") + folder);
-            std::vector<std::pair<std::string, std::string>> images;
-            for (ChartKind k : reviewCharts(sc)) {
-                const QString name = chartKindName(k) + QStringLiteral(".png");
-                if (!writeFileAtomic(QDir(folder).filePath(name), ExportedChart(k, {sc}, {}, size, theme).png(2.0), error))
-                    return false;
-                images.emplace_back(chartKindName(k).toStdString(), (folderName + QLatin1Char('/') + name).toStdString());
-            }
-            return writeFileAtomic(outPath, QByteArray::fromStdString(reviewMarkdown(sc, estimate(sc), images)), error);
-        }
+        if (ext == QLatin1String("md"))
+            return exportReviewMarkdown(scenarios.front(), outPath, size, theme, error);
     } catch (const std::exception& e) {
         return fail(QString::fromUtf8(e.what()));
     }

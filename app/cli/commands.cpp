@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "cli_args.h"
+#include "command_main.h"
 #include "text_report.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
@@ -14,6 +15,7 @@
 #include "vramlab/step_timeline.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/sweep.h"
+#include "vramlab/text_escape.h"
 
 #include <cstdio>
 #include <iostream>
@@ -56,7 +58,7 @@ auto withFile(const std::string& file, F&& f)
     }
 }
 
-void write(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+void write(const std::string& text) { writeStandardOutput(text); }
 
 } // namespace
 
@@ -95,7 +97,7 @@ int runSweep(const std::vector<std::string>& words)
         out << json{{"format", "vramlab.sweep"}, {"version", 1}, {"param", keyPathOf(p)}, {"points", arr}}.dump(2) << "\n";
     } else {
         const char sep = a.flag("--csv") ? ',' : '\t';
-        out << keyPathOf(p);
+        out << csvField(keyPathOf(p));
         for (const char* k : keys)
             out << sep << k;
         out << sep << "peak" << sep << "fits\n";
@@ -285,8 +287,11 @@ int runImportHf(const std::vector<std::string>& words)
     const Scenario sc = scenarioFromHf(imported, a.value("--name").value_or(imported.model.name + " (imported)"));
     for (const std::string& w : imported.warnings)
         std::fprintf(stderr, "%s: warning: %s\n", file.c_str(), w.c_str());
-    const std::string text = scenarioToJson(sc).dump(2) + "\n";
-    const auto outPath = a.value("-o") ? a.value("-o") : a.value("--output");
+    const std::string text = scenarioFileText(sc);
+    const char* option = a.value("-o") ? "-o" : "--output";
+    const auto outPath = a.value(option);
+    if (outPath && outPath->empty())
+        throw InputError(option, "the file name is empty");
     if (outPath)
         writeFileAtomically(*outPath, text);
     else

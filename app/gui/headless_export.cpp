@@ -5,6 +5,7 @@
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
 #include "vramlab/scenario_io.h"
+#include "vramlab/text_escape.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -32,6 +33,17 @@ QString shown(const QString& value) { return QString::fromStdString(printableTex
 
 } // namespace
 
+int checkExportArguments(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+        if (!isValidUtf8(argv[i])) {
+            std::fprintf(stderr, "argument %d \"%s\": not valid UTF-8 (file names and values must be UTF-8)\n", i,
+                         printableText(argv[i]).c_str());
+            return 2;
+        }
+    return 0;
+}
+
 int runHeadlessExport(const QStringList& arguments)
 {
     auto fail = [](const QString& message) {
@@ -51,7 +63,7 @@ int runHeadlessExport(const QStringList& arguments)
 
     const QString outPath = parser.value(out);
     if (outPath.isEmpty())
-        return fail(QStringLiteral("--export: expected an output file (.png, .svg, .pdf, .csv, .md or .html)"));
+        return fail(QStringLiteral("--export: the file name is empty; expected an output file (.png, .svg, .pdf, .csv, .md or .html)"));
     const std::optional<ChartKind> kind = parseChartKind(parser.value(chart));
     if (!kind)
         return fail(QStringLiteral("--chart: expected one of %1, got \"%2\"").arg(chartKindNames().join(QStringLiteral(", ")), shown(parser.value(chart))));

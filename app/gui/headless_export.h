@@ -11,6 +11,10 @@ namespace vramlab {
 /// Call with a QApplication alive (the offscreen platform when there is no display).
 int runHeadlessExport(const QStringList& arguments);
 
+/// Checks the raw arguments before Qt decodes them: 2 (and one line on stderr naming the
+/// argument) when one is not valid UTF-8, else 0.
+int checkExportArguments(int argc, char** argv);
+
 /// True when the command line asks for an export (then no window is created).
 bool wantsExport(int argc, char** argv);
 

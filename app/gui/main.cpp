@@ -48,6 +48,9 @@ int main(int argc, char** argv)
         }
     }
     const bool exporting = vramlab::wantsExport(argc, argv);
+    if (exporting) // before Qt turns bytes that are not UTF-8 into U+FFFD in a file name
+        if (const int code = vramlab::checkExportArguments(argc, argv))
+            return code;
     // An export needs no display: choose the offscreen platform unless one was asked for.
     if (exporting && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
         qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))

@@ -680,7 +680,11 @@ void MainWindow::autosaveNow()
     if (!m_doc->isModified())
         return QFile::remove(autosavePath()), void();
     QDir().mkpath(QFileInfo(autosavePath()).absolutePath());
-    writeFileAtomic(autosavePath(), QByteArray::fromStdString(scenarioToJson(m_doc->scenario()).dump(2)), nullptr);
+    try { // the same text as a save, so the autosave always opens again
+        writeFileAtomic(autosavePath(), QByteArray::fromStdString(scenarioFileText(m_doc->scenario())), nullptr);
+    } catch (const InputError&) {
+        // too large to be a scenario file: nothing to offer back
+    }
 }
 
 bool MainWindow::restoreAutosave()

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "vramlab/errors.h"
+#include "vramlab/text_escape.h"
 #include "vramlab/units.h"
 
 #include <nlohmann/json.hpp>

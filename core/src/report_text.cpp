@@ -2,6 +2,7 @@
 #include "vramlab/report_text.h"
 
 #include "vramlab/parameter_tensors.h"
+#include "vramlab/text_escape.h"
 
 #include <cstdio>
 #include <sstream>
@@ -26,18 +27,7 @@ std::string gib(Bytes b)
     return buf;
 }
 
-/// CSV field: quoted when it holds a comma, quote or newline.
-std::string csv(const std::string& s)
-{
-    if (s.find_first_of(",\"\n") == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (char c : s)
-        out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-}
-
-/// Markdown table cell: pipes escaped.
+/// Generated table text: only pipes need escaping to stay in their cell.
 std::string md(const std::string& s)
 {
     std::string out;
@@ -46,14 +36,12 @@ std::string md(const std::string& s)
     return out;
 }
 
-std::string verdict(const Report& r)
+std::string markdownCell(const ReportCell& c)
 {
-    if (!r.gpu)
-        return "Peak " + formatBytes(r.peak) + " per GPU (no GPU chosen).";
-    const Bytes room = r.usableBytes - r.peak;
-    return std::string(r.fits ? "**Fits**" : "**Does not fit**") + " on " + r.gpu->displayName + " (" +
-           formatBytes(r.usableBytes) + "): peak " + formatBytes(r.peak) + ", " + formatBytes(room < 0 ? -room : room) +
-           (room < 0 ? " over." : " free.");
+    std::string out = markdownEscape(c.user) + md(c.text);
+    if (!c.code.empty())
+        out += " (`" + c.code + "`)";
+    return c.strong ? "**" + out + "**" : out;
 }
 
 } // namespace
@@ -64,67 +52,123 @@ std::string breakdownCsv(const Report& r)
     out << "key,component,bytes,gib,share_percent,formula\n";
     for (const char* key : kKeys)
         if (const Component* c = r.component(key))
-            out << key << ',' << csv(std::string(c->label)) << ',' << c->bytes << ',' << gib(c->bytes) << ',' << share(r, c->bytes)
-                << ',' << csv(c->formula) << '\n';
+            out << key << ',' << csvField(c->label) << ',' << c->bytes << ',' << gib(c->bytes) << ',' << share(r, c->bytes)
+                << ',' << csvField(c->formula) << '\n';
     out << "total,Total," << r.total << ',' << gib(r.total) << ",100.0,\n";
-    out << "peak,Peak," << r.peak << ',' << gib(r.peak) << ',' << share(r, r.peak) << ',' << csv(r.peakWhere) << '\n';
+    out << "peak,Peak," << r.peak << ',' << gib(r.peak) << ',' << share(r, r.peak) << ',' << csvField(r.peakWhere) << '\n';
     return out.str();
 }
 
-std::string breakdownMarkdown(const Report& r)
+ReportCell verdictCell(const Report& r)
 {
-    std::ostringstream out;
-    out << "| Component | Size | Bytes | Share | Formula |\n|---|---:|---:|---:|---|\n";
+    if (!r.gpu)
+        return {"", "Peak " + formatBytes(r.peak) + " per GPU (no GPU chosen).", "", false};
+    const Bytes room = r.usableBytes - r.peak;
+    ReportCell c;
+    c.user = r.gpu->displayName;
+    c.text = " (" + formatBytes(r.usableBytes) + "): peak " + formatBytes(r.peak) + ", " + formatBytes(room < 0 ? -room : room) +
+             (room < 0 ? " over." : " free.");
+    return c;
+}
+
+ReportTable breakdownTable(const Report& r)
+{
+    ReportTable t;
+    t.header = {"Component", "Size", "Bytes", "Share", "Formula"};
+    t.numeric = {false, true, true, true, false};
+    auto cell = [](std::string text, bool strong = false) { return ReportCell{"", std::move(text), "", strong}; };
     for (const char* key : kKeys)
         if (const Component* c = r.component(key))
-            out << "| " << c->label << " | " << formatBytes(c->bytes) << " | " << formatCount(c->bytes) << " | "
-                << share(r, c->bytes) << "% | " << md(c->formula) << " |\n";
-    out << "| **Total** | **" << formatBytes(r.total) << "** | **" << formatCount(r.total) << "** | 100% | |\n";
+            t.rows.push_back({cell(std::string(c->label)), cell(formatBytes(c->bytes)), cell(formatCount(c->bytes)),
+                              cell(share(r, c->bytes) + "%"), cell(c->formula)});
+    t.rows.push_back({cell("Total", true), cell(formatBytes(r.total), true), cell(formatCount(r.total), true), cell("100%"), cell("")});
     if (r.peak != r.total)
-        out << "| Peak | " << formatBytes(r.peak) << " | " << formatCount(r.peak) << " | " << share(r, r.peak) << "% | "
-            << md(r.peakWhere) << " |\n";
-    return out.str();
+        t.rows.push_back({cell("Peak"), cell(formatBytes(r.peak)), cell(formatCount(r.peak)), cell(share(r, r.peak) + "%"), cell(r.peakWhere)});
+    return t;
 }
 
-std::string settingsMarkdown(const Scenario& sc)
+ReportTable settingsTable(const Scenario& sc)
 {
     const ModelSpec& m = sc.model;
     const RunSpec& r = sc.run;
     const Parallelism& p = r.parallelism;
-    std::ostringstream out;
-    out << "| Setting | Value |\n|---|---|\n";
-    out << "| Model | " << md(m.name) << (m.preset.empty() ? "" : " (`" + m.preset + "`)") << " |\n";
-    out << "| Parameters | " << formatCount(countParameters(m).total) << " |\n";
-    out << "| Shapes | " << m.numLayers << " layers, hidden " << m.hiddenSize << ", " << m.numHeads << " heads (" << m.numKvHeads
-        << " KV), head_dim " << m.headDim << ", FFN " << m.ffnHiddenSize << ", vocabulary " << m.vocabSize << " |\n";
-    out << "| Mode | " << toString(r.mode);
+    ReportTable t;
+    t.header = {"Setting", "Value"};
+    t.numeric = {false, false};
+    auto row = [&](std::string setting, std::string value) {
+        t.rows.push_back({ReportCell{"", std::move(setting), "", false}, ReportCell{"", std::move(value), "", false}});
+    };
+    t.rows.push_back({ReportCell{"", "Model", "", false}, ReportCell{m.name, "", m.preset, false}});
+    row("Parameters", formatCount(countParameters(m).total));
+    std::ostringstream v;
+    v << m.numLayers << " layers, hidden " << m.hiddenSize << ", " << m.numHeads << " heads (" << m.numKvHeads << " KV), head_dim "
+      << m.headDim << ", FFN " << m.ffnHiddenSize << ", vocabulary " << m.vocabSize;
+    row("Shapes", v.str());
+    std::string mode(toString(r.mode));
     if (r.mode == Mode::Training)
-        out << ", " << toString(r.finetune.method) << (r.finetune.method != FinetuneMethod::Full ? " rank " + std::to_string(r.finetune.rank) : "");
-    out << " |\n";
+        mode += ", " + std::string(toString(r.finetune.method)) +
+                (r.finetune.method != FinetuneMethod::Full ? " rank " + std::to_string(r.finetune.rank) : "");
+    row("Mode", mode);
+    v.str("");
     if (r.mode == Mode::Training) {
-        out << "| Tokens | sequence " << r.sequenceLength << " x micro-batch " << r.microBatchSize << " x accumulation "
-            << r.gradientAccumulationSteps << " |\n";
-        out << "| Precision, optimizer | " << toString(r.precision) << ", " << toString(r.optimizer) << " |\n";
-        out << "| Checkpointing, attention | " << toString(r.checkpointing) << ", " << toString(r.attention) << " |\n";
+        v << "sequence " << r.sequenceLength << " x micro-batch " << r.microBatchSize << " x accumulation " << r.gradientAccumulationSteps;
+        row("Tokens", v.str());
+        row("Precision, optimizer", std::string(toString(r.precision)) + ", " + std::string(toString(r.optimizer)));
+        row("Checkpointing, attention", toString(r.checkpointing) + ", " + std::string(toString(r.attention)));
     } else {
-        out << "| Serving | batch " << r.inference.batchSize << " x context " << r.inference.contextLength << ", weights "
-            << toString(r.inference.weightDtype) << ", KV cache " << toString(r.inference.kvCacheDtype) << " |\n";
+        v << "batch " << r.inference.batchSize << " x context " << r.inference.contextLength << ", weights "
+          << toString(r.inference.weightDtype) << ", KV cache " << toString(r.inference.kvCacheDtype);
+        row("Serving", v.str());
     }
-    out << "| Parallelism | " << p.gpus << " GPUs: data " << p.dataParallel() << " x tensor " << p.tensorParallel << " x pipeline "
-        << p.pipelineParallel << ", ZeRO-" << p.zeroStage << (p.sequenceParallel ? ", sequence parallel" : "")
-        << (p.offloadOptimizer ? ", optimizer offload" : "") << (p.offloadParams ? ", parameter offload" : "") << " |\n";
-    out << "| GPU | " << (r.gpu ? r.gpu->displayName + " (" + formatBytes(r.gpu->memoryBytes) + ")" : std::string("none")) << " |\n";
-    out << "| Assumed MFU | " << r.mfu << " |\n";
-    return out.str();
+    v.str("");
+    v << p.gpus << " GPUs: data " << p.dataParallel() << " x tensor " << p.tensorParallel << " x pipeline " << p.pipelineParallel
+      << ", ZeRO-" << p.zeroStage << (p.sequenceParallel ? ", sequence parallel" : "") << (p.offloadOptimizer ? ", optimizer offload" : "")
+      << (p.offloadParams ? ", parameter offload" : "");
+    row("Parallelism", v.str());
+    if (r.gpu)
+        t.rows.push_back({ReportCell{"", "GPU", "", false}, ReportCell{r.gpu->displayName, " (" + formatBytes(r.gpu->memoryBytes) + ")", "", false}});
+    else
+        row("GPU", "none");
+    v.str("");
+    v << r.mfu;
+    row("Assumed MFU", v.str());
+    return t;
 }
+
+std::string markdownTable(const ReportTable& t)
+{
+    std::string out = "|", rule = "|";
+    for (size_t i = 0; i < t.header.size(); ++i) {
+        out += " " + md(t.header[i]) + " |";
+        rule += i < t.numeric.size() && t.numeric[i] ? "---:|" : "---|";
+    }
+    out += "\n" + rule + "\n";
+    for (const auto& row : t.rows) {
+        out += "|";
+        for (const ReportCell& c : row) {
+            const std::string cell = markdownCell(c);
+            out += cell.empty() ? " |" : " " + cell + " |";
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+std::string breakdownMarkdown(const Report& r) { return markdownTable(breakdownTable(r)); }
+
+std::string settingsMarkdown(const Scenario& sc) { return markdownTable(settingsTable(sc)); }
 
 std::string reviewMarkdown(const Scenario& sc, const Report& r, const std::vector<std::pair<std::string, std::string>>& images)
 {
     std::ostringstream out;
-    out << "# " << sc.name << "\n\n" << verdict(r) << "\n\n## Settings\n\n" << settingsMarkdown(sc) << "\n## Memory per GPU ("
+    ReportCell verdict = verdictCell(r);
+    std::string verdictLine = markdownCell(verdict);
+    if (r.gpu)
+        verdictLine = std::string(r.fits ? "**Fits**" : "**Does not fit**") + " on " + verdictLine;
+    out << "# " << markdownEscape(sc.name) << "\n\n" << verdictLine << "\n\n## Settings\n\n" << settingsMarkdown(sc) << "\n## Memory per GPU ("
         << r.stage << ")\n\n" << breakdownMarkdown(r) << '\n';
     for (const auto& [caption, path] : images)
-        out << "![" << caption << "](" << path << ")\n\n";
+        out << "![" << markdownEscape(caption) << "](" << markdownLinkTarget(path) << ")\n\n";
     const FlopsEstimate& f = r.flops;
     out << "## Compute\n\n- FLOPs per step: " << formatFlops(f.perStep) << " (hardware, with recomputation: "
         << formatFlops(f.hardwarePerStep) << ")\n- FLOPs per token: " << formatFlops(f.perToken) << '\n';
@@ -145,7 +189,7 @@ std::string reviewMarkdown(const Scenario& sc, const Report& r, const std::vecto
     if (!r.warnings.empty()) {
         out << "\n## Warnings\n\n";
         for (const std::string& w : r.warnings)
-            out << "- " << w << '\n';
+            out << "- " << markdownEscape(w) << '\n'; // unknown keys are the user's
     }
     out << "\n_Made with VRAM Lab from the scenario above; every figure is reproducible with `vramlab-cli estimate`._\n";
     return out.str();
@@ -163,7 +207,7 @@ std::string timelineCsv(const StepTimeline& t)
         out << i << ',' << toString(e.phase) << ',' << e.microBatch + 1 << ',' << e.layer + 1;
         for (Bytes b : e.bytes)
             out << ',' << b;
-        out << ',' << e.total() << ',' << csv(std::string(e.what)) << '\n';
+        out << ',' << e.total() << ',' << csvField(e.what) << '\n';
     }
     return out.str();
 }

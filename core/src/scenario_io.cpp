@@ -6,14 +6,12 @@
 #include "vramlab/presets.h"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
-#include <unistd.h>
 
 namespace vramlab {
 
@@ -561,30 +559,29 @@ json scenarioToJson(const Scenario& sc)
     return doc;
 }
 
-void writeFileAtomically(const std::string& path, const std::string& text)
+std::string scenarioFileText(const Scenario& sc)
 {
-    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw InputError("", std::string("cannot write here: ") + std::strerror(errno), path);
-        out << text;
-        out.flush();
-        if (!out) {
-            std::remove(tmp.c_str());
-            throw InputError("", "write failed (disk full?)", path);
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const int err = errno;
-        std::remove(tmp.c_str());
-        throw InputError("", std::string("cannot replace the file: ") + std::strerror(err), path);
-    }
+    const json doc = scenarioToJson(sc);
+    // Indenting a deeply nested payload multiplies its size (2 spaces a level a line):
+    // a 3.3 MB file came back as 16.5 MB, past the reader's limit.
+    std::string text = doc.dump(2) + "\n";
+    if (text.size() <= kMaxScenarioFileBytes)
+        return text;
+    text = doc.dump() + "\n";
+    if (text.size() > kMaxScenarioFileBytes)
+        throw InputError("", "the scenario would be " + formatBytes(static_cast<Bytes>(text.size())) + " written, more than the " +
+                                 formatBytes(static_cast<Bytes>(kMaxScenarioFileBytes)) +
+                                 " a scenario file may be (it could not be opened again); remove unknown keys");
+    return text;
 }
 
 void saveScenarioFile(const std::string& path, const Scenario& sc)
 {
-    writeFileAtomically(path, scenarioToJson(sc).dump(2) + "\n");
+    try {
+        writeFileAtomically(path, scenarioFileText(sc));
+    } catch (const InputError& e) {
+        throw e.withFile(path);
+    }
 }
 
 } // namespace vramlab

@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -254,6 +255,61 @@ private slots:
         QVERIFY2(r.err.contains(expectInError), r.err.constData());
         if (!file.isEmpty() && !expectInError.startsWith("--")) // option errors name the option, not the file
             QVERIFY2(r.err.startsWith(path.toUtf8()), r.err.constData());
+    }
+
+    // Issue 17: a full disk (here /dev/full) cut the output and still exited 0.
+    void failedWriteToStandardOutputExits1_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("estimate") << QStringList{"estimate", data("scenarios/llama-tiny.json")};
+        QTest::newRow("estimate --json") << QStringList{"estimate", data("scenarios/llama-tiny.json"), "--json"};
+        QTest::newRow("timeline --json") << QStringList{"timeline", data("scenarios/llama-tiny.json"), "--json"};
+        QTest::newRow("timeline") << QStringList{"timeline", data("scenarios/llama-tiny.json")};
+        QTest::newRow("import-hf") << QStringList{"import-hf", data("hf/qwen2.5-7b.json")};
+        QTest::newRow("presets") << QStringList{"presets"};
+        QTest::newRow("--help") << QStringList{"--help"};
+    }
+    void failedWriteToStandardOutputExits1()
+    {
+        QFETCH(QStringList, args);
+        if (!QFile::exists(QStringLiteral("/dev/full")))
+            QSKIP("no /dev/full here");
+        QProcess p;
+        p.setStandardOutputFile(QStringLiteral("/dev/full"));
+        p.start(QStringLiteral(VRAMLAB_CLI), args);
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 1);
+        const QByteArray err = p.readAllStandardError();
+        QVERIFY2(err.endsWith("vramlab-cli: cannot write to standard output: No space left on device\n"), err.constData());
+    }
+
+    // Issue 17: "-o $'\xff.json'" wrote a file and exited 0; arguments must be UTF-8.
+    void argumentsThatAreNotUtf8AreRefused()
+    {
+        QTemporaryDir dir;
+        QProcess p;
+        p.setWorkingDirectory(dir.path());
+        // QProcess takes QStrings; the shell passes the raw byte 0xFF.
+        p.start(QStringLiteral("/bin/sh"), {"-c", R"sh(exec "$0" import-hf "$1" -o "$(printf '\377.json')")sh", QStringLiteral(VRAMLAB_CLI),
+                                            data("hf/qwen2.5-7b.json")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+        const QByteArray err = p.readAllStandardError();
+        QCOMPARE(err.count('\n'), 1);
+        QVERIFY2(err.contains("argument 4 \"\\xFF.json\": not valid UTF-8"), err.constData());
+        QVERIFY(QDir(dir.path()).entryList(QDir::Files | QDir::NoDotAndDotDot).isEmpty());
+    }
+
+    void emptyFileNameSaysSo()
+    {
+        const Run out = cli({"import-hf", data("hf/qwen2.5-7b.json"), "-o", ""});
+        QCOMPARE(out.code, 2);
+        QVERIFY2(out.err.contains("-o: the file name is empty"), out.err.constData());
+        QVERIFY(out.out.isEmpty());
+        const Run in = cli({"estimate", ""});
+        QCOMPARE(in.code, 2);
+        QVERIFY2(in.err.contains("the file name is empty"), in.err.constData());
     }
 
     void unknownCommand()

@@ -10,6 +10,7 @@
 #include "vramlab/run_adaptation.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/step_timeline.h"
+#include "vramlab/text_escape.h"
 #include "vramlab/units.h"
 
 #include <QTemporaryDir>
@@ -67,7 +68,7 @@ private slots:
         QVERIFY(e.find("\xc2\x9b") == std::string::npos); // C1 CSI
         QVERIFY(e.find("\\u001b[31mred\\nline\\t\\u009b") != std::string::npos);
         // Invalid UTF-8 bytes are shown, not passed on; already printable text is left alone.
-        QCOMPARE(printableText("a\xff" "b"), std::string("a\\xffb"));
+        QCOMPARE(printableText("a\xff" "b"), std::string("a\\xFFb"));
         QCOMPARE(printableText("Größe 16 GiB"), std::string("Größe 16 GiB"));
         QCOMPARE(printableText(printableText(std::string(500, 'y'), 50), 50), printableText(std::string(500, 'y'), 50));
         // A cut never splits a character.

@@ -4,10 +4,15 @@
 #include "vramlab/estimator.h"
 #include "vramlab/scenario_io.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <fstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace vramlab;
 using nlohmann::json;
@@ -210,6 +215,164 @@ private slots:
         // An unwritable target leaves the old file untouched.
         QVERIFY_THROWS_EXCEPTION(InputError, saveScenarioFile(dir.filePath("no/such/dir/s.json").toStdString(), sc));
         QCOMPARE(loadScenarioFile(path.toStdString()).model.numLayers, Count(32));
+    }
+
+    // Issue 17: the writer's policy, shared by saves, imports, the autosave and exports.
+    void saveThroughASymbolicLink()
+    {
+        QTemporaryDir dir;
+        const Scenario sc = readScenario(base());
+        const QString target = dir.filePath("real.json"), link = dir.filePath("link.json");
+        writeText(target, "{}");
+        QVERIFY(QFile::link(target, link));
+        saveScenarioFile(link.toStdString(), sc);
+        QVERIFY(QFileInfo(link).isSymLink()); // the link stays a link...
+        QCOMPARE(loadScenarioFile(target.toStdString()).model.numLayers, Count(32)); // ...its target gets the content
+        // A dangling link: the file it names is created.
+        const QString dangling = dir.filePath("dangling.json");
+        QVERIFY(QFile::link(QStringLiteral("made.json"), dangling)); // relative to the link's folder
+        saveScenarioFile(dangling.toStdString(), sc);
+        QVERIFY(QFileInfo(dangling).isSymLink());
+        QCOMPARE(loadScenarioFile(dir.filePath("made.json").toStdString()).model.numLayers, Count(32));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::System).size(), 4); // no temporary left
+    }
+
+    void readOnlyFileIsRefusedAndUntouched()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("ro.json");
+        writeText(path, "old");
+        QVERIFY(QFile::setPermissions(path, QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther)); // 0444, refused even for root
+        try {
+            saveScenarioFile(path.toStdString(), readScenario(base()));
+            QFAIL("a read-only file was replaced");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find(path.toStdString() + ": is read-only") == 0, e.what());
+        }
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("old"));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 1);
+    }
+
+    void specialFilesAreRefused_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("fifo") << "fifo";
+        QTest::newRow("folder") << "folder";
+        QTest::newRow("device") << "device";
+    }
+    void specialFilesAreRefused()
+    {
+        QFETCH(QString, kind);
+        QTemporaryDir dir;
+        std::string path = dir.filePath("special").toStdString();
+        std::string expect;
+        if (kind == "fifo") {
+            QCOMPARE(::mkfifo(path.c_str(), 0666), 0); // never opened: opening a FIFO would block
+            expect = "is a FIFO";
+        } else if (kind == "folder") {
+            QVERIFY(QDir().mkdir(QString::fromStdString(path)));
+            expect = "is a folder";
+        } else {
+            const std::string link = path;
+            QVERIFY(QFile::link("/dev/null", QString::fromStdString(link))); // through a link, as a user might
+            expect = "is a device";
+        }
+        try {
+            writeFileAtomically(path, "text");
+            QFAIL("a special file was replaced");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find(expect) != std::string::npos, e.what());
+        }
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::System | QDir::NoDotAndDotDot).size(), 1);
+    }
+
+    void staleTemporariesAreRemoved()
+    {
+        QTemporaryDir dir;
+        const pid_t dead = ::fork(); // a pid that surely ran and is gone
+        if (dead == 0)
+            ::_exit(0);
+        QVERIFY(dead > 0);
+        ::waitpid(dead, nullptr, 0);
+        const QString path = dir.filePath("s.json");
+        const QString stale = path + ".tmp-" + QString::number(dead);
+        const QString alive = path + ".tmp-1"; // pid 1 always runs: not ours to delete
+        const QString other = dir.filePath("other.json.tmp-") + QString::number(dead);
+        for (const QString& f : {stale, alive, other})
+            writeText(f, "half");
+        saveScenarioFile(path.toStdString(), readScenario(base()));
+        QVERIFY(!QFile::exists(stale));
+        QVERIFY(QFile::exists(alive));
+        QVERIFY(QFile::exists(other)); // another file's leftovers wait for its own next save
+        QVERIFY(QFile::exists(path));
+    }
+
+    void replacedFileKeepsItsPermissions()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("s.json");
+        writeText(path, "{}");
+        QVERIFY(QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner));
+        saveScenarioFile(path.toStdString(), readScenario(base()));
+        struct stat st {};
+        QCOMPARE(::stat(path.toStdString().c_str(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t(0600));
+    }
+
+    // Issue 17: a valid 3.3 MB scenario was saved 2-space indented (16.5 MB), over the
+    // reader's limit: what we save we could not open.
+    void largeScenarioSavesAndOpensAgain()
+    {
+        QTemporaryDir dir;
+        json doc = base();
+        json payload = json::array();
+        for (int i = 0; i < 100'000; ++i)
+            payload.push_back({{"k", {1, 2, {3, {4, {5}}}}}, {"s", "x"}});
+        doc["payload"] = payload; // an unknown key: kept when saved
+        const std::string compact = doc.dump();
+        QVERIFY(compact.size() > 3'000'000 && compact.size() < kMaxScenarioFileBytes);
+        QVERIFY(doc.dump(2).size() > kMaxScenarioFileBytes); // indented, it would not open
+        const QString path = dir.filePath("big.json");
+        writeText(path, compact);
+        const Scenario sc = loadScenarioFile(path.toStdString());
+        saveScenarioFile(path.toStdString(), sc);
+        QVERIFY(QFileInfo(path).size() <= qint64(kMaxScenarioFileBytes));
+        const Scenario back = loadScenarioFile(path.toStdString());
+        QVERIFY(back.document["payload"] == payload);
+        // Small scenarios stay indented for people.
+        const QString small = dir.filePath("small.json");
+        saveScenarioFile(small.toStdString(), readScenario(base()));
+        QFile f(small);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.readAll().contains("\n  \"model\": {"));
+    }
+
+    void scenarioTooLargeEvenCompactIsNotSaved()
+    {
+        QTemporaryDir dir;
+        json doc = base();
+        doc["payload"] = std::string(kMaxScenarioFileBytes, 'x');
+        const QString path = dir.filePath("s.json");
+        try {
+            saveScenarioFile(path.toStdString(), readScenario(doc));
+            QFAIL("saved a file that could not be opened again");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("could not be opened again") != std::string::npos, e.what());
+        }
+        QVERIFY(!QFile::exists(path));
+    }
+
+    void emptyFileName()
+    {
+        try {
+            writeFileAtomically("", "x");
+            QFAIL("wrote to an empty name");
+        } catch (const InputError& e) {
+            QCOMPARE(std::string(e.what()), std::string("the file name is empty"));
+        }
+        QVERIFY_THROWS_EXCEPTION(InputError, loadScenarioFile(""));
     }
 };
 

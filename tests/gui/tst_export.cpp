@@ -13,6 +13,10 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 using namespace vramlab;
 
 namespace {
@@ -46,6 +50,8 @@ QByteArray slurp(const QString& path)
 }
 
 Scenario scenario() { return loadScenarioFile(kScenario.toStdString()); }
+
+std::string kScenarioText() { return slurp(kScenario).toStdString(); }
 
 } // namespace
 
@@ -194,6 +200,183 @@ private slots:
         QCOMPARE(r.err.count('\n'), 1);
         QVERIFY2(r.err.contains(expect), r.err.constData());
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::NoDotAndDotDot), QStringList{QStringLiteral("broken.json")});
+    }
+
+    // Issue 17: exports follow the core writer's rules.
+    void exportWritesThroughALinkAndRefusesReadOnlyAndFifo()
+    {
+        QTemporaryDir dir;
+        const QString target = dir.filePath(QStringLiteral("real.png")), link = dir.filePath(QStringLiteral("link.png"));
+        QVERIFY(QFile::link(target, link)); // dangling until the export
+        QCOMPARE(headless({"--export", link, kScenario}).code, 0);
+        QVERIFY(QFileInfo(link).isSymLink());
+        QVERIFY(slurp(target).startsWith("\x89PNG"));
+
+        const QString ro = dir.filePath(QStringLiteral("ro.svg"));
+        QFile f(ro);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("old");
+        f.close();
+        QVERIFY(QFile::setPermissions(ro, QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther));
+        const Run r = headless({"--export", ro, kScenario});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("is read-only"), r.err.constData());
+        QCOMPARE(slurp(ro), QByteArray("old"));
+
+        const QString fifo = dir.filePath(QStringLiteral("pipe.csv"));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0666), 0);
+        const Run p = headless({"--export", fifo, kScenario}); // refused, not blocked on opening it
+        QCOMPARE(p.code, 2);
+        QVERIFY2(p.err.contains("is a FIFO"), p.err.constData());
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::System | QDir::NoDotAndDotDot).size(), 4);
+    }
+
+    void exportRemovesStaleTemporaries()
+    {
+        QTemporaryDir dir;
+        const pid_t dead = ::fork();
+        if (dead == 0)
+            ::_exit(0);
+        QVERIFY(dead > 0);
+        ::waitpid(dead, nullptr, 0);
+        const QString out = dir.filePath(QStringLiteral("b.csv"));
+        const QString stale = out + QStringLiteral(".tmp-") + QString::number(dead);
+        QFile f(stale);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        const QString staleFolder = dir.filePath(QStringLiteral("r_files.tmp-")) + QString::number(dead);
+        QVERIFY(QDir().mkpath(staleFolder + QStringLiteral("/x")));
+        QCOMPARE(headless({"--export", out, kScenario}).code, 0);
+        QVERIFY(!QFile::exists(stale));
+        QCOMPARE(headless({"--export", dir.filePath(QStringLiteral("r.md")), kScenario}).code, 0);
+        QVERIFY(!QFileInfo::exists(staleFolder));
+    }
+
+    // Issue 17: a failed .md export left OUT_files/*.png behind.
+    void failedMarkdownExportLeavesNothing()
+    {
+        QTemporaryDir dir;
+        const QString md = dir.filePath(QStringLiteral("r.md"));
+        QFile f(md);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("old");
+        f.close();
+        QVERIFY(QFile::setPermissions(md, QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther));
+        const Run r = headless({"--export", md, kScenario});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("is read-only"), r.err.constData());
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot), QStringList{QStringLiteral("r.md")});
+        QCOMPARE(slurp(md), QByteArray("old"));
+
+        // The images' folder taken by a file: refused, the file untouched, no report.
+        QTemporaryDir dir2;
+        const QString files = dir2.filePath(QStringLiteral("r_files"));
+        QFile g(files);
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.close();
+        const Run t = headless({"--export", dir2.filePath(QStringLiteral("r.md")), kScenario});
+        QCOMPARE(t.code, 2);
+        QVERIFY2(t.err.contains("r_files: exists and is not a folder"), t.err.constData());
+        QCOMPARE(QDir(dir2.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot), QStringList{QStringLiteral("r_files")});
+
+        // A second export replaces the folder as a whole: no image of the first one stays.
+        QTemporaryDir dir3;
+        const QString md3 = dir3.filePath(QStringLiteral("r.md"));
+        QCOMPARE(headless({"--export", md3, kScenario}).code, 0);
+        QFile stray(dir3.filePath(QStringLiteral("r_files/stray.png")));
+        QVERIFY(stray.open(QIODevice::WriteOnly));
+        stray.close();
+        QCOMPARE(headless({"--export", md3, kServing}).code, 0);
+        QVERIFY(!QFile::exists(dir3.filePath(QStringLiteral("r_files/stray.png"))));
+        QVERIFY(!QFile::exists(dir3.filePath(QStringLiteral("r_files/timeline.png")))); // serving has no timeline
+        QVERIFY(QFile::exists(dir3.filePath(QStringLiteral("r_files/breakdown.png"))));
+        QCOMPARE(QDir(dir3.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot),
+                 (QStringList{QStringLiteral("r.md"), QStringLiteral("r_files")}));
+    }
+
+    // Issue 17: names were written raw into the reports (forged links, rows and bold).
+    void userStringsCannotForgeReports()
+    {
+        QTemporaryDir dir;
+        const std::string evil = "x | y **b** [l](javascript:alert(1)) <script>";
+        nlohmann::json doc = nlohmann::json::parse(kScenarioText());
+        doc["name"] = evil;
+        doc["model"]["name"] = evil;
+        doc["run"]["gpu"] = {{"base", "h100-sxm-80gb"}, {"name", evil}};
+        doc["run"][evil] = 1; // an unknown key, named in the warnings
+        const QString file = dir.filePath(QStringLiteral("evil.json"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromStdString(doc.dump()));
+        f.close();
+        nlohmann::json plainDoc = doc;
+        plainDoc["name"] = plainDoc["model"]["name"] = plainDoc["run"]["gpu"]["name"] = "plain";
+        plainDoc["run"].erase(evil);
+        plainDoc["run"]["plain"] = 1;
+        const QString plain = dir.filePath(QStringLiteral("plain.json"));
+        QFile g(plain);
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write(QByteArray::fromStdString(plainDoc.dump()));
+        g.close();
+
+        const QString md = dir.filePath(QStringLiteral("r.md"));
+        QCOMPARE(headless({"--export", md, file}).code, 0);
+        const QByteArray text = slurp(md);
+        QVERIFY(!text.contains("](javascript:"));
+        QVERIFY(!text.contains("**b**"));
+        QVERIFY(!text.contains("<script>"));
+        int columns = -1;
+        for (const QByteArray& line : text.split('\n')) {
+            if (!line.startsWith('|')) {
+                columns = -1;
+                continue;
+            }
+            const int borders = line.count('|') - line.count("\\|");
+            if (columns < 0)
+                columns = borders;
+            QCOMPARE(borders, columns);
+        }
+
+        const QString html = dir.filePath(QStringLiteral("r.html")), plainHtml = dir.filePath(QStringLiteral("p.html"));
+        QCOMPARE(headless({"--export", html, file}).code, 0);
+        QCOMPARE(headless({"--export", plainHtml, plain}).code, 0);
+        const QByteArray page = slurp(html), plainPage = slurp(plainHtml);
+        QVERIFY(!page.contains("<script"));
+        QVERIFY(!page.contains("<strong>"));
+        QVERIFY(!page.contains("<b>b</b>"));
+        QVERIFY(!page.contains("href=\"javascript"));
+        QCOMPARE(page.count("<td>"), plainPage.count("<td>"));
+        QCOMPARE(page.count("<tr>"), plainPage.count("<tr>"));
+        QCOMPARE(page.count("<b>"), plainPage.count("<b>"));
+    }
+
+    // Issue 17: a label from a file name such as "=HYPERLINK(...)" ran as a formula.
+    void csvLabelsCannotBeFormulas()
+    {
+        QTemporaryDir dir;
+        const QString evil = dir.filePath(QStringLiteral("=HYPERLINK(1).json"));
+        QVERIFY(QFile::copy(kScenario, evil));
+        const QString out = dir.filePath(QStringLiteral("ab.csv"));
+        QCOMPARE(headless({"--export", out, "--chart", "compare-files", evil, kQlora}).code, 0);
+        const QList<QByteArray> rows = slurp(out).trimmed().split('\n');
+        QCOMPARE(rows.size(), 3);
+        QVERIFY2(rows[1].startsWith("'=HYPERLINK(1),"), rows[1].constData());
+        QVERIFY(rows[2].startsWith("gemma-3-12b-qlora,"));
+    }
+
+    void exportArgumentsMustBeUtf8AndNamed()
+    {
+        QTemporaryDir dir;
+        QProcess p;
+        p.setWorkingDirectory(dir.path());
+        p.start(QStringLiteral("/bin/sh"), {"-c", R"sh(exec "$0" --export "$(printf '\377.png')" "$1")sh", QStringLiteral(VRAMLAB_GUI), kScenario});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY(p.readAllStandardError().contains("argument 2 \"\\xFF.png\": not valid UTF-8"));
+        QVERIFY(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).isEmpty());
+        const Run empty = headless({"--export", "", kScenario});
+        QCOMPARE(empty.code, 2);
+        QVERIFY2(empty.err.contains("the file name is empty"), empty.err.constData());
     }
 
     void windowAndHeadlessDrawTheSamePicture()

@@ -1,18 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <cstddef>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 
 namespace vramlab {
-
-/// Text from a file or an argument made safe to echo in one line: control characters and
-/// escape sequences shown escaped (\n, \u001b), invalid UTF-8 bytes as \xFF, and cut at
-/// `maxBytes` (on a character boundary) with "…". Idempotent, so a re-wrapped error is
-/// not escaped twice.
-std::string printableText(std::string_view text, std::size_t maxBytes = 300);
 
 /// Bad user input: names the file, the key path and what was expected, so the CLI can
 /// print it as one line ("FILE: run.parallelism.zero_stage: expected 0, 1, 2 or 3, got 5").

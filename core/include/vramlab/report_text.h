@@ -10,6 +10,31 @@
 
 namespace vramlab {
 
+/// One cell of a report table, as data: the Markdown and HTML reports render the same
+/// cells, each escaping the user's strings its own way (never by re-reading Markdown).
+struct ReportCell {
+    std::string user;    ///< a user string (scenario, model or GPU name), shown first, always escaped
+    std::string text;    ///< generated text (numbers, units, formulas), shown after `user`
+    std::string code;    ///< shown as " (`code`)" after the text when not empty (a preset key)
+    bool strong = false; ///< bold (the total row)
+};
+
+/// A report table: a header, which columns are numbers (right-aligned), and rows of cells.
+struct ReportTable {
+    std::vector<std::string> header;
+    std::vector<bool> numeric;
+    std::vector<std::vector<ReportCell>> rows;
+};
+
+/// The breakdown: component, size, bytes, share, formula; then the total and the peak.
+ReportTable breakdownTable(const Report& report);
+/// The scenario's settings: model shapes and how it runs.
+ReportTable settingsTable(const Scenario& scenario);
+/// A table as Markdown: user strings through markdownEscape(), pipes escaped elsewhere.
+std::string markdownTable(const ReportTable& table);
+/// The verdict line: "Fits on GPU (80 GiB): peak ..., ... free." as a cell (GPU name as user text).
+ReportCell verdictCell(const Report& report);
+
 /// The breakdown as CSV: key,component,bytes,gib,share_percent,formula (one row per
 /// component, then the total and the peak).
 std::string breakdownCsv(const Report& report);

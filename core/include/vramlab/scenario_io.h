@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "vramlab/atomic_file.h"
 #include "vramlab/scenario.h"
 
 #include <nlohmann/json.hpp>
@@ -29,11 +30,13 @@ nlohmann::json parseJsonText(const std::string& text, const std::string& file);
 /// The scenario as a complete, explicit document; unknown keys of the original survive.
 nlohmann::json scenarioToJson(const Scenario& scenario);
 
-/// Writes text to `path` atomically (temporary file in the same folder, then rename), so
-/// a failed write never leaves a half file or destroys the old one.
-void writeFileAtomically(const std::string& path, const std::string& text);
+/// scenarioToJson() as the text of a file that loadScenarioFile() opens again: indented for
+/// people, or compact when indenting would pass kMaxScenarioFileBytes (a big unknown-key
+/// payload). Throws InputError when even the compact text would not fit, rather than save
+/// a file that could not be opened.
+std::string scenarioFileText(const Scenario& scenario);
 
-/// scenarioToJson() written atomically, indented for people.
+/// scenarioFileText() written with writeFileAtomically(); errors name the file.
 void saveScenarioFile(const std::string& path, const Scenario& scenario);
 
 } // namespace vramlab
