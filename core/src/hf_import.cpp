@@ -111,6 +111,10 @@ void checkArchitectures(const json& root)
 Count qwenDenseLeadingLayers(ConfigReader& r, Count layers)
 {
     const Count step = r.opt("decoder_sparse_step", "", 1).value_or(1);
+    // Beyond the reader's layer limit the scenario is refused anyway (num_hidden_layers, in
+    // validateThroughScenarioReader); do not allocate a flag per layer for it.
+    if (layers > 100'000)
+        return 0;
     std::vector<bool> dense(static_cast<size_t>(layers), false);
     for (Count i = 0; i < layers; ++i)
         dense[static_cast<size_t>(i)] = (i + 1) % step != 0;
@@ -163,16 +167,17 @@ HfImport importHfConfig(const json& root)
     const json* cfgp = &root;
     std::string path;
     std::string type = topType;
-    if (topType == "gemma3" || (topType.empty() && root.contains("text_config"))) {
+    if (topType == "gemma3") {
         // Multimodal Gemma 3: the language model is text_config; the wrapper's keys are checked too.
         if (!root.contains("text_config") || !root.at("text_config").is_object())
             throw InputError("text_config", "missing: a gemma3 config.json holds the language model there");
-        if (!topType.empty())
-            checkKeys(*findHfFamily("gemma3"), root, "");
+        checkKeys(*findHfFamily("gemma3"), root, "");
         cfgp = &root.at("text_config");
         path = "text_config";
         JsonObjectReader text(*cfgp, path);
-        type = text.string("model_type").value_or(topType == "gemma3" ? "gemma3_text" : "");
+        type = text.string("model_type").value_or("gemma3_text");
+        if (type != "gemma3_text")
+            throw InputError("text_config.model_type", "expected \"gemma3_text\" in a gemma3 config, got \"" + type + "\"");
     }
     if (type.empty())
         throw InputError("model_type", "missing: expected one of " + supportedHfModelTypes());

@@ -264,6 +264,7 @@ private slots:
         QTest::newRow("gpt2 width") << "gpt2.json" << "n_embd" << qint64(1'200'000);
         QTest::newRow("layers") << "qwen3-8b.json" << "num_hidden_layers" << qint64(1'000'000);
         QTest::newRow("first dense") << "deepseek-v3.json" << "first_k_dense_replace" << qint64(62);
+        QTest::newRow("moe layers 1e12") << "qwen1.5-moe-a2.7b.json" << "num_hidden_layers" << qint64(1'000'000'000'000);
     }
     void readerLimitsApplied()
     {
