@@ -241,7 +241,7 @@ private:
         c.add("expert gated products (down input)", "moe", {b, s, k, width}, x.pg);
         c.add("expert outputs (weighted by top-k)", "moe", {b, s, k, x.h}, x.p);
         if (e.sharedExperts > 0) {
-            const Count sw = e.sharedExperts * width;
+            const Count sw = e.sharedExperts * (m.sharedExpertWidth() / x.t);
             c.add("shared expert gate outputs", "moe", {b, s, sw}, x.p);
             c.add("shared expert activation outputs", "moe", {b, s, sw}, x.p);
             c.add("shared expert up outputs", "moe", {b, s, sw}, x.p);

@@ -3,9 +3,12 @@
 
 #include "json_reader.h"
 #include "vramlab/errors.h"
+#include "vramlab/estimator.h"
+#include "vramlab/hf_key_table.h"
+#include "vramlab/scenario_io.h"
 
 #include <algorithm>
-#include <set>
+#include <map>
 
 namespace vramlab {
 
@@ -14,140 +17,302 @@ using nlohmann::json;
 
 namespace {
 
-/// Keys that change nothing VRAM Lab computes (numerics, tokens, training flags): read silently.
-const std::set<std::string> kIrrelevant = {
-    "architectures", "model_type", "torch_dtype", "dtype", "transformers_version", "bos_token_id", "eos_token_id",
-    "pad_token_id", "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "rope_theta", "rope_scaling",
-    "initializer_range", "use_cache", "attention_dropout", "hidden_act", "hidden_activation", "pretraining_tp",
-    "_name_or_path", "auto_map", "quantization_config", "final_logit_softcapping", "attn_logit_softcapping",
-    "query_pre_attn_scalar", "rope_local_base_freq", "cache_implementation", "output_router_logits",
-    "router_aux_loss_coef", "router_jitter_noise", "use_sliding_window", "max_window_layers", "embd_pdrop",
-    "original_max_position_embeddings", "partial_rotary_factor", "resid_pdrop", "attn_pdrop", "summary_activation",
-    "summary_first_dropout", "summary_proj_to_labels", "summary_type", "summary_use_proj", "task_specific_params",
-    "scale_attn_weights", "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn", "n_ctx", "activation_function",
-    "aux_loss_alpha", "ep_size", "moe_layer_freq", "n_group", "norm_topk_prob", "num_nextn_predict_layers",
-    "routed_scaling_factor", "scoring_func", "seq_aux", "topk_group", "topk_method", "rope_interleave", "sliding_window_pattern",
-    "layer_types", "attn_implementation", "tie_word_embeddings", "head_dim", "attention_bias", "mlp_bias",
-    "num_key_value_heads", "sliding_window", "max_position_embeddings", "vocab_size", "hidden_size",
-    "num_hidden_layers", "num_attention_heads", "intermediate_size", "num_local_experts", "num_experts_per_tok",
-    "n_embd", "n_layer", "n_head", "n_inner", "n_positions", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
-    "qk_rope_head_dim", "v_head_dim", "n_routed_experts", "n_shared_experts", "moe_intermediate_size",
-    "first_k_dense_replace", "num_experts", "shared_expert_intermediate_size", "decoder_sparse_step",
-    "text_config", "vision_config", "mm_tokens_per_image", "boi_token_index", "eoi_token_index", "image_token_index",
-    "bos_token_index", "eos_token_index", "image_token_id", "vision_feature_layer", "projector_hidden_act",
+// Wide enough for any real config; the scenario reader's own limits are applied afterwards
+// (validateThroughScenarioReader), so these only keep the arithmetic below finite.
+constexpr Count kWide = 1'000'000'000'000LL;
+
+/// Reads one config object and remembers which config key fed which scenario key, so a
+/// limit the scenario reader enforces can be reported against the config's own key.
+class ConfigReader {
+public:
+    ConfigReader(const json& cfg, std::string path, std::string family)
+        : m_r(cfg, std::move(path)), m_family(std::move(family))
+    {
+    }
+    JsonObjectReader& raw() { return m_r; }
+    bool has(const std::string& key) { return m_r.has(key); }
+    std::string path(const std::string& key) const { return m_r.keyPath(key); }
+
+    Count req(const std::string& key, const std::string& scenarioKey, Count lo = 1)
+    {
+        if (!m_r.has(key))
+            throw InputError(m_r.keyPath(key), "missing: a " + m_family + " config.json names it");
+        return opt(key, scenarioKey, lo).value();
+    }
+    std::optional<Count> opt(const std::string& key, const std::string& scenarioKey, Count lo = 0)
+    {
+        const std::optional<Count> v = m_r.integer(key, lo, kWide);
+        if (v && !scenarioKey.empty())
+            sources[scenarioKey] = m_r.keyPath(key);
+        return v;
+    }
+    std::optional<bool> flag(const std::string& key) { return m_r.boolean(key); }
+
+    std::map<std::string, std::string> sources; ///< "model.hidden_size" -> "hidden_size"
+
+private:
+    JsonObjectReader m_r;
+    std::string m_family;
 };
 
-Count req(JsonObjectReader& r, const std::string& key, const std::string& family)
+bool endsWith(const std::string& s, std::string_view tail)
 {
-    if (!r.has(key))
-        throw InputError(key, "missing: a " + family + " config.json names it");
-    return *r.integer(key, 1, 1'000'000'000);
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+/// Every key of `cfg` must be modelled, provably inert, or at its neutral value; the rest are
+/// named in one refusal (issue 19: refusing beats a confident wrong count).
+void checkKeys(const HfFamily& family, const json& cfg, const std::string& path)
+{
+    std::vector<std::string> refused;
+    std::string firstPath;
+    for (auto it = cfg.begin(); it != cfg.end(); ++it) {
+        const HfKeyRule* rule = findHfKeyRule(family, it.key());
+        std::string why;
+        if (!rule)
+            why = it.key();
+        else if (rule->use == HfKeyUse::NeutralOnly && !rule->neutral(it.value(), cfg))
+            why = it.key() + " = " + it.value().dump() + " (accepted only as " + std::string(rule->neutralText) + ": " +
+                  std::string(rule->why) + ")";
+        if (why.empty())
+            continue;
+        if (firstPath.empty())
+            firstPath = path.empty() ? it.key() : path + "." + it.key();
+        refused.push_back(why);
+    }
+    if (refused.empty())
+        return;
+    std::string list;
+    for (const std::string& k : refused)
+        list += (list.empty() ? "" : ", ") + k;
+    throw InputError(firstPath, "model_type \"" + std::string(family.modelType) + "\": cannot account for " + list +
+                                    "; refusing rather than guessing the parameters and memory (see README, Import)");
+}
+
+void checkArchitectures(const json& root)
+{
+    if (!root.contains("architectures"))
+        return;
+    const json& a = root.at("architectures");
+    if (!a.is_array())
+        throw InputError("architectures", "expected an array of class names, got " + JsonObjectReader::describe(a));
+    for (const json& name : a) {
+        const std::string s = name.is_string() ? name.get<std::string>() : name.dump();
+        if (!name.is_string() || !(endsWith(s, "ForCausalLM") || endsWith(s, "LMHeadModel") || endsWith(s, "ForConditionalGeneration")))
+            throw InputError("architectures", "expected a causal language model class (…ForCausalLM, …LMHeadModel), got " + s +
+                                                  ": a classification or reward head has no LM head and other memory");
+    }
+}
+
+/// Qwen2-MoE / Qwen3-MoE: layer i is sparse when i is not in mlp_only_layers and
+/// (i + 1) % decoder_sparse_step == 0 (modeling_qwen2_moe.py, Qwen2MoeDecoderLayer). VRAM Lab
+/// expresses a leading run of dense layers (first_dense_layers); any other pattern is refused,
+/// since pipeline stages would hold other layers than the estimate assumes.
+Count qwenDenseLeadingLayers(ConfigReader& r, Count layers)
+{
+    const Count step = r.opt("decoder_sparse_step", "", 1).value_or(1);
+    // Beyond the reader's layer limit the scenario is refused anyway (num_hidden_layers, in
+    // validateThroughScenarioReader); do not allocate a flag per layer for it.
+    if (layers > 100'000)
+        return 0;
+    std::vector<bool> dense(static_cast<size_t>(layers), false);
+    for (Count i = 0; i < layers; ++i)
+        dense[static_cast<size_t>(i)] = (i + 1) % step != 0;
+    if (r.has("mlp_only_layers")) {
+        const json& list = r.raw().at("mlp_only_layers");
+        if (!list.is_array())
+            throw InputError(r.path("mlp_only_layers"), "expected an array of layer indices, got " + JsonObjectReader::describe(list));
+        for (const json& v : list) {
+            if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() >= layers)
+                throw InputError(r.path("mlp_only_layers"), "expected layer indices from 0 to " + std::to_string(layers - 1) + ", got " + v.dump());
+            dense[static_cast<size_t>(v.get<long long>())] = true;
+        }
+    }
+    Count leading = 0;
+    while (leading < layers && dense[static_cast<size_t>(leading)])
+        ++leading;
+    for (Count i = leading; i < layers; ++i)
+        if (dense[static_cast<size_t>(i)])
+            throw InputError(step != 1 ? r.path("decoder_sparse_step") : r.path("mlp_only_layers"),
+                             "dense layers must be the first ones (layer " + std::to_string(i) +
+                                 " is dense after a MoE layer): VRAM Lab models a leading run of dense layers only");
+    return leading;
+}
+
+/// The scenario reader's limits and the estimator's checks, applied to the imported model so
+/// import-hf never writes a scenario that estimate then rejects (issue 17). The error names
+/// the config key that fed the failing scenario key.
+void validateThroughScenarioReader(const HfImport& imported, const std::map<std::string, std::string>& sources)
+{
+    try {
+        const Scenario sc = readScenario(scenarioToJson(scenarioFromHf(imported, imported.model.name)));
+        validateScenario(sc);
+    } catch (const InputError& e) {
+        const auto it = sources.find(e.keyPath());
+        const std::string key = it != sources.end() ? it->second : e.keyPath();
+        throw InputError(key, e.expected() + (it != sources.end() ? " (VRAM Lab's limit for " + e.keyPath() + ")" : ""));
+    }
 }
 
 } // namespace
 
 HfImport importHfConfig(const json& root)
 {
-    const json* cfgp = &root;
     if (!root.is_object())
         throw InputError("(document)", "expected a JSON object (a Hugging Face config.json)");
-    if (root.contains("text_config") && root.at("text_config").is_object())
-        cfgp = &root.at("text_config"); // multimodal (Gemma 3): the language model's config
-    const json& cfg = *cfgp;
-    JsonObjectReader r(cfg, "");
-    HfImport out;
     // Read through the checked reader: a wrong type is an InputError, not nlohmann's type_error
     // (the fuzzer found `"_name_or_path": [...]` crashing json::value()).
     JsonObjectReader top(root, "");
-    std::string type = r.string("model_type").value_or(cfgp == &root ? "" : top.string("model_type").value_or(""));
+    const std::string topType = top.string("model_type").value_or("");
+    const json* cfgp = &root;
+    std::string path;
+    std::string type = topType;
+    if (topType == "gemma3") {
+        // Multimodal Gemma 3: the language model is text_config; the wrapper's keys are checked too.
+        if (!root.contains("text_config") || !root.at("text_config").is_object())
+            throw InputError("text_config", "missing: a gemma3 config.json holds the language model there");
+        checkKeys(*findHfFamily("gemma3"), root, "");
+        cfgp = &root.at("text_config");
+        path = "text_config";
+        JsonObjectReader text(*cfgp, path);
+        type = text.string("model_type").value_or("gemma3_text");
+        if (type != "gemma3_text")
+            throw InputError("text_config.model_type", "expected \"gemma3_text\" in a gemma3 config, got \"" + type + "\"");
+    }
     if (type.empty())
-        throw InputError("model_type", "missing: expected llama, mistral, mixtral, qwen2, gemma, gemma2, gemma3, gpt2, phi3 or deepseek_v3");
+        throw InputError("model_type", "missing: expected one of " + supportedHfModelTypes());
+    const HfFamily* family = findHfFamily(type);
+    if (!family || type == "gemma3") {
+        std::string keys;
+        for (auto it = cfgp->begin(); it != cfgp->end(); ++it)
+            keys += (keys.empty() ? "" : ", ") + it.key();
+        throw InputError(path.empty() ? "model_type" : path + ".model_type",
+                         "model_type \"" + type + "\" is not a family VRAM Lab models (" + supportedHfModelTypes() +
+                             "), so none of its keys can be accounted for (" + keys + "); refusing rather than guessing");
+    }
+    const json& cfg = *cfgp;
+    checkKeys(*family, cfg, path);
+    checkArchitectures(root);
+
+    ConfigReader r(cfg, path, type);
+    HfImport out;
     out.modelType = type;
     ModelSpec& m = out.model;
     m.name = top.string("_name_or_path").value_or(type);
 
-    static const std::set<std::string> llamaLike = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma", "gemma2",
-                                                   "gemma3", "gemma3_text", "phi3", "deepseek_v3", "qwen3"};
     if (type == "gpt2") {
-        m.vocabSize = req(r, "vocab_size", type);
-        m.hiddenSize = req(r, "n_embd", type);
-        m.numLayers = req(r, "n_layer", type);
-        m.numHeads = m.numKvHeads = req(r, "n_head", type);
+        m.vocabSize = r.req("vocab_size", "model.vocab_size");
+        m.hiddenSize = r.req("n_embd", "model.hidden_size");
+        m.numLayers = r.req("n_layer", "model.num_layers");
+        m.numHeads = m.numKvHeads = r.req("n_head", "model.num_heads");
+        if (m.hiddenSize % m.numHeads != 0)
+            throw InputError(r.path("n_head"), "expected a divisor of n_embd (" + std::to_string(m.hiddenSize) + ")");
         m.headDim = m.hiddenSize / m.numHeads;
-        m.ffnHiddenSize = r.has("n_inner") ? *r.integer("n_inner", 1, 1'000'000'000) : 4 * m.hiddenSize;
-        m.maxPositionEmbeddings = req(r, "n_positions", type);
+        m.ffnHiddenSize = r.opt("n_inner", "model.ffn_hidden_size", 1).value_or(4 * m.hiddenSize);
+        m.maxPositionEmbeddings = r.req("n_positions", "model.max_position_embeddings");
         m.mlp = MlpKind::Gelu;
         m.norm = NormKind::LayerNorm;
         m.position = PositionKind::Learned;
         m.bias = true;
-        m.tiedEmbeddings = r.boolean("tie_word_embeddings").value_or(true);
-        m.dropout = r.number("resid_pdrop", 0, 1, true).value_or(0.1);
-    } else if (llamaLike.count(type)) {
-        m.vocabSize = req(r, "vocab_size", type);
-        m.hiddenSize = req(r, "hidden_size", type);
-        m.numLayers = req(r, "num_hidden_layers", type);
-        m.numHeads = req(r, "num_attention_heads", type);
-        m.numKvHeads = r.integer("num_key_value_heads", 1, 1'000'000).value_or(m.numHeads);
-        m.headDim = r.integer("head_dim", 1, 100'000).value_or(m.hiddenSize / m.numHeads);
-        m.ffnHiddenSize = req(r, "intermediate_size", type);
-        m.maxPositionEmbeddings = r.integer("max_position_embeddings", 1, 1'000'000'000).value_or(0);
-        const bool gemma = type.rfind("gemma", 0) == 0;
-        m.tiedEmbeddings = r.boolean("tie_word_embeddings").value_or(gemma);
-        m.bias = r.boolean("attention_bias").value_or(false) && r.boolean("mlp_bias").value_or(false);
-        m.qkvBias = type == "qwen2" || type == "qwen2_moe" || (!m.bias && r.boolean("attention_bias").value_or(false));
+        m.tiedEmbeddings = r.flag("tie_word_embeddings").value_or(true);
+        m.dropout = r.raw().number("resid_pdrop", 0, 1, true).value_or(0.1);
+    } else {
+        m.vocabSize = r.req("vocab_size", "model.vocab_size");
+        m.hiddenSize = r.req("hidden_size", "model.hidden_size");
+        m.numLayers = r.req("num_hidden_layers", "model.num_layers");
+        m.numHeads = r.req("num_attention_heads", "model.num_heads");
+        // DeepSeek-V3's MLA never reads num_key_value_heads (modeling_deepseek_v3.py).
+        m.numKvHeads = type == "deepseek_v3" ? m.numHeads : r.opt("num_key_value_heads", "model.num_kv_heads", 1).value_or(m.numHeads);
+        if (!r.has("head_dim") && m.hiddenSize % m.numHeads != 0)
+            throw InputError(r.path("num_attention_heads"), "expected a divisor of hidden_size (" + std::to_string(m.hiddenSize) + ") without head_dim");
+        m.headDim = r.opt("head_dim", "model.head_dim", 1).value_or(m.hiddenSize / m.numHeads);
+        m.ffnHiddenSize = r.req("intermediate_size", "model.ffn_hidden_size");
+        m.maxPositionEmbeddings = r.opt("max_position_embeddings", "model.max_position_embeddings", 1).value_or(0);
+        const bool gemma = type.starts_with("gemma");
+        m.tiedEmbeddings = r.flag("tie_word_embeddings").value_or(gemma);
         if (gemma)
             m.mlp = MlpKind::GeGlu;
-        if (type == "gemma2" || type == "gemma3" || type == "gemma3_text")
+        if (type == "gemma2" || type == "gemma3_text")
             m.postNorms = true;
-        if (type == "gemma3" || type == "gemma3_text" || type == "qwen3")
-            m.qkNorm = true;
-        const bool slidingUsed = type == "mistral" || type == "gemma2" || type == "gemma3" || type == "gemma3_text" ||
-                                 r.boolean("use_sliding_window").value_or(false);
-        if (slidingUsed && r.has("sliding_window") && cfg.at("sliding_window").is_number())
-            m.slidingWindow = *r.integer("sliding_window", 0, 1'000'000'000);
-        if (m.slidingWindow > 0) {
-            if (type == "gemma2")
-                m.globalLayerInterval = 2; // alternating local and global
-            if (type == "gemma3" || type == "gemma3_text")
-                m.globalLayerInterval = r.integer("sliding_window_pattern", 1, 1'000).value_or(6);
-            if (r.has("layer_types") && cfg.at("layer_types").is_array()) {
-                // Explicit per-layer kinds: take the period of the first full_attention layer.
+        if (type == "gemma3_text" || type == "qwen3" || type == "qwen3_moe")
+            m.qkNorm = true; // q_norm / k_norm over head_dim (modeling_qwen3.py, modeling_gemma3.py)
+        // Qwen2 and Qwen2-MoE: q, k, v bias=True, o bias=False, hard-coded (modeling_qwen2.py).
+        m.qkvBias = type == "qwen2" || type == "qwen2_moe";
+
+        if (type == "llama" || type == "qwen3" || type == "qwen3_moe") {
+            // attention_bias adds a bias to q, k, v AND o (modeling_llama.py, modeling_qwen3.py);
+            // mlp_bias to gate, up, down. The model spec has "every linear" or "q, k, v only".
+            const bool attn = r.flag("attention_bias").value_or(false);
+            const bool mlp = r.flag("mlp_bias").value_or(false);
+            if (attn && mlp && type == "llama")
+                m.bias = true;
+            else if (attn)
+                throw InputError(r.path("attention_bias"), "true is not modelled here: it adds q, k, v and o biases without MLP biases, which VRAM Lab cannot express");
+            else if (mlp)
+                throw InputError(r.path("mlp_bias"), "true without attention_bias is not modelled: VRAM Lab cannot express MLP-only biases");
+        }
+
+        // Sliding windows, as each family's modeling file applies them.
+        if (type == "mistral" || type == "mixtral" || type == "phi3" || type == "gemma2" || type == "gemma3_text") {
+            if (r.has("sliding_window"))
+                m.slidingWindow = r.opt("sliding_window", "model.sliding_window", 1).value_or(0);
+            if (m.slidingWindow > 0 && type == "gemma2")
+                m.globalLayerInterval = 2; // is_sliding = not layer_idx % 2 (modeling_gemma2.py)
+            if (m.slidingWindow > 0 && type == "gemma3_text")
+                m.globalLayerInterval = r.opt("sliding_window_pattern", "model.global_layer_interval", 1).value_or(6);
+            if (m.slidingWindow > 0 && r.has("layer_types") && cfg.at("layer_types").is_array()) {
+                // Explicit per-layer kinds: the period of the first full_attention layer.
                 const json& lt = cfg.at("layer_types");
                 for (size_t i = 0; i < lt.size(); ++i)
                     if (lt[i] == "full_attention") {
                         m.globalLayerInterval = static_cast<Count>(i + 1);
                         break;
                     }
+                r.sources["model.global_layer_interval"] = r.path("layer_types");
             }
         }
+
         if (type == "mixtral") {
-            m.moe.numExperts = req(r, "num_local_experts", type);
-            m.moe.topK = req(r, "num_experts_per_tok", type);
+            m.moe.numExperts = r.req("num_local_experts", "model.moe.num_experts");
+            m.moe.topK = r.req("num_experts_per_tok", "model.moe.top_k");
             m.moe.expertFfnHiddenSize = m.ffnHiddenSize;
+        }
+        if (type == "qwen2_moe" || type == "qwen3_moe") {
+            // Router Linear(hidden, num_experts, bias=False); experts Qwen2MoeMLP(moe_intermediate_size);
+            // Qwen2-MoE adds one shared expert of shared_expert_intermediate_size and its gate.
+            m.moe.numExperts = r.req("num_experts", "model.moe.num_experts", 0);
+            m.moe.topK = r.req("num_experts_per_tok", "model.moe.top_k", 0);
+            m.moe.expertFfnHiddenSize = r.req("moe_intermediate_size", "model.moe.expert_ffn_hidden_size");
+            if (m.moe.numExperts > 0)
+                m.moe.firstDenseLayers = qwenDenseLeadingLayers(r, m.numLayers);
+            if (type == "qwen2_moe") {
+                const Count shared = r.opt("shared_expert_intermediate_size", "model.moe.shared_expert_ffn_hidden_size", 0).value_or(0);
+                if (shared > 0) {
+                    m.moe.sharedExperts = 1;
+                    m.moe.sharedExpertFfnHiddenSize = shared;
+                    m.moe.sharedExpertGate = true;
+                }
+            }
         }
         if (type == "deepseek_v3") {
             m.attentionType = AttentionType::Mla;
-            m.mla.qLoraRank = r.integer("q_lora_rank", 0, 1'000'000).value_or(0);
-            m.mla.kvLoraRank = req(r, "kv_lora_rank", type);
-            m.mla.qkNopeHeadDim = req(r, "qk_nope_head_dim", type);
-            m.mla.qkRopeHeadDim = req(r, "qk_rope_head_dim", type);
-            m.mla.vHeadDim = req(r, "v_head_dim", type);
+            m.mla.qLoraRank = r.opt("q_lora_rank", "model.mla.q_lora_rank", 0).value_or(0);
+            m.mla.kvLoraRank = r.req("kv_lora_rank", "model.mla.kv_lora_rank");
+            m.mla.qkNopeHeadDim = r.req("qk_nope_head_dim", "model.mla.qk_nope_head_dim", 0);
+            m.mla.qkRopeHeadDim = r.req("qk_rope_head_dim", "model.mla.qk_rope_head_dim", 0);
+            m.mla.vHeadDim = r.req("v_head_dim", "model.mla.v_head_dim");
             m.headDim = m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim;
-            m.moe.numExperts = req(r, "n_routed_experts", type);
-            m.moe.topK = req(r, "num_experts_per_tok", type);
-            m.moe.sharedExperts = r.integer("n_shared_experts", 0, 1'000).value_or(0);
-            m.moe.expertFfnHiddenSize = req(r, "moe_intermediate_size", type);
-            m.moe.firstDenseLayers = r.integer("first_k_dense_replace", 0, 1'000'000).value_or(0);
-            m.moe.routerBias = r.string("topk_method").value_or("") == "noaux_tc";
+            m.moe.numExperts = r.req("n_routed_experts", "model.moe.num_experts");
+            m.moe.topK = r.req("num_experts_per_tok", "model.moe.top_k");
+            m.moe.sharedExperts = r.opt("n_shared_experts", "model.moe.shared_experts", 0).value_or(0);
+            m.moe.expertFfnHiddenSize = r.req("moe_intermediate_size", "model.moe.expert_ffn_hidden_size");
+            m.moe.firstDenseLayers = r.opt("first_k_dense_replace", "model.moe.first_dense_layers", 0).value_or(0);
+            m.moe.routerBias = r.raw().string("topk_method").value_or("") == "noaux_tc";
         }
-    } else {
-        throw InputError("model_type", "expected llama, mistral, mixtral, qwen2, gemma, gemma2, gemma3, gpt2, phi3 or deepseek_v3, got \"" + type + "\"");
     }
-    for (auto it = cfg.begin(); it != cfg.end(); ++it)
-        if (!kIrrelevant.count(it.key()) && it.key().rfind("use_", 0) != 0 && it.key().rfind("output_", 0) != 0)
-            out.warnings.push_back(it.key() + ": unknown key, ignored");
     if (m.numHeads > 0 && m.numKvHeads > 0 && m.numHeads % m.numKvHeads != 0)
-        throw InputError("num_key_value_heads", "expected a divisor of num_attention_heads (" + std::to_string(m.numHeads) + ")");
+        throw InputError(r.path("num_key_value_heads"), "expected a divisor of num_attention_heads (" + std::to_string(m.numHeads) + ")");
+    validateThroughScenarioReader(out, r.sources);
     return out;
 }
 

@@ -103,8 +103,12 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
         b.mlp({"moe_layers.experts.gate.weight", {}, "moe_layers.experts.up.weight", {}, "moe_layers.experts.down.weight", {}}, ParamGroup::Expert, m, m.expertWidth(), false, checkedMul(ml, m.moe.numExperts),
               checkedMul(ml, m.moe.topK));
         if (m.moe.sharedExperts > 0)
-            b.mlp({"moe_layers.shared_experts.gate.weight", {}, "moe_layers.shared_experts.up.weight", {}, "moe_layers.shared_experts.down.weight", {}}, ParamGroup::SharedExpert, m, m.expertWidth(), false,
+            b.mlp({"moe_layers.shared_experts.gate.weight", {}, "moe_layers.shared_experts.up.weight", {}, "moe_layers.shared_experts.down.weight", {}}, ParamGroup::SharedExpert, m, m.sharedExpertWidth(), false,
                   checkedMul(ml, m.moe.sharedExperts), checkedMul(ml, m.moe.sharedExperts));
+        // Qwen2-MoE scales the shared expert by sigmoid(shared_expert_gate(x)), a Linear(hidden, 1, bias=False)
+        // per MoE layer (transformers models/qwen2_moe/modeling_qwen2_moe.py, Qwen2MoeSparseMoeBlock).
+        if (m.moe.sharedExpertGate)
+            b.linear("moe_layers.shared_expert_gate.weight", {}, ParamGroup::Router, "shared_expert_gate", h, 1, false, ml, ml);
     }
 
     b.norm("final_norm.weight", "final_norm.bias", m.norm, h, 1);

@@ -129,8 +129,9 @@ GemmPlan probeGemmPlan(const Scenario& scenario, const Report& rep)
         const Count routed = checkedMul(tokens, m.moe.topK), width = ceilDiv(m.expertWidth(), tp);
         add("expert_up", routed, gated * width, m.hiddenSize, slice.moeLayers);
         add("expert_down", routed, m.hiddenSize, width, slice.moeLayers);
-        add("shared_expert_up", tokens, checkedMul(gated * width, m.moe.sharedExperts), m.hiddenSize, slice.moeLayers);
-        add("shared_expert_down", tokens, m.hiddenSize, checkedMul(width, m.moe.sharedExperts), slice.moeLayers);
+        const Count sharedWidth = ceilDiv(m.sharedExpertWidth(), tp);
+        add("shared_expert_up", tokens, checkedMul(gated * sharedWidth, m.moe.sharedExperts), m.hiddenSize, slice.moeLayers);
+        add("shared_expert_down", tokens, m.hiddenSize, checkedMul(sharedWidth, m.moe.sharedExperts), slice.moeLayers);
         plan.notes.push_back("routed experts timed as one GEMM over tokens x top_k rows (grouped GEMM)");
     }
     add("lm_head", tokens, ceilDiv(m.vocabSize, tp), m.hiddenSize, slice.last ? 1 : 0);

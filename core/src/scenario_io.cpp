@@ -72,6 +72,8 @@ void readMoe(JsonObjectReader& parent, ModelSpec& m, std::vector<std::string>& w
     set(m.moe.expertFfnHiddenSize, r.integer("expert_ffn_hidden_size", 0, kMaxFfn));
     set(m.moe.firstDenseLayers, r.integer("first_dense_layers", 0, kMaxLayers));
     set(m.moe.routerBias, r.boolean("router_bias"));
+    set(m.moe.sharedExpertFfnHiddenSize, r.integer("shared_expert_ffn_hidden_size", 0, kMaxFfn));
+    set(m.moe.sharedExpertGate, r.boolean("shared_expert_gate"));
     r.collectUnknown(warnings);
 }
 
@@ -514,6 +516,11 @@ json scenarioToJson(const Scenario& sc)
         jm["moe"] = {{"num_experts", m.moe.numExperts}, {"top_k", m.moe.topK}, {"shared_experts", m.moe.sharedExperts},
                      {"expert_ffn_hidden_size", m.expertWidth()}, {"first_dense_layers", m.moe.firstDenseLayers},
                      {"router_bias", m.moe.routerBias}};
+    // Written only when set, so scenarios without them read and write as before.
+    if (m.moe.enabled() && m.moe.sharedExperts > 0 && m.moe.sharedExpertFfnHiddenSize > 0)
+        jm["moe"]["shared_expert_ffn_hidden_size"] = m.moe.sharedExpertFfnHiddenSize;
+    if (m.moe.enabled() && m.moe.sharedExpertGate)
+        jm["moe"]["shared_expert_gate"] = true;
 
     const RunSpec& r = sc.run;
     json& jr = doc["run"];

@@ -194,6 +194,13 @@ private slots:
         const Run e = cli({"estimate", out, "--json"});
         QCOMPARE(e.code, 0);
         QCOMPARE(QJsonDocument::fromJson(e.out).object()["params"].toObject()["total"].toInteger(), qint64(7'615'616'512));
+        // Issue 19: Qwen1.5-MoE-A2.7B was written as 1,855,703,040 parameters; the checkpoint
+        // holds 28,631,568,384 bf16 bytes (model.safetensors.index.json) = 14,315,784,192.
+        const QString moe = dir.filePath("moe.json");
+        QCOMPARE(cli({"import-hf", data("hf/qwen1.5-moe-a2.7b.json"), "-o", moe}).code, 0);
+        const Run m = cli({"estimate", moe, "--json"});
+        QCOMPARE(m.code, 0);
+        QCOMPARE(QJsonDocument::fromJson(m.out).object()["params"].toObject()["total"].toInteger(), qint64(14'315'784'192));
     }
 
     void validate()
@@ -232,6 +239,21 @@ private slots:
                                       << QByteArray("/no/such/file.json: cannot open");
         QTest::newRow("unknown option") << QStringList{"estimate", "@", "--jsn"} << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")
                                         << QByteArray("--jsn: unknown option");
+        // import-hf refuses what it cannot account for, and applies the scenario reader's limits (issues 17, 19).
+        QTest::newRow("hf unknown model_type") << QStringList{"import-hf", "@"} << QByteArray(R"({"model_type": "bert", "vocab_size": 30522})")
+                                               << QByteArray("model_type: model_type \"bert\" is not a family VRAM Lab models");
+        QTest::newRow("hf unknown key") << QStringList{"import-hf", "@"}
+                                        << QByteArray(R"({"model_type": "llama", "vocab_size": 100, "hidden_size": 64, "num_hidden_layers": 2,
+                                               "num_attention_heads": 4, "intermediate_size": 128, "my_key": 1})")
+                                        << QByteArray("my_key: model_type \"llama\": cannot account for my_key");
+        QTest::newRow("hf hidden beyond reader") << QStringList{"import-hf", "@"}
+                                                 << QByteArray(R"({"model_type": "llama", "vocab_size": 100, "hidden_size": 1000000000,
+                                                        "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128})")
+                                                 << QByteArray(": hidden_size: expected an integer from 1 to 1,000,000");
+        QTest::newRow("hf top-k above experts") << QStringList{"import-hf", "@"}
+                                                << QByteArray(R"({"model_type": "mixtral", "vocab_size": 100, "hidden_size": 64, "num_hidden_layers": 2,
+                                                       "num_attention_heads": 4, "intermediate_size": 128, "num_local_experts": 8, "num_experts_per_tok": 9})")
+                                                << QByteArray(": num_experts_per_tok: expected at most model.moe.num_experts (8)");
         QTest::newRow("too large") << QStringList{"estimate", "@"}
                                    << QByteArray(R"({"model": {"vocab_size": 1000, "hidden_size": 1000000, "num_layers": 100000,
                                           "num_heads": 100000, "ffn_hidden_size": 10000000},

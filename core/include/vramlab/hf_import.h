@@ -14,12 +14,14 @@ namespace vramlab {
 struct HfImport {
     ModelSpec model;
     std::string modelType;             ///< the config's model_type
-    std::vector<std::string> warnings; ///< unknown keys, defaults assumed
+    std::vector<std::string> warnings; ///< notes for the user (unknown keys are refused, not warned about)
 };
 
-/// Reads Llama, Mistral, Mixtral, Qwen2, Gemma (1/2/3), GPT-2, Phi-3 and DeepSeek-V3
-/// configs (a multimodal config's `text_config` is used). Missing required keys throw
-/// InputError naming them; unknown keys become warnings.
+/// Reads the families of hfFamilies() (hf_key_table.h): Llama, Mistral, Mixtral, Qwen2,
+/// Qwen2-MoE, Qwen3, Qwen3-MoE, Gemma 1/2/3, GPT-2, Phi-3, DeepSeek-V3 (a multimodal Gemma 3
+/// config's `text_config` is used). Throws InputError naming the key for a missing required
+/// key, an unknown model_type, a key the family's table does not account for (every one is
+/// named), a value VRAM Lab cannot express, or a value beyond the scenario reader's limits.
 HfImport importHfConfig(const nlohmann::json& config);
 
 /// A training scenario around an imported model (mixed-bf16, AdamW, flash attention,

@@ -20,6 +20,10 @@ struct MoeSpec {
     Count expertFfnHiddenSize = 0; ///< width of one expert's MLP; 0 = ffn_hidden_size
     Count firstDenseLayers = 0;    ///< leading layers with a dense MLP of ffn_hidden_size
     bool routerBias = false;       ///< per-expert bias of the router (DeepSeek-V3 e_score_correction_bias)
+    Count sharedExpertFfnHiddenSize = 0; ///< width of one shared expert's MLP; 0 = the routed expert width (DeepSeek).
+                                         ///< Qwen2-MoE: shared_expert_intermediate_size (5632 vs 1408 routed)
+    bool sharedExpertGate = false; ///< Qwen2-MoE: sigmoid gate Linear(hidden, 1, bias=False) scaling the shared
+                                   ///< expert's output (modeling_qwen2_moe.py, shared_expert_gate)
     bool enabled() const { return numExperts > 0; }
 };
 
@@ -63,6 +67,7 @@ struct ModelSpec {
     Count kvWidth() const { return numKvHeads * headDim; } ///< g * d
     bool gated() const { return mlp != MlpKind::Gelu; }
     Count expertWidth() const { return moe.expertFfnHiddenSize > 0 ? moe.expertFfnHiddenSize : ffnHiddenSize; }
+    Count sharedExpertWidth() const { return moe.sharedExpertFfnHiddenSize > 0 ? moe.sharedExpertFfnHiddenSize : expertWidth(); }
     Count moeLayers() const { return moe.enabled() ? numLayers - moe.firstDenseLayers : 0; }
     Count denseLayers() const { return numLayers - moeLayers(); }
     /// Layers attending to the whole sequence (the rest use the sliding window).
