@@ -99,7 +99,7 @@ QByteArray chartCsv(ChartKind kind, const QVector<Scenario>& scenarios, const QS
             for (const char* k : kComponentKeys)
                 out += ',' + QByteArray::number(qlonglong(pt.report.bytesOf(k)));
             out += ',' + QByteArray::number(qlonglong(pt.report.total)) + ',' + QByteArray::number(qlonglong(pt.report.peak)) +
-                   (pt.report.fits ? ",true\n" : ",false\n");
+                   ',' + pt.report.fitsCsv() + '\n';
         }
         return out;
     }
@@ -120,7 +120,7 @@ QByteArray chartCsv(ChartKind kind, const QVector<Scenario>& scenarios, const QS
         for (const char* k : kComponentKeys)
             out += ',' + (c.report ? QByteArray::number(qlonglong(c.report->bytesOf(k))) : QByteArray());
         out += c.report ? ',' + QByteArray::number(qlonglong(c.report->total)) + ',' + QByteArray::number(qlonglong(c.report->peak)) +
-                              (c.report->fits ? ",true\n" : ",false\n")
+                              ',' + c.report->fitsCsv() + '\n'
                         : QByteArray(",,,invalid\n");
     }
     return out;

@@ -105,7 +105,7 @@ int runSweep(const std::vector<std::string>& words)
             out << pt.value;
             for (const char* k : keys)
                 out << sep << pt.report.bytesOf(k);
-            out << sep << pt.report.peak << sep << (!pt.report.hasVerdict ? "" : pt.report.fits ? "true" : "false") << "\n";
+            out << sep << pt.report.peak << sep << pt.report.fitsCsv() << "\n";
         }
     }
     write(out.str());

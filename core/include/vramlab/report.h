@@ -63,6 +63,8 @@ struct Report {
     Bytes usableBytes = 0;          ///< the GPU's memory (0 when no GPU is named)
     bool fits = true;               ///< meaningful only with hasVerdict
     bool hasVerdict = false;        ///< a GPU was named: without one there is no fits/does-not-fit
+    /// The verdict as a CSV cell: "true", "false", or empty without a GPU.
+    const char* fitsCsv() const { return !hasVerdict ? "" : fits ? "true" : "false"; }
     std::vector<std::string> warnings;
 
     Bytes bytesOf(std::string_view key) const;
