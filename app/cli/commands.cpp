@@ -7,6 +7,7 @@
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
 #include "vramlab/fit.h"
+#include "vramlab/gpu_catalog.h"
 #include "vramlab/hf_import.h"
 #include "vramlab/planner.h"
 #include "vramlab/presets.h"
@@ -272,6 +273,45 @@ int runPresets(const std::vector<std::string>& words)
                           formatCount(c.total).c_str(), formatCount(c.active).c_str());
             out << buf;
         }
+    }
+    write(out.str());
+    return 0;
+}
+
+int runGpus(const std::vector<std::string>& words)
+{
+    CliArgs a(words, {}, {"--json"});
+    if (!a.positionals().empty())
+        throw InputError("gpus", "expected no arguments (only --json), got \"" + a.positionals().front() + "\"");
+    if (a.flag("--json")) {
+        json arr = json::array();
+        for (const GpuSpec& g : gpuCatalog())
+            arr.push_back({{"name", g.name},
+                           {"display_name", g.displayName},
+                           {"memory_bytes", g.memoryBytes},
+                           {"fp32_tflops", g.fp32Tflops},
+                           {"tf32_tflops", g.tf32Tflops},
+                           {"bf16_tflops", g.bf16Tflops},
+                           {"fp16_tflops", g.fp16Tflops},
+                           {"fp8_tflops", g.fp8Tflops},
+                           {"int8_tops", g.int8Tops},
+                           {"memory_bandwidth_gbs", g.memoryBandwidthGBs},
+                           {"interconnect_gbs", g.interconnectGBs},
+                           {"host_link_gbs", g.hostLinkGBs}});
+        write(arr.dump(2) + "\n");
+        return 0;
+    }
+    std::ostringstream out;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%-18s %-34s %10s %9s %9s %10s %9s %8s\n", "gpu", "model", "memory", "bf16 TF/s",
+                  "fp8 TF/s", "mem GB/s", "link GB/s", "host GB/s");
+    out << buf;
+    for (const GpuSpec& g : gpuCatalog()) {
+        const std::string fp8 = g.fp8Tflops > 0 ? std::to_string(static_cast<long long>(g.fp8Tflops + 0.5)) : "-";
+        std::snprintf(buf, sizeof buf, "%-18s %-34s %10s %9.0f %9s %10.0f %9.0f %8.0f\n", g.name.c_str(), g.displayName.c_str(),
+                      formatBytes(g.memoryBytes).c_str(), g.bf16Tflops, fp8.c_str(), g.memoryBandwidthGBs, g.interconnectGBs,
+                      g.hostLinkGBs);
+        out << buf;
     }
     write(out.str());
     return 0;

@@ -14,6 +14,7 @@ int runFit(const std::vector<std::string>& args);
 int runTimeline(const std::vector<std::string>& args);
 int runPlan(const std::vector<std::string>& args);
 int runPresets(const std::vector<std::string>& args);
+int runGpus(const std::vector<std::string>& args);
 int runImportHf(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
 

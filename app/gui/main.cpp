@@ -32,6 +32,36 @@ headless export (no display needed):
 For scripts, see vramlab-cli --help.
 )";
 
+/// The first argument that is neither a file nor an option vramlab or Qt knows, or null.
+const char* unknownOption(int argc, char** argv)
+{
+    // QGuiApplication's and QApplication's own options; the first group takes a value.
+    static const char* const withValue[] = {"-platform", "-platformpluginpath", "-platformtheme", "-plugin", "-qmljsdebugger",
+                                            "-qwindowgeometry", "-qwindowicon", "-qwindowtitle", "-session", "-style",
+                                            "-stylesheet", "-display", "-geometry"};
+    static const char* const flags[] = {"-reverse", "-widgetcount", "-nograb", "-dograb", "-sync"};
+    for (int i = 1; i < argc; ++i) {
+        const char* arg = argv[i];
+        if (arg[0] != '-' || !std::strcmp(arg, "-"))
+            continue;
+        if (!std::strcmp(arg, "--"))
+            return nullptr; // what follows are file names
+        const char* a = arg[1] == '-' ? arg + 1 : arg; // Qt takes -style and --style alike
+        bool known = false;
+        for (const char* o : withValue)
+            if (!std::strcmp(a, o) || (!std::strncmp(a, o, std::strlen(o)) && a[std::strlen(o)] == '=')) {
+                known = true;
+                if (!std::strchr(a, '='))
+                    ++i; // its value
+            }
+        for (const char* o : flags)
+            known = known || !std::strcmp(a, o);
+        if (!known)
+            return arg;
+    }
+    return nullptr;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -48,6 +78,11 @@ int main(int argc, char** argv)
         }
     }
     const bool exporting = vramlab::wantsExport(argc, argv);
+    if (!exporting) // answered before Qt needs a display: an unknown option is not a platform abort
+        if (const char* unknown = unknownOption(argc, argv)) {
+            std::fprintf(stderr, "vramlab: unknown option \"%s\" (see vramlab --help)\n", unknown);
+            return 2;
+        }
     if (exporting) // before Qt turns bytes that are not UTF-8 into U+FFFD in a file name
         if (const int code = vramlab::checkExportArguments(argc, argv))
             return code;

@@ -4,6 +4,7 @@
 #include "program_run.h"
 
 #include <QElapsedTimer>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
@@ -125,6 +126,42 @@ private slots:
         const QJsonObject o = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(o["fits"].toBool(true), false);
         QVERIFY(o["next_peak_bytes"].toDouble() > 24e9);
+    }
+
+    void everyCommandHasItsOwnHelp_data()
+    {
+        QTest::addColumn<QString>("command");
+        for (const char* c : {"estimate", "sweep", "fit", "timeline", "plan", "presets", "gpus", "import-hf", "validate"})
+            QTest::newRow(c) << QString::fromLatin1(c);
+    }
+    void everyCommandHasItsOwnHelp()
+    {
+        QFETCH(QString, command);
+        const Run r = cli({command, "--help"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.startsWith("usage: vramlab-cli " + command.toUtf8() + ' '), r.out.constData());
+        QVERIFY(r.err.isEmpty());
+    }
+
+    void gpusListsTheCatalog()
+    {
+        const Run r = cli({"gpus"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("h100-sxm-80gb"));
+        QVERIFY(r.out.contains("79.65 GiB")); // 81,559 MiB as the driver reports an H100 SXM
+        const Run j = cli({"gpus", "--json"});
+        QCOMPARE(j.code, 0);
+        const QJsonArray arr = QJsonDocument::fromJson(j.out).array();
+        QVERIFY(arr.size() >= 12);
+        bool h100 = false;
+        for (const QJsonValue& v : arr)
+            if (v.toObject()["name"].toString() == QStringLiteral("h100-sxm-80gb")) {
+                h100 = true;
+                QCOMPARE(v.toObject()["memory_bytes"].toInteger(), qint64(81559) * 1024 * 1024);
+                QCOMPARE(v.toObject()["bf16_tflops"].toDouble(), 989.4);
+            }
+        QVERIFY(h100);
+        QCOMPARE(cli({"gpus", "x"}).code, 2);
     }
 
     void planRowsNameEverySetting()

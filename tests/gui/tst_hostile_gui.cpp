@@ -257,6 +257,20 @@ private slots:
         QVERIFY(err.contains("--width: expected pixels from 100 to 4096"));
     }
 
+    void unknownOptionWithoutADisplay()
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+            env.remove(QString::fromLatin1(var));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(VRAMLAB_GUI), {QStringLiteral("--bogus")});
+        QVERIFY(p.waitForFinished(20000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit); // not a Qt platform abort
+        QCOMPARE(p.exitCode(), 2);
+        QCOMPARE(p.readAllStandardError(), QByteArray("vramlab: unknown option \"--bogus\" (see vramlab --help)\n"));
+    }
+
 private:
     std::unique_ptr<MainWindow> m_window;
 };
