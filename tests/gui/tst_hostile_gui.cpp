@@ -11,8 +11,10 @@
 
 #include <QComboBox>
 #include <QLabel>
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QSettings>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QWheelEvent>
 #include <QtTest>
@@ -255,6 +257,25 @@ private slots:
         QCOMPARE(exportExitCode({QStringLiteral("--export"), out, QStringLiteral("--width"), QStringLiteral("10000"),
                                  QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-3-8b-8xh100.json")}, &err), 2);
         QVERIFY(err.contains("--width: expected pixels from 100 to 4096"));
+    }
+
+    void timelineTabRefusesPastItsEventLimit()
+    {
+        // A 100,000-layer model: 6 s per edit on the Timeline tab before; now its recording is
+        // refused at once (the peak still shows in the header).
+        Scenario sc = m_window->document()->scenario();
+        sc.model.numLayers = 100'000;
+        m_window->document()->replaceScenario(sc, QStringLiteral("deep"));
+        QVERIFY(m_window->document()->report());
+        QElapsedTimer t;
+        t.start();
+        m_window->tabs()->setCurrentIndex(4);
+        QCOMPARE(m_window->tabs()->tabText(4), QStringLiteral("Timeline"));
+        bool said = false;
+        for (QLabel* l : m_window->findChildren<QLabel*>())
+            said = said || l->text().contains(QStringLiteral("the timeline records at most 200,000 events"));
+        QVERIFY(said);
+        QVERIFY2(t.elapsed() < 3000, QByteArray::number(t.elapsed()).constData());
     }
 
     void unknownOptionWithoutADisplay()
