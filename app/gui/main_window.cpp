@@ -27,12 +27,14 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QTextDocument>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
@@ -44,6 +46,8 @@
 #include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 // Resources of a static library must be registered by name, outside any namespace.
 static void initResources() { Q_INIT_RESOURCE(vramlab); }
@@ -217,6 +221,7 @@ MainWindow::MainWindow(QWidget* parent)
     applyTheme();
     statusBar()->showMessage(QStringLiteral("Move any control: the memory picture answers at once. Hover a bar for its formula."));
     resize(1400, 900);
+    fitToScreen();
     updateViews();
 }
 
@@ -340,6 +345,22 @@ void MainWindow::buildMenus()
                                .arg(QApplication::applicationVersion()));
     });
     rebuildRecentMenu();
+}
+
+void MainWindow::fitToScreen()
+{
+    if (isFullScreen() || isMaximized())
+        return;
+    const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (!s)
+        return;
+    const QRect avail = s->availableGeometry();
+    const QSize frame = frameGeometry().size() - geometry().size(); // the title bar and borders
+    const QSize size = geometry().size().boundedTo(avail.size() - frame);
+    QRect r(geometry().topLeft(), size);
+    r.moveLeft(std::clamp(r.left(), avail.left(), avail.right() - size.width() - frame.width() + 1));
+    r.moveTop(std::clamp(r.top(), avail.top(), avail.bottom() - size.height() - frame.height() + 1));
+    setGeometry(r);
 }
 
 void MainWindow::updateViews()
@@ -709,6 +730,7 @@ void MainWindow::restoreSession(bool ask)
     m_recent = s.value(QStringLiteral("recentFiles")).toStringList();
     rebuildRecentMenu();
     restoreGeometry(s.value(QStringLiteral("MainWindow/geometry")).toByteArray());
+    fitToScreen(); // a geometry saved on a larger screen (or at x = -459) never comes back as it was
     restoreState(s.value(QStringLiteral("MainWindow/state")).toByteArray());
     m_lessonDock->setVisible(false); // a lesson is not part of the session: its dock would come back empty
     setDarkTheme(s.value(QStringLiteral("darkTheme"), false).toBool());

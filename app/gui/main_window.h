@@ -93,6 +93,8 @@ protected:
 private:
     void buildMenus();
     void updateViews();
+    /// Shrinks and moves the window into the available area of its screen.
+    void fitToScreen();
     void updateSweep();
     void updateCompare();
     void updateTimeline();

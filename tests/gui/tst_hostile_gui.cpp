@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QScreen>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -276,6 +277,22 @@ private slots:
             said = said || l->text().contains(QStringLiteral("the timeline records at most 200,000 events"));
         QVERIFY(said);
         QVERIFY2(t.elapsed() < 3000, QByteArray::number(t.elapsed()).constData());
+    }
+
+    void windowComesBackOnItsScreen()
+    {
+        // A 2125-px window at x = -459 saved on another screen must not come back as it was.
+        auto big = std::make_unique<MainWindow>();
+        big->setGeometry(-459, -300, 2125, 1400);
+        QSettings().setValue(QStringLiteral("MainWindow/geometry"), big->saveGeometry());
+        big.reset();
+        auto again = std::make_unique<MainWindow>();
+        again->restoreSession(false);
+        const QRect avail = again->screen()->availableGeometry();
+        QVERIFY2(again->geometry().left() >= avail.left() && again->geometry().top() >= avail.top(),
+                 qPrintable(QStringLiteral("%1,%2").arg(QString::number(again->geometry().left()), QString::number(again->geometry().top()))));
+        QVERIFY(again->geometry().width() <= std::max(avail.width(), again->minimumSizeHint().width()));
+        QSettings().clear();
     }
 
     void unknownOptionWithoutADisplay()
