@@ -67,6 +67,36 @@ private slots:
         QVERIFY(r.out.contains("8,030,261,248"));
     }
 
+    void estimateAcceptsTheAddedGpus_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<QString>("display");
+        QTest::newRow("rtx-3090-24gb") << "rtx-3090-24gb" << "NVIDIA GeForce RTX 3090 24GB";
+        QTest::newRow("rtx-3090-ti-24gb") << "rtx-3090-ti-24gb" << "NVIDIA GeForce RTX 3090 Ti 24GB";
+        QTest::newRow("rtx-4080-16gb") << "rtx-4080-16gb" << "NVIDIA GeForce RTX 4080 16GB";
+        QTest::newRow("rtx-5090-32gb") << "rtx-5090-32gb" << "NVIDIA GeForce RTX 5090 32GB";
+        QTest::newRow("rtx-a6000-48gb") << "rtx-a6000-48gb" << "NVIDIA RTX A6000 48GB";
+        QTest::newRow("rtx-6000-ada-48gb") << "rtx-6000-ada-48gb" << "NVIDIA RTX 6000 Ada Generation 48GB";
+        QTest::newRow("a40-48gb") << "a40-48gb" << "NVIDIA A40 48GB";
+        QTest::newRow("l40-48gb") << "l40-48gb" << "NVIDIA L40 48GB";
+        QTest::newRow("t4-16gb") << "t4-16gb" << "NVIDIA T4 16GB";
+        QTest::newRow("h100-nvl-94gb") << "h100-nvl-94gb" << "NVIDIA H100 NVL 94GB";
+    }
+    void estimateAcceptsTheAddedGpus()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(QString, display);
+        QTemporaryDir dir;
+        const QByteArray scenario = "{\"model\": {\"preset\": \"gpt2\"}, \"run\": {\"sequence_length\": 512, \"gpu\": \"" + gpu.toUtf8() + "\"}}";
+        const Run table = cli({"estimate", writeTemp(dir, "s.json", scenario)});
+        QCOMPARE(table.code, 0);
+        QVERIFY(table.err.isEmpty());
+        QVERIFY2(table.out.contains("FITS on " + display.toUtf8()), table.out.constData());
+        const Run json = cli({"estimate", writeTemp(dir, "s.json", scenario), "--json"});
+        QCOMPARE(json.code, 0);
+        QVERIFY(QJsonDocument::fromJson(json.out).isObject());
+    }
+
     void sweepCsv()
     {
         QTemporaryDir dir;

@@ -30,12 +30,14 @@ struct GpuSpec {
     double peakTflops(DType compute) const;
 };
 
-/// The built-in catalog (A100 40/80, H100 SXM/PCIe, H200, B200, L4, L40S, RTX 4090, MI300X, ...).
+/// The built-in catalog (A100 40/80, H100 SXM/PCIe/NVL, H200, B200, L4, L40, L40S, A40, T4,
+/// RTX 3090/4090/5090, RTX A6000, RTX 6000 Ada, MI300X, ...).
 const std::vector<GpuSpec>& gpuCatalog();
 std::optional<GpuSpec> findGpu(std::string_view name);
 /// The catalog entry of a device as the driver names it ("NVIDIA H100 80GB HBM3",
 /// "NVIDIA A100-SXM4-80GB MIG 3g.40gb"): the key's model words must all be in the name
-/// (h100, rtx + 4090); a PCIe entry needs "pcie" in the name; then the closest memory size.
+/// (h100, rtx + 4090); a PCIe entry needs "pcie" in the name; then the entry with the most
+/// model words ("rtx 3090 ti" over "rtx 3090", "h100 nvl" over "h100"); then the closest memory size.
 std::optional<GpuSpec> matchGpu(std::string_view deviceName, Bytes totalBytes);
 
 } // namespace vramlab
