@@ -285,19 +285,11 @@ int runGpus(const std::vector<std::string>& words)
         throw InputError("gpus", "expected no arguments (only --json), got \"" + a.positionals().front() + "\"");
     if (a.flag("--json")) {
         json arr = json::array();
-        for (const GpuSpec& g : gpuCatalog())
-            arr.push_back({{"name", g.name},
-                           {"display_name", g.displayName},
-                           {"memory_bytes", g.memoryBytes},
-                           {"fp32_tflops", g.fp32Tflops},
-                           {"tf32_tflops", g.tf32Tflops},
-                           {"bf16_tflops", g.bf16Tflops},
-                           {"fp16_tflops", g.fp16Tflops},
-                           {"fp8_tflops", g.fp8Tflops},
-                           {"int8_tops", g.int8Tops},
-                           {"memory_bandwidth_gbs", g.memoryBandwidthGBs},
-                           {"interconnect_gbs", g.interconnectGBs},
-                           {"host_link_gbs", g.hostLinkGBs}});
+        for (const GpuSpec& g : gpuCatalog()) {
+            json j = gpuSpecJson(g);
+            j["display_name"] = g.displayName;
+            arr.push_back(std::move(j));
+        }
         write(arr.dump(2) + "\n");
         return 0;
     }

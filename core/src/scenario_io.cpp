@@ -315,13 +315,18 @@ json gpuToJson(const GpuSpec& g)
     if (auto cat = findGpu(g.name); cat && cat->memoryBytes == g.memoryBytes && cat->bf16Tflops == g.bf16Tflops &&
                                     cat->memoryBandwidthGBs == g.memoryBandwidthGBs && cat->fp32Tflops == g.fp32Tflops)
         return g.name;
+    return gpuSpecJson(g);
+}
+
+} // namespace
+
+json gpuSpecJson(const GpuSpec& g)
+{
     return {{"name", g.name},           {"memory_bytes", g.memoryBytes}, {"fp32_tflops", g.fp32Tflops},
             {"tf32_tflops", g.tf32Tflops}, {"bf16_tflops", g.bf16Tflops},  {"fp16_tflops", g.fp16Tflops},
             {"fp8_tflops", g.fp8Tflops}, {"int8_tops", g.int8Tops},       {"memory_bandwidth_gbs", g.memoryBandwidthGBs},
             {"interconnect_gbs", g.interconnectGBs}, {"host_link_gbs", g.hostLinkGBs}};
 }
-
-} // namespace
 
 Scenario readScenario(const json& doc)
 {

@@ -29,6 +29,9 @@ nlohmann::json parseJsonText(const std::string& text, const std::string& file);
 
 /// The scenario as a complete, explicit document; unknown keys of the original survive.
 nlohmann::json scenarioToJson(const Scenario& scenario);
+/// Every figure of a GPU as a scenario's custom `run.gpu` object states it (also what
+/// `vramlab-cli gpus --json` lists).
+nlohmann::json gpuSpecJson(const GpuSpec& gpu);
 
 /// scenarioToJson() as the text of a file that loadScenarioFile() opens again: indented for
 /// people, or compact when indenting would pass kMaxScenarioFileBytes (a big unknown-key
