@@ -141,7 +141,11 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
             continue;
         }
         out.trainableLocal = checkedAdd(out.trainableLocal, n);
-        const Bytes w = shard(checkedMul(n, work), 3);
+        // FSDP2 with MixedPrecisionPolicy(param_dtype=bf16) (torchtitan parallelize_llama.py@9dec370
+        // apply_fsdp): the sharded parameter is the fp32 master itself; 16-bit copies exist only
+        // when a block is gathered (the ZeRO-3 gathered layers in the overhead).
+        const bool noWorkingShard = training && par.fsdp2 && zero == 3 && reg.master.has_value();
+        const Bytes w = noWorkingShard ? 0 : shard(checkedMul(n, work), 3);
         accumulate(offloadParams ? hostWeights : out.weights, w);
         if (r.fp8 && p.linear)
             accumulate(fp8Copies, shard(n, 3));
@@ -199,6 +203,9 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         out.weightsFormula += " + 1 B fp8 copy x " + formatCount(fp8Copies) + " linear params";
     if (offloadParams)
         out.weightsFormula += "; offloaded to host (ZeRO-Infinity), gathered per layer";
+    if (training && par.fsdp2 && zero == 3 && reg.master)
+        out.weightsFormula = "FSDP2 mixed precision: no resident " + std::string(toString(reg.working)) +
+                             " shard (the fp32 shard is the parameter; 16-bit copies only while a block is gathered)";
     if (!training) {
         out.weightsFormula = (params.empty() ? std::string("no weights") : frozen) + zeroNote(dp, zero, 3);
         return out;

@@ -51,6 +51,26 @@ const std::vector<std::pair<std::string, DType>> kWeightDtype = {
 const std::vector<std::pair<std::string, DType>> kKvDtype = {
     {"fp32", DType::Fp32}, {"bf16", DType::Bf16}, {"fp16", DType::Fp16}, {"fp8", DType::Fp8}, {"int8", DType::Int8}, {"int4", DType::Int4}};
 
+const std::vector<std::pair<std::string, Framework>> kFramework = {
+    {"plain", Framework::Plain},       {"torchtitan", Framework::Torchtitan}, {"hf-transformers", Framework::HfTransformers},
+    {"torchtune", Framework::Torchtune}, {"litgpt", Framework::Litgpt},      {"deepspeed", Framework::Deepspeed},
+    {"megatron", Framework::Megatron}};
+const std::vector<std::pair<std::string, LossKind>> kLoss = {
+    {"upcast", LossKind::Upcast}, {"native", LossKind::Native}, {"hf-shift", LossKind::HfShift},
+    {"chunked", LossKind::Chunked}, {"fused", LossKind::Fused}, {"loss-parallel", LossKind::LossParallel}};
+const std::vector<std::pair<std::string, OptimizerImpl>> kOptimizerImpl = {{"foreach", OptimizerImpl::Foreach}, {"fused", OptimizerImpl::Fused}};
+
+/// Keys that change memory but are not modelled yet: the value that matches what the
+/// model does is accepted, any other is refused naming the key (never silently ignored).
+void refuseUnmodelled(JsonObjectReader& r, const std::string& key, const nlohmann::json& modelled, const std::string& why)
+{
+    if (!r.has(key) || r.at(key) == modelled)
+        return;
+    throw InputError(r.keyPath(key), "not modelled yet (" + why + "); expected " +
+                                         (modelled.is_null() ? std::string("no key") : modelled.dump() + " or no key") + ", got " +
+                                         JsonObjectReader::describe(r.at(key)));
+}
+
 template <typename T>
 std::string nameOf(const std::vector<std::pair<std::string, T>>& table, T value)
 {
@@ -174,12 +194,14 @@ Checkpointing readCheckpointing(JsonObjectReader& run, std::vector<std::string>&
             c.kind = Checkpointing::Kind::Full;
         else if (s == "selective")
             c.kind = Checkpointing::Kind::Selective;
+        else if (s == "selective-op")
+            c.kind = Checkpointing::Kind::SelectiveOp;
         else
-            throw InputError(path, "expected \"none\", \"full\", \"selective\" or {\"every\": k}, got \"" + s + "\"");
+            throw InputError(path, "expected \"none\", \"full\", \"selective\", \"selective-op\" or {\"every\": k}, got \"" + s + "\"");
         return c;
     }
     if (!v.is_object())
-        throw InputError(path, "expected \"none\", \"full\", \"selective\" or {\"every\": k}, got " + JsonObjectReader::describe(v));
+        throw InputError(path, "expected \"none\", \"full\", \"selective\", \"selective-op\" or {\"every\": k}, got " + JsonObjectReader::describe(v));
     JsonObjectReader r(v, path);
     const std::optional<Count> every = r.integer("every", 1, kMaxLayers);
     if (!every)
@@ -252,6 +274,23 @@ RunSpec readRun(const json& doc, std::vector<std::string>& warnings)
     run.checkpointing = readCheckpointing(r, warnings);
     set(run.attention, r.choice("attention", kAttention));
     set(run.mfu, r.number("mfu", 0.001, 1.0));
+    set(run.framework, r.choice("framework", kFramework));
+    if (auto l = r.choice("loss", kLoss))
+        run.loss = *l;
+    if (auto c = r.integer("loss_chunks", 1, kMaxTokens))
+        run.lossChunks = *c;
+    if (auto c = r.integer("loss_chunks_tokens", 1, kMaxTokens))
+        run.lossChunkTokens = *c;
+    if (auto d = r.choice("loss_dtype", kGradDtype))
+        run.lossDtype = *d;
+    if (r.has("optimizer_impl") && r.at("optimizer_impl") == "paged-32bit")
+        throw InputError("run.optimizer_impl", "not modelled yet (bitsandbytes paged 32-bit states live in unified memory); "
+                                               "expected foreach or fused, got \"paged-32bit\"");
+    if (auto o = r.choice("optimizer_impl", kOptimizerImpl))
+        run.optimizerImpl = *o;
+    set(run.optimizerInBackward, r.boolean("optimizer_in_backward"));
+    refuseUnmodelled(r, "compile", false, "torch.compile fuses kernels and changes which tensors are saved");
+    refuseUnmodelled(r, "activation_offloading", false, "saved tensors moved to host memory while backward waits");
 
     if (r.has("parallelism")) {
         JsonObjectReader p(r.at("parallelism"), "run.parallelism");
@@ -265,6 +304,21 @@ RunSpec readRun(const json& doc, std::vector<std::string>& warnings)
         set(par.sequenceParallel, p.boolean("sequence_parallel"));
         set(par.offloadOptimizer, p.boolean("offload_optimizer"));
         set(par.offloadParams, p.boolean("offload_params"));
+        if (auto sh = p.choice<bool>("sharding", {{"zero", false}, {"fsdp2", true}}))
+            par.fsdp2 = *sh;
+        if (p.has("reshard_after_forward")) {
+            // torchtitan's default without pipelining: every block but the last is resharded.
+            const nlohmann::json& v = p.at("reshard_after_forward");
+            if (v == "all but last block")
+                run.keepLastBlockGathered = true;
+            else if (v != true)
+                throw InputError("run.parallelism.reshard_after_forward", "not modelled yet (blocks kept gathered after forward); "
+                                 "expected true or \"all but last block\", got " + JsonObjectReader::describe(v));
+        }
+        refuseUnmodelled(p, "context_parallel", 1, "ring attention shards the sequence over GPUs");
+        refuseUnmodelled(p, "fsdp_shard_group", nullptr, "sharding over a subgroup (HSDP)");
+        refuseUnmodelled(p, "pipeline_schedule", "1F1B", "only 1F1B's micro-batches in flight are modelled");
+        refuseUnmodelled(p, "async_tp", false, "asynchronous tensor parallelism's extra buffers");
         p.collectUnknown(warnings);
     }
     if (r.has("finetune")) {
@@ -284,6 +338,10 @@ RunSpec readRun(const json& doc, std::vector<std::string>& warnings)
                 run.finetune.targets.push_back(t[i].get<std::string>());
             }
         }
+        refuseUnmodelled(f, "quant", "bnb-nf4", "other 4-bit formats and block sizes");
+        refuseUnmodelled(f, "quant_block_size", 64, "NF4 block sizes other than 64");
+        refuseUnmodelled(f, "double_quant", true, "QLoRA without double quantization");
+        refuseUnmodelled(f, "quantize_lm_head", false, "an NF4 LM head");
         f.collectUnknown(warnings);
     }
     set(run.inference.batchSize, r.integer("batch_size", 1, kMaxBatch));
@@ -477,11 +535,32 @@ json scenarioToJson(const Scenario& sc)
         jr["checkpointing"] = toString(r.checkpointing);
     jr["attention"] = nameOf(kAttention, r.attention);
     jr["mfu"] = r.mfu;
+    jr["framework"] = nameOf(kFramework, r.framework);
+    // Keys the framework defaults are written only when set, so the file keeps following its framework.
+    auto optional = [&jr](const char* key, const auto& value, auto write) {
+        if (value)
+            jr[key] = write(*value);
+        else
+            jr.erase(key);
+    };
+    optional("loss", r.loss, [](LossKind l) { return nameOf(kLoss, l); });
+    optional("loss_chunks", r.lossChunks, [](Count c) { return c; });
+    optional("loss_chunks_tokens", r.lossChunkTokens, [](Count c) { return c; });
+    optional("loss_dtype", r.lossDtype, [](DType d) { return nameOf(kGradDtype, d); });
+    optional("optimizer_impl", r.optimizerImpl, [](OptimizerImpl o) { return nameOf(kOptimizerImpl, o); });
+    if (r.optimizerInBackward)
+        jr["optimizer_in_backward"] = true;
+    else
+        jr.erase("optimizer_in_backward");
     const Parallelism& p = r.parallelism;
     jr["parallelism"] = {{"gpus", p.gpus}, {"zero_stage", p.zeroStage}, {"tensor_parallel", p.tensorParallel},
                          {"pipeline_parallel", p.pipelineParallel}, {"expert_parallel", p.expertParallel},
                          {"sequence_parallel", p.sequenceParallel}, {"offload_optimizer", p.offloadOptimizer},
                          {"offload_params", p.offloadParams}};
+    if (p.fsdp2)
+        jr["parallelism"]["sharding"] = "fsdp2";
+    if (r.keepLastBlockGathered)
+        jr["parallelism"]["reshard_after_forward"] = "all but last block";
     jr["finetune"] = {{"method", nameOf(kFinetune, r.finetune.method)}, {"rank", r.finetune.rank},
                       {"alpha", r.finetune.alpha}, {"dropout", r.finetune.dropout}, {"targets", r.finetune.targets}};
     jr["batch_size"] = r.inference.batchSize;
