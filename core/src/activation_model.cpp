@@ -78,6 +78,7 @@ struct Dims {
     bool repeatKv;      ///< K and V materialized to the query heads before SDPA (torchtitan, torchtune)
     bool outputCopy;    ///< the attention output's transpose().contiguous() copy, read by the output projection
     bool fusedQkvLora;  ///< LitGPT LoRAQKVLinear: one dropout and one A for the fused qkv
+    bool frozenNormSavesWeightOnly; ///< a frozen norm weight makes weight * x_normed keep no x_normed
 };
 
 /// What one kind of layer keeps (every layer of a stage is one of dense/MoE x global/local,
@@ -120,16 +121,22 @@ public:
     /// Norm of hidden-size rows: RMSNorm (Llama style, in fp32) or LayerNorm.
     void norm(Collector& c, std::string_view what) const
     {
+        // weight * x_normed keeps x_normed only for the weight's gradient: with a frozen weight
+        // (LoRA) autograd keeps the weight alone (mul's formula; checked on torch 1.13). The plain
+        // profile keeps today's count (its reference suite has no LoRA case).
+        const bool frozenWeight = x.frozenNormSavesWeightOnly && r.mode == Mode::Training &&
+                                  r.finetune.method != FinetuneMethod::Full;
+        const double normalizedBytes = frozenWeight ? 0 : x.p;
         if (m.norm == NormKind::RmsNorm && !x.rmsNormFp32) {
             // lit_gpt/rmsnorm.py@8641822: x * x, rsqrt and x * rsqrt in the input dtype;
             // x * x and x * rsqrt keep the input, the rsqrt its output, weight * x_normed the normalized.
             c.add(what, ": input", "norm", {x.b, x.hs, x.h}, x.p);
             c.add(what, ": rsqrt", "norm", {x.b, x.hs}, x.p);
-            c.add(what, ": normalized", "norm", {x.b, x.hs, x.h}, x.p);
+            c.add(what, ": normalized", "norm", {x.b, x.hs, x.h}, normalizedBytes);
         } else if (m.norm == NormKind::RmsNorm) {
             c.add(what, ": fp32 input", "norm", {x.b, x.hs, x.h}, 4);
             c.add(what, ": rsqrt (fp32)", "norm", {x.b, x.hs}, 4);
-            c.add(what, ": normalized", "norm", {x.b, x.hs, x.h}, x.p);
+            c.add(what, ": normalized", "norm", {x.b, x.hs, x.h}, normalizedBytes);
             if (x.eager)
                 c.add(what, ": 1/h scalar (float64)", "norm", {1}, 8);
         } else {
@@ -272,15 +279,22 @@ private:
         if (fusedQkv) {
             // lit_gpt/lora.py@8641822 LoRAQKVLinear: after_A = F.linear(lora_dropout(x), lora_A), lora_A
             // having r rows per enabled q/k/v; conv1d keeps after_A; zero_pad's index_copy keeps its index.
-            Count enabled = 0;
-            for (const char* q : {"q", "k", "v"})
-                enabled += targeted({q}) ? 1 : 0;
+            Count enabled = 0, width = 0;
+            for (const auto& [q, w] : {std::pair{"q", x.a * x.d}, std::pair{"k", x.g * x.d}, std::pair{"v", x.g * x.d}})
+                if (targeted({q})) {
+                    ++enabled;
+                    width += w;
+                }
             if (enabled > 0) {
                 if (r.finetune.dropout > 0) {
                     c.add("LoRA qkv: dropout mask (bool)", "lora", {x.b, x.s, x.h}, 1);
                     c.add("LoRA qkv: dropped-out input", "lora", {x.b, x.s, x.h}, x.p);
                 }
                 c.add("LoRA qkv: A output (conv1d input)", "lora", {x.b, x.s, rank * enabled}, x.p);
+                // zero_pad: result.index_copy(1, lora_ind, x.reshape(-1, sum(qkv_shapes))) unless all three
+                // are enabled; IndexCopyBackward keeps `source` (expand_as(source); checked on torch 1.13).
+                if (enabled < 3)
+                    c.add("LoRA qkv: B output reshaped (index_copy source)", "lora", {x.b, x.s, width}, x.p);
             }
         }
         for (const ParamTensor& t : parameterTensors(m)) {
@@ -331,6 +345,7 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
     d.repeatKv = f.repeatKv;
     d.outputCopy = f.attentionOutputCopy;
     d.fusedQkvLora = f.fusedQkvLora;
+    d.frozenNormSavesWeightOnly = r.framework != Framework::Plain;
     return d;
 }
 
@@ -366,6 +381,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
 {
     const FrameworkProfile& f = frameworkProfile(r.framework);
     const LossSetup loss = lossSetup(r, vocab, m.hiddenSize);
+    set.lossFramework = f.version;
     const Count tokens = checkedMul(x.b, x.s);
     const Bytes p = static_cast<Bytes>(x.p);
     const Bytes logits16 = checkedMul(tokens, vocab, p);

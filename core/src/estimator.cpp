@@ -85,7 +85,9 @@ StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionR
     in.inFlight = inFlight;
     // DDP, Megatron and DeepSpeed allocate gradient buffers once at setup; a single GPU's
     // zero_grad(set_to_none=True) frees them, so they reappear during each step's backward.
-    in.gradientsResident = par.gpus > 1;
+    // FSDP2 keeps no buffer: torchtitan train.py@9dec370 calls optimizers.zero_grad() (set_to_none)
+    // before each step's forward, and the sharded gradients reappear block by block in backward.
+    in.gradientsResident = par.gpus > 1 && !par.fsdp2;
     return in;
 }
 

@@ -149,6 +149,8 @@ ModelSpec readModel(const json& doc, std::vector<std::string>& warnings)
     set(m.attentionType, r.choice("attention_type", kAttnType));
     readMoe(r, m, warnings);
     readMla(r, m, warnings);
+    refuseUnmodelled(r, "parallel_residual", false, "attention and MLP reading the same input, as GPT-NeoX and Phi do");
+    refuseUnmodelled(r, "shared_attention_norm", false, "one norm shared by attention and MLP");
     r.collectUnknown(warnings);
 
     for (const char* key : {"vocab_size", "hidden_size", "num_layers", "num_heads"}) {

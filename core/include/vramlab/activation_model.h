@@ -46,6 +46,7 @@ struct ActivationSet {
     std::string_view lossForwardWhat = "loss: logits and their fp32 copy beside the saved log-softmax";
     std::string_view lossBackwardWhat = "loss backward: two fp32 gradients of the logits";
     std::string_view lossSource = "logits.float() + cross_entropy (plain PyTorch)"; ///< which framework behaviour made the loss tensors
+    std::string_view lossFramework;  ///< the framework profile and version that chose it
 };
 
 /// Which layers and ends of the model a GPU holds.
