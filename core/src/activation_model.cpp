@@ -376,6 +376,16 @@ void selectiveOpLayers(ActivationSet& set, const Dims& x, const StageSlice& slic
     set.largestLayerTensorBytes = full.largestLayerTensorBytes;
 }
 
+/// A loop that keeps the 16-bit logits referenced through backward (lit-gpt finetune/lora.py@8641822:
+/// `logits` lives until the next iteration) turns them from a forward transient into a held buffer.
+void holdLogits(ActivationSet& set, const FrameworkProfile& f, Bytes logits16)
+{
+    if (!f.logitsHeld)
+        return;
+    set.lossHeldBytes = logits16;
+    set.lossForwardBytes -= std::min(set.lossForwardBytes, logits16);
+}
+
 /// The loss's saved tensors (into `head`) and its transients (into `set`), as lossSetup() resolves it.
 void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const RunSpec& r, const Dims& x, Count vocab)
 {
@@ -397,6 +407,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         // `del pred`; HF ForCausalLMLoss's upcast is a local of the loss).
         set.lossForwardBytes = checkedMul(tokens, vocab, p + 4);
         set.lossBackwardBytes = checkedMul(tokens, vocab, 8);
+        holdLogits(set, f, logits16);
         set.lossSource = loss.kind == LossKind::HfShift
                              ? "HF Transformers ForCausalLMLoss (loss/loss_utils.py@d0fed636): logits.float(), labels padded and shifted, cross_entropy"
                          : loss.kind == LossKind::LossParallel
@@ -407,13 +418,14 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         head.add("LM head input (final norm output)", "head", {x.b, x.hs, x.h}, x.pg);
         head.add("log-softmax of the logits (16-bit)", "loss", {x.b, x.s, vocab}, x.p);
         head.add("cross-entropy total weight (scalar)", "loss", {1}, x.p);
-        // torchtune recipes/full_finetune_single_device.py@1814feb _loss_step: cross_entropy on
-        // the 16-bit logits, `del logits` before backward.
+        // cross_entropy on the 16-bit logits, e.g. lit_gpt/utils.py@8641822 chunked_cross_entropy
+        // with chunk_size=0 (`F.cross_entropy(logits, targets)`, no upcast); logits freed before backward.
         set.lossForwardBytes = logits16;
         set.lossBackwardBytes = checkedMul(logits16, 2);
+        holdLogits(set, f, logits16);
         set.lossForwardWhat = "loss: 16-bit logits beside their saved log-softmax";
         set.lossBackwardWhat = "loss backward: two 16-bit gradients of the logits";
-        set.lossSource = "cross_entropy on the 16-bit logits, no upcast (torchtune full_finetune_single_device.py@1814feb)";
+        set.lossSource = "cross_entropy on the 16-bit logits, no upcast (as lit-gpt chunked_cross_entropy(chunk_size=0)@8641822)";
         return;
     case LossKind::Chunked: {
         head.add("LM head input (final norm output; each chunk reads a view)", "head", {x.b, x.hs, x.h}, x.pg);
@@ -431,12 +443,9 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         const Bytes upcastChunk = loss.chunkUpcast ? checkedMul(loss.chunkRows, vocab, 4) : 0;
         const Bytes gradBytes = loss.chunkUpcast ? 4 : p;
         set.lossBackwardBytes = checkedMul(loss.chunkRows, vocab, 2 * gradBytes);
-        if (f.logitsHeld) { // finetune/lora.py@8641822: `logits` is referenced through fabric.backward()
-            set.lossHeldBytes = logits16;
-            set.lossForwardBytes = upcastChunk;
-        } else {            // torchtune _loss_step@1814feb: `del logits` before backward
-            set.lossForwardBytes = checkedAdd(logits16, upcastChunk);
-        }
+        // torchtune _loss_step@1814feb: `del logits` before backward.
+        set.lossForwardBytes = checkedAdd(logits16, upcastChunk);
+        holdLogits(set, f, logits16);
         set.lossForwardWhat = loss.chunkUpcast ? "loss: every chunk's 16-bit logits, one chunk's fp32 copy, the saved log-softmaxes"
                                                : "loss: every chunk's 16-bit logits beside their saved log-softmaxes";
         set.lossBackwardWhat = loss.chunkUpcast ? "loss backward: two fp32 gradients of one chunk's logits"

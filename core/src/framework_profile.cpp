@@ -56,6 +56,8 @@ FrameworkProfile torchtune()
     p.version = "torchtune@1814feb17a9038e1a8053ce93111bd26774a8db6";
     // torchtune/modules/loss/ce_chunked_output_loss.py@1814feb: CEWithChunkedOutputLoss(num_output_chunks=8),
     // cross_entropy(logits.float(), ..., reduction="sum") per chunk; the shipped configs use it.
+    // Without it the model upcasts: torchtune/modules/transformer.py@1814feb TransformerDecoder.forward
+    // returns self.output(h).float() (run.loss "upcast").
     p.loss = LossKind::Chunked;
     p.lossChunks = 8;
     p.chunkUpcast = true;
