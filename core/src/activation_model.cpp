@@ -395,11 +395,14 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
     const Count tokens = checkedMul(x.b, x.s);
     const Bytes p = static_cast<Bytes>(x.p);
     const Bytes logits16 = checkedMul(tokens, vocab, p);
+    // The LM head keeps its input (chunks read views of it), except Liger's fused function,
+    // which saves only the gradients it computed in forward.
+    if (loss.kind != LossKind::Fused)
+        head.add("LM head input (final norm output)", "head", {x.b, x.hs, x.h}, x.pg);
     switch (loss.kind) {
     case LossKind::Upcast:
     case LossKind::HfShift:
     case LossKind::LossParallel:
-        head.add("LM head input (final norm output)", "head", {x.b, x.hs, x.h}, x.pg);
         head.add("log-softmax of the logits (fp32)", "loss", {x.b, x.s, vocab}, 4);
         head.add("cross-entropy total weight (fp32 scalar)", "loss", {1}, 4);
         // The logits and their fp32 copy exist while log_softmax runs; backward makes two fp32
@@ -415,7 +418,6 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
                              : "logits.float() then cross_entropy: the fp32 log-softmax is saved";
         return;
     case LossKind::Native:
-        head.add("LM head input (final norm output)", "head", {x.b, x.hs, x.h}, x.pg);
         head.add("log-softmax of the logits (16-bit)", "loss", {x.b, x.s, vocab}, x.p);
         head.add("cross-entropy total weight (scalar)", "loss", {1}, x.p);
         // cross_entropy on the 16-bit logits, e.g. lit_gpt/utils.py@8641822 chunked_cross_entropy
@@ -428,7 +430,6 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         set.lossSource = "cross_entropy on the 16-bit logits, no upcast (as lit-gpt chunked_cross_entropy(chunk_size=0)@8641822)";
         return;
     case LossKind::Chunked: {
-        head.add("LM head input (final norm output; each chunk reads a view)", "head", {x.b, x.hs, x.h}, x.pg);
         // LitGPT drops the last position of each sequence (`logits[-1][..., :-1, :]`).
         const Count rows = f.shiftLogits ? tokens - x.b : tokens;
         const Count chunks = ceilDiv(tokens, std::max<Count>(1, loss.chunkRows));

@@ -2,6 +2,7 @@
 // Framework behaviours, hand-computed: each loss's tensors and transients, torchtitan's
 // selective-op save list, fused and in-backward optimizers, and the new keys' reading,
 // errors and round trip. The source each number follows is cited next to it.
+#include "test_scenarios.h"
 #include "vramlab/activation_model.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
@@ -163,19 +164,7 @@ void TstFrameworks::fusedOptimizerHasNoTemporaries()
 // temporaries on 351 B alive: 389 B, and no step at the end.
 void TstFrameworks::optimizerInBackward()
 {
-    StepInputs in;
-    in.training = true;
-    in.weights = 100;
-    in.gradients = 100;
-    in.optimizer = 200;
-    in.baseOverhead = 10;
-    in.embeddingActs = 1;
-    in.layerActs = 40;
-    in.headActs = 5;
-    in.lossForward = 7;
-    in.lossBackward = 8;
-    in.backwardWorkingSet = 3;
-    in.layers = 4;
+    StepInputs in = test::handStep();
     in.optimizerTemporaries = 40;
     in.optimizerInBackward = true;
     const StepTimeline t = simulateStep(in, 2);
