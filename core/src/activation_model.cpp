@@ -437,6 +437,13 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         head.add(loss.chunkUpcast ? "log-softmax of every chunk (fp32, all kept for backward)"
                                   : "log-softmax of every chunk (16-bit, all kept for backward)",
                  "loss", {rows, vocab}, lsBytes);
+        // With b > 1 a chunk of the (b, s) targets is not contiguous: reshape(-1) copies it and
+        // nll_loss keeps the copy (torchtune labels.chunk, LitGPT targets.split; measured in
+        // tests/validation). torchtune then divides by the int64 count of tokens, which div keeps.
+        if (x.b > 1)
+            head.add("targets of every chunk (int64 copies)", "loss", {rows}, 8);
+        if (loss.chunkUpcast)
+            head.add("token count (int64 scalar, total_loss / total_elements)", "loss", {1}, 8);
         Collector weights{set, ActivationScope::Head, chunks, head.detail};
         weights.add("cross-entropy total weight of a chunk (scalar)", "loss", {1}, lsBytes);
         // Every chunk's 16-bit logits exist at once (torchtune TransformerDecoder.chunked_output,
