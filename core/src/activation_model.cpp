@@ -78,7 +78,8 @@ struct Dims {
     bool repeatKv;      ///< K and V materialized to the query heads before SDPA (torchtitan, torchtune)
     bool outputCopy;    ///< the attention output's transpose().contiguous() copy, read by the output projection
     bool fusedQkvLora;  ///< LitGPT LoRAQKVLinear: one dropout and one A for the fused qkv
-    bool frozenNormSavesWeightOnly; ///< a frozen norm weight makes weight * x_normed keep no x_normed
+    bool vViewOfQkv;    ///< V is a view of the fused qkv output, which it keeps whole (LitGPT, multi-head)
+    bool frozenKeepsNoInput; ///< autograd as measured for frozen weights: no x_normed, no LM head input, no mask of a no-grad input
 };
 
 /// What one kind of layer keeps (every layer of a stage is one of dense/MoE x global/local,
@@ -115,7 +116,7 @@ public:
         if (m.postNorms)
             norm(c, "post-MLP norm");
         if (lora)
-            loraAdapters(c);
+            loraAdapters(c, firstLayerFrozenInput);
     }
 
     /// Norm of hidden-size rows: RMSNorm (Llama style, in fp32) or LayerNorm.
@@ -124,7 +125,7 @@ public:
         // weight * x_normed keeps x_normed only for the weight's gradient: with a frozen weight
         // (LoRA) autograd keeps the weight alone (mul's formula; checked on torch 1.13). The plain
         // profile keeps today's count (its reference suite has no LoRA case).
-        const bool frozenWeight = x.frozenNormSavesWeightOnly && r.mode == Mode::Training &&
+        const bool frozenWeight = x.frozenKeepsNoInput && r.mode == Mode::Training &&
                                   r.finetune.method != FinetuneMethod::Full;
         const double normalizedBytes = frozenWeight ? 0 : x.p;
         if (m.norm == NormKind::RmsNorm && !x.rmsNormFp32) {
@@ -198,7 +199,10 @@ private:
         const Count kvHeads = repeat ? a : x.g;
         const std::string_view repeated = repeat ? " (repeated to query heads)" : "";
         c.add(rope ? "K after RoPE" : "K", repeated, "attention", {b, kvHeads, s, d}, x.p);
-        c.add("V", repeated, "attention", {b, kvHeads, s, d}, x.p);
+        if (x.vViewOfQkv) // lit_gpt/model.py@8641822: v = qkv.view(...).permute(...).split(...)[2].reshape(B, -1, T, hs)
+            c.add("V (a view that keeps the whole fused qkv output)", "attention", {b, s, (a + 2 * x.g) * d}, x.p);
+        else
+            c.add("V", repeated, "attention", {b, kvHeads, s, d}, x.p);
         if (repeat && x.eager) {
             c.add("repeat_interleave index of K (int64)", "attention", {a}, 8);
             c.add("repeat_interleave index of V (int64)", "attention", {a}, 8);
@@ -272,7 +276,7 @@ private:
     }
 
     /// LoRA adapters: lora_A keeps its (dropped-out) input, lora_B keeps A's output.
-    void loraAdapters(Collector& c) const
+    void loraAdapters(Collector& c, bool inputFrozen) const
     {
         const Count rank = r.finetune.rank;
         const bool fusedQkv = x.fusedQkvLora && m.attentionType == AttentionType::Mha;
@@ -287,14 +291,19 @@ private:
                 }
             if (enabled > 0) {
                 if (r.finetune.dropout > 0) {
-                    c.add("LoRA qkv: dropout mask (bool)", "lora", {x.b, x.s, x.h}, 1);
+                    // Dropout of an input that needs no gradient (after a frozen embedding) records
+                    // no mask; lora_A still keeps the dropped copy (measured, torch 1.13).
+                    if (!(inputFrozen && x.frozenKeepsNoInput))
+                        c.add("LoRA qkv: dropout mask (bool)", "lora", {x.b, x.s, x.h}, 1);
                     c.add("LoRA qkv: dropped-out input", "lora", {x.b, x.s, x.h}, x.p);
                 }
                 c.add("LoRA qkv: A output (conv1d input)", "lora", {x.b, x.s, rank * enabled}, x.p);
                 // zero_pad: result.index_copy(1, lora_ind, x.reshape(-1, sum(qkv_shapes))) unless all three
                 // are enabled; IndexCopyBackward keeps `source` (expand_as(source); checked on torch 1.13).
-                if (enabled < 3)
+                if (enabled < 3) {
                     c.add("LoRA qkv: B output reshaped (index_copy source)", "lora", {x.b, x.s, width}, x.p);
+                    c.add("LoRA qkv: index_copy index (int64, torch.tensor(lora_ind))", "lora", {width}, 8);
+                }
             }
         }
         for (const ParamTensor& t : parameterTensors(m)) {
@@ -345,7 +354,8 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
     d.repeatKv = f.repeatKv;
     d.outputCopy = f.attentionOutputCopy;
     d.fusedQkvLora = f.fusedQkvLora;
-    d.frozenNormSavesWeightOnly = r.framework != Framework::Plain;
+    d.vViewOfQkv = f.fusedQkvView && m.numKvHeads == m.numHeads;
+    d.frozenKeepsNoInput = r.framework != Framework::Plain;
     return d;
 }
 
@@ -397,7 +407,9 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
     const Bytes logits16 = checkedMul(tokens, vocab, p);
     // The LM head keeps its input (chunks read views of it), except Liger's fused function,
     // which saves only the gradients it computed in forward.
-    if (loss.kind != LossKind::Fused)
+    // A frozen LM head (LoRA never targets it) needs no input for a weight gradient.
+    const bool headFrozen = x.frozenKeepsNoInput && r.finetune.method != FinetuneMethod::Full;
+    if (loss.kind != LossKind::Fused && !headFrozen)
         head.add("LM head input (final norm output)", "head", {x.b, x.hs, x.h}, x.pg);
     switch (loss.kind) {
     case LossKind::Upcast:
@@ -432,7 +444,10 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
     case LossKind::Chunked: {
         // LitGPT drops the last position of each sequence (`logits[-1][..., :-1, :]`).
         const Count rows = f.shiftLogits ? tokens - x.b : tokens;
-        const Count chunks = ceilDiv(tokens, std::max<Count>(1, loss.chunkRows));
+        // One cross-entropy per chunk that still has positions after LitGPT's shift (an empty
+        // last chunk keeps no total weight).
+        const Count positions = std::max<Count>(1, loss.chunkRows / std::max<Count>(1, x.b));
+        const Count chunks = ceilDiv(x.s - (f.shiftLogits ? 1 : 0), positions);
         const double lsBytes = loss.chunkUpcast ? 4 : x.p;
         head.add(loss.chunkUpcast ? "log-softmax of every chunk (fp32, all kept for backward)"
                                   : "log-softmax of every chunk (16-bit, all kept for backward)",
@@ -492,7 +507,11 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
     const Count vocab = ceilDiv(m.vocabSize, x.t);
 
     Collector outside{set, ActivationScope::Embedding, 1, explain};
-    if (slice.first) {
+    // A frozen embedding (LoRA) keeps no ids; the loss keeps them as its targets unless it
+    // copies them (chunks of a (b > 1, s) batch; measured with lit-gpt, tests/validation/litgpt_block.py).
+    const bool targetsCopied = lossSetup(r, vocab, m.hiddenSize).kind == LossKind::Chunked && x.b > 1;
+    const bool idsKept = !(lora && x.frozenKeepsNoInput && (!slice.last || targetsCopied));
+    if (slice.first && idsKept) {
         // Embedding backward keeps the token ids (the loss keeps the same storage as targets).
         outside.add("token ids (int64)", "embedding", {x.b, x.s}, 8);
         if (!lora) {

@@ -96,6 +96,13 @@ FrameworkProfile litgpt()
     // once for the fused qkv (lora_A has r rows per enabled q/k/v); conv1d for B; zero_pad
     // (index_copy saves only its index).
     p.fusedQkvLora = true;
+    // lit_gpt/model.py@8641822 CausalSelfAttention.forward: qkv.view(B, T, G, q_per_kv + 2, hs)
+    // .permute(0, 2, 3, 1, 4).split(...); k and v expanded to the query heads and reshaped (a copy
+    // with grouped queries); q and k copied again by RoPE's torch.cat; with G == n_head,
+    // v.reshape(B, -1, T, hs) stays a view, so the V that attention keeps holds the whole qkv
+    // output (measured with lit_gpt itself, torch 1.13 CPU: tests/validation/litgpt_block.py).
+    p.fusedQkvView = true;
+    p.repeatKv = true;
     return p;
 }
 
