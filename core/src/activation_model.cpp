@@ -106,11 +106,24 @@ public:
             c.add("dropout mask after o_proj (bool)", "attention", {x.b, x.hs, x.h}, 1);
         if (m.postNorms)
             norm(c, "post-attention norm");
-        norm(c, "pre-MLP norm");
-        if (moe)
+        // lit_gpt/model.py@8641822 Block.forward with parallel_residual: n_2 = n_1 if
+        // shared_attention_norm else norm_2(x); x = x + h + mlp(n_2). A shared norm adds nothing;
+        // norm_2 reads the block input, which norm_1 already keeps (after a frozen embedding,
+        // neither keeps anything).
+        bool mlpInputShared = false;
+        if (!m.parallelResidual)
+            norm(c, "pre-MLP norm");
+        else if (!m.sharedAttentionNorm && !firstLayerFrozenInput)
+            norm(c, "pre-MLP norm", true);
+        else if (m.sharedAttentionNorm)
+            mlpInputShared = (!lora || targeted({"q", "k", "v", "q_a", "kv_a"})) && !qkvInputDropped;
+        // A parallel block after a frozen embedding feeds its MLP a tensor that needs no gradient:
+        // without adapters of its own the MLP keeps nothing (measured with lit-gpt).
+        const bool mlpFrozenInput = m.parallelResidual && firstLayerFrozenInput && !targeted({"gate", "up", "down"});
+        if (moe && !mlpFrozenInput)
             moeMlp(c);
-        else
-            mlp(c, "mlp", m.ffnHiddenSize / x.t, !lora || targeted({"gate", "up"}), !lora || targeted({"down"}));
+        else if (!mlpFrozenInput)
+            mlp(c, "mlp", m.ffnHiddenSize / x.t, (!lora || targeted({"gate", "up"})) && !mlpInputShared, !lora || targeted({"down"}));
         if (x.dropout)
             c.add("dropout mask after MLP (bool)", "mlp", {x.b, x.hs, x.h}, 1);
         if (m.postNorms)
@@ -120,8 +133,10 @@ public:
     }
 
     /// Norm of hidden-size rows: RMSNorm (Llama style, in fp32) or LayerNorm.
-    void norm(Collector& c, std::string_view what) const
+    /// `inputKept`: the input is a tensor another norm already keeps (a parallel block's norm_2).
+    void norm(Collector& c, std::string_view what, bool inputKept = false) const
     {
+        const double inputBytes = inputKept ? 0 : x.p;
         // weight * x_normed keeps x_normed only for the weight's gradient: with a frozen weight
         // (LoRA) autograd keeps the weight alone (mul's formula; checked on torch 1.13). The plain
         // profile keeps today's count (its reference suite has no LoRA case).
@@ -131,7 +146,7 @@ public:
         if (m.norm == NormKind::RmsNorm && !x.rmsNormFp32) {
             // lit_gpt/rmsnorm.py@8641822: x * x, rsqrt and x * rsqrt in the input dtype;
             // x * x and x * rsqrt keep the input, the rsqrt its output, weight * x_normed the normalized.
-            c.add(what, ": input", "norm", {x.b, x.hs, x.h}, x.p);
+            c.add(what, ": input", "norm", {x.b, x.hs, x.h}, inputBytes);
             c.add(what, ": rsqrt", "norm", {x.b, x.hs}, x.p);
             c.add(what, ": normalized", "norm", {x.b, x.hs, x.h}, normalizedBytes);
         } else if (m.norm == NormKind::RmsNorm) {
@@ -141,7 +156,7 @@ public:
             if (x.eager)
                 c.add(what, ": 1/h scalar (float64)", "norm", {1}, 8);
         } else {
-            c.add(what, ": input", "norm", {x.b, x.hs, x.h}, x.p);
+            c.add(what, ": input", "norm", {x.b, x.hs, x.h}, inputBytes);
             // CUDA keeps the statistics in fp32; the CPU reference keeps them in the input dtype.
             const double statBytes = x.eager ? x.p : 4;
             c.add(what, ": mean", "norm", {x.b, x.hs}, statBytes);

@@ -149,8 +149,10 @@ ModelSpec readModel(const json& doc, std::vector<std::string>& warnings)
     set(m.attentionType, r.choice("attention_type", kAttnType));
     readMoe(r, m, warnings);
     readMla(r, m, warnings);
-    refuseUnmodelled(r, "parallel_residual", false, "attention and MLP reading the same input, as GPT-NeoX and Phi do");
-    refuseUnmodelled(r, "shared_attention_norm", false, "one norm shared by attention and MLP");
+    set(m.parallelResidual, r.boolean("parallel_residual"));
+    set(m.sharedAttentionNorm, r.boolean("shared_attention_norm"));
+    if (m.sharedAttentionNorm && !m.parallelResidual) // lit_gpt/model.py@8641822 raises NotImplementedError
+        throw InputError("model.shared_attention_norm", "expected parallel_residual true (a shared norm needs a parallel block)");
     r.collectUnknown(warnings);
 
     for (const char* key : {"vocab_size", "hidden_size", "num_layers", "num_heads"}) {
@@ -502,6 +504,10 @@ json scenarioToJson(const Scenario& sc)
     jm["qkv_bias"] = m.qkvBias;
     jm["qk_norm"] = m.qkNorm;
     jm["post_norms"] = m.postNorms;
+    if (m.parallelResidual || m.sharedAttentionNorm) {
+        jm["parallel_residual"] = m.parallelResidual;
+        jm["shared_attention_norm"] = m.sharedAttentionNorm;
+    }
     jm["tied_embeddings"] = m.tiedEmbeddings;
     jm["dropout"] = m.dropout;
     jm["sliding_window"] = m.slidingWindow;

@@ -27,7 +27,23 @@ STUBS = {
 }
 
 
-def measure(litgpt: str, batch: int, seq: int, chunk: int) -> int:
+# Block kinds: Llama-style (RMSNorm, SwiGLU, sequential) and the two GPT-NeoX-style parallel
+# blocks of the published cases (Phi-1.5: one shared LayerNorm; StableLM-Alpha: two).
+KINDS = {
+    "llama": ({"_norm_class": "RMSNorm", "_mlp_class": "LLaMAMLP", "intermediate_size": 176, "bias": False,
+               "rotary_percentage": 1.0, "parallel_residual": False},
+              {"mlp": "swiglu", "norm": "rmsnorm", "ffn_hidden_size": 176, "bias": False}),
+    "phi": ({"_norm_class": "LayerNorm", "_mlp_class": "GptNeoxMLP", "intermediate_size": 256, "bias": True,
+             "rotary_percentage": 0.5, "parallel_residual": True, "shared_attention_norm": True},
+            {"mlp": "gelu", "norm": "layernorm", "ffn_hidden_size": 256, "bias": True,
+             "parallel_residual": True, "shared_attention_norm": True}),
+    "neox": ({"_norm_class": "LayerNorm", "_mlp_class": "GptNeoxMLP", "intermediate_size": 256, "bias": True,
+              "rotary_percentage": 0.25, "parallel_residual": True, "shared_attention_norm": False},
+             {"mlp": "gelu", "norm": "layernorm", "ffn_hidden_size": 256, "bias": True, "parallel_residual": True}),
+}
+
+
+def measure(litgpt: str, kind: str, batch: int, seq: int, chunk: int) -> int:
     import torch
     stubs = tempfile.mkdtemp()
     for path, text in STUBS.items():
@@ -67,9 +83,8 @@ def measure(litgpt: str, batch: int, seq: int, chunk: int) -> int:
     # flash_attn_func takes (B, T, nh, hs) and returns that layout; the model reshapes it.
     M.CausalSelfAttention.scaled_dot_product_attention = lambda self, q, k, v, mask=None: Flash.apply(q, k, v).transpose(1, 2)
 
-    cfg = Config(n_layer=2, n_head=4, n_embd=64, block_size=seq, vocab_size=512, padded_vocab_size=512, bias=False,
-                 _norm_class="RMSNorm", _mlp_class="LLaMAMLP", intermediate_size=176, rotary_percentage=1.0,
-                 parallel_residual=False, n_query_groups=4, r=8, alpha=16, dropout=0.05, to_query=True, to_value=True)
+    cfg = Config(n_layer=2, n_head=4, n_embd=64, block_size=seq, vocab_size=512, padded_vocab_size=512,
+                 n_query_groups=4, r=8, alpha=16, dropout=0.05, to_query=True, to_value=True, **KINDS[kind][0])
     torch.manual_seed(0)
     model = GPT(cfg).to(torch.bfloat16)
     mark_only_lora_as_trainable(model)
@@ -91,6 +106,8 @@ def measure(litgpt: str, batch: int, seq: int, chunk: int) -> int:
             artefacts += st.nbytes()
         elif t.grad_fn is None and t.dtype == torch.bfloat16 and t.dim() == 2 and t.shape[-1] == cfg.n_embd:
             artefacts += st.nbytes() // 2                                           # dropout mask: 2 B, not 1
+        elif t.grad_fn is None and t.dtype == torch.bfloat16 and t.dim() == 3 and t.shape[-1] == 1:
+            artefacts -= st.nbytes()                                                # LayerNorm mean/rstd: fp32 on a GPU
         return t
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
@@ -101,10 +118,10 @@ def measure(litgpt: str, batch: int, seq: int, chunk: int) -> int:
     return sum(kept.values()) - artefacts + rope_tables
 
 
-def estimate(cli: str, batch: int, seq: int, chunk: int) -> int:
+def estimate(cli: str, kind: str, batch: int, seq: int, chunk: int) -> int:
     doc = {"format": "vramlab.scenario", "version": 1, "name": "litgpt-block",
-           "model": {"vocab_size": 512, "hidden_size": 64, "num_layers": 2, "num_heads": 4, "ffn_hidden_size": 176,
-                     "mlp": "swiglu", "norm": "rmsnorm", "position": "rope", "bias": False, "tied_embeddings": False},
+           "model": {"vocab_size": 512, "hidden_size": 64, "num_layers": 2, "num_heads": 4, "position": "rope",
+                     "tied_embeddings": False, **KINDS[kind][1]},
            "run": {"framework": "litgpt", "sequence_length": seq, "micro_batch_size": batch, "precision": "bf16",
                    "attention": "flash", "loss": "chunked", "loss_chunks_tokens": chunk,
                    "finetune": {"method": "lora", "rank": 8, "alpha": 16, "dropout": 0.05, "targets": ["q", "v"]}}}
@@ -124,9 +141,10 @@ def main() -> int:
         print("no lit-gpt source (--litgpt or VRAMLAB_LITGPT_SRC): skipped")
         return 77
     bad = 0
-    for batch, seq, chunk in ((1, 40, 16), (2, 40, 16), (1, 33, 8)):
-        got, want = estimate(args.cli, batch, seq, chunk), measure(args.litgpt, batch, seq, chunk)
-        print(f"batch {batch} seq {seq} chunk {chunk}: measured {want} B, estimated {got} B, "
+    for kind, batch, seq, chunk in (("llama", 1, 40, 16), ("llama", 2, 40, 16), ("llama", 1, 33, 8),
+                                    ("phi", 1, 40, 16), ("phi", 2, 40, 16), ("neox", 2, 40, 16)):
+        got, want = estimate(args.cli, kind, batch, seq, chunk), measure(args.litgpt, kind, batch, seq, chunk)
+        print(f"{kind} batch {batch} seq {seq} chunk {chunk}: measured {want} B, estimated {got} B, "
               f"{'equal' if got == want else 'DIFFERENT'}")
         bad += got != want
         sys.path = [p for p in sys.path if not p.startswith(tempfile.gettempdir())]
