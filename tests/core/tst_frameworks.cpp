@@ -64,6 +64,7 @@ private slots:
     void selectiveOp();
     void fusedOptimizerHasNoTemporaries();
     void optimizerInBackward();
+    void parallelBlocks();
     void keysRoundTrip();
     void badKeysNamed();
 };
@@ -173,6 +174,32 @@ void TstFrameworks::optimizerInBackward()
     QCOMPARE(t.events.back().total(), Bytes(310));
     QCOMPARE(refusal({{"optimizer_in_backward", true}, {"gradient_accumulation_steps", 2}}).keyPath(),
              std::string("run.optimizer_in_backward"));
+}
+
+// lit_gpt/model.py@8641822 Block with parallel_residual and shared_attention_norm: the MLP reads
+// norm_1's output, so a layer keeps no pre-MLP norm (fp32 input 32 x 64 x 4, rsqrt 32 x 4,
+// normalized 32 x 64 x 2) and no separate MLP input (32 x 64 x 2): 16,512 B less per layer.
+void TstFrameworks::parallelBlocks()
+{
+    json doc = json::parse(R"({"format": "vramlab.scenario", "version": 1, "name": "toy",
+        "model": {"vocab_size": 1000, "hidden_size": 64, "num_layers": 2, "num_heads": 4, "num_kv_heads": 2,
+                  "ffn_hidden_size": 128, "mlp": "swiglu", "norm": "rmsnorm", "position": "rope"},
+        "run": {"sequence_length": 16, "micro_batch_size": 2, "precision": "mixed-bf16", "attention": "flash"}})");
+    const ActivationSet sequential = acts(readScenario(doc));
+    doc["model"]["parallel_residual"] = true;
+    doc["model"]["shared_attention_norm"] = true;
+    const Scenario shared = readScenario(doc);
+    QCOMPARE(sequential.bytes - acts(shared).bytes, Bytes(2 * (8192 + 128 + 4096 + 4096)));
+    QCOMPARE(estimate(readScenario(doc)).params.total + 2 * 64, estimate(toy()).params.total); // one norm fewer per layer
+    const Scenario back = readScenario(scenarioToJson(shared));
+    QVERIFY(back.model.parallelResidual && back.model.sharedAttentionNorm);
+    doc["model"]["parallel_residual"] = false;
+    try {
+        (void)readScenario(doc);
+        QFAIL("a shared norm without a parallel block was accepted");
+    } catch (const InputError& e) {
+        QCOMPARE(e.keyPath(), std::string("model.shared_attention_norm"));
+    }
 }
 
 void TstFrameworks::keysRoundTrip()
