@@ -113,7 +113,7 @@ FrameworkProfile deepspeed()
     // No loss of its own: the user's model code computes it (deepspeed/runtime/engine.py
     // forward() calls the module). Its optimizer is FusedAdam (deepspeed/ops/adam/fused_adam.py:
     // multi_tensor_applier, no per-parameter temporaries).
-    p.version = "DeepSpeed (engine calls the user's model; FusedAdam)";
+    p.version = "DeepSpeed (not pinned: defaults not yet read from its source at a commit)";
     p.optimizerImpl = OptimizerImpl::Fused;
     return p;
 }
@@ -124,7 +124,7 @@ FrameworkProfile megatron()
     p.framework = Framework::Megatron;
     // megatron/core/tensor_parallel/cross_entropy.py: vocab_parallel_cross_entropy on the
     // vocabulary-sharded logits; Apex/TE FusedAdam (no foreach temporaries).
-    p.version = "Megatron-LM (vocab_parallel_cross_entropy; FusedAdam)";
+    p.version = "Megatron-LM (not pinned: defaults not yet read from its source at a commit)";
     p.loss = LossKind::LossParallel;
     p.optimizerImpl = OptimizerImpl::Fused;
     return p;
