@@ -79,6 +79,7 @@ struct Dims {
     bool outputCopy;    ///< the attention output's transpose().contiguous() copy, read by the output projection
     bool fusedQkvLora;  ///< LitGPT LoRAQKVLinear: one dropout and one A for the fused qkv
     bool vViewOfQkv;    ///< V is a view of the fused qkv output, which it keeps whole (LitGPT, multi-head)
+    bool nf4Keeps;      ///< QLoRA: every NF4 linear keeps its input (bitsandbytes MatMul4Bit)
     bool frozenKeepsNoInput; ///< autograd as measured for frozen weights: no x_normed, no LM head input, no mask of a no-grad input
 };
 
@@ -97,7 +98,10 @@ public:
             norm(c, "input norm");
         // LitGPT's fused qkv LoRA reads dropout(x): with dropout the dropped copy is kept instead.
         const bool qkvInputDropped = lora && x.fusedQkvLora && r.finetune.dropout > 0;
-        if ((!lora || targeted({"q", "k", "v", "q_a", "kv_a"})) && !qkvInputDropped)
+        // An NF4 qkv keeps its input whenever that input needs a gradient (not after a frozen embedding).
+        const bool attentionInputKept =
+            ((!lora || targeted({"q", "k", "v", "q_a", "kv_a"})) && !qkvInputDropped) || (x.nf4Keeps && !firstLayerFrozenInput);
+        if (attentionInputKept)
             c.add("attention input (norm output, read by q/k/v)", "attention", {x.b, x.hs, x.h}, x.pg);
         attention(c);
         if (!lora || targeted({"o"}))
@@ -116,14 +120,15 @@ public:
         else if (!m.sharedAttentionNorm && !firstLayerFrozenInput)
             norm(c, "pre-MLP norm", true);
         else if (m.sharedAttentionNorm)
-            mlpInputShared = (!lora || targeted({"q", "k", "v", "q_a", "kv_a"})) && !qkvInputDropped;
+            mlpInputShared = attentionInputKept;
         // A parallel block after a frozen embedding feeds its MLP a tensor that needs no gradient:
         // without adapters of its own the MLP keeps nothing (measured with lit-gpt).
         const bool mlpFrozenInput = m.parallelResidual && firstLayerFrozenInput && !targeted({"gate", "up", "down"});
         if (moe && !mlpFrozenInput)
             moeMlp(c);
         else if (!mlpFrozenInput)
-            mlp(c, "mlp", m.ffnHiddenSize / x.t, (!lora || targeted({"gate", "up"})) && !mlpInputShared, !lora || targeted({"down"}));
+            mlp(c, "mlp", m.ffnHiddenSize / x.t, (!lora || targeted({"gate", "up"}) || x.nf4Keeps) && !mlpInputShared,
+                !lora || targeted({"down"}) || x.nf4Keeps);
         if (x.dropout)
             c.add("dropout mask after MLP (bool)", "mlp", {x.b, x.hs, x.h}, 1);
         if (m.postNorms)
@@ -370,6 +375,7 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
     d.outputCopy = f.attentionOutputCopy;
     d.fusedQkvLora = f.fusedQkvLora;
     d.vViewOfQkv = f.fusedQkvView && m.numKvHeads == m.numHeads;
+    d.nf4Keeps = f.nf4KeepsInputs && r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora;
     d.frozenKeepsNoInput = r.framework != Framework::Plain;
     return d;
 }
@@ -423,7 +429,8 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
     // The LM head keeps its input (chunks read views of it), except Liger's fused function,
     // which saves only the gradients it computed in forward.
     // A frozen LM head (LoRA never targets it) needs no input for a weight gradient.
-    const bool headFrozen = x.frozenKeepsNoInput && r.finetune.method != FinetuneMethod::Full;
+    const bool headFrozen = x.frozenKeepsNoInput && r.finetune.method != FinetuneMethod::Full &&
+                            !(x.nf4Keeps && r.finetune.quantizeLmHead); // an NF4 head keeps its input
     if (loss.kind != LossKind::Fused && !headFrozen)
         head.add("LM head input (final norm output)", "head", {x.b, x.hs, x.h}, x.pg);
     switch (loss.kind) {

@@ -26,7 +26,9 @@ bool sameStateInputs(const RunSpec& a, const RunSpec& b)
            a.masterWeights == b.masterWeights && a.fp8 == b.fp8 && a.optimizer == b.optimizer && p.gpus == q.gpus &&
            p.zeroStage == q.zeroStage && p.tensorParallel == q.tensorParallel && p.pipelineParallel == q.pipelineParallel &&
            p.expertParallel == q.expertParallel && p.offloadOptimizer == q.offloadOptimizer &&
-           p.offloadParams == q.offloadParams && p.fsdp2 == q.fsdp2 && a.finetune.method == b.finetune.method &&
+           p.offloadParams == q.offloadParams && p.fsdp2 == q.fsdp2 && a.optimizerImpl == b.optimizerImpl &&
+           a.finetune.doubleQuant == b.finetune.doubleQuant && a.finetune.quantizeLmHead == b.finetune.quantizeLmHead &&
+           a.finetune.method == b.finetune.method &&
            a.finetune.rank == b.finetune.rank && a.finetune.targets == b.finetune.targets &&
            a.inference.weightDtype == b.inference.weightDtype;
 }
@@ -113,6 +115,11 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
     if (r.optimizerInBackward && r.gradientAccumulationSteps != 1)
         throw InputError("run.optimizer_in_backward", "expected gradient_accumulation_steps 1 (torchtune: optimizer in backward "
                                                       "is not compatible with gradient accumulation), got " + n(r.gradientAccumulationSteps));
+    if (r.optimizerImpl == OptimizerImpl::Paged32 && r.optimizer != Optimizer::AdamW && r.optimizer != Optimizer::Adam)
+        throw InputError("run.optimizer_impl", "\"paged-32bit\" is bitsandbytes' PagedAdamW; expected optimizer adamw or adam");
+    if ((!r.finetune.doubleQuant || r.finetune.quantizeLmHead) && r.finetune.method != FinetuneMethod::Qlora && r.mode == Mode::Training)
+        throw InputError(r.finetune.quantizeLmHead ? "run.finetune.quantize_lm_head" : "run.finetune.double_quant",
+                         "applies to finetune method qlora only");
     if (r.keepLastBlockGathered && r.parallelism.zeroStage != 3)
         throw InputError("run.parallelism.reshard_after_forward", "expected zero_stage 3 (FSDP) for \"all but last block\"");
     if (r.checkpointing.kind == Checkpointing::Kind::SelectiveOp && r.mode == Mode::Training) {

@@ -103,6 +103,10 @@ FrameworkProfile litgpt()
     // output (measured with lit_gpt itself, torch 1.13 CPU: tests/validation/litgpt_block.py).
     p.fusedQkvView = true;
     p.repeatKv = true;
+    // bitsandbytes/autograd/_functions.py@0.41.0 (a06a0f6) MatMul4Bit.forward: `ctx.tensors = (A, B)`
+    // whenever the input needs a gradient (lit-gpt@8641822 pins bitsandbytes 0.41.1): every NF4
+    // linear keeps its 16-bit input, unlike a frozen nn.Linear.
+    p.nf4KeepsInputs = true;
     return p;
 }
 

@@ -81,6 +81,9 @@ std::string_view toString(LossKind l)
     return "?";
 }
 
-std::string_view toString(OptimizerImpl o) { return o == OptimizerImpl::Fused ? "fused" : "foreach"; }
+std::string_view toString(OptimizerImpl o)
+{
+    return o == OptimizerImpl::Fused ? "fused" : o == OptimizerImpl::Paged32 ? "paged-32bit" : "foreach";
+}
 
 } // namespace vramlab

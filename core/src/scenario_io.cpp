@@ -58,7 +58,8 @@ const std::vector<std::pair<std::string, Framework>> kFramework = {
 const std::vector<std::pair<std::string, LossKind>> kLoss = {
     {"upcast", LossKind::Upcast}, {"native", LossKind::Native}, {"hf-shift", LossKind::HfShift},
     {"chunked", LossKind::Chunked}, {"fused", LossKind::Fused}, {"loss-parallel", LossKind::LossParallel}};
-const std::vector<std::pair<std::string, OptimizerImpl>> kOptimizerImpl = {{"foreach", OptimizerImpl::Foreach}, {"fused", OptimizerImpl::Fused}};
+const std::vector<std::pair<std::string, OptimizerImpl>> kOptimizerImpl = {
+    {"foreach", OptimizerImpl::Foreach}, {"fused", OptimizerImpl::Fused}, {"paged-32bit", OptimizerImpl::Paged32}};
 
 /// Keys that change memory but are not modelled yet: the value that matches what the
 /// model does is accepted, any other is refused naming the key (never silently ignored).
@@ -287,9 +288,6 @@ RunSpec readRun(const json& doc, std::vector<std::string>& warnings)
         run.lossChunkTokens = *c;
     if (auto d = r.choice("loss_dtype", kGradDtype))
         run.lossDtype = *d;
-    if (r.has("optimizer_impl") && r.at("optimizer_impl") == "paged-32bit")
-        throw InputError("run.optimizer_impl", "not modelled yet (bitsandbytes paged 32-bit states live in unified memory); "
-                                               "expected foreach or fused, got \"paged-32bit\"");
     if (auto o = r.choice("optimizer_impl", kOptimizerImpl))
         run.optimizerImpl = *o;
     set(run.optimizerInBackward, r.boolean("optimizer_in_backward"));
@@ -344,8 +342,8 @@ RunSpec readRun(const json& doc, std::vector<std::string>& warnings)
         }
         refuseUnmodelled(f, "quant", "bnb-nf4", "other 4-bit formats and block sizes");
         refuseUnmodelled(f, "quant_block_size", 64, "NF4 block sizes other than 64");
-        refuseUnmodelled(f, "double_quant", true, "QLoRA without double quantization");
-        refuseUnmodelled(f, "quantize_lm_head", false, "an NF4 LM head");
+        set(run.finetune.doubleQuant, f.boolean("double_quant"));
+        set(run.finetune.quantizeLmHead, f.boolean("quantize_lm_head"));
         f.collectUnknown(warnings);
     }
     set(run.inference.batchSize, r.integer("batch_size", 1, kMaxBatch));
@@ -571,6 +569,10 @@ json scenarioToJson(const Scenario& sc)
         jr["parallelism"]["reshard_after_forward"] = "all but last block";
     jr["finetune"] = {{"method", nameOf(kFinetune, r.finetune.method)}, {"rank", r.finetune.rank},
                       {"alpha", r.finetune.alpha}, {"dropout", r.finetune.dropout}, {"targets", r.finetune.targets}};
+    if (r.finetune.method == FinetuneMethod::Qlora) {
+        jr["finetune"]["double_quant"] = r.finetune.doubleQuant;
+        jr["finetune"]["quantize_lm_head"] = r.finetune.quantizeLmHead;
+    }
     jr["batch_size"] = r.inference.batchSize;
     jr["context_length"] = r.inference.contextLength;
     jr["weight_dtype"] = nameOf(kWeightDtype, r.inference.weightDtype);

@@ -65,6 +65,7 @@ private slots:
     void fusedOptimizerHasNoTemporaries();
     void optimizerInBackward();
     void parallelBlocks();
+    void qloraAsLitgptRunsIt();
     void keysRoundTrip();
     void badKeysNamed();
 };
@@ -202,6 +203,46 @@ void TstFrameworks::parallelBlocks()
     }
 }
 
+// lit-gpt@8641822 QLoRA: Lightning's BitsandbytesPrecision quantizes every nn.Linear, the LM head
+// too; bitsandbytes' NF4 without double quantization keeps an fp32 scale per 64 weights; MatMul4Bit
+// (bitsandbytes@0.41.0) keeps each NF4 linear's input; PagedAdamW keeps fp32 states.
+void TstFrameworks::qloraAsLitgptRunsIt()
+{
+    const json qlora = {{"framework", "litgpt"}, {"precision", "bf16"}, {"optimizer_impl", "paged-32bit"},
+                        {"finetune", {{"method", "qlora"}, {"rank", 8}, {"targets", {"q", "v"}}, {"dropout", 0.0},
+                                      {"double_quant", false}, {"quantize_lm_head", true}}}};
+    const Scenario sc = toy(qlora);
+    const Report rep = estimate(sc);
+    // Linear weights: 2 x (4,096 + 2,048 + 2,048 + 4,096 + 3 x 8,192) + LM head 64,000 = 137,728, each
+    // 0.5 B + 4 B per 64; embedding 64,000 and norms 2 x 2 x 64 + 64 in bf16.
+    const Bytes nf4 = 137'728 / 2 + (2 * (64 + 32 + 32 + 64 + 3 * 128) + 1000) * 4;
+    QCOMPARE(rep.component("weights")->bytes - (64'000 + 320) * 2 - rep.loraParams * 2, nf4);
+    QCOMPARE(rep.component("optimizer_states")->bytes, rep.loraParams * 8); // fp32 m and v
+    QCOMPARE(rep.stepInputs.optimizerTemporaries, Bytes(0));
+    // Kept inputs: the qkv input 32 x 64 x 2 in both layers (lora_A reads it without dropout; in
+    // layer 2 the NF4 qkv keeps the same tensor), the MLP input 32 x 64 x 2 and the down input
+    // 32 x 128 x 2 in both layers (NF4 gate/up and down), and the NF4 LM head's input 32 x 64 x 2.
+    const ActivationSet a = acts(sc);
+    auto bytes = [&](std::string_view name) {
+        Bytes b = 0;
+        for (const ActivationTensor& t : a.tensors)
+            b += t.name == name ? t.total() : 0;
+        return b;
+    };
+    QCOMPARE(bytes("attention input (norm output, read by q/k/v)"), Bytes(2 * 4096));
+    QCOMPARE(bytes("MLP input (norm output)"), Bytes(2 * 4096));
+    QCOMPARE(bytes("gated product (down_proj input)"), Bytes(2 * 8192));
+    QCOMPARE(bytes("LM head input (final norm output)"), Bytes(4096));
+    // The same run as LoRA on a bf16 base keeps only the qkv inputs (for lora_A).
+    json lora = qlora;
+    lora["finetune"] = {{"method", "lora"}, {"rank", 8}, {"targets", {"q", "v"}}, {"dropout", 0.0}};
+    lora.erase("optimizer_impl");
+    const ActivationSet b = acts(toy(lora));
+    QCOMPARE(a.bytes - b.bytes, Bytes(2 * 4096 + 2 * 8192 + 4096));
+    QCOMPARE(refusal({{"finetune", {{"method", "lora"}, {"quantize_lm_head", true}}}}).keyPath(), std::string("run.finetune.quantize_lm_head"));
+    QCOMPARE(refusal({{"optimizer", "sgd"}, {"optimizer_impl", "paged-32bit"}}).keyPath(), std::string("run.optimizer_impl"));
+}
+
 void TstFrameworks::keysRoundTrip()
 {
     const Scenario sc = toy({{"framework", "litgpt"}, {"loss", "chunked"}, {"loss_chunks_tokens", 64}, {"loss_dtype", "bf16"},
@@ -230,12 +271,11 @@ void TstFrameworks::badKeysNamed()
     QCOMPARE(refusal({{"loss_chunks", 4}}).keyPath(), std::string("run.loss_chunks"));
     QCOMPARE(refusal({{"loss", "chunked"}, {"loss_chunks", 4}, {"loss_chunks_tokens", 128}}).keyPath(), std::string("run.loss_chunks_tokens"));
     QCOMPARE(refusal({{"loss", "chunked"}, {"loss_dtype", "fp16"}}).keyPath(), std::string("run.loss_dtype"));
-    QCOMPARE(refusal({{"optimizer_impl", "paged-32bit"}}).keyPath(), std::string("run.optimizer_impl"));
     QCOMPARE(refusal({{"compile", true}}).keyPath(), std::string("run.compile"));
     QCOMPARE(refusal({{"activation_offloading", true}}).keyPath(), std::string("run.activation_offloading"));
     QCOMPARE(refusal({{"parallelism", {{"context_parallel", 2}}}}).keyPath(), std::string("run.parallelism.context_parallel"));
     QCOMPARE(refusal({{"parallelism", {{"async_tp", true}}}}).keyPath(), std::string("run.parallelism.async_tp"));
-    QCOMPARE(refusal({{"finetune", {{"method", "qlora"}, {"quantize_lm_head", true}}}}).keyPath(), std::string("run.finetune.quantize_lm_head"));
+    QCOMPARE(refusal({{"finetune", {{"method", "qlora"}, {"quant", "torchao-nf4"}}}}).keyPath(), std::string("run.finetune.quant"));
 }
 
 QTEST_APPLESS_MAIN(TstFrameworks)

@@ -23,6 +23,7 @@ struct FrameworkProfile {
     bool repeatKv = false;         ///< K and V materialized to the query heads before SDPA
     bool attentionOutputCopy = false; ///< transpose(1, 2).contiguous() copy of the attention output, read by wo
     bool fusedQkvLora = false;     ///< one LoRA dropout and one A for the fused qkv linear (LitGPT LoRAQKVLinear)
+    bool nf4KeepsInputs = false;   ///< QLoRA's NF4 linears keep their 16-bit input (bitsandbytes MatMul4Bit)
     bool fusedQkvView = false;     ///< q, k, v are views of one fused qkv output; with as many KV heads as heads V keeps it whole
     bool logitsHeld = false;       ///< the training loop keeps the logits through backward
     bool shiftLogits = false;      ///< the loss drops the last position of each sequence (LitGPT)

@@ -34,8 +34,9 @@ enum class LossKind {
     LossParallel, ///< vocabulary-parallel cross-entropy under tensor parallelism (torchtitan)
 };
 
-/// torch.optim's implementation: foreach (multi-tensor, with temporaries) or fused (none).
-enum class OptimizerImpl { Foreach, Fused };
+/// torch.optim's implementation: foreach (multi-tensor, with temporaries) or fused (none);
+/// Paged32: bitsandbytes PagedAdamW, fp32 states whatever the precision, no temporaries.
+enum class OptimizerImpl { Foreach, Fused, Paged32 };
 
 struct Checkpointing {
     /// SelectiveOp: torchtitan's op-level selective checkpointing (its _save_list).
@@ -65,6 +66,8 @@ struct Finetune {
     double alpha = 32;
     double dropout = 0.0; ///< LoRA dropout: each target keeps a dropped copy of its input
     std::vector<std::string> targets = {"q", "k", "v", "o"};
+    bool doubleQuant = true;      ///< QLoRA: NF4 block scales quantized again (4.127 bits), else fp32 per 64 (4.5)
+    bool quantizeLmHead = false;  ///< QLoRA: the LM head in NF4 too (Lightning's BitsandbytesPrecision without ignore_modules)
 };
 
 struct Inference {
