@@ -25,7 +25,13 @@ QString ExplainView::html(const Report& r)
                  .arg(PlotTheme::componentColor(QString::fromLatin1(key)).name(), view(c->label), bytesText(c->bytes),
                       view(c->explanation), QString::fromStdString(c->formula).toHtmlEscaped());
     }
-    h += QStringLiteral("</table><h3>Overhead, part by part</h3><ul>");
+    h += QStringLiteral("</table>");
+    if (r.stepInputs.training && r.stepInputs.lastStage) // which framework behaviour made the loss tensors
+        h += QStringLiteral("<h3>Loss</h3><p>%1 (%2): %3 saved by the final norm, LM head and loss, %4 alive while it runs forward, %5 in its backward.</p>")
+                 .arg(view(r.activations.lossSource), view(r.activations.lossFramework), bytesText(r.activations.headBytes),
+                      bytesText(r.activations.lossHeldBytes + r.activations.lossForwardBytes),
+                      bytesText(r.activations.lossBackwardBytes));
+    h += QStringLiteral("<h3>Overhead, part by part</h3><ul>");
     for (const Component& p : r.overheadParts)
         h += QStringLiteral("<li><b>%1</b> %2: %3 <code>%4</code></li>")
                  .arg(view(p.label), bytesText(p.bytes), view(p.explanation), QString::fromStdString(p.formula).toHtmlEscaped());

@@ -212,9 +212,10 @@ QVector<ParamDescriptor> build()
                  QStringLiteral("Full: each layer keeps only its input and is recomputed in backward (~33% more compute). "
                                 "Selective: only the attention core is recomputed. Every k: one input per k layers."),
                  K::Choice);
-    ckpt.choices = {QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full"), QStringLiteral("every 2"),
-                    QStringLiteral("every 4"), QStringLiteral("every 8")};
-    ckpt.choiceLabels = {QStringLiteral("None"), QStringLiteral("Selective (attention)"), QStringLiteral("Full (every layer)"),
+    ckpt.choices = {QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("selective-op"), QStringLiteral("full"),
+                    QStringLiteral("every 2"), QStringLiteral("every 4"), QStringLiteral("every 8")};
+    ckpt.choiceLabels = {QStringLiteral("None"), QStringLiteral("Selective (attention)"),
+                         QStringLiteral("Selective op (torchtitan save list)"), QStringLiteral("Full (every layer)"),
                          QStringLiteral("Every 2 layers"), QStringLiteral("Every 4 layers"), QStringLiteral("Every 8 layers")};
     ckpt.get = [](const Scenario& s) { return QVariant(QString::fromStdString(toString(s.run.checkpointing)).remove(QStringLiteral(" layers"))); };
     ckpt.set = [](Scenario& s, const QVariant& v) {
@@ -222,9 +223,10 @@ QVector<ParamDescriptor> build()
         if (t.startsWith(QLatin1String("every ")))
             s.run.checkpointing = {Checkpointing::Kind::Every, t.mid(6).toLongLong()};
         else
-            s.run.checkpointing = {t == QLatin1String("full")        ? Checkpointing::Kind::Full
-                                   : t == QLatin1String("selective") ? Checkpointing::Kind::Selective
-                                                                     : Checkpointing::Kind::None,
+            s.run.checkpointing = {t == QLatin1String("full")           ? Checkpointing::Kind::Full
+                                   : t == QLatin1String("selective")    ? Checkpointing::Kind::Selective
+                                   : t == QLatin1String("selective-op") ? Checkpointing::Kind::SelectiveOp
+                                                                        : Checkpointing::Kind::None,
                                    0};
     };
     ckpt.applies = training;
@@ -235,6 +237,43 @@ QVector<ParamDescriptor> build()
                                  {{QStringLiteral("Flash / SDPA"), AttentionImpl::Flash},
                                   {QStringLiteral("Eager (softmax kept)"), AttentionImpl::Eager}},
                                  [](Scenario& s) -> AttentionImpl& { return s.run.attention; }, training);
+    all << choice<Framework>(QStringLiteral("run.framework"), prec, QStringLiteral("Framework"),
+                             QStringLiteral("Whose training code runs: it sets the loss and optimizer implementation "
+                                            "(unless set below) and the model code's own copies (fp32 norms, repeated K/V)."),
+                             {{QStringLiteral("Plain PyTorch"), Framework::Plain},
+                              {QStringLiteral("torchtitan"), Framework::Torchtitan},
+                              {QStringLiteral("HF Transformers"), Framework::HfTransformers},
+                              {QStringLiteral("torchtune"), Framework::Torchtune},
+                              {QStringLiteral("LitGPT"), Framework::Litgpt},
+                              {QStringLiteral("DeepSpeed"), Framework::Deepspeed},
+                              {QStringLiteral("Megatron-LM"), Framework::Megatron}},
+                             [](Scenario& s) -> Framework& { return s.run.framework; }, training);
+    {
+        // The framework's loss unless one is chosen: "default" leaves run.loss unset.
+        const std::vector<std::pair<QString, LossKind>> losses = {
+            {QStringLiteral("fp32 upcast"), LossKind::Upcast},        {QStringLiteral("16-bit, no upcast"), LossKind::Native},
+            {QStringLiteral("HF ForCausalLMLoss"), LossKind::HfShift}, {QStringLiteral("Chunked"), LossKind::Chunked},
+            {QStringLiteral("Fused (Liger)"), LossKind::Fused},        {QStringLiteral("Vocab-parallel"), LossKind::LossParallel}};
+        ParamDescriptor loss = describe(QStringLiteral("run.loss"), prec, QStringLiteral("Loss"), QString(),
+                                        QStringLiteral("How the cross-entropy holds the logits: an fp32 copy, 16-bit, in chunks, "
+                                                       "fused with the LM head (no full logits), or split by vocabulary."),
+                                        K::Choice);
+        loss.choices << QStringLiteral("default");
+        loss.choiceLabels << QStringLiteral("Framework default");
+        for (const auto& [shown, kind] : losses) {
+            loss.choices << valueName(kind);
+            loss.choiceLabels << shown;
+        }
+        loss.get = [](const Scenario& s) { return QVariant(s.run.loss ? valueName(*s.run.loss) : QStringLiteral("default")); };
+        loss.set = [losses](Scenario& s, const QVariant& v) {
+            s.run.loss.reset();
+            for (const auto& [shown, kind] : losses)
+                if (valueName(kind) == v.toString())
+                    s.run.loss = kind;
+        };
+        loss.applies = training;
+        all << loss;
+    }
 
     all << integer(QStringLiteral("run.batch_size"), inf, QStringLiteral("Batch"), QStringLiteral("sequences"),
                    QStringLiteral("Sequences served at once; each has its own KV cache."), K::LogInteger, 1, 4096,

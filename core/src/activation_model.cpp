@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vramlab/activation_model.h"
 
+#include "vramlab/framework_profile.h"
 #include "vramlab/parameter_tensors.h"
 #include "vramlab/precision_regime.h"
 
@@ -67,11 +68,19 @@ struct Collector {
 struct Dims {
     Count b, s, h, a, g, d, t;
     Count hs;   ///< rows of hidden-size tensors: s, or s / t with sequence parallelism
+    Count ffn;  ///< MLP width on this GPU
     double p;   ///< bytes of an activation element
     double pg;  ///< bytes of a GEMM-only input (1 with FP8)
     bool eager;
     bool dropout;
     bool fp32Acts;
+    bool rmsNormFp32;   ///< RMSNorm in fp32 (keeps an fp32 copy of its input); LitGPT's stays in the input dtype
+    bool repeatKv;      ///< K and V materialized to the query heads before SDPA (torchtitan, torchtune)
+    bool outputCopy;    ///< the attention output's transpose().contiguous() copy, read by the output projection
+    bool fusedQkvLora;  ///< LitGPT LoRAQKVLinear: one dropout and one A for the fused qkv
+    bool vViewOfQkv;    ///< V is a view of the fused qkv output, which it keeps whole (LitGPT, multi-head)
+    bool nf4Keeps;      ///< QLoRA: every NF4 linear keeps its input (bitsandbytes MatMul4Bit)
+    bool frozenKeepsNoInput; ///< autograd as measured for frozen weights: no x_normed, no LM head input, no mask of a no-grad input
 };
 
 /// What one kind of layer keeps (every layer of a stage is one of dense/MoE x global/local,
@@ -87,39 +96,72 @@ public:
         const bool lora = r.mode == Mode::Training && r.finetune.method != FinetuneMethod::Full;
         if (!firstLayerFrozenInput)
             norm(c, "input norm");
-        if (!lora || targeted({"q", "k", "v", "q_a", "kv_a"}))
+        // LitGPT's fused qkv LoRA reads dropout(x): with dropout the dropped copy is kept instead.
+        const bool qkvInputDropped = lora && x.fusedQkvLora && r.finetune.dropout > 0;
+        // An NF4 qkv keeps its input whenever that input needs a gradient (not after a frozen embedding).
+        const bool attentionInputKept =
+            ((!lora || targeted({"q", "k", "v", "q_a", "kv_a"})) && !qkvInputDropped) || (x.nf4Keeps && !firstLayerFrozenInput);
+        if (attentionInputKept)
             c.add("attention input (norm output, read by q/k/v)", "attention", {x.b, x.hs, x.h}, x.pg);
         attention(c);
         if (!lora || targeted({"o"}))
-            c.add("attention output (o_proj input)", "attention", {x.b, x.s, x.a * vDim()}, x.eager ? x.pg : 0);
+            c.add("attention output (o_proj input)", "attention", {x.b, x.s, x.a * vDim()}, x.eager || x.outputCopy ? x.pg : 0);
         if (x.dropout)
             c.add("dropout mask after o_proj (bool)", "attention", {x.b, x.hs, x.h}, 1);
         if (m.postNorms)
             norm(c, "post-attention norm");
-        norm(c, "pre-MLP norm");
-        if (moe)
+        // lit_gpt/model.py@8641822 Block.forward with parallel_residual: n_2 = n_1 if
+        // shared_attention_norm else norm_2(x); x = x + h + mlp(n_2). A shared norm adds nothing;
+        // norm_2 reads the block input, which norm_1 already keeps (after a frozen embedding,
+        // neither keeps anything).
+        bool mlpInputShared = false;
+        if (!m.parallelResidual)
+            norm(c, "pre-MLP norm");
+        else if (!m.sharedAttentionNorm && !firstLayerFrozenInput)
+            norm(c, "pre-MLP norm", true);
+        else if (m.sharedAttentionNorm)
+            mlpInputShared = attentionInputKept;
+        // A parallel block after a frozen embedding feeds its MLP a tensor that needs no gradient:
+        // without adapters of its own the MLP keeps nothing (measured with lit-gpt).
+        const bool mlpFrozenInput = m.parallelResidual && firstLayerFrozenInput && !targeted({"gate", "up", "down"});
+        if (moe && !mlpFrozenInput)
             moeMlp(c);
-        else
-            mlp(c, "mlp", m.ffnHiddenSize / x.t, !lora || targeted({"gate", "up"}), !lora || targeted({"down"}));
+        else if (!mlpFrozenInput)
+            mlp(c, "mlp", m.ffnHiddenSize / x.t, (!lora || targeted({"gate", "up"}) || x.nf4Keeps) && !mlpInputShared,
+                !lora || targeted({"down"}) || x.nf4Keeps);
         if (x.dropout)
             c.add("dropout mask after MLP (bool)", "mlp", {x.b, x.hs, x.h}, 1);
         if (m.postNorms)
             norm(c, "post-MLP norm");
         if (lora)
-            loraAdapters(c);
+            loraAdapters(c, firstLayerFrozenInput);
     }
 
     /// Norm of hidden-size rows: RMSNorm (Llama style, in fp32) or LayerNorm.
-    void norm(Collector& c, std::string_view what) const
+    /// `inputKept`: the input is a tensor another norm already keeps (a parallel block's norm_2).
+    void norm(Collector& c, std::string_view what, bool inputKept = false) const
     {
-        if (m.norm == NormKind::RmsNorm) {
+        const double inputBytes = inputKept ? 0 : x.p;
+        // weight * x_normed keeps x_normed only for the weight's gradient: with a frozen weight
+        // (LoRA) autograd keeps the weight alone (mul's formula; checked on torch 1.13). The plain
+        // profile keeps today's count (its reference suite has no LoRA case).
+        const bool frozenWeight = x.frozenKeepsNoInput && r.mode == Mode::Training &&
+                                  r.finetune.method != FinetuneMethod::Full;
+        const double normalizedBytes = frozenWeight ? 0 : x.p;
+        if (m.norm == NormKind::RmsNorm && !x.rmsNormFp32) {
+            // lit_gpt/rmsnorm.py@8641822: x * x, rsqrt and x * rsqrt in the input dtype;
+            // x * x and x * rsqrt keep the input, the rsqrt its output, weight * x_normed the normalized.
+            c.add(what, ": input", "norm", {x.b, x.hs, x.h}, inputBytes);
+            c.add(what, ": rsqrt", "norm", {x.b, x.hs}, x.p);
+            c.add(what, ": normalized", "norm", {x.b, x.hs, x.h}, normalizedBytes);
+        } else if (m.norm == NormKind::RmsNorm) {
             c.add(what, ": fp32 input", "norm", {x.b, x.hs, x.h}, 4);
             c.add(what, ": rsqrt (fp32)", "norm", {x.b, x.hs}, 4);
-            c.add(what, ": normalized", "norm", {x.b, x.hs, x.h}, x.p);
+            c.add(what, ": normalized", "norm", {x.b, x.hs, x.h}, normalizedBytes);
             if (x.eager)
                 c.add(what, ": 1/h scalar (float64)", "norm", {1}, 8);
         } else {
-            c.add(what, ": input", "norm", {x.b, x.hs, x.h}, x.p);
+            c.add(what, ": input", "norm", {x.b, x.hs, x.h}, inputBytes);
             // CUDA keeps the statistics in fp32; the CPU reference keeps them in the input dtype.
             const double statBytes = x.eager ? x.p : 4;
             c.add(what, ": mean", "norm", {x.b, x.hs}, statBytes);
@@ -171,13 +213,17 @@ private:
         }
         const bool rope = m.position == PositionKind::Rope;
         c.add(rope ? "Q after RoPE" : "Q", "attention", {b, a, s, d}, x.p);
-        // Eager GQA repeats K and V to every query head (repeat_interleave keeps its int64 index).
-        const bool repeat = x.eager && m.numKvHeads != m.numHeads;
+        // Eager GQA repeats K and V to every query head (repeat_interleave keeps its int64 index);
+        // torchtitan's and torchtune's repeat_kv/expand+flatten copy them before SDPA too.
+        const bool repeat = (x.eager || x.repeatKv) && m.numKvHeads != m.numHeads;
         const Count kvHeads = repeat ? a : x.g;
         const std::string_view repeated = repeat ? " (repeated to query heads)" : "";
         c.add(rope ? "K after RoPE" : "K", repeated, "attention", {b, kvHeads, s, d}, x.p);
-        c.add("V", repeated, "attention", {b, kvHeads, s, d}, x.p);
-        if (repeat) {
+        if (x.vViewOfQkv) // lit_gpt/model.py@8641822: v = qkv.view(...).permute(...).split(...)[2].reshape(B, -1, T, hs)
+            c.add("V (a view that keeps the whole fused qkv output)", "attention", {b, s, (a + 2 * x.g) * d}, x.p);
+        else
+            c.add("V", repeated, "attention", {b, kvHeads, s, d}, x.p);
+        if (repeat && x.eager) {
             c.add("repeat_interleave index of K (int64)", "attention", {a}, 8);
             c.add("repeat_interleave index of V (int64)", "attention", {a}, 8);
         }
@@ -250,14 +296,43 @@ private:
     }
 
     /// LoRA adapters: lora_A keeps its (dropped-out) input, lora_B keeps A's output.
-    void loraAdapters(Collector& c) const
+    void loraAdapters(Collector& c, bool inputFrozen) const
     {
         const Count rank = r.finetune.rank;
+        const bool fusedQkv = x.fusedQkvLora && m.attentionType == AttentionType::Mha;
+        if (fusedQkv) {
+            // lit_gpt/lora.py@8641822 LoRAQKVLinear: after_A = F.linear(lora_dropout(x), lora_A), lora_A
+            // having r rows per enabled q/k/v; conv1d keeps after_A; zero_pad's index_copy keeps its index.
+            Count enabled = 0, width = 0;
+            for (const auto& [q, w] : {std::pair{"q", x.a * x.d}, std::pair{"k", x.g * x.d}, std::pair{"v", x.g * x.d}})
+                if (targeted({q})) {
+                    ++enabled;
+                    width += w;
+                }
+            if (enabled > 0) {
+                if (r.finetune.dropout > 0) {
+                    // Dropout of an input that needs no gradient (after a frozen embedding) records
+                    // no mask; lora_A still keeps the dropped copy (measured, torch 1.13).
+                    if (!(inputFrozen && x.frozenKeepsNoInput))
+                        c.add("LoRA qkv: dropout mask (bool)", "lora", {x.b, x.s, x.h}, 1);
+                    c.add("LoRA qkv: dropped-out input", "lora", {x.b, x.s, x.h}, x.p);
+                }
+                c.add("LoRA qkv: A output (conv1d input)", "lora", {x.b, x.s, rank * enabled}, x.p);
+                // zero_pad: result.index_copy(1, lora_ind, x.reshape(-1, sum(qkv_shapes))) unless all three
+                // are enabled; IndexCopyBackward keeps `source` (expand_as(source); checked on torch 1.13).
+                if (enabled < 3) {
+                    c.add("LoRA qkv: B output reshaped (index_copy source)", "lora", {x.b, x.s, width}, x.p);
+                    c.add("LoRA qkv: index_copy index (int64, torch.tensor(lora_ind))", "lora", {width}, 8);
+                }
+            }
+        }
         for (const ParamTensor& t : parameterTensors(m)) {
             if (!t.linear || t.group == ParamGroup::Head || t.group == ParamGroup::Embedding)
                 continue;
             const std::string mod(t.module);
             if (!targeted({mod.c_str()}) || t.copies < m.numLayers)
+                continue;
+            if (fusedQkv && (mod == "q" || mod == "k" || mod == "v"))
                 continue;
             const std::string prefix = "LoRA " + mod;
             if (r.finetune.dropout > 0) {
@@ -287,15 +362,159 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
     d.a = ceilDiv(m.numHeads, t);
     d.g = std::max<Count>(1, m.numKvHeads / t);
     d.d = m.headDim;
+    d.ffn = m.ffnHiddenSize / t;
     d.hs = r.parallelism.sequenceParallel ? ceilDiv(seq, t) : seq;
     d.p = bytesPerElement(reg.activations);
     d.pg = r.fp8 ? 1 : d.p;
     d.eager = r.attention == AttentionImpl::Eager;
     d.dropout = m.dropout > 0;
     d.fp32Acts = reg.activations == DType::Fp32;
+    const FrameworkProfile& f = frameworkProfile(r.framework);
+    d.rmsNormFp32 = f.rmsNormFp32;
+    d.repeatKv = f.repeatKv;
+    d.outputCopy = f.attentionOutputCopy;
+    d.fusedQkvLora = f.fusedQkvLora;
+    d.vViewOfQkv = f.fusedQkvView && m.numKvHeads == m.numHeads;
+    d.nf4Keeps = f.nf4KeepsInputs && r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora;
+    d.frozenKeepsNoInput = r.framework != Framework::Plain;
     return d;
 }
 
+
+/// torchtitan's op-level selective checkpointing of one TransformerBlock
+/// (torchtitan/parallelisms/parallelize_llama.py@9dec370ad26b5f8e9a7333a0e36165018262644b):
+/// `_save_list` = {aten.mm, SDPA flash/efficient, reduce_scatter, abs, max}; every mm except
+/// each second one (counted per block: wq 1, wk 2, wv 3, wo 4, w1 5, w3 6, w2 7) is MUST_SAVE,
+/// the rest PREFER_RECOMPUTE. So a block keeps its input (the checkpoint's argument), the
+/// outputs of wq, wv, w1 and w2 and SDPA's outputs; in backward it is rebuilt with those
+/// reused: everything the block's autograd keeps except O, the log-sum-exp and w1's output.
+void selectiveOpLayers(ActivationSet& set, const Dims& x, const StageSlice& slice, const ActivationSet& full, bool explain)
+{
+    const Count layers = slice.layers();
+    Collector c{set, ActivationScope::Layer, layers, explain};
+    const Count ffn = x.ffn;
+    c.add("block input (checkpoint)", "checkpoint", {x.b, x.hs, x.h}, x.p);
+    c.add("wq output (mm 1, saved)", "attention", {x.b, x.s, x.a * x.d}, x.p);
+    c.add("wv output (mm 3, saved)", "attention", {x.b, x.s, x.g * x.d}, x.p);
+    c.add("SDPA output O (saved)", "attention", {x.b, x.a, x.s, x.d}, x.p);
+    c.add("SDPA log-sum-exp (fp32, saved)", "attention", {x.b, x.a, x.s}, 4);
+    c.add("w1 output (mm 5, saved)", "mlp", {x.b, x.s, ffn}, x.p);
+    c.add("w2 output (mm 7, saved)", "mlp", {x.b, x.s, x.h}, x.p);
+    // Rebuilt in backward, one block at a time: the block's own saved tensors minus the reused ones.
+    const Bytes reused = checkedAdd(checkedAdd(checkedMul(x.b, x.s, x.a * x.d, static_cast<Count>(x.p)), checkedMul(x.b, x.a, x.s, 4)),
+                                    checkedMul(x.b, x.s, ffn, static_cast<Count>(x.p)));
+    set.recomputeBytes = layers > 0 ? full.bytes - std::min(full.bytes, reused) : 0;
+    set.largestLayerTensorBytes = full.largestLayerTensorBytes;
+}
+
+/// A loop that keeps the 16-bit logits referenced through backward (lit-gpt finetune/lora.py@8641822:
+/// `logits` lives until the next iteration) turns them from a forward transient into a held buffer.
+void holdLogits(ActivationSet& set, const FrameworkProfile& f, Bytes logits16)
+{
+    if (!f.logitsHeld)
+        return;
+    set.lossHeldBytes = logits16;
+    set.lossForwardBytes -= std::min(set.lossForwardBytes, logits16);
+}
+
+/// The loss's saved tensors (into `head`) and its transients (into `set`), as lossSetup() resolves it.
+void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const RunSpec& r, const Dims& x, Count vocab)
+{
+    const FrameworkProfile& f = frameworkProfile(r.framework);
+    const LossSetup loss = lossSetup(r, vocab, m.hiddenSize);
+    set.lossFramework = f.version;
+    const Count tokens = checkedMul(x.b, x.s);
+    const Bytes p = static_cast<Bytes>(x.p);
+    const Bytes logits16 = checkedMul(tokens, vocab, p);
+    // The LM head keeps its input (chunks read views of it), except Liger's fused function,
+    // which saves only the gradients it computed in forward.
+    // A frozen LM head (LoRA never targets it) needs no input for a weight gradient.
+    const bool headFrozen = x.frozenKeepsNoInput && r.finetune.method != FinetuneMethod::Full &&
+                            !(x.nf4Keeps && r.finetune.quantizeLmHead); // an NF4 head keeps its input
+    if (loss.kind != LossKind::Fused && !headFrozen)
+        head.add("LM head input (final norm output)", "head", {x.b, x.hs, x.h}, x.pg);
+    switch (loss.kind) {
+    case LossKind::Upcast:
+    case LossKind::HfShift:
+    case LossKind::LossParallel:
+        head.add("log-softmax of the logits (fp32)", "loss", {x.b, x.s, vocab}, 4);
+        head.add("cross-entropy total weight (fp32 scalar)", "loss", {1}, 4);
+        // The logits and their fp32 copy exist while log_softmax runs; backward makes two fp32
+        // gradients of the logits. The loop frees the logits before backward (torchtitan train.py@9dec370:
+        // `del pred`; HF ForCausalLMLoss's upcast is a local of the loss).
+        set.lossForwardBytes = checkedMul(tokens, vocab, p + 4);
+        set.lossBackwardBytes = checkedMul(tokens, vocab, 8);
+        holdLogits(set, f, logits16);
+        set.lossSource = loss.kind == LossKind::HfShift
+                             ? "HF Transformers ForCausalLMLoss (loss/loss_utils.py@d0fed636): logits.float(), labels padded and shifted, cross_entropy"
+                         : loss.kind == LossKind::LossParallel
+                             ? "vocabulary-parallel cross-entropy: each GPU upcasts and normalizes its vocabulary shard"
+                             : "logits.float() then cross_entropy: the fp32 log-softmax is saved";
+        return;
+    case LossKind::Native:
+        head.add("log-softmax of the logits (16-bit)", "loss", {x.b, x.s, vocab}, x.p);
+        head.add("cross-entropy total weight (scalar)", "loss", {1}, x.p);
+        // cross_entropy on the 16-bit logits, e.g. lit_gpt/utils.py@8641822 chunked_cross_entropy
+        // with chunk_size=0 (`F.cross_entropy(logits, targets)`, no upcast); logits freed before backward.
+        set.lossForwardBytes = logits16;
+        set.lossBackwardBytes = checkedMul(logits16, 2);
+        holdLogits(set, f, logits16);
+        set.lossForwardWhat = "loss: 16-bit logits beside their saved log-softmax";
+        set.lossBackwardWhat = "loss backward: two 16-bit gradients of the logits";
+        set.lossSource = "cross_entropy on the 16-bit logits, no upcast (as lit-gpt chunked_cross_entropy(chunk_size=0)@8641822)";
+        return;
+    case LossKind::Chunked: {
+        // LitGPT drops the last position of each sequence (`logits[-1][..., :-1, :]`).
+        const Count rows = f.shiftLogits ? tokens - x.b : tokens;
+        // One cross-entropy per chunk that still has positions after LitGPT's shift (an empty
+        // last chunk keeps no total weight).
+        const Count positions = std::max<Count>(1, loss.chunkRows / std::max<Count>(1, x.b));
+        const Count chunks = ceilDiv(x.s - (f.shiftLogits ? 1 : 0), positions);
+        const double lsBytes = loss.chunkUpcast ? 4 : x.p;
+        head.add(loss.chunkUpcast ? "log-softmax of every chunk (fp32, all kept for backward)"
+                                  : "log-softmax of every chunk (16-bit, all kept for backward)",
+                 "loss", {rows, vocab}, lsBytes);
+        // With b > 1 a chunk of the (b, s) targets is not contiguous: reshape(-1) copies it and
+        // nll_loss keeps the copy (torchtune labels.chunk, LitGPT targets.split; measured in
+        // tests/validation). torchtune then divides by the int64 count of tokens, which div keeps.
+        if (x.b > 1)
+            head.add("targets of every chunk (int64 copies)", "loss", {rows}, 8);
+        if (loss.chunkUpcast)
+            head.add("token count (int64 scalar, total_loss / total_elements)", "loss", {1}, 8);
+        Collector weights{set, ActivationScope::Head, chunks, head.detail};
+        weights.add("cross-entropy total weight of a chunk (scalar)", "loss", {1}, lsBytes);
+        // Every chunk's 16-bit logits exist at once (torchtune TransformerDecoder.chunked_output,
+        // LitGPT GPT.forward(lm_head_chunk_size)); torchtune upcasts one chunk at a time.
+        const Bytes upcastChunk = loss.chunkUpcast ? checkedMul(loss.chunkRows, vocab, 4) : 0;
+        const Bytes gradBytes = loss.chunkUpcast ? 4 : p;
+        set.lossBackwardBytes = checkedMul(loss.chunkRows, vocab, 2 * gradBytes);
+        // torchtune _loss_step@1814feb: `del logits` before backward.
+        set.lossForwardBytes = checkedAdd(logits16, upcastChunk);
+        holdLogits(set, f, logits16);
+        set.lossForwardWhat = loss.chunkUpcast ? "loss: every chunk's 16-bit logits, one chunk's fp32 copy, the saved log-softmaxes"
+                                               : "loss: every chunk's 16-bit logits beside their saved log-softmaxes";
+        set.lossBackwardWhat = loss.chunkUpcast ? "loss backward: two fp32 gradients of one chunk's logits"
+                                                : "loss backward: two 16-bit gradients of one chunk's logits";
+        set.lossSource = loss.chunkUpcast
+                             ? "chunked output, each chunk upcast to fp32 (torchtune CEWithChunkedOutputLoss@1814feb)"
+                             : "chunked LM head and cross-entropy on 16-bit chunks, logits kept through backward (lit-gpt chunked_cross_entropy@8641822)";
+        return;
+    }
+    case LossKind::Fused: {
+        // Liger fused_linear_cross_entropy.py@e11c2d6: forward computes the gradients of the LM
+        // head input and weight chunk by chunk and saves only those (ctx.save_for_backward).
+        head.add("gradient of the LM head input (computed in forward)", "loss", {tokens, x.h}, x.p);
+        head.add("gradient of the LM head weight (computed in forward)", "loss", {vocab, x.h}, x.p);
+        // One chunk's logits, their fp32 copy (then cast back) and the fp32 per-token loss.
+        set.lossForwardBytes = checkedAdd(checkedMul(loss.chunkRows, vocab, p + 4), checkedMul(tokens, 4));
+        set.lossBackwardBytes = 0;
+        set.lossForwardWhat = "loss: one chunk's logits and fp32 copy (fused linear cross-entropy)";
+        set.lossBackwardWhat = "loss backward: the gradients computed in forward are handed on";
+        set.lossSource = "Liger fused linear cross-entropy (ops/fused_linear_cross_entropy.py@e11c2d6): no full logits";
+        return;
+    }
+    }
+}
 } // namespace
 
 ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const StageSlice& slice, bool explain)
@@ -310,7 +529,11 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
     const Count vocab = ceilDiv(m.vocabSize, x.t);
 
     Collector outside{set, ActivationScope::Embedding, 1, explain};
-    if (slice.first) {
+    // A frozen embedding (LoRA) keeps no ids; the loss keeps them as its targets unless it
+    // copies them (chunks of a (b > 1, s) batch; measured with lit-gpt, tests/validation/litgpt_block.py).
+    const bool targetsCopied = lossSetup(r, vocab, m.hiddenSize).kind == LossKind::Chunked && x.b > 1;
+    const bool idsKept = !(lora && x.frozenKeepsNoInput && (!slice.last || targetsCopied));
+    if (slice.first && idsKept) {
         // Embedding backward keeps the token ids (the loss keeps the same storage as targets).
         outside.add("token ids (int64)", "embedding", {x.b, x.s}, 8);
         if (!lora) {
@@ -340,7 +563,9 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
         return tmp;
     };
 
-    if (wholeLayers) {
+    if (kind == Checkpointing::Kind::SelectiveOp) {
+        selectiveOpLayers(set, x, slice, oneLayer(false), explain);
+    } else if (wholeLayers) {
         // Each checkpointed segment keeps only its input; one segment is rebuilt at a time.
         const Count segment = kind == Checkpointing::Kind::Full ? 1 : std::max<Count>(1, r.checkpointing.every);
         const Count segments = ceilDiv(slice.layers(), segment);
@@ -373,9 +598,7 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
     if (slice.last) {
         Collector head{set, ActivationScope::Head, 1, explain};
         layer.norm(head, "final norm");
-        head.add("LM head input (final norm output)", "head", {x.b, x.hs, x.h}, x.pg);
-        head.add("log-softmax of the logits (fp32)", "loss", {x.b, x.s, vocab}, 4);
-        head.add("cross-entropy total weight (fp32 scalar)", "loss", {1}, 4);
+        lossTensors(head, set, m, r, x, vocab);
     }
     return set;
 }

@@ -7,9 +7,9 @@
 namespace vramlab {
 
 namespace {
-constexpr std::array<std::pair<DType, std::string_view>, 7> kNames = {{
+constexpr std::array<std::pair<DType, std::string_view>, 8> kNames = {{
     {DType::Fp32, "fp32"}, {DType::Bf16, "bf16"}, {DType::Fp16, "fp16"}, {DType::Fp8, "fp8"},
-    {DType::Int8, "int8"}, {DType::Int4, "int4"}, {DType::Nf4, "nf4"},
+    {DType::Int8, "int8"}, {DType::Int4, "int4"}, {DType::Nf4, "nf4"}, {DType::Nf4NoDq, "nf4 (no double quantization)"},
 }};
 } // namespace
 
@@ -22,7 +22,8 @@ double bytesPerElement(DType t)
     case DType::Fp8:
     case DType::Int8: return 1;
     case DType::Int4:
-    case DType::Nf4: return 0.5;
+    case DType::Nf4:
+    case DType::Nf4NoDq: return 0.5;
     }
     return 0;
 }
@@ -40,6 +41,8 @@ Bytes storageBytes(DType t, Count n)
         const Count blocks = ceilDiv(n, 64);
         return checkedAdd(checkedAdd(ceilDiv(n, 2), blocks), ceilDiv(blocks, 256) * 4);
     }
+    case DType::Nf4NoDq: // bitsandbytes quantize_4bit(blocksize=64) without compress_statistics: fp32 absmax per block
+        return checkedAdd(ceilDiv(n, 2), ceilDiv(n, 64) * 4);
     }
     return 0;
 }

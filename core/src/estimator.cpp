@@ -3,6 +3,7 @@
 
 #include "vramlab/errors.h"
 #include "vramlab/flops_model.h"
+#include "vramlab/framework_profile.h"
 #include "vramlab/kv_cache.h"
 #include "vramlab/model_states.h"
 #include "vramlab/overheads.h"
@@ -25,13 +26,15 @@ bool sameStateInputs(const RunSpec& a, const RunSpec& b)
            a.masterWeights == b.masterWeights && a.fp8 == b.fp8 && a.optimizer == b.optimizer && p.gpus == q.gpus &&
            p.zeroStage == q.zeroStage && p.tensorParallel == q.tensorParallel && p.pipelineParallel == q.pipelineParallel &&
            p.expertParallel == q.expertParallel && p.offloadOptimizer == q.offloadOptimizer &&
-           p.offloadParams == q.offloadParams && a.finetune.method == b.finetune.method &&
+           p.offloadParams == q.offloadParams && p.fsdp2 == q.fsdp2 && a.optimizerImpl == b.optimizerImpl &&
+           a.finetune.doubleQuant == b.finetune.doubleQuant && a.finetune.quantizeLmHead == b.finetune.quantizeLmHead &&
+           a.finetune.method == b.finetune.method &&
            a.finetune.rank == b.finetune.rank && a.finetune.targets == b.finetune.targets &&
            a.inference.weightDtype == b.inference.weightDtype;
 }
 
 /// The estimate's numbers the step simulation replays (see step_timeline.h for each).
-StepInputs stepInputs(const ModelSpec& m, const RunSpec& r, const PrecisionRegime& reg, const ModelStateBytes& states,
+StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionRegime& reg, const ModelStateBytes& states,
                       const StageSlice& slice, const Report& rep, Count inFlight)
 {
     const Parallelism& par = r.parallelism;
@@ -49,10 +52,12 @@ StepInputs stepInputs(const ModelSpec& m, const RunSpec& r, const PrecisionRegim
     in.layerActs = acts.bytes - acts.embeddingBytes - acts.headBytes;
     in.recompute = acts.recomputeBytes;
     in.backwardWorkingSet = checkedMul(2, acts.largestLayerTensorBytes);
-    if (slice.last) {
-        const Count logits = checkedMul(r.microBatchSize, r.sequenceLength, ceilDiv(m.vocabSize, par.tensorParallel));
-        in.lossForward = checkedMul(logits, static_cast<Count>(bytesPerElement(reg.activations)) + 4);
-        in.lossBackward = checkedMul(logits, 8);
+    if (slice.last) { // the loss as the framework computes it (activation_model.cpp lossTensors)
+        in.lossForward = acts.lossForwardBytes;
+        in.lossBackward = acts.lossBackwardBytes;
+        in.lossHeld = acts.lossHeldBytes;
+        in.lossForwardWhat = acts.lossForwardWhat;
+        in.lossBackwardWhat = acts.lossBackwardWhat;
     }
     const Count dp = par.dataParallel();
     if (par.zeroStage >= 2 && dp > 1 && states.gradients > 0)
@@ -61,10 +66,17 @@ StepInputs stepInputs(const ModelSpec& m, const RunSpec& r, const PrecisionRegim
     // PyTorch's default (foreach) AdamW builds sqrt(v) for every parameter at once: one
     // fp32 list the size of m or v; foreach Lion builds its update list the size of m.
     // Fused and 8-bit kernels, SGD and offloaded optimizers keep none on the GPU.
-    if (r.optimizer == Optimizer::Adam || r.optimizer == Optimizer::AdamW)
+    // run.optimizer_impl "fused" (torch.optim fused=True) keeps none either.
+    const bool foreach = effectiveOptimizerImpl(r) == OptimizerImpl::Foreach;
+    if (foreach && (r.optimizer == Optimizer::Adam || r.optimizer == Optimizer::AdamW))
         in.optimizerTemporaries = states.optimizer / 2;
-    else if (r.optimizer == Optimizer::Lion)
+    else if (foreach && r.optimizer == Optimizer::Lion)
         in.optimizerTemporaries = states.optimizer;
+    in.optimizerInBackward = r.optimizerInBackward;
+    // torchtitan FSDP2 (parallelize_llama.py@9dec370 apply_fsdp): reshard_after_forward =
+    // layer_id < n_layers - 1, so the last block's gathered weights stay through the loss.
+    if (r.keepLastBlockGathered && par.zeroStage == 3)
+        in.lossGathered = in.zero3Gather / 2;
     in.trainableParamsLocal = states.trainableLocal;
     in.paramsLocal = checkedAdd(states.trainableLocal, states.frozenLocal);
     in.layers = slice.layers();
@@ -75,8 +87,53 @@ StepInputs stepInputs(const ModelSpec& m, const RunSpec& r, const PrecisionRegim
     in.inFlight = inFlight;
     // DDP, Megatron and DeepSpeed allocate gradient buffers once at setup; a single GPU's
     // zero_grad(set_to_none=True) frees them, so they reappear during each step's backward.
-    in.gradientsResident = par.gpus > 1;
+    // FSDP2 keeps no buffer: torchtitan train.py@9dec370 calls optimizers.zero_grad() (set_to_none)
+    // before each step's forward, and the sharded gradients reappear block by block in backward.
+    in.gradientsResident = par.gpus > 1 && !par.fsdp2;
     return in;
+}
+
+/// The framework keys' combinations that the model does not cover are refused, naming the key.
+void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
+{
+    const LossKind loss = effectiveLoss(r);
+    const std::string lossName(toString(loss));
+    if (loss != LossKind::Chunked) {
+        for (const auto& [key, set] : {std::pair{"run.loss_chunks", r.lossChunks.has_value()},
+                                       std::pair{"run.loss_chunks_tokens", r.lossChunkTokens.has_value()},
+                                       std::pair{"run.loss_dtype", r.lossDtype.has_value()}})
+            if (set)
+                throw InputError(key, "applies to run.loss \"chunked\" only, the loss here is \"" + lossName + "\"");
+    }
+    if (r.lossChunks && r.lossChunkTokens)
+        throw InputError("run.loss_chunks_tokens", "expected either run.loss_chunks or run.loss_chunks_tokens, not both");
+    if (r.lossDtype && *r.lossDtype != DType::Fp32 && *r.lossDtype != precisionRegime(r).activations)
+        throw InputError("run.loss_dtype", "expected fp32 (upcast per chunk) or the logits' own type (" +
+                                               std::string(toString(precisionRegime(r).activations)) + ")");
+    if (loss == LossKind::Fused && r.parallelism.tensorParallel > 1)
+        throw InputError("run.loss", "\"fused\" (Liger) is modelled without tensor parallelism; expected tensor_parallel 1");
+    if (r.optimizerInBackward && r.gradientAccumulationSteps != 1)
+        throw InputError("run.optimizer_in_backward", "expected gradient_accumulation_steps 1 (torchtune: optimizer in backward "
+                                                      "is not compatible with gradient accumulation), got " + n(r.gradientAccumulationSteps));
+    if (r.optimizerImpl == OptimizerImpl::Paged32 && r.optimizer != Optimizer::AdamW && r.optimizer != Optimizer::Adam)
+        throw InputError("run.optimizer_impl", "\"paged-32bit\" is bitsandbytes' PagedAdamW; expected optimizer adamw or adam");
+    if ((!r.finetune.doubleQuant || r.finetune.quantizeLmHead) && r.finetune.method != FinetuneMethod::Qlora && r.mode == Mode::Training)
+        throw InputError(r.finetune.quantizeLmHead ? "run.finetune.quantize_lm_head" : "run.finetune.double_quant",
+                         "applies to finetune method qlora only");
+    if (r.keepLastBlockGathered && r.parallelism.zeroStage != 3)
+        throw InputError("run.parallelism.reshard_after_forward", "expected zero_stage 3 (FSDP) for \"all but last block\"");
+    if (r.checkpointing.kind == Checkpointing::Kind::SelectiveOp && r.mode == Mode::Training) {
+        // The save list is counted on torchtitan's Llama block (7 mm per block).
+        const char* why = m.moe.enabled()                          ? "a dense model (MoE blocks have other mm counts)"
+                          : m.attentionType != AttentionType::Mha ? "multi-head or grouped-query attention (not MLA)"
+                          : !m.gated()                            ? "a gated MLP (w1, w3, w2)"
+                          : r.attention != AttentionImpl::Flash   ? "attention \"flash\" (SDPA is in the save list)"
+                          : r.fp8                                 ? "fp8 off (float8 matmuls are not aten.mm)"
+                          : r.finetune.method != FinetuneMethod::Full ? "full fine-tuning (torchtitan trains all weights)"
+                                                                      : nullptr;
+        if (why)
+            throw InputError("run.checkpointing", std::string("\"selective-op\" (torchtitan's save list) expects ") + why);
+    }
 }
 
 const char* const kLoraTargets[] = {"q", "k", "v", "o", "gate", "up", "down", "q_a", "q_b", "kv_a", "kv_b", "all-linear"};
@@ -177,6 +234,7 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         if (!(known))
         throw InputError("run.finetune.targets[" + std::to_string(i) + "]", "expected one of q, k, v, o, gate, up, down, q_a, q_b, kv_a, kv_b, all-linear, got \"" + t + "\"");
     }
+    validateFrameworkKeys(m, r);
     if (r.finetune.method == FinetuneMethod::Qlora && r.mode == Mode::Training)
         if (!(r.precision != Precision::Fp32))
         throw InputError("run.precision", "expected a 16-bit precision with QLoRA (bf16 adapters), got fp32");
@@ -275,6 +333,9 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     }
     if (explain)
         actFormula += " = " + formatCount(actBytes) + " B";
+    // Which framework behaviour made the loss tensors (the plain default keeps today's text).
+    if (explain && training && st.slice.last && (r.framework != Framework::Plain || r.loss))
+        actFormula += "; loss: " + std::string(rep.activations.lossSource) + " [" + std::string(frameworkProfile(r.framework).version) + "]";
 
     rep.components = {
         {"weights", "Weights", st.states.weights, st.states.weightsFormula,

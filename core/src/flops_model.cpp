@@ -80,6 +80,13 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
     case Checkpointing::Kind::Full:
     case Checkpointing::Kind::Every: recompute = f.forwardPerToken - 2.0 * static_cast<double>(m.vocabSize * m.hiddenSize); break;
     case Checkpointing::Kind::Selective: recompute = r.attention == AttentionImpl::Eager ? f.attentionPerToken : 0; break;
+    case Checkpointing::Kind::SelectiveOp: {
+        // torchtitan's op-level save list keeps the outputs of wq, wv, w1 and w2 and
+        // recomputes wk, wo and w3 (see activation_model.cpp): 2 FLOPs per weight of those.
+        const double perLayer = static_cast<double>(m.hiddenSize) * static_cast<double>(m.numKvHeads * m.headDim + m.numHeads * m.headDim + m.ffnHiddenSize);
+        recompute = 2.0 * perLayer * static_cast<double>(m.numLayers);
+        break;
+    }
     case Checkpointing::Kind::None: break;
     }
     if (r.attention == AttentionImpl::Flash)

@@ -26,6 +26,7 @@ double GpuSpec::peakTflops(DType compute) const
     case DType::Int8:
     case DType::Int4:
     case DType::Nf4:
+    case DType::Nf4NoDq:
         return int8Tops > 0 ? int8Tops : fp16Tflops;
     }
     return fp32Tflops;

@@ -93,8 +93,10 @@ std::vector<LocalParam> localParameters(const std::vector<ParamTensor>& tensors,
         const bool quantizable = t.linear && t.group != ParamGroup::Head && t.group != ParamGroup::Router;
         if (!quantizable && (working == DType::Int4 || working == DType::Nf4 || working == DType::Int8 || working == DType::Fp8))
             p.frozenStorage = DType::Bf16;
+        // Lightning's BitsandbytesPrecision (lit-gpt finetune/lora.py@8641822) replaces the LM head too.
+        const bool nf4 = quantizable || (t.group == ParamGroup::Head && t.linear && r.finetune.quantizeLmHead);
         if (r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora)
-            p.frozenStorage = quantizable ? DType::Nf4 : working;
+            p.frozenStorage = nf4 ? (r.finetune.doubleQuant ? DType::Nf4 : DType::Nf4NoDq) : working;
         splitForTensorParallel(p, t, tp);
         if (p.copies > 0)
             out.push_back(p);
@@ -118,7 +120,10 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     const PrecisionRegime reg = precisionRegime(r);
     const Bytes work = static_cast<Bytes>(bytesPerElement(reg.working));
     const Bytes grad = static_cast<Bytes>(bytesPerElement(reg.gradients));
-    const Bytes state = static_cast<Bytes>(bytesPerElement(reg.optimizerStates));
+    // bitsandbytes PagedAdamW (32-bit) keeps fp32 states whatever the precision (lit-gpt
+    // finetune/lora.py@8641822 with quantization); they live in unified memory, which
+    // torch.cuda.max_memory_allocated() does not see.
+    const Bytes state = r.optimizerImpl == OptimizerImpl::Paged32 ? 4 : static_cast<Bytes>(bytesPerElement(reg.optimizerStates));
     const bool offloadOpt = training && par.offloadOptimizer;
     const bool offloadParams = par.offloadParams;
 
@@ -141,7 +146,11 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
             continue;
         }
         out.trainableLocal = checkedAdd(out.trainableLocal, n);
-        const Bytes w = shard(checkedMul(n, work), 3);
+        // FSDP2 with MixedPrecisionPolicy(param_dtype=bf16) (torchtitan parallelize_llama.py@9dec370
+        // apply_fsdp): the sharded parameter is the fp32 master itself; 16-bit copies exist only
+        // when a block is gathered (the ZeRO-3 gathered layers in the overhead).
+        const bool noWorkingShard = training && par.fsdp2 && zero == 3 && reg.master.has_value();
+        const Bytes w = noWorkingShard ? 0 : shard(checkedMul(n, work), 3);
         accumulate(offloadParams ? hostWeights : out.weights, w);
         if (r.fp8 && p.linear)
             accumulate(fp8Copies, shard(n, 3));
@@ -191,7 +200,8 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
                          std::string(toString(quantizedLocal > 0 ? DType::Bf16 : params.front().frozenStorage));
     if (quantizedLocal > 0)
         frozen = formatCount(quantizedLocal) + " linear params in " + std::string(toString(quantizedType)) +
-                 (quantizedType == DType::Nf4 ? " (4.127 bits with double quantization)" : "") + " + " + frozen;
+                 (quantizedType == DType::Nf4 ? " (4.127 bits with double quantization)"
+                  : quantizedType == DType::Nf4NoDq ? " (4.5 bits: an fp32 scale per 64)" : "") + " + " + frozen;
     if (out.frozenLocal > 0 && out.trainableLocal > 0)
         out.weightsFormula = "frozen base: " + frozen + "; adapters " + perParam(static_cast<double>(work)) + " x " +
                              trainable + zeroNote(dp, zero, 3);
@@ -199,6 +209,9 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         out.weightsFormula += " + 1 B fp8 copy x " + formatCount(fp8Copies) + " linear params";
     if (offloadParams)
         out.weightsFormula += "; offloaded to host (ZeRO-Infinity), gathered per layer";
+    if (training && par.fsdp2 && zero == 3 && reg.master)
+        out.weightsFormula = "FSDP2 mixed precision: no resident " + std::string(toString(reg.working)) +
+                             " shard (the fp32 shard is the parameter; 16-bit copies only while a block is gathered)";
     if (!training) {
         out.weightsFormula = (params.empty() ? std::string("no weights") : frozen) + zeroNote(dp, zero, 3);
         return out;

@@ -63,7 +63,7 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
     if (r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora) {
         Count largest = 0;
         for (const ParamTensor& t : parameterTensors(m))
-            if (t.linear && t.group != ParamGroup::Head)
+            if (t.linear && (t.group != ParamGroup::Head || r.finetune.quantizeLmHead))
                 largest = std::max(largest, t.elements());
         const Bytes deq = checkedMul(ceilDiv(largest, par.tensorParallel), 2);
         parts.push_back({"dequant", "NF4 dequantization buffer", deq,

@@ -87,7 +87,8 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
 
     b.norm("layers.input_norm.weight", "layers.input_norm.bias", m.norm, h, L);
     attention(b, m);
-    b.norm("layers.post_attention_norm.weight", "layers.post_attention_norm.bias", m.norm, h, L);
+    if (!m.sharedAttentionNorm) // lit_gpt/model.py@8641822 Block: norm_2 is None with shared_attention_norm
+        b.norm("layers.post_attention_norm.weight", "layers.post_attention_norm.bias", m.norm, h, L);
     if (m.postNorms) {
         b.norm("layers.post_attention_out_norm.weight", "layers.post_attention_out_norm.bias", m.norm, h, L);
         b.norm("layers.post_mlp_norm.weight", "layers.post_mlp_norm.bias", m.norm, h, L);

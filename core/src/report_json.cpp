@@ -71,6 +71,10 @@ nlohmann::ordered_json reportToJson(const Report& r)
     };
     if (r.gpu)
         out["gpu"] = {{"name", r.gpu->name}, {"display_name", r.gpu->displayName}, {"memory_bytes", r.gpu->memoryBytes}};
+    if (r.stepInputs.training && r.stepInputs.lastStage) // the loss as the framework computes it
+        out["loss"] = {{"source", r.activations.lossSource}, {"framework", r.activations.lossFramework},
+                       {"forward_bytes", r.activations.lossForwardBytes}, {"backward_bytes", r.activations.lossBackwardBytes},
+                       {"held_bytes", r.activations.lossHeldBytes}};
     return out;
 }
 

@@ -49,8 +49,41 @@ std::string toString(const Checkpointing& c)
     case Checkpointing::Kind::Full: return "full";
     case Checkpointing::Kind::Selective: return "selective";
     case Checkpointing::Kind::Every: return "every " + std::to_string(c.every) + " layers";
+    case Checkpointing::Kind::SelectiveOp: return "selective-op";
     }
     return "?";
+}
+
+std::string_view toString(Framework f)
+{
+    switch (f) {
+    case Framework::Plain: return "plain";
+    case Framework::Torchtitan: return "torchtitan";
+    case Framework::HfTransformers: return "hf-transformers";
+    case Framework::Torchtune: return "torchtune";
+    case Framework::Litgpt: return "litgpt";
+    case Framework::Deepspeed: return "deepspeed";
+    case Framework::Megatron: return "megatron";
+    }
+    return "?";
+}
+
+std::string_view toString(LossKind l)
+{
+    switch (l) {
+    case LossKind::Upcast: return "upcast";
+    case LossKind::Native: return "native";
+    case LossKind::HfShift: return "hf-shift";
+    case LossKind::Chunked: return "chunked";
+    case LossKind::Fused: return "fused";
+    case LossKind::LossParallel: return "loss-parallel";
+    }
+    return "?";
+}
+
+std::string_view toString(OptimizerImpl o)
+{
+    return o == OptimizerImpl::Fused ? "fused" : o == OptimizerImpl::Paged32 ? "paged-32bit" : "foreach";
 }
 
 } // namespace vramlab

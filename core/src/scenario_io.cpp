@@ -52,6 +52,27 @@ const std::vector<std::pair<std::string, DType>> kWeightDtype = {
 const std::vector<std::pair<std::string, DType>> kKvDtype = {
     {"fp32", DType::Fp32}, {"bf16", DType::Bf16}, {"fp16", DType::Fp16}, {"fp8", DType::Fp8}, {"int8", DType::Int8}, {"int4", DType::Int4}};
 
+const std::vector<std::pair<std::string, Framework>> kFramework = {
+    {"plain", Framework::Plain},       {"torchtitan", Framework::Torchtitan}, {"hf-transformers", Framework::HfTransformers},
+    {"torchtune", Framework::Torchtune}, {"litgpt", Framework::Litgpt},      {"deepspeed", Framework::Deepspeed},
+    {"megatron", Framework::Megatron}};
+const std::vector<std::pair<std::string, LossKind>> kLoss = {
+    {"upcast", LossKind::Upcast}, {"native", LossKind::Native}, {"hf-shift", LossKind::HfShift},
+    {"chunked", LossKind::Chunked}, {"fused", LossKind::Fused}, {"loss-parallel", LossKind::LossParallel}};
+const std::vector<std::pair<std::string, OptimizerImpl>> kOptimizerImpl = {
+    {"foreach", OptimizerImpl::Foreach}, {"fused", OptimizerImpl::Fused}, {"paged-32bit", OptimizerImpl::Paged32}};
+
+/// Keys that change memory but are not modelled yet: the value that matches what the
+/// model does is accepted, any other is refused naming the key (never silently ignored).
+void refuseUnmodelled(JsonObjectReader& r, const std::string& key, const nlohmann::json& modelled, const std::string& why)
+{
+    if (!r.has(key) || r.at(key) == modelled)
+        return;
+    throw InputError(r.keyPath(key), "not modelled yet (" + why + "); expected " +
+                                         (modelled.is_null() ? std::string("no key") : modelled.dump() + " or no key") + ", got " +
+                                         JsonObjectReader::describe(r.at(key)));
+}
+
 template <typename T>
 std::string nameOf(const std::vector<std::pair<std::string, T>>& table, T value)
 {
@@ -132,6 +153,10 @@ ModelSpec readModel(const json& doc, std::vector<std::string>& warnings)
     set(m.attentionType, r.choice("attention_type", kAttnType));
     readMoe(r, m, warnings);
     readMla(r, m, warnings);
+    set(m.parallelResidual, r.boolean("parallel_residual"));
+    set(m.sharedAttentionNorm, r.boolean("shared_attention_norm"));
+    if (m.sharedAttentionNorm && !m.parallelResidual) // lit_gpt/model.py@8641822 raises NotImplementedError
+        throw InputError("model.shared_attention_norm", "expected parallel_residual true (a shared norm needs a parallel block)");
     r.collectUnknown(warnings);
 
     for (const char* key : {"vocab_size", "hidden_size", "num_layers", "num_heads"}) {
@@ -177,12 +202,14 @@ Checkpointing readCheckpointing(JsonObjectReader& run, std::vector<std::string>&
             c.kind = Checkpointing::Kind::Full;
         else if (s == "selective")
             c.kind = Checkpointing::Kind::Selective;
+        else if (s == "selective-op")
+            c.kind = Checkpointing::Kind::SelectiveOp;
         else
-            throw InputError(path, "expected \"none\", \"full\", \"selective\" or {\"every\": k}, got \"" + s + "\"");
+            throw InputError(path, "expected \"none\", \"full\", \"selective\", \"selective-op\" or {\"every\": k}, got \"" + s + "\"");
         return c;
     }
     if (!v.is_object())
-        throw InputError(path, "expected \"none\", \"full\", \"selective\" or {\"every\": k}, got " + JsonObjectReader::describe(v));
+        throw InputError(path, "expected \"none\", \"full\", \"selective\", \"selective-op\" or {\"every\": k}, got " + JsonObjectReader::describe(v));
     JsonObjectReader r(v, path);
     const std::optional<Count> every = r.integer("every", 1, kMaxLayers);
     if (!every)
@@ -255,6 +282,20 @@ RunSpec readRun(const json& doc, std::vector<std::string>& warnings)
     run.checkpointing = readCheckpointing(r, warnings);
     set(run.attention, r.choice("attention", kAttention));
     set(run.mfu, r.number("mfu", 0.001, 1.0));
+    set(run.framework, r.choice("framework", kFramework));
+    if (auto l = r.choice("loss", kLoss))
+        run.loss = *l;
+    if (auto c = r.integer("loss_chunks", 1, kMaxTokens))
+        run.lossChunks = *c;
+    if (auto c = r.integer("loss_chunks_tokens", 1, kMaxTokens))
+        run.lossChunkTokens = *c;
+    if (auto d = r.choice("loss_dtype", kGradDtype))
+        run.lossDtype = *d;
+    if (auto o = r.choice("optimizer_impl", kOptimizerImpl))
+        run.optimizerImpl = *o;
+    set(run.optimizerInBackward, r.boolean("optimizer_in_backward"));
+    refuseUnmodelled(r, "compile", false, "torch.compile fuses kernels and changes which tensors are saved");
+    refuseUnmodelled(r, "activation_offloading", false, "saved tensors moved to host memory while backward waits");
 
     if (r.has("parallelism")) {
         JsonObjectReader p(r.at("parallelism"), "run.parallelism");
@@ -268,6 +309,21 @@ RunSpec readRun(const json& doc, std::vector<std::string>& warnings)
         set(par.sequenceParallel, p.boolean("sequence_parallel"));
         set(par.offloadOptimizer, p.boolean("offload_optimizer"));
         set(par.offloadParams, p.boolean("offload_params"));
+        if (auto sh = p.choice<bool>("sharding", {{"zero", false}, {"fsdp2", true}}))
+            par.fsdp2 = *sh;
+        if (p.has("reshard_after_forward")) {
+            // torchtitan's default without pipelining: every block but the last is resharded.
+            const nlohmann::json& v = p.at("reshard_after_forward");
+            if (v == "all but last block")
+                run.keepLastBlockGathered = true;
+            else if (v != true)
+                throw InputError("run.parallelism.reshard_after_forward", "not modelled yet (blocks kept gathered after forward); "
+                                 "expected true or \"all but last block\", got " + JsonObjectReader::describe(v));
+        }
+        refuseUnmodelled(p, "context_parallel", 1, "ring attention shards the sequence over GPUs");
+        refuseUnmodelled(p, "fsdp_shard_group", nullptr, "sharding over a subgroup (HSDP)");
+        refuseUnmodelled(p, "pipeline_schedule", "1F1B", "only 1F1B's micro-batches in flight are modelled");
+        refuseUnmodelled(p, "async_tp", false, "asynchronous tensor parallelism's extra buffers");
         p.collectUnknown(warnings);
     }
     if (r.has("finetune")) {
@@ -287,6 +343,10 @@ RunSpec readRun(const json& doc, std::vector<std::string>& warnings)
                 run.finetune.targets.push_back(t[i].get<std::string>());
             }
         }
+        refuseUnmodelled(f, "quant", "bnb-nf4", "other 4-bit formats and block sizes");
+        refuseUnmodelled(f, "quant_block_size", 64, "NF4 block sizes other than 64");
+        set(run.finetune.doubleQuant, f.boolean("double_quant"));
+        set(run.finetune.quantizeLmHead, f.boolean("quantize_lm_head"));
         f.collectUnknown(warnings);
     }
     set(run.inference.batchSize, r.integer("batch_size", 1, kMaxBatch));
@@ -516,6 +576,10 @@ json scenarioToJson(const Scenario& sc)
     jm["qkv_bias"] = m.qkvBias;
     jm["qk_norm"] = m.qkNorm;
     jm["post_norms"] = m.postNorms;
+    if (m.parallelResidual || m.sharedAttentionNorm) {
+        jm["parallel_residual"] = m.parallelResidual;
+        jm["shared_attention_norm"] = m.sharedAttentionNorm;
+    }
     jm["tied_embeddings"] = m.tiedEmbeddings;
     jm["dropout"] = m.dropout;
     jm["sliding_window"] = m.slidingWindow;
@@ -556,13 +620,38 @@ json scenarioToJson(const Scenario& sc)
         jr["checkpointing"] = toString(r.checkpointing);
     jr["attention"] = nameOf(kAttention, r.attention);
     jr["mfu"] = r.mfu;
+    jr["framework"] = nameOf(kFramework, r.framework);
+    // Keys the framework defaults are written only when set, so the file keeps following its framework.
+    auto optional = [&jr](const char* key, const auto& value, auto write) {
+        if (value)
+            jr[key] = write(*value);
+        else
+            jr.erase(key);
+    };
+    optional("loss", r.loss, [](LossKind l) { return nameOf(kLoss, l); });
+    optional("loss_chunks", r.lossChunks, [](Count c) { return c; });
+    optional("loss_chunks_tokens", r.lossChunkTokens, [](Count c) { return c; });
+    optional("loss_dtype", r.lossDtype, [](DType d) { return nameOf(kGradDtype, d); });
+    optional("optimizer_impl", r.optimizerImpl, [](OptimizerImpl o) { return nameOf(kOptimizerImpl, o); });
+    if (r.optimizerInBackward)
+        jr["optimizer_in_backward"] = true;
+    else
+        jr.erase("optimizer_in_backward");
     const Parallelism& p = r.parallelism;
     jr["parallelism"] = {{"gpus", p.gpus}, {"zero_stage", p.zeroStage}, {"tensor_parallel", p.tensorParallel},
                          {"pipeline_parallel", p.pipelineParallel}, {"expert_parallel", p.expertParallel},
                          {"sequence_parallel", p.sequenceParallel}, {"offload_optimizer", p.offloadOptimizer},
                          {"offload_params", p.offloadParams}};
+    if (p.fsdp2)
+        jr["parallelism"]["sharding"] = "fsdp2";
+    if (r.keepLastBlockGathered)
+        jr["parallelism"]["reshard_after_forward"] = "all but last block";
     jr["finetune"] = {{"method", nameOf(kFinetune, r.finetune.method)}, {"rank", r.finetune.rank},
                       {"alpha", r.finetune.alpha}, {"dropout", r.finetune.dropout}, {"targets", r.finetune.targets}};
+    if (r.finetune.method == FinetuneMethod::Qlora) {
+        jr["finetune"]["double_quant"] = r.finetune.doubleQuant;
+        jr["finetune"]["quantize_lm_head"] = r.finetune.quantizeLmHead;
+    }
     jr["batch_size"] = r.inference.batchSize;
     jr["context_length"] = r.inference.contextLength;
     jr["weight_dtype"] = nameOf(kWeightDtype, r.inference.weightDtype);

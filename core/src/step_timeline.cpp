@@ -90,7 +90,7 @@ public:
             at(Cat::OptimizerStates) = in.optimizer;
             emit(StepPhase::Optimizer, -1, -1, "optimizer: creates its states on the first step");
         }
-        if (in.optimizerTemporaries > 0) {
+        if (in.optimizerTemporaries > 0 && !in.optimizerInBackward) {
             at(Cat::Temporaries) += in.optimizerTemporaries;
             emit(StepPhase::Optimizer, -1, -1, "optimizer: update with its temporaries");
             at(Cat::Temporaries) -= in.optimizerTemporaries;
@@ -145,8 +145,8 @@ private:
         }
         if (in.lastStage) {
             at(Cat::Activations) += in.headActs;
-            at(Cat::Temporaries) += in.lossForward;
-            emit(StepPhase::Loss, mb, -1, "loss: logits and their fp32 copy beside the saved log-softmax");
+            at(Cat::Temporaries) += in.lossHeld + in.lossGathered + in.lossForward;
+            emit(StepPhase::Loss, mb, -1, in.lossForwardWhat);
             at(Cat::Temporaries) -= in.lossForward;
         }
     }
@@ -156,11 +156,11 @@ private:
         const StepInputs& in = m_in;
         if (in.lastStage) {
             at(Cat::Temporaries) += in.lossBackward;
-            emit(StepPhase::Loss, mb, -1, "loss backward: two fp32 gradients of the logits");
-            at(Cat::Temporaries) -= in.lossBackward;
+            emit(StepPhase::Loss, mb, -1, in.lossBackwardWhat);
+            at(Cat::Temporaries) -= in.lossBackward + in.lossGathered;
             at(Cat::Activations) -= in.headActs;
         }
-        const bool gradsAppear = !in.gradientsResident && !m_gradientsMade;
+        const bool gradsAppear = !in.gradientsResident && !m_gradientsMade && !in.optimizerInBackward;
         const Bytes layerActs = in.layerActs;
         const Count segment = std::max<Count>(1, in.segmentLayers);
         Bytes rebuilt = 0;
@@ -171,7 +171,10 @@ private:
                 rebuilt = in.recompute;
                 at(Cat::Temporaries) += rebuilt;
             }
-            const Bytes working = in.backwardWorkingSet + in.zero3Gather + in.layerGradientBucket;
+            // Optimizer in backward (torchtune register_optim_in_bwd_hooks@1814feb): the layer's
+            // gradients exist only until its parameters are stepped, with that step's temporaries.
+            const Bytes stepped = in.optimizerInBackward ? share(in.gradients, l) + share(in.optimizerTemporaries, l) : 0;
+            const Bytes working = in.backwardWorkingSet + in.zero3Gather + in.layerGradientBucket + stepped;
             at(Cat::Temporaries) += working;
             if (gradsAppear)
                 at(Cat::Gradients) += share(in.gradients, l);
@@ -193,6 +196,8 @@ private:
         }
         if (in.firstStage && in.embeddingActs > 0)
             at(Cat::Activations) -= in.embeddingActs;
+        if (in.lastStage)
+            at(Cat::Temporaries) -= in.lossHeld;
         emit(StepPhase::Backward, mb, -1, "backward done for this micro-batch");
         m_gradientsMade = true;
     }

@@ -12,24 +12,8 @@ using namespace vramlab;
 
 namespace {
 
-/// Small numbers worked out by hand below: one GPU, four layers, one micro-batch.
-StepInputs handCase()
-{
-    StepInputs in;
-    in.training = true;
-    in.weights = 100;
-    in.gradients = 100;
-    in.optimizer = 200;
-    in.baseOverhead = 10;
-    in.embeddingActs = 1;
-    in.layerActs = 40;
-    in.headActs = 5;
-    in.lossForward = 7;
-    in.lossBackward = 8;
-    in.backwardWorkingSet = 3;
-    in.layers = 4;
-    return in;
-}
+/// The hand case of test_scenarios.h.
+StepInputs handCase() { return test::handStep(); }
 
 Bytes alive(const TimelineEvent& e, TimelineCategory c) { return e.bytes[static_cast<size_t>(c)]; }
 

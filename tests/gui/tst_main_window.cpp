@@ -3,6 +3,7 @@
 // what the core says; undo/redo; save and reopen; broken files; a screenshot that is not blank.
 #include "breakdown_table.h"
 #include "compare_view.h"
+#include "explain_view.h"
 #include "main_window.h"
 #include "parameter_descriptors.h"
 #include "parameter_panel.h"
@@ -114,6 +115,37 @@ private slots:
         const double t40 = doc->report()->flops.stepTimeS;
         mfu->setValue(0.8);
         QCOMPARE(doc->report()->flops.stepTimeS, t40 / 2);
+    }
+
+    /// The Framework and Loss pickers change the loss tensors by what the core says, and the
+    /// Explain text names the framework behaviour that made them.
+    void frameworkAndLossPickers()
+    {
+        ScenarioDocument* doc = m_window->document();
+        ParameterPanel* panel = m_window->panel();
+        const Scenario base = doc->scenario();
+        auto* framework = qobject_cast<QComboBox*>(panel->editor(QStringLiteral("run.framework")));
+        auto* loss = qobject_cast<QComboBox*>(panel->editor(QStringLiteral("run.loss")));
+        QVERIFY(framework && loss);
+        QCOMPARE(loss->currentData().toString(), QStringLiteral("default"));
+
+        framework->setCurrentIndex(framework->findData(QStringLiteral("torchtune")));
+        emit framework->activated(framework->currentIndex());
+        QCOMPARE(doc->report()->peak, coreSays(base, [](Scenario& s) { s.run.framework = Framework::Torchtune; }).peak);
+        QVERIFY(ExplainView::html(*doc->report()).contains(QStringLiteral("CEWithChunkedOutputLoss")));
+
+        loss->setCurrentIndex(loss->findData(QStringLiteral("fused")));
+        emit loss->activated(loss->currentIndex());
+        QVERIFY(doc->scenario().run.loss == LossKind::Fused);
+        QCOMPARE(doc->report()->peak, coreSays(base, [](Scenario& s) {
+                                          s.run.framework = Framework::Torchtune;
+                                          s.run.loss = LossKind::Fused;
+                                      }).peak);
+        QVERIFY(ExplainView::html(*doc->report()).contains(QStringLiteral("Liger")));
+
+        loss->setCurrentIndex(loss->findData(QStringLiteral("default")));
+        emit loss->activated(loss->currentIndex());
+        QVERIFY(!doc->scenario().run.loss);
     }
 
     void modeDisablesWhatDoesNotApply()

@@ -97,6 +97,14 @@ CONFIGS = [
     # Attention shapes.
     scenario("mha-fp32"),
     scenario("mha-bf16", run={"precision": "bf16"}),
+
+    # run.loss (the plain loop): 16-bit cross-entropy, torchtune-style chunks upcast one at a
+    # time, LitGPT-style 16-bit chunks (12 + 12 + 8 positions), chunks in fp32.
+    scenario("loss-native-bf16", run={"precision": "bf16", "loss": "native"}),
+    scenario("loss-chunked-upcast-bf16", run={"precision": "bf16", "loss": "chunked", "loss_chunks": 4}),
+    scenario("loss-chunked-16bit-bf16", run={"precision": "bf16", "loss": "chunked", "loss_chunks_tokens": 12,
+                                              "loss_dtype": "bf16"}),
+    scenario("loss-chunked-fp32", run={"loss": "chunked", "loss_chunks": 3}),
     scenario("gqa-fp32", {"num_heads": 8, "num_kv_heads": 2}),
     scenario("gqa-bf16-b1", {"num_heads": 8, "num_kv_heads": 4},
              {"precision": "bf16", "micro_batch_size": 1}),
@@ -186,6 +194,7 @@ def reference_reads(doc: dict) -> bool:
             and r.get("optimizer", "adamw") in ("adamw", "adam")
             and r.get("checkpointing", "none") in ("none", "full")
             and r.get("attention", "eager") == "eager"
+            and r.get("loss", "upcast") == "upcast"
             and m.get("mlp", "swiglu") in ("swiglu", "gelu")
             and not m.get("qkv_bias", False) and not is_moe(doc))
 

@@ -93,6 +93,11 @@ class Config:
     checkpoint: str        # none | full | selective | every
     checkpoint_every: int  # blocks per checkpointed segment (full = 1)
     moe: Optional[MoeConfig]
+    # run.loss as the plain framework computes it (core/src/activation_model.cpp lossTensors):
+    # upcast | native | chunked; chunks of loss_chunk_positions positions, upcast per chunk or not.
+    loss: str = "upcast"
+    loss_chunk_positions: int = 0
+    loss_chunk_upcast: bool = True
 
 
 def _get(obj: dict, key: str, path: str, kind, default=None, required=False):
@@ -209,6 +214,16 @@ def read_scenario(doc: dict) -> Config:
         raise ScenarioError(f"model.max_position_embeddings: {max_positions} is shorter "
                             f"than run.sequence_length {seq}")
     checkpoint, every = _read_checkpointing(run)
+    if _get(run, "framework", "run", str, "plain") != "plain":
+        raise ScenarioError("run.framework: only the plain loop is measured here")
+    loss = _choice(run, "loss", "run", ("upcast", "native", "chunked"), "upcast")
+    chunk_positions, chunk_upcast = 0, True
+    if loss == "chunked":
+        chunks = _get(run, "loss_chunks", "run", int, 0)
+        tokens = _get(run, "loss_chunks_tokens", "run", int, 0)
+        # torchtune h.chunk(n, dim=1): ceil(s / n) positions; LitGPT x.split(k, dim=1): k positions.
+        chunk_positions = min(tokens, seq) if tokens else -(-seq // (chunks or 8))
+        chunk_upcast = _choice(run, "loss_dtype", "run", ("fp32", "bf16", "fp16"), "fp32") == "fp32"
     dropout = float(_get(model, "dropout", "model", float, 0.0))
     if not 0.0 <= dropout < 1.0:
         raise ScenarioError(f"model.dropout: expected 0 <= p < 1, got {dropout}")
@@ -229,7 +244,8 @@ def read_scenario(doc: dict) -> Config:
         dtype=DTYPES[_choice(run, "precision", "run", tuple(DTYPES), "bf16")],
         optimizer=_choice(run, "optimizer", "run", OPTIMIZERS, "adamw"),
         checkpoint=checkpoint, checkpoint_every=every,
-        moe=_read_moe(model, ffn, layers))
+        moe=_read_moe(model, ffn, layers),
+        loss=loss, loss_chunk_positions=chunk_positions, loss_chunk_upcast=chunk_upcast)
 
 
 # --------------------------------------------------------------------------------------
@@ -462,8 +478,27 @@ class DecoderLM(nn.Module):
         else:
             x = _run_blocks(self.blocks, x, rope)
 
-        logits = self.lm_head(self.final_norm(x)).float()
-        return F.cross_entropy(logits.view(-1, logits.shape[-1]), ids.view(-1))
+        h = self.final_norm(x)
+        if cfg.loss == "upcast":
+            logits = self.lm_head(h).float()
+            return F.cross_entropy(logits.view(-1, logits.shape[-1]), ids.view(-1))
+        if cfg.loss == "native":
+            logits = self.lm_head(h)
+            return F.cross_entropy(logits.view(-1, logits.shape[-1]), ids.view(-1))
+        # Chunked: every chunk's logits from the LM head, then one cross-entropy per chunk.
+        # torchtune CEWithChunkedOutputLoss: each chunk upcast, reduction "sum", divided by
+        # the int64 count of tokens. LitGPT chunked_cross_entropy: 16-bit chunks, reduction
+        # "none", torch.cat(...).mean(); here .sum(), because PyTorch 1.13's mean keeps its
+        # input (as the reference's RMSNorm notes) and PyTorch 2's does not.
+        step = cfg.loss_chunk_positions
+        chunks = [self.lm_head(h[:, start:start + step]) for start in range(0, ids.shape[1], step)]
+        targets = [ids[:, start:start + step].reshape(-1) for start in range(0, ids.shape[1], step)]
+        if cfg.loss_chunk_upcast:
+            total = sum(F.cross_entropy(c.float().reshape(-1, c.shape[-1]), t, reduction="sum")
+                        for c, t in zip(chunks, targets))
+            return total / (ids != -100).sum()
+        return torch.cat([F.cross_entropy(c.reshape(-1, c.shape[-1]), t, reduction="none")
+                          for c, t in zip(chunks, targets)]).sum()
 
 
 # --------------------------------------------------------------------------------------

@@ -39,6 +39,14 @@ struct ActivationSet {
     Bytes embeddingBytes = 0; ///< part of `bytes` kept by the embedding (scope Embedding)
     Bytes headBytes = 0;      ///< part of `bytes` kept by the final norm, LM head and loss (scope Head)
     Bytes largestLayerTensorBytes = 0; ///< the largest single tensor one full layer saves (backward's working set scales with it)
+    // The loss (last stage only), beside the saved tensors above (see lossSetup()):
+    Bytes lossForwardBytes = 0;  ///< transient while the loss's forward runs (logits, fp32 copies)
+    Bytes lossBackwardBytes = 0; ///< transient while the loss's backward runs (gradients of the logits)
+    Bytes lossHeldBytes = 0;     ///< kept by the training loop from the loss forward to the end of backward (LitGPT's logits)
+    std::string_view lossForwardWhat = "loss: logits and their fp32 copy beside the saved log-softmax";
+    std::string_view lossBackwardWhat = "loss backward: two fp32 gradients of the logits";
+    std::string_view lossSource = "logits.float() + cross_entropy (plain PyTorch)"; ///< which framework behaviour made the loss tensors
+    std::string_view lossFramework;  ///< the framework profile and version that chose it
 };
 
 /// Which layers and ends of the model a GPU holds.

@@ -55,6 +55,8 @@ struct ModelSpec {
     bool qkvBias = false;          ///< biases on the q, k, v projections only (Qwen2)
     bool qkNorm = false;           ///< RMSNorm over head_dim on q and k (Gemma 3, Qwen3)
     bool postNorms = false;        ///< extra norms after the attention and MLP outputs (Gemma 2/3)
+    bool parallelResidual = false; ///< x + attn(norm_1(x)) + mlp(norm_2(x)) (GPT-NeoX, Phi, StableLM-Alpha)
+    bool sharedAttentionNorm = false; ///< with parallelResidual: the MLP reads norm_1's output (Phi-1.5)
     bool tiedEmbeddings = false;
     double dropout = 0.0;
     Count slidingWindow = 0;       ///< 0 = full attention in every layer

@@ -19,8 +19,28 @@ enum class Optimizer { AdamW, Adam, AdamW8bit, Sgd, SgdMomentum, Lion, Adafactor
 enum class AttentionImpl { Eager, Flash };
 enum class FinetuneMethod { Full, Lora, Qlora };
 
+/// The training code whose memory behaviour is modelled (core/src/framework_profile.cpp
+/// pins each to a version and cites the source of every behaviour). `Plain` is the
+/// eager-PyTorch reference loop of tests/validation, today's model.
+enum class Framework { Plain, Torchtitan, HfTransformers, Torchtune, Litgpt, Deepspeed, Megatron };
+
+/// How the cross-entropy of the logits is computed (see lossPlan() in activation_model.h).
+enum class LossKind {
+    Upcast,       ///< logits.float() then cross_entropy: fp32 copy, fp32 log-softmax saved
+    Native,       ///< cross_entropy on the 16-bit logits (torchtune's non-chunked recipe)
+    HfShift,      ///< HF Transformers ForCausalLMLoss: upcast, labels padded and shifted
+    Chunked,      ///< the LM head in chunks (torchtune CEWithChunkedOutputLoss, LitGPT chunked CE)
+    Fused,        ///< Liger fused linear cross-entropy: no full logits
+    LossParallel, ///< vocabulary-parallel cross-entropy under tensor parallelism (torchtitan)
+};
+
+/// torch.optim's implementation: foreach (multi-tensor, with temporaries) or fused (none);
+/// Paged32: bitsandbytes PagedAdamW, fp32 states whatever the precision, no temporaries.
+enum class OptimizerImpl { Foreach, Fused, Paged32 };
+
 struct Checkpointing {
-    enum class Kind { None, Full, Selective, Every };
+    /// SelectiveOp: torchtitan's op-level selective checkpointing (its _save_list).
+    enum class Kind { None, Full, Selective, Every, SelectiveOp };
     Kind kind = Kind::None;
     Count every = 0; ///< Kind::Every: segments of `every` consecutive layers keep only their input
 };
@@ -34,6 +54,9 @@ struct Parallelism {
     bool sequenceParallel = false;
     bool offloadOptimizer = false; ///< optimizer states + master weights (+ fp32 gradients) in host memory
     bool offloadParams = false;    ///< ZeRO-3 parameters in host memory
+    /// run.parallelism.sharding "fsdp2": ZeRO-3 as PyTorch FSDP2 does it with mixed precision
+    /// (no resident 16-bit shard: the fp32 shard is the parameter).
+    bool fsdp2 = false;
     Count dataParallel() const { return gpus / (tensorParallel * pipelineParallel); }
 };
 
@@ -43,6 +66,8 @@ struct Finetune {
     double alpha = 32;
     double dropout = 0.0; ///< LoRA dropout: each target keeps a dropped copy of its input
     std::vector<std::string> targets = {"q", "k", "v", "o"};
+    bool doubleQuant = true;      ///< QLoRA: NF4 block scales quantized again (4.127 bits), else fp32 per 64 (4.5)
+    bool quantizeLmHead = false;  ///< QLoRA: the LM head in NF4 too (Lightning's BitsandbytesPrecision without ignore_modules)
 };
 
 struct Inference {
@@ -79,6 +104,17 @@ struct RunSpec {
     Overheads overheads;
     std::optional<GpuSpec> gpu;         ///< from the catalog or custom
     double mfu = 0.4;                   ///< model FLOPs utilization assumed for step time
+
+    Framework framework = Framework::Plain;      ///< sets the defaults of the optional keys below
+    std::optional<LossKind> loss;                ///< unset: the framework's
+    std::optional<Count> lossChunks;             ///< chunked: number of chunks along the sequence (torchtune num_output_chunks)
+    std::optional<Count> lossChunkTokens;        ///< chunked: tokens per chunk (LitGPT lm_head_chunk_size)
+    std::optional<DType> lossDtype;              ///< chunked: fp32 (upcast per chunk) or the logits' 16-bit type (no upcast)
+    std::optional<OptimizerImpl> optimizerImpl;  ///< unset: the framework's
+    bool optimizerInBackward = false;            ///< torchtune optimizer_in_bwd: each parameter stepped and its gradient freed in backward
+    /// torchtitan FSDP2: the last block stays unsharded from its forward to its backward
+    /// (reshard_after_forward = layer_id < n_layers - 1).
+    bool keepLastBlockGathered = false;
 };
 
 std::string_view toString(Precision p);
@@ -87,5 +123,8 @@ std::string_view toString(Mode m);
 std::string_view toString(AttentionImpl a);
 std::string_view toString(FinetuneMethod f);
 std::string toString(const Checkpointing& c);
+std::string_view toString(Framework f);
+std::string_view toString(LossKind l);
+std::string_view toString(OptimizerImpl o);
 
 } // namespace vramlab

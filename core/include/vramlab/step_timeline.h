@@ -42,6 +42,11 @@ struct StepInputs {
     Bytes backwardWorkingSet = 0; ///< gradients of the layer's largest intermediates while its backward runs
     Bytes lossForward = 0;        ///< logits + their fp32 copy before log-softmax keeps its output
     Bytes lossBackward = 0;       ///< the two fp32 gradients of the logits in the loss's backward
+    Bytes lossHeld = 0;           ///< kept from the loss forward to the end of the micro-batch's backward (LitGPT's logits)
+    Bytes lossGathered = 0;       ///< FSDP2's last block kept gathered through the loss (torchtitan)
+    std::string_view lossForwardWhat = "loss: logits and their fp32 copy beside the saved log-softmax";
+    std::string_view lossBackwardWhat = "loss backward: two fp32 gradients of the logits";
+    bool optimizerInBackward = false; ///< each layer's parameters stepped as their gradients arrive; gradients freed at once
     Bytes layerGradientBucket = 0;///< ZeRO-2/3: one layer's unsharded gradients before reduce-scatter
     Bytes zero3Gather = 0;        ///< ZeRO-3: current + prefetched layer's gathered weights
     Bytes optimizerTemporaries = 0; ///< foreach AdamW's sqrt(v) list, and the like

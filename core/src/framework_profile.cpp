@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+#include "vramlab/framework_profile.h"
+
+#include "vramlab/precision_regime.h"
+
+#include <array>
+#include <bit>
+
+namespace vramlab {
+
+namespace {
+
+FrameworkProfile plain()
+{
+    // The eager reference loop of tests/validation (torch_measure.py): logits.float(),
+    // cross_entropy, torch.optim.AdamW with its default foreach implementation.
+    FrameworkProfile p;
+    p.version = "plain PyTorch (tests/validation/torch_measure.py)";
+    return p;
+}
+
+FrameworkProfile torchtitan()
+{
+    FrameworkProfile p;
+    p.framework = Framework::Torchtitan;
+    p.version = "torchtitan@9dec370ad26b5f8e9a7333a0e36165018262644b";
+    // train.py@9dec370: loss_fn = cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1));
+    // `del pred` before loss.backward(). (Loss parallel under TP: run.loss "loss-parallel".)
+    p.loss = LossKind::Upcast;
+    // torchtitan/optimizer.py@9dec370: AdamW(..., fused=fused, foreach=not fused), --optimizer.fused default False.
+    p.optimizerImpl = OptimizerImpl::Foreach;
+    // torchtitan/models/llama/model.py@9dec370: RMSNorm._norm(x.float()).type_as(x) * weight;
+    // repeat_kv (unsqueeze/expand/reshape: a copy) before F.scaled_dot_product_attention;
+    // output.transpose(1, 2).contiguous() read by wo.
+    p.rmsNormFp32 = true;
+    p.repeatKv = true;
+    p.attentionOutputCopy = true;
+    return p;
+}
+
+FrameworkProfile hfTransformers()
+{
+    FrameworkProfile p;
+    p.framework = Framework::HfTransformers;
+    p.version = "transformers@d0fed636753eeb35d790126c4496d06847983d60";
+    // src/transformers/loss/loss_utils.py@d0fed636: ForCausalLMLoss upcasts (logits.float()),
+    // pads and shifts the labels (not the logits) and calls cross_entropy on the fp32 view.
+    p.loss = LossKind::HfShift;
+    return p;
+}
+
+FrameworkProfile torchtune()
+{
+    FrameworkProfile p;
+    p.framework = Framework::Torchtune;
+    p.version = "torchtune@1814feb17a9038e1a8053ce93111bd26774a8db6";
+    // torchtune/modules/loss/ce_chunked_output_loss.py@1814feb: CEWithChunkedOutputLoss(num_output_chunks=8),
+    // cross_entropy(logits.float(), ..., reduction="sum") per chunk; the shipped configs use it.
+    // Without it the model upcasts: torchtune/modules/transformer.py@1814feb TransformerDecoder.forward
+    // returns self.output(h).float() (run.loss "upcast").
+    p.loss = LossKind::Chunked;
+    p.lossChunks = 8;
+    p.chunkUpcast = true;
+    // torch.optim.AdamW as configured (foreach, PyTorch's default).
+    p.optimizerImpl = OptimizerImpl::Foreach;
+    // torchtune/modules/rms_norm.py@1814feb: x.float(), rsqrt, .type_as(x) * scale.
+    p.rmsNormFp32 = true;
+    // torchtune/modules/attention.py@1814feb: k.unsqueeze(2).expand(...).flatten(1, 2) (a copy),
+    // output.transpose(1, 2).contiguous().view(b, s_x, -1) read by output_proj.
+    p.repeatKv = true;
+    p.attentionOutputCopy = true;
+    return p;
+}
+
+FrameworkProfile litgpt()
+{
+    FrameworkProfile p;
+    p.framework = Framework::Litgpt;
+    p.version = "lit-gpt@8641822b3249bb94f068c254aa5d13decbc9f0a0";
+    // lit_gpt/lora.py@8641822 GPT.forward(lm_head_chunk_size=128): a list of 128-token lm_head
+    // chunks; lit_gpt/utils.py@8641822 chunked_cross_entropy: F.cross_entropy per chunk on the
+    // 16-bit logits (no upcast), reduction="none", torch.cat(...).mean().
+    p.loss = LossKind::Chunked;
+    p.lossChunkTokens = 128;
+    p.chunkUpcast = false;
+    // finetune/lora.py@8641822: `logits[-1] = logits[-1][..., :-1, :]` (the loss sees s - 1
+    // positions); `logits` stays referenced through fabric.backward(loss).
+    p.shiftLogits = true;
+    p.logitsHeld = true;
+    // torch.optim.AdamW(trainable_params): foreach by default in PyTorch 2.1.
+    p.optimizerImpl = OptimizerImpl::Foreach;
+    // lit_gpt/rmsnorm.py@8641822: norm_x = mean(x * x); x_normed = x * rsqrt(norm_x + eps);
+    // weight * x_normed: all in the input dtype, no fp32 copy.
+    p.rmsNormFp32 = false;
+    // lit_gpt/lora.py@8641822 LoRAQKVLinear.forward: after_A = F.linear(lora_dropout(x), lora_A)
+    // once for the fused qkv (lora_A has r rows per enabled q/k/v); conv1d for B; zero_pad
+    // (index_copy saves only its index).
+    p.fusedQkvLora = true;
+    // lit_gpt/model.py@8641822 CausalSelfAttention.forward: qkv.view(B, T, G, q_per_kv + 2, hs)
+    // .permute(0, 2, 3, 1, 4).split(...); k and v expanded to the query heads and reshaped (a copy
+    // with grouped queries); q and k copied again by RoPE's torch.cat; with G == n_head,
+    // v.reshape(B, -1, T, hs) stays a view, so the V that attention keeps holds the whole qkv
+    // output (measured with lit_gpt itself, torch 1.13 CPU: tests/validation/litgpt_block.py).
+    p.fusedQkvView = true;
+    p.repeatKv = true;
+    // bitsandbytes/autograd/_functions.py@0.41.0 (a06a0f6) MatMul4Bit.forward: `ctx.tensors = (A, B)`
+    // whenever the input needs a gradient (lit-gpt@8641822 pins bitsandbytes 0.41.1): every NF4
+    // linear keeps its 16-bit input, unlike a frozen nn.Linear.
+    p.nf4KeepsInputs = true;
+    return p;
+}
+
+FrameworkProfile deepspeed()
+{
+    FrameworkProfile p = plain();
+    p.framework = Framework::Deepspeed;
+    // No loss of its own: the user's model code computes it (deepspeed/runtime/engine.py
+    // forward() calls the module). Its optimizer is FusedAdam (deepspeed/ops/adam/fused_adam.py:
+    // multi_tensor_applier, no per-parameter temporaries).
+    p.version = "DeepSpeed (not pinned: defaults not yet read from its source at a commit)";
+    p.optimizerImpl = OptimizerImpl::Fused;
+    return p;
+}
+
+FrameworkProfile megatron()
+{
+    FrameworkProfile p = plain();
+    p.framework = Framework::Megatron;
+    // megatron/core/tensor_parallel/cross_entropy.py: vocab_parallel_cross_entropy on the
+    // vocabulary-sharded logits; Apex/TE FusedAdam (no foreach temporaries).
+    p.version = "Megatron-LM (not pinned: defaults not yet read from its source at a commit)";
+    p.loss = LossKind::LossParallel;
+    p.optimizerImpl = OptimizerImpl::Fused;
+    return p;
+}
+
+} // namespace
+
+const FrameworkProfile& frameworkProfile(Framework f)
+{
+    static const std::array<FrameworkProfile, 7> profiles = {plain(),     torchtitan(), hfTransformers(), torchtune(),
+                                                             litgpt(),    deepspeed(),  megatron()};
+    return profiles[static_cast<size_t>(f)];
+}
+
+LossKind effectiveLoss(const RunSpec& r) { return r.loss.value_or(frameworkProfile(r.framework).loss); }
+
+OptimizerImpl effectiveOptimizerImpl(const RunSpec& r)
+{
+    return r.optimizerImpl.value_or(frameworkProfile(r.framework).optimizerImpl);
+}
+
+LossSetup lossSetup(const RunSpec& r, Count vocabLocal, Count hidden)
+{
+    const FrameworkProfile& f = frameworkProfile(r.framework);
+    LossSetup s;
+    s.kind = effectiveLoss(r);
+    const Count b = r.microBatchSize, seq = r.sequenceLength;
+    if (s.kind == LossKind::Chunked) {
+        // torchtune: h.chunk(num_output_chunks, dim=1) -> chunks of ceil(s / n) positions;
+        // LitGPT: x.split(lm_head_chunk_size, dim=1) -> chunks of that many positions.
+        const Count tokens = r.lossChunkTokens.value_or(0);
+        const Count chunks = r.lossChunks.value_or(0);
+        Count rows = 0;
+        if (tokens > 0)
+            rows = std::min(tokens, seq);
+        else if (chunks > 0)
+            rows = ceilDiv(seq, chunks);
+        else if (f.lossChunkTokens > 0)
+            rows = std::min(f.lossChunkTokens, seq);
+        else
+            rows = ceilDiv(seq, f.lossChunks > 0 ? f.lossChunks : 8);
+        s.chunkRows = checkedMul(b, rows);
+        s.chunkUpcast = r.lossDtype ? *r.lossDtype == DType::Fp32 : f.chunkUpcast;
+    } else if (s.kind == LossKind::Fused) {
+        // Liger src/liger_kernel/ops/fused_linear_cross_entropy.py@e11c2d6c84e16dfebde09bae01983b64399519c1:
+        // inc_factor = cdiv(V, H); chunk_size = next_power_of_2(cdiv(BT, inc_factor)).
+        const Count bt = checkedMul(b, seq);
+        const Count inc = ceilDiv(vocabLocal, std::max<Count>(1, hidden));
+        s.chunkRows = std::min(bt, static_cast<Count>(std::bit_ceil(static_cast<uint64_t>(ceilDiv(bt, std::max<Count>(1, inc))))));
+    }
+    return s;
+}
+
+} // namespace vramlab

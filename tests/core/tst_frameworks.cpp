@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+// Framework behaviours, hand-computed: each loss's tensors and transients, torchtitan's
+// selective-op save list, fused and in-backward optimizers, and the new keys' reading,
+// errors and round trip. The source each number follows is cited next to it.
+#include "test_scenarios.h"
+#include "vramlab/activation_model.h"
+#include "vramlab/errors.h"
+#include "vramlab/estimator.h"
+#include "vramlab/scenario_io.h"
+#include "vramlab/step_timeline.h"
+
+#include <QtTest>
+
+using namespace vramlab;
+using nlohmann::json;
+
+namespace {
+
+/// A toy model whose bytes are easy to add by hand: vocab 1000, hidden 64, 2 layers,
+/// 4 heads of 16, 2 KV heads, SwiGLU 128, RMSNorm, RoPE; micro-batch 2 x 16 tokens, mixed-bf16.
+Scenario toy(const json& runExtra = json::object())
+{
+    json doc = json::parse(R"({"format": "vramlab.scenario", "version": 1, "name": "toy",
+        "model": {"vocab_size": 1000, "hidden_size": 64, "num_layers": 2, "num_heads": 4, "num_kv_heads": 2,
+                  "ffn_hidden_size": 128, "mlp": "swiglu", "norm": "rmsnorm", "position": "rope"},
+        "run": {"sequence_length": 16, "micro_batch_size": 2, "precision": "mixed-bf16", "attention": "flash"}})");
+    doc["run"].update(runExtra);
+    return readScenario(doc);
+}
+
+/// Both layers, the embedding and the head on one GPU.
+ActivationSet acts(const Scenario& sc) { return trainingActivations(sc.model, sc.run, StageSlice{2, 0, true, true}); }
+
+Bytes tensorBytes(const ActivationSet& s, std::string_view name)
+{
+    Bytes b = 0;
+    for (const ActivationTensor& t : s.tensors)
+        if (t.name == name)
+            b += t.total();
+    return b;
+}
+
+InputError refusal(const json& runExtra)
+{
+    try {
+        const Scenario sc = toy(runExtra);
+        (void)estimate(sc);
+    } catch (const InputError& e) {
+        return e;
+    }
+    return InputError("", "no error");
+}
+
+} // namespace
+
+class TstFrameworks : public QObject {
+    Q_OBJECT
+private slots:
+    void upcastIsTodaysLoss();
+    void nativeLoss();
+    void torchtuneChunked();
+    void litgptChunked();
+    void ligerFused();
+    void selectiveOp();
+    void fusedOptimizerHasNoTemporaries();
+    void optimizerInBackward();
+    void parallelBlocks();
+    void qloraAsLitgptRunsIt();
+    void keysRoundTrip();
+    void badKeysNamed();
+};
+
+// 32 tokens x 1000 vocabulary = 32,000 logits.
+void TstFrameworks::upcastIsTodaysLoss()
+{
+    const ActivationSet a = acts(toy());
+    QCOMPARE(tensorBytes(a, "log-softmax of the logits (fp32)"), Bytes(128'000));
+    QCOMPARE(a.lossForwardBytes, Bytes(32'000 * (2 + 4))); // bf16 logits + fp32 copy
+    QCOMPARE(a.lossBackwardBytes, Bytes(32'000 * 8));      // two fp32 gradients
+    QCOMPARE(a.lossHeldBytes, Bytes(0));
+}
+
+// cross_entropy on 16-bit logits (lit-gpt chunked_cross_entropy with chunk_size=0@8641822).
+void TstFrameworks::nativeLoss()
+{
+    const ActivationSet a = acts(toy({{"loss", "native"}}));
+    QCOMPARE(tensorBytes(a, "log-softmax of the logits (16-bit)"), Bytes(64'000));
+    QCOMPARE(a.lossForwardBytes, Bytes(64'000));
+    QCOMPARE(a.lossBackwardBytes, Bytes(128'000));
+}
+
+// torchtune CEWithChunkedOutputLoss@1814feb, 8 chunks of ceil(16/8) = 2 positions x 2 rows = 4 tokens:
+// every chunk's fp32 log-softmax kept (32 x 1000 x 4), all bf16 logits + one chunk's fp32 copy in forward.
+void TstFrameworks::torchtuneChunked()
+{
+    const ActivationSet a = acts(toy({{"framework", "torchtune"}}));
+    QCOMPARE(tensorBytes(a, "log-softmax of every chunk (fp32, all kept for backward)"), Bytes(128'000));
+    QCOMPARE(tensorBytes(a, "cross-entropy total weight of a chunk (scalar)"), Bytes(8 * 4));
+    QCOMPARE(a.lossForwardBytes, Bytes(64'000 + 4 * 1000 * 4));
+    QCOMPARE(a.lossBackwardBytes, Bytes(4 * 1000 * 8));
+    QCOMPARE(a.lossHeldBytes, Bytes(0));
+}
+
+// lit-gpt@8641822: 128-token lm_head chunks, bf16 cross-entropy, last position dropped, logits
+// kept through backward. 300 tokens x 2 rows: chunks of 256 tokens, 598 loss rows.
+void TstFrameworks::litgptChunked()
+{
+    const ActivationSet a = acts(toy({{"framework", "litgpt"}, {"sequence_length", 300}}));
+    QCOMPARE(tensorBytes(a, "log-softmax of every chunk (16-bit, all kept for backward)"), Bytes(598 * 1000 * 2));
+    QCOMPARE(tensorBytes(a, "cross-entropy total weight of a chunk (scalar)"), Bytes(3 * 2));
+    QCOMPARE(a.lossHeldBytes, Bytes(600 * 1000 * 2));
+    QCOMPARE(a.lossForwardBytes, Bytes(0));
+    QCOMPARE(a.lossBackwardBytes, Bytes(256 * 1000 * 2 * 2));
+    // lit_gpt/rmsnorm.py@8641822 keeps its input in bf16, not an fp32 copy.
+    QCOMPARE(tensorBytes(a, "final norm: input"), Bytes(600 * 64 * 2));
+    QCOMPARE(tensorBytes(a, "final norm: fp32 input"), Bytes(0));
+}
+
+// Liger fused_linear_cross_entropy.py@e11c2d6: inc_factor = cdiv(1000, 64) = 16,
+// chunk = next_pow2(cdiv(32, 16)) = 2 rows; saves grad_input (32 x 64) and grad_weight (1000 x 64).
+void TstFrameworks::ligerFused()
+{
+    const ActivationSet a = acts(toy({{"loss", "fused"}}));
+    QCOMPARE(tensorBytes(a, "gradient of the LM head input (computed in forward)"), Bytes(32 * 64 * 2));
+    QCOMPARE(tensorBytes(a, "gradient of the LM head weight (computed in forward)"), Bytes(1000 * 64 * 2));
+    QCOMPARE(tensorBytes(a, "LM head input (final norm output)"), Bytes(0));
+    QCOMPARE(a.lossForwardBytes, Bytes(2 * 1000 * (2 + 4) + 32 * 4));
+    QCOMPARE(a.lossBackwardBytes, Bytes(0));
+}
+
+// torchtitan parallelize_llama.py@9dec370 _save_list: per block the input, wq, wv, w1, w2 outputs
+// and SDPA's O and log-sum-exp. 32 tokens: 4096 + 4096 + 2048 + 8192 + 4096 + 4096 + 512 B.
+void TstFrameworks::selectiveOp()
+{
+    const Scenario sc = toy({{"framework", "torchtitan"}, {"checkpointing", "selective-op"}});
+    const ActivationSet a = acts(sc);
+    const Bytes perLayer = 4096 + 4096 + 2048 + 4096 + 512 + 8192 + 4096;
+    QCOMPARE(a.bytes - a.embeddingBytes - a.headBytes, 2 * perLayer);
+    // Rebuilt in backward: torchtitan's whole block (model.py@9dec370: fp32 RMSNorm copies, K and V
+    // repeated to 4 heads, the contiguous copy read by wo) minus the reused O, log-sum-exp and w1 output.
+    const Bytes norm = 32 * 64 * 4 + 32 * 4 + 32 * 64 * 2;
+    const Bytes block = norm + 4096 /*qkv input*/ + 3 * 4096 /*Q, K, V*/ + 4096 + 512 /*O, lse*/ + 4096 /*wo input*/ + norm +
+                        4096 /*MLP input*/ + 4 * 8192;
+    QCOMPARE(a.recomputeBytes, block - (4096 + 512 + 8192));
+    const Report rep = estimate(sc);
+    QCOMPARE(rep.stepInputs.recompute, a.recomputeBytes);
+    // Refused where the save list's mm count does not describe the block.
+    QCOMPARE(refusal({{"checkpointing", "selective-op"}, {"attention", "eager"}}).keyPath(), std::string("run.checkpointing"));
+}
+
+void TstFrameworks::fusedOptimizerHasNoTemporaries()
+{
+    // Toy parameters: embedding 64,000 + 2 x (q 4,096 + k 2,048 + v 2,048 + o 4,096 + 3 x 8,192 + norms 128)
+    // + final norm 64 + LM head 64,000 = 202,048; foreach AdamW's sqrt(v) list is fp32: 4 B each.
+    const Report foreach = estimate(toy());
+    const Report fused = estimate(toy({{"optimizer_impl", "fused"}}));
+    QCOMPARE(foreach.stepInputs.optimizerTemporaries, Bytes(202'048 * 4));
+    QCOMPARE(fused.stepInputs.optimizerTemporaries, Bytes(0));
+    QVERIFY(fused.peak < foreach.peak);
+    // DeepSpeed's and Megatron's profiles default to fused Adam.
+    QCOMPARE(estimate(toy({{"framework", "deepspeed"}})).stepInputs.optimizerTemporaries, Bytes(0));
+}
+
+// The hand case of tst_timeline (start 310 B, 4 layers of 10 B) with optimizer in backward:
+// the last layer's backward holds 3 B working set + its 25 B of gradients + 10 B of step
+// temporaries on 351 B alive: 389 B, and no step at the end.
+void TstFrameworks::optimizerInBackward()
+{
+    StepInputs in = test::handStep();
+    in.optimizerTemporaries = 40;
+    in.optimizerInBackward = true;
+    const StepTimeline t = simulateStep(in, 2);
+    QCOMPARE(t.peak, Bytes(389));
+    QCOMPARE(t.atPeak.layer, Count(3));
+    QCOMPARE(t.events.back().total(), Bytes(310));
+    QCOMPARE(refusal({{"optimizer_in_backward", true}, {"gradient_accumulation_steps", 2}}).keyPath(),
+             std::string("run.optimizer_in_backward"));
+}
+
+// lit_gpt/model.py@8641822 Block with parallel_residual and shared_attention_norm: the MLP reads
+// norm_1's output, so a layer keeps no pre-MLP norm (fp32 input 32 x 64 x 4, rsqrt 32 x 4,
+// normalized 32 x 64 x 2) and no separate MLP input (32 x 64 x 2): 16,512 B less per layer.
+void TstFrameworks::parallelBlocks()
+{
+    json doc = json::parse(R"({"format": "vramlab.scenario", "version": 1, "name": "toy",
+        "model": {"vocab_size": 1000, "hidden_size": 64, "num_layers": 2, "num_heads": 4, "num_kv_heads": 2,
+                  "ffn_hidden_size": 128, "mlp": "swiglu", "norm": "rmsnorm", "position": "rope"},
+        "run": {"sequence_length": 16, "micro_batch_size": 2, "precision": "mixed-bf16", "attention": "flash"}})");
+    const ActivationSet sequential = acts(readScenario(doc));
+    doc["model"]["parallel_residual"] = true;
+    doc["model"]["shared_attention_norm"] = true;
+    const Scenario shared = readScenario(doc);
+    QCOMPARE(sequential.bytes - acts(shared).bytes, Bytes(2 * (8192 + 128 + 4096 + 4096)));
+    QCOMPARE(estimate(readScenario(doc)).params.total + 2 * 64, estimate(toy()).params.total); // one norm fewer per layer
+    const Scenario back = readScenario(scenarioToJson(shared));
+    QVERIFY(back.model.parallelResidual && back.model.sharedAttentionNorm);
+    doc["model"]["parallel_residual"] = false;
+    try {
+        (void)readScenario(doc);
+        QFAIL("a shared norm without a parallel block was accepted");
+    } catch (const InputError& e) {
+        QCOMPARE(e.keyPath(), std::string("model.shared_attention_norm"));
+    }
+}
+
+// lit-gpt@8641822 QLoRA: Lightning's BitsandbytesPrecision quantizes every nn.Linear, the LM head
+// too; bitsandbytes' NF4 without double quantization keeps an fp32 scale per 64 weights; MatMul4Bit
+// (bitsandbytes@0.41.0) keeps each NF4 linear's input; PagedAdamW keeps fp32 states.
+void TstFrameworks::qloraAsLitgptRunsIt()
+{
+    const json qlora = {{"framework", "litgpt"}, {"precision", "bf16"}, {"optimizer_impl", "paged-32bit"},
+                        {"finetune", {{"method", "qlora"}, {"rank", 8}, {"targets", {"q", "v"}}, {"dropout", 0.0},
+                                      {"double_quant", false}, {"quantize_lm_head", true}}}};
+    const Scenario sc = toy(qlora);
+    const Report rep = estimate(sc);
+    // Linear weights: 2 x (4,096 + 2,048 + 2,048 + 4,096 + 3 x 8,192) + LM head 64,000 = 137,728, each
+    // 0.5 B + 4 B per 64; embedding 64,000 and norms 2 x 2 x 64 + 64 in bf16.
+    const Bytes nf4 = 137'728 / 2 + (2 * (64 + 32 + 32 + 64 + 3 * 128) + 1000) * 4;
+    QCOMPARE(rep.component("weights")->bytes - (64'000 + 320) * 2 - rep.loraParams * 2, nf4);
+    QCOMPARE(rep.component("optimizer_states")->bytes, rep.loraParams * 8); // fp32 m and v
+    QCOMPARE(rep.stepInputs.optimizerTemporaries, Bytes(0));
+    // Kept inputs: the qkv input 32 x 64 x 2 in both layers (lora_A reads it without dropout; in
+    // layer 2 the NF4 qkv keeps the same tensor), the MLP input 32 x 64 x 2 and the down input
+    // 32 x 128 x 2 in both layers (NF4 gate/up and down), and the NF4 LM head's input 32 x 64 x 2.
+    const ActivationSet a = acts(sc);
+    auto bytes = [&](std::string_view name) {
+        Bytes b = 0;
+        for (const ActivationTensor& t : a.tensors)
+            b += t.name == name ? t.total() : 0;
+        return b;
+    };
+    QCOMPARE(bytes("attention input (norm output, read by q/k/v)"), Bytes(2 * 4096));
+    QCOMPARE(bytes("MLP input (norm output)"), Bytes(2 * 4096));
+    QCOMPARE(bytes("gated product (down_proj input)"), Bytes(2 * 8192));
+    QCOMPARE(bytes("LM head input (final norm output)"), Bytes(4096));
+    // The same run as LoRA on a bf16 base keeps only the qkv inputs (for lora_A).
+    json lora = qlora;
+    lora["finetune"] = {{"method", "lora"}, {"rank", 8}, {"targets", {"q", "v"}}, {"dropout", 0.0}};
+    lora.erase("optimizer_impl");
+    const ActivationSet b = acts(toy(lora));
+    QCOMPARE(a.bytes - b.bytes, Bytes(2 * 4096 + 2 * 8192 + 4096));
+    QCOMPARE(refusal({{"finetune", {{"method", "lora"}, {"quantize_lm_head", true}}}}).keyPath(), std::string("run.finetune.quantize_lm_head"));
+    QCOMPARE(refusal({{"optimizer", "sgd"}, {"optimizer_impl", "paged-32bit"}}).keyPath(), std::string("run.optimizer_impl"));
+}
+
+void TstFrameworks::keysRoundTrip()
+{
+    const Scenario sc = toy({{"framework", "litgpt"}, {"loss", "chunked"}, {"loss_chunks_tokens", 64}, {"loss_dtype", "bf16"},
+                             {"optimizer_impl", "fused"}, {"optimizer_in_backward", true}, {"checkpointing", "selective-op"},
+                             {"compile", false}});
+    const Scenario back = readScenario(scenarioToJson(sc));
+    QVERIFY(back.run.framework == Framework::Litgpt);
+    QVERIFY(*back.run.loss == LossKind::Chunked);
+    QCOMPARE(*back.run.lossChunkTokens, Count(64));
+    QVERIFY(*back.run.lossDtype == DType::Bf16);
+    QVERIFY(*back.run.optimizerImpl == OptimizerImpl::Fused);
+    QVERIFY(back.run.optimizerInBackward);
+    QVERIFY(back.run.checkpointing.kind == Checkpointing::Kind::SelectiveOp);
+    // Unset keys stay unset, so the framework keeps choosing them.
+    const Scenario plain = readScenario(scenarioToJson(toy({{"framework", "torchtune"}})));
+    QVERIFY(!plain.run.loss && !plain.run.optimizerImpl && !plain.run.lossChunks);
+    const Scenario fsdp = readScenario(scenarioToJson(toy({{"parallelism", {{"gpus", 8}, {"zero_stage", 3}, {"sharding", "fsdp2"},
+                                                                              {"reshard_after_forward", "all but last block"}}}})));
+    QVERIFY(fsdp.run.parallelism.fsdp2 && fsdp.run.keepLastBlockGathered);
+}
+
+void TstFrameworks::badKeysNamed()
+{
+    QCOMPARE(refusal({{"framework", "jax"}}).keyPath(), std::string("run.framework"));
+    QCOMPARE(refusal({{"loss", "focal"}}).keyPath(), std::string("run.loss"));
+    QCOMPARE(refusal({{"loss_chunks", 4}}).keyPath(), std::string("run.loss_chunks"));
+    QCOMPARE(refusal({{"loss", "chunked"}, {"loss_chunks", 4}, {"loss_chunks_tokens", 128}}).keyPath(), std::string("run.loss_chunks_tokens"));
+    QCOMPARE(refusal({{"loss", "chunked"}, {"loss_dtype", "fp16"}}).keyPath(), std::string("run.loss_dtype"));
+    QCOMPARE(refusal({{"compile", true}}).keyPath(), std::string("run.compile"));
+    QCOMPARE(refusal({{"activation_offloading", true}}).keyPath(), std::string("run.activation_offloading"));
+    QCOMPARE(refusal({{"parallelism", {{"context_parallel", 2}}}}).keyPath(), std::string("run.parallelism.context_parallel"));
+    QCOMPARE(refusal({{"parallelism", {{"async_tp", true}}}}).keyPath(), std::string("run.parallelism.async_tp"));
+    QCOMPARE(refusal({{"finetune", {{"method", "qlora"}, {"quant", "torchao-nf4"}}}}).keyPath(), std::string("run.finetune.quant"));
+}
+
+QTEST_APPLESS_MAIN(TstFrameworks)
+#include "tst_frameworks.moc"
