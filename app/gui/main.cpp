@@ -111,9 +111,8 @@ int main(int argc, char** argv)
 
     vramlab::MainWindow window;
     window.restoreSession();
-    // Restored unsaved work wins unless the user says otherwise: the file asks first.
-    if (!parser.positionalArguments().isEmpty() && window.maybeSave())
-        window.openFile(parser.positionalArguments().constFirst());
+    if (!parser.positionalArguments().isEmpty())
+        window.openRequested(parser.positionalArguments().constFirst());
     window.show();
     return app.exec();
 }

@@ -474,6 +474,8 @@ void MainWindow::showBanner(const QString& text)
     m_banner->setVisible(!text.isEmpty());
 }
 
+bool MainWindow::openRequested(const QString& path) { return maybeSave() && openFile(path); }
+
 bool MainWindow::openFile(const QString& path)
 {
     QString error, notice;
@@ -791,8 +793,8 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event)
 void MainWindow::dropEvent(QDropEvent* event)
 {
     for (const QUrl& url : event->mimeData()->urls())
-        if (url.isLocalFile() && maybeSave()) {
-            openFile(url.toLocalFile());
+        if (url.isLocalFile()) {
+            openRequested(url.toLocalFile());
             break;
         }
 }

@@ -65,6 +65,9 @@ public:
     bool openFile(const QString& path);
     /// Asks to save unsaved (or restored) work first; false when the user cancels.
     bool maybeSave();
+    /// A file named on the command line (or dropped): restored unsaved work wins unless the
+    /// user says otherwise, so it asks first.
+    bool openRequested(const QString& path);
     bool saveTo(const QString& path);
     /// The chart on screen (tab and sub-tab) as an export kind, with its scenarios.
     ChartKind currentChart(QVector<Scenario>* scenarios, QStringList* labels) const;

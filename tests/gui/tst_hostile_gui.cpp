@@ -11,6 +11,9 @@
 
 #include <QComboBox>
 #include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTimer>
 #include <QElapsedTimer>
 #include <QProcess>
 #include <QScreen>
@@ -164,6 +167,33 @@ private slots:
         QCOMPARE(second->document()->scenario().run.microBatchSize, Count(5));
         QVERIFY(!QFileInfo::exists(first));
         second->document()->undoStack()->setClean();
+    }
+
+    void restoredWorkIsNotReplacedUnasked()
+    {
+        // `vramlab B.json` after a crash: Yes restored the work, then B replaced it without a word.
+        m_window->document()->setParameter(QStringLiteral("run.micro_batch_size"), QVariant::fromValue<qlonglong>(9));
+        m_window->autosaveNow();
+        QVERIFY(QFile::copy(m_window->autosavePath(), AutosaveFile::pathFor(4'194'998, 1)));
+        auto next = std::make_unique<MainWindow>();
+        next->restoreSession(false);
+        QVERIFY(next->restoreAutosave());
+        QTemporaryDir dir;
+        const QString b = dir.filePath(QStringLiteral("B.json"));
+        QVERIFY(m_window->document()->save(b, nullptr));
+        bool asked = false;
+        QTimer::singleShot(0, this, [&] { // the question is modal: answer Cancel
+            for (QWidget* w : QApplication::topLevelWidgets())
+                if (auto* box = qobject_cast<QMessageBox*>(w); box && box->isVisible()) {
+                    asked = true;
+                    box->button(QMessageBox::Cancel)->click();
+                }
+        });
+        QVERIFY(!next->openRequested(b));
+        QVERIFY(asked);
+        QCOMPARE(next->document()->scenario().run.microBatchSize, Count(9)); // the restored work stays
+        QVERIFY(next->document()->isModified());
+        next->document()->undoStack()->setClean();
     }
 
     void firstEditIsAutosaved()
