@@ -324,10 +324,15 @@ int runImportHf(const std::vector<std::string>& words)
     const auto outPath = a.value(option);
     if (outPath && outPath->empty())
         throw InputError(option, "the file name is empty");
-    if (outPath)
-        writeFileAtomically(*outPath, text);
-    else
+    if (!outPath) {
         write(text);
+        return 0;
+    }
+    writeFileAtomically(*outPath, text);
+    // The scenario went to the file: say what it holds, so a wrong config is seen at once.
+    const ParameterCount c = countParameters(sc.model);
+    write("wrote " + *outPath + ": \"" + sc.name + "\" (" + imported.modelType + "), " + formatCount(c.total) + " parameters" +
+          (c.active != c.total ? " (" + formatCount(c.active) + " active per token)" : std::string()) + "\n");
     return 0;
 }
 

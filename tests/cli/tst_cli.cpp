@@ -221,13 +221,18 @@ private slots:
         const QString out = dir.filePath("qwen.json");
         const Run r = cli({"import-hf", data("hf/qwen2.5-7b.json"), "-o", out});
         QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.endsWith("(qwen2), 7,615,616,512 parameters\n"), r.out.constData()); // says what it wrote
+        QVERIFY(r.out.startsWith("wrote " + out.toUtf8()));
         const Run e = cli({"estimate", out, "--json"});
         QCOMPARE(e.code, 0);
         QCOMPARE(QJsonDocument::fromJson(e.out).object()["params"].toObject()["total"].toInteger(), qint64(7'615'616'512));
         // Issue 19: Qwen1.5-MoE-A2.7B was written as 1,855,703,040 parameters; the checkpoint
         // holds 28,631,568,384 bf16 bytes (model.safetensors.index.json) = 14,315,784,192.
         const QString moe = dir.filePath("moe.json");
-        QCOMPARE(cli({"import-hf", data("hf/qwen1.5-moe-a2.7b.json"), "-o", moe}).code, 0);
+        const Run w = cli({"import-hf", data("hf/qwen1.5-moe-a2.7b.json"), "-o", moe});
+        QCOMPARE(w.code, 0);
+        // Qwen publishes "2.7B activated": 4 of 60 routed experts + the shared expert per token.
+        QVERIFY2(w.out.endsWith("14,315,784,192 parameters (2,689,173,504 active per token)\n"), w.out.constData());
         const Run m = cli({"estimate", moe, "--json"});
         QCOMPARE(m.code, 0);
         QCOMPARE(QJsonDocument::fromJson(m.out).object()["params"].toObject()["total"].toInteger(), qint64(14'315'784'192));
