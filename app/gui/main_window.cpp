@@ -27,6 +27,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFrame>
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -116,10 +117,24 @@ MainWindow::MainWindow(QWidget* parent)
         l->setTextFormat(Qt::PlainText);
     m_timelineInfo->setTextFormat(Qt::RichText); // every value in it is escaped (updateTimeline)
     m_banner->setWordWrap(true);
-    m_banner->setVisible(false);
-    m_banner->setStyleSheet(QStringLiteral("QLabel { color: white; background: #b8251a; padding: 8px; border-radius: 3px; }"));
     m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_banner);
+    // The error banner: red, selectable, and dismissable (×) once read.
+    m_bannerFrame = new QFrame;
+    m_bannerFrame->setObjectName(QStringLiteral("errorBanner"));
+    m_bannerFrame->setStyleSheet(QStringLiteral("#errorBanner { background: #b8251a; border-radius: 3px; } "
+                                                "#errorBanner QLabel { color: white; padding: 8px; } "
+                                                "#errorBanner QToolButton { color: white; border: none; font-weight: bold; padding: 4px 8px; }"));
+    auto* bannerLayout = new QHBoxLayout(m_bannerFrame);
+    bannerLayout->setContentsMargins(0, 0, 0, 0);
+    bannerLayout->addWidget(m_banner, 1);
+    auto* dismiss = new QToolButton;
+    dismiss->setObjectName(QStringLiteral("dismissBanner"));
+    dismiss->setText(QStringLiteral("×"));
+    dismiss->setToolTip(QStringLiteral("Dismiss this message"));
+    connect(dismiss, &QToolButton::clicked, this, [this] { m_bannerFrame->setVisible(false); });
+    bannerLayout->addWidget(dismiss, 0, Qt::AlignTop);
+    m_bannerFrame->setVisible(false);
+    layout->addWidget(m_bannerFrame);
     QFont big = m_verdict->font();
     big.setPointSizeF(big.pointSizeF() * 1.5);
     big.setBold(true);
@@ -471,7 +486,7 @@ void MainWindow::showBanner(const QString& text)
 {
     m_lastError = text;
     m_banner->setText(text);
-    m_banner->setVisible(!text.isEmpty());
+    m_bannerFrame->setVisible(!text.isEmpty());
 }
 
 bool MainWindow::openRequested(const QString& path) { return maybeSave() && openFile(path); }
@@ -667,7 +682,7 @@ bool MainWindow::openLesson(const QString& path)
         showBanner(QString::fromUtf8(e.what()));
         return false;
     }
-    m_banner->setVisible(false);
+    m_bannerFrame->setVisible(false);
     m_tabs->setCurrentIndex(0); // lessons point at the breakdown chart
     m_lessonDock->setVisible(true);
     m_lessons->setLesson(*lesson);

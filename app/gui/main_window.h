@@ -8,6 +8,7 @@
 #include <QMainWindow>
 #include <QStringList>
 
+class QFrame;
 class QLabel;
 class QTabWidget;
 class QComboBox;
@@ -128,6 +129,7 @@ private:
     QLabel* m_verdict;
     QLabel* m_compute;
     QLabel* m_banner;
+    QFrame* m_bannerFrame = nullptr; ///< the banner with its dismiss button
     QMenu* m_recentMenu = nullptr;
     QAction* m_darkAction = nullptr;
     QAction* m_presenterAction = nullptr;

@@ -14,6 +14,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QTimer>
+#include <QToolButton>
 #include <QProcess>
 #include <QScreen>
 #include <QSettings>
@@ -114,6 +115,19 @@ private slots:
         verifyShownAsText(m_window.get(), shown);
         const QImage shot = m_window->grab().toImage(); // lays out and paints every label: no crash, no hang
         QVERIFY(!shot.isNull());
+    }
+
+    void errorBannerCanBeDismissed()
+    {
+        QTemporaryDir dir;
+        QVERIFY(!m_window->openFile(writeFile(dir, QStringLiteral("bad.json"), scenarioWithPrecision("\"fp3\""))));
+        auto* banner = m_window->findChild<QWidget*>(QStringLiteral("errorBanner"));
+        QVERIFY(banner && banner->isVisible());
+        auto* dismiss = m_window->findChild<QToolButton*>(QStringLiteral("dismissBanner"));
+        QVERIFY(dismiss);
+        dismiss->click();
+        QVERIFY(!banner->isVisible());
+        QVERIFY(!m_window->lastError().isEmpty()); // the message is still there to ask for
     }
 
     void hugeValuesAreCut()
