@@ -3,6 +3,8 @@
 
 #include "vramlab/text_escape.h"
 
+#include <utility>
+
 namespace vramlab {
 
 namespace {
@@ -15,11 +17,17 @@ constexpr std::size_t kMaxExpectedBytes = 600;
 } // namespace
 
 InputError::InputError(std::string keyPath, std::string expected, std::string file)
-    : std::runtime_error(compose(printableText(file, kMaxFileBytes), printableText(keyPath, kMaxKeyPathBytes),
-                                 printableText(expected, kMaxExpectedBytes)))
-    , m_keyPath(printableText(keyPath, kMaxKeyPathBytes))
-    , m_expected(printableText(expected, kMaxExpectedBytes))
-    , m_file(printableText(file, kMaxFileBytes))
+    : InputError(Printable{}, printableText(keyPath, kMaxKeyPathBytes), printableText(expected, kMaxExpectedBytes),
+                 printableText(file, kMaxFileBytes))
+{
+}
+
+// Each part is made printable once (the planner throws and catches one per impossible layout).
+InputError::InputError(Printable, std::string keyPath, std::string expected, std::string file)
+    : std::runtime_error(compose(file, keyPath, expected))
+    , m_keyPath(std::move(keyPath))
+    , m_expected(std::move(expected))
+    , m_file(std::move(file))
 {
 }
 

@@ -185,8 +185,8 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
     validateRun(m, b);
     // A rate of 0 (a custom GPU's unknown figure) would make that part of the step free and
     // rank it first: refuse what needs the figure, leave out what it only feeds.
-    if (!(b.gpu->peakTflops(precisionRegime(b).compute) > 0))
-        throw InputError("run.gpu", "required to plan: the GPU's TFLOP/s for " + std::string(toString(precisionRegime(b).compute)) +
+    if (const DType compute = precisionRegime(b).compute; !(b.gpu->peakTflops(compute) > 0))
+        throw InputError("run.gpu", "required to plan: the GPU's TFLOP/s for " + std::string(toString(compute)) +
                                         " (a custom GPU needs bf16_tflops or a \"base\" catalog GPU)");
     if (req.gpus > 1 && !(b.gpu->interconnectGBs > 0))
         throw InputError("run.gpu.interconnect_gbs", "required to plan on more than one GPU: the GPU-to-GPU bandwidth in GB/s");

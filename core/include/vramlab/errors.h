@@ -21,6 +21,8 @@ public:
     InputError withFile(const std::string& file) const;
 
 private:
+    struct Printable {}; ///< the parts already passed through printableText()
+    InputError(Printable, std::string keyPath, std::string expected, std::string file);
     static std::string compose(const std::string& file, const std::string& keyPath, const std::string& expected);
     std::string m_keyPath;
     std::string m_expected;
