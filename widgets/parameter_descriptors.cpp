@@ -5,6 +5,10 @@
 #include "vramlab/model_scaling.h"
 #include "vramlab/parameter_tensors.h"
 #include "vramlab/presets.h"
+#include "vramlab/scenario_fields.h"
+
+#include <type_traits>
+#include <variant>
 
 namespace vramlab {
 
@@ -42,16 +46,54 @@ bool training(const Scenario& s) { return s.run.mode == Mode::Training; }
 bool inference(const Scenario& s) { return s.run.mode == Mode::Inference; }
 bool always(const Scenario&) { return true; }
 
-ParamDescriptor integer(QString key, QString group, QString label, QString unit, QString tip, K kind, double lo, double hi,
-                        std::function<Count&(Scenario&)> field, std::function<bool(const Scenario&)> applies = always)
+QVariant toVariant(const FieldValue& v)
 {
-    ParamDescriptor d = describe(std::move(key), std::move(group), std::move(label), std::move(unit), std::move(tip), kind, lo, hi);
-    if (field) { // a plain integer field; callers with side effects set get/set themselves
-        d.get = [field](const Scenario& s) { return QVariant::fromValue<qlonglong>(field(const_cast<Scenario&>(s))); };
-        d.set = [field](Scenario& s, const QVariant& v) { field(s) = v.toLongLong(); };
+    return std::visit(
+        [](const auto& x) -> QVariant {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, std::monostate>)
+                return QVariant();
+            else if constexpr (std::is_same_v<T, Count>)
+                return QVariant::fromValue<qlonglong>(x);
+            else if constexpr (std::is_same_v<T, std::string>)
+                return QVariant(QString::fromStdString(x));
+            else
+                return QVariant(x);
+        },
+        v);
+}
+
+FieldValue toFieldValue(const ScenarioField& f, const QVariant& v)
+{
+    if (!v.isValid())
+        return {};
+    switch (f.kind) {
+    case FieldKind::Integer: return Count(v.toLongLong());
+    case FieldKind::Real: return v.toDouble();
+    case FieldKind::Boolean: return v.toBool();
+    default: return v.toString().toStdString();
     }
+}
+
+/// A control over one key of the core's field table: reading and writing it is the table's
+/// (the same code the files go through); the descriptor adds only how it is shown.
+ParamDescriptor fieldControl(QString key, QString group, QString label, QString unit, QString tip, K kind, double lo, double hi,
+                             std::function<bool(const Scenario&)> applies, int decimals = 0)
+{
+    const ScenarioField* f = findField(key.toStdString());
+    Q_ASSERT_X(f, "parameterDescriptors", "a control without a scenario field");
+    ParamDescriptor d = describe(std::move(key), std::move(group), std::move(label), std::move(unit), std::move(tip), kind, lo, hi, decimals);
+    d.get = [f](const Scenario& s) { return toVariant(f->get(s)); };
+    d.set = [f](Scenario& s, const QVariant& v) { f->set(s, toFieldValue(*f, v)); };
     d.applies = std::move(applies);
     return d;
+}
+
+ParamDescriptor integer(QString key, QString group, QString label, QString unit, QString tip, K kind, double lo, double hi,
+                        std::function<bool(const Scenario&)> applies = always)
+{
+    return fieldControl(std::move(key), std::move(group), std::move(label), std::move(unit), std::move(tip), kind, lo, hi,
+                        std::move(applies));
 }
 
 /// The value of an enum option as the scenario file spells it: the core's own name, so
@@ -63,33 +105,23 @@ QString valueName(E e)
     return QString::fromUtf8(name.data(), qsizetype(name.size()));
 }
 
+/// A combo box over some of a choice field's values, each with the label shown.
 template <typename E>
 ParamDescriptor choice(QString key, QString group, QString label, QString tip, std::vector<std::pair<QString, E>> options,
-                       std::function<E&(Scenario&)> field, std::function<bool(const Scenario&)> applies = always)
+                       std::function<bool(const Scenario&)> applies = always)
 {
-    ParamDescriptor d = describe(std::move(key), std::move(group), std::move(label), QString(), std::move(tip), K::Choice);
+    ParamDescriptor d = fieldControl(std::move(key), std::move(group), std::move(label), QString(), std::move(tip), K::Choice, 0, 0,
+                                     std::move(applies));
     for (const auto& [shown, e] : options) {
         d.choices << valueName(e);
         d.choiceLabels << shown;
     }
-    d.get = [field](const Scenario& s) { return QVariant(valueName(field(const_cast<Scenario&>(s)))); };
-    d.set = [field, options](Scenario& s, const QVariant& v) {
-        for (const auto& [shown, e] : options)
-            if (valueName(e) == v.toString())
-                field(s) = e;
-    };
-    d.applies = std::move(applies);
     return d;
 }
 
-ParamDescriptor toggle(QString key, QString group, QString label, QString tip, std::function<bool&(Scenario&)> field,
-                       std::function<bool(const Scenario&)> applies = always)
+ParamDescriptor toggle(QString key, QString group, QString label, QString tip, std::function<bool(const Scenario&)> applies = always)
 {
-    ParamDescriptor d = describe(std::move(key), std::move(group), std::move(label), QString(), std::move(tip), K::Toggle);
-    d.get = [field](const Scenario& s) { return QVariant(field(const_cast<Scenario&>(s))); };
-    d.set = [field](Scenario& s, const QVariant& v) { field(s) = v.toBool(); };
-    d.applies = std::move(applies);
-    return d;
+    return fieldControl(std::move(key), std::move(group), std::move(label), QString(), std::move(tip), K::Toggle, 0, 0, std::move(applies));
 }
 
 QVector<ParamDescriptor> build()
@@ -133,7 +165,8 @@ QVector<ParamDescriptor> build()
 
     auto shape = [&](const char* key, const char* label, const char* tip, double lo, double hi, Count ModelSpec::*field) {
         ParamDescriptor d = integer(QString::fromLatin1(key), model, QString::fromLatin1(label), QString(),
-                                    QString::fromLatin1(tip), K::Integer, lo, hi, [field](Scenario& s) -> Count& { return s.model.*field; });
+                                    QString::fromLatin1(tip), K::Integer, lo, hi);
+        // An explicit override of the table's setter: the shapes derived from this one follow it.
         d.set = [field](Scenario& s, const QVariant& v) {
             ModelSpec& m = s.model;
             // Keep what was derived derived: head_dim = hidden / heads, MHA stays MHA.
@@ -162,30 +195,26 @@ QVector<ParamDescriptor> build()
     all << choice<Mode>(QStringLiteral("run.mode"), ft, QStringLiteral("Mode"),
                         QStringLiteral("Training keeps gradients, optimizer states and activations; inference keeps a KV cache."),
                         {{QStringLiteral("Training / fine-tuning"), Mode::Training},
-                         {QStringLiteral("Inference (serving)"), Mode::Inference}},
-                        [](Scenario& s) -> Mode& { return s.run.mode; });
+                         {QStringLiteral("Inference (serving)"), Mode::Inference}});
     all << choice<FinetuneMethod>(QStringLiteral("run.finetune.method"), ft, QStringLiteral("Method"),
                                   QStringLiteral("Full: every weight trains. LoRA: a frozen base plus small adapters. "
                                                  "QLoRA: the frozen base in 4-bit NF4."),
                                   {{QStringLiteral("Full training"), FinetuneMethod::Full},
                                    {QStringLiteral("LoRA"), FinetuneMethod::Lora},
-                                   {QStringLiteral("QLoRA (NF4 base)"), FinetuneMethod::Qlora}},
-                                  [](Scenario& s) -> FinetuneMethod& { return s.run.finetune.method; }, training);
+                                   {QStringLiteral("QLoRA (NF4 base)"), FinetuneMethod::Qlora}}, training);
     all << integer(QStringLiteral("run.finetune.rank"), ft, QStringLiteral("LoRA rank"), QString(),
                    QStringLiteral("Rank r of each adapter: r x (in + out) parameters per targeted layer."), K::LogInteger, 1, 1024,
-                   [](Scenario& s) -> Count& { return s.run.finetune.rank; },
                    [](const Scenario& s) { return training(s) && s.run.finetune.method != FinetuneMethod::Full; });
 
     all << integer(QStringLiteral("run.sequence_length"), seq, QStringLiteral("Sequence length"), QStringLiteral("tokens"),
                    QStringLiteral("Tokens per training sample. Activations grow with it (quadratically with eager attention)."),
-                   K::LogInteger, 128, 1048576, [](Scenario& s) -> Count& { return s.run.sequenceLength; }, training);
+                   K::LogInteger, 128, 1048576, training);
     all << integer(QStringLiteral("run.micro_batch_size"), seq, QStringLiteral("Micro-batch"), QStringLiteral("samples"),
-                   QStringLiteral("Samples per GPU per forward pass. Activations grow linearly with it."), K::LogInteger, 1, 1024,
-                   [](Scenario& s) -> Count& { return s.run.microBatchSize; }, training);
+                   QStringLiteral("Samples per GPU per forward pass. Activations grow linearly with it."), K::LogInteger, 1, 1024, training);
     all << integer(QStringLiteral("run.gradient_accumulation_steps"), seq, QStringLiteral("Accumulation"), QStringLiteral("steps"),
                    QStringLiteral("Micro-batches summed before each optimizer step: a larger global batch at no memory cost "
                                   "(except in-flight pipeline micro-batches)."),
-                   K::LogInteger, 1, 1024, [](Scenario& s) -> Count& { return s.run.gradientAccumulationSteps; }, training);
+                   K::LogInteger, 1, 1024, training);
 
     all << choice<Precision>(QStringLiteral("run.precision"), prec, QStringLiteral("Precision"),
                              QStringLiteral("Mixed keeps an fp32 master copy, fp32 gradients and fp32 optimizer states beside "
@@ -194,8 +223,7 @@ QVector<ParamDescriptor> build()
                               {QStringLiteral("Mixed FP16"), Precision::MixedFp16},
                               {QStringLiteral("Pure BF16"), Precision::Bf16},
                               {QStringLiteral("Pure FP16"), Precision::Fp16},
-                              {QStringLiteral("FP32"), Precision::Fp32}},
-                             [](Scenario& s) -> Precision& { return s.run.precision; }, training);
+                              {QStringLiteral("FP32"), Precision::Fp32}}, training);
     all << choice<Optimizer>(QStringLiteral("run.optimizer"), prec, QStringLiteral("Optimizer"),
                              QStringLiteral("AdamW keeps two states per trainable weight; SGD none; Lion one; 8-bit Adam two "
                                             "bytes; Adafactor a factored second moment."),
@@ -204,8 +232,7 @@ QVector<ParamDescriptor> build()
                               {QStringLiteral("Adafactor"), Optimizer::Adafactor},
                               {QStringLiteral("Lion"), Optimizer::Lion},
                               {QStringLiteral("SGD + momentum"), Optimizer::SgdMomentum},
-                              {QStringLiteral("SGD"), Optimizer::Sgd}},
-                             [](Scenario& s) -> Optimizer& { return s.run.optimizer; }, training);
+                              {QStringLiteral("SGD"), Optimizer::Sgd}}, training);
 
     ParamDescriptor ckpt =
         describe(QStringLiteral("run.checkpointing"), prec, QStringLiteral("Checkpointing"), QString(),
@@ -235,8 +262,7 @@ QVector<ParamDescriptor> build()
                                  QStringLiteral("Eager keeps the s x s softmax for backward; flash (FlashAttention / SDPA) "
                                                 "keeps only its output and a log-sum-exp."),
                                  {{QStringLiteral("Flash / SDPA"), AttentionImpl::Flash},
-                                  {QStringLiteral("Eager (softmax kept)"), AttentionImpl::Eager}},
-                                 [](Scenario& s) -> AttentionImpl& { return s.run.attention; }, training);
+                                  {QStringLiteral("Eager (softmax kept)"), AttentionImpl::Eager}}, training);
     all << choice<Framework>(QStringLiteral("run.framework"), prec, QStringLiteral("Framework"),
                              QStringLiteral("Whose training code runs: it sets the loss and optimizer implementation "
                                             "(unless set below) and the model code's own copies (fp32 norms, repeated K/V)."),
@@ -246,41 +272,33 @@ QVector<ParamDescriptor> build()
                               {QStringLiteral("torchtune"), Framework::Torchtune},
                               {QStringLiteral("LitGPT"), Framework::Litgpt},
                               {QStringLiteral("DeepSpeed"), Framework::Deepspeed},
-                              {QStringLiteral("Megatron-LM"), Framework::Megatron}},
-                             [](Scenario& s) -> Framework& { return s.run.framework; }, training);
+                              {QStringLiteral("Megatron-LM"), Framework::Megatron}}, training);
     {
         // The framework's loss unless one is chosen: "default" leaves run.loss unset.
         const std::vector<std::pair<QString, LossKind>> losses = {
             {QStringLiteral("fp32 upcast"), LossKind::Upcast},        {QStringLiteral("16-bit, no upcast"), LossKind::Native},
             {QStringLiteral("HF ForCausalLMLoss"), LossKind::HfShift}, {QStringLiteral("Chunked"), LossKind::Chunked},
             {QStringLiteral("Fused (Liger)"), LossKind::Fused},        {QStringLiteral("Vocab-parallel"), LossKind::LossParallel}};
-        ParamDescriptor loss = describe(QStringLiteral("run.loss"), prec, QStringLiteral("Loss"), QString(),
-                                        QStringLiteral("How the cross-entropy holds the logits: an fp32 copy, 16-bit, in chunks, "
-                                                       "fused with the LM head (no full logits), or split by vocabulary."),
-                                        K::Choice);
-        loss.choices << QStringLiteral("default");
-        loss.choiceLabels << QStringLiteral("Framework default");
-        for (const auto& [shown, kind] : losses) {
-            loss.choices << valueName(kind);
-            loss.choiceLabels << shown;
-        }
-        loss.get = [](const Scenario& s) { return QVariant(s.run.loss ? valueName(*s.run.loss) : QStringLiteral("default")); };
-        loss.set = [losses](Scenario& s, const QVariant& v) {
-            s.run.loss.reset();
-            for (const auto& [shown, kind] : losses)
-                if (valueName(kind) == v.toString())
-                    s.run.loss = kind;
+        ParamDescriptor loss = choice<LossKind>(QStringLiteral("run.loss"), prec, QStringLiteral("Loss"),
+                                                QStringLiteral("How the cross-entropy holds the logits: an fp32 copy, 16-bit, in "
+                                                               "chunks, fused with the LM head (no full logits), or split by vocabulary."),
+                                                losses, training);
+        loss.choices.prepend(QStringLiteral("default"));
+        loss.choiceLabels.prepend(QStringLiteral("Framework default"));
+        loss.get = [get = loss.get](const Scenario& s) {
+            const QVariant v = get(s);
+            return v.isValid() ? v : QVariant(QStringLiteral("default"));
         };
-        loss.applies = training;
+        loss.set = [set = loss.set](Scenario& s, const QVariant& v) {
+            set(s, v.toString() == QLatin1String("default") ? QVariant() : v);
+        };
         all << loss;
     }
 
     all << integer(QStringLiteral("run.batch_size"), inf, QStringLiteral("Batch"), QStringLiteral("sequences"),
-                   QStringLiteral("Sequences served at once; each has its own KV cache."), K::LogInteger, 1, 4096,
-                   [](Scenario& s) -> Count& { return s.run.inference.batchSize; }, inference);
+                   QStringLiteral("Sequences served at once; each has its own KV cache."), K::LogInteger, 1, 4096, inference);
     all << integer(QStringLiteral("run.context_length"), inf, QStringLiteral("Context"), QStringLiteral("tokens"),
-                   QStringLiteral("Prompt plus generated tokens held in the KV cache."), K::LogInteger, 128, 1048576,
-                   [](Scenario& s) -> Count& { return s.run.inference.contextLength; }, inference);
+                   QStringLiteral("Prompt plus generated tokens held in the KV cache."), K::LogInteger, 128, 1048576, inference);
     const std::vector<std::pair<QString, DType>> weightTypes = {
         {QStringLiteral("BF16"), DType::Bf16}, {QStringLiteral("FP16"), DType::Fp16},
         {QStringLiteral("FP8"), DType::Fp8},    {QStringLiteral("INT8"), DType::Int8},
@@ -288,40 +306,32 @@ QVector<ParamDescriptor> build()
         {QStringLiteral("NF4"), DType::Nf4}};
     all << choice<DType>(QStringLiteral("run.weight_dtype"), inf, QStringLiteral("Weights"),
                          QStringLiteral("Storage type of the served weights (linear layers; embeddings stay 16-bit)."),
-                         weightTypes, [](Scenario& s) -> DType& { return s.run.inference.weightDtype; }, inference);
+                         weightTypes, inference);
     all << choice<DType>(QStringLiteral("run.kv_cache_dtype"), inf, QStringLiteral("KV cache"),
                          QStringLiteral("Storage type of the cached keys and values."),
                          {{QStringLiteral("BF16"), DType::Bf16},
                           {QStringLiteral("FP8"), DType::Fp8},
                           {QStringLiteral("INT8"), DType::Int8},
-                          {QStringLiteral("INT4"), DType::Int4}},
-                         [](Scenario& s) -> DType& { return s.run.inference.kvCacheDtype; }, inference);
+                          {QStringLiteral("INT4"), DType::Int4}}, inference);
 
     all << integer(QStringLiteral("run.parallelism.gpus"), par, QStringLiteral("GPUs"), QStringLiteral("GPUs"),
-                   QStringLiteral("All GPUs: data-parallel x tensor-parallel x pipeline-parallel."), K::LogInteger, 1, 16384,
-                   [](Scenario& s) -> Count& { return s.run.parallelism.gpus; });
+                   QStringLiteral("All GPUs: data-parallel x tensor-parallel x pipeline-parallel."), K::LogInteger, 1, 16384);
     ParamDescriptor zero = integer(QStringLiteral("run.parallelism.zero_stage"), par, QStringLiteral("ZeRO stage"), QString(),
                                    QStringLiteral("Shards over the data-parallel GPUs: 1 optimizer states, 2 + gradients, "
                                                   "3 + weights (FSDP)."),
-                                   K::Integer, 0, 3, nullptr, training);
-    zero.get = [](const Scenario& s) { return QVariant::fromValue<qlonglong>(s.run.parallelism.zeroStage); };
-    zero.set = [](Scenario& s, const QVariant& v) { s.run.parallelism.zeroStage = static_cast<int>(v.toLongLong()); };
+                                   K::Integer, 0, 3, training);
     all << zero;
     all << integer(QStringLiteral("run.parallelism.tensor_parallel"), par, QStringLiteral("Tensor parallel"), QStringLiteral("GPUs"),
-                   QStringLiteral("Splits every layer's heads and MLP over this many GPUs."), K::LogInteger, 1, 64,
-                   [](Scenario& s) -> Count& { return s.run.parallelism.tensorParallel; });
+                   QStringLiteral("Splits every layer's heads and MLP over this many GPUs."), K::LogInteger, 1, 64);
     all << integer(QStringLiteral("run.parallelism.pipeline_parallel"), par, QStringLiteral("Pipeline parallel"), QStringLiteral("stages"),
                    QStringLiteral("Splits the layers into stages; the first stage holds several micro-batches in flight."),
-                   K::LogInteger, 1, 128, [](Scenario& s) -> Count& { return s.run.parallelism.pipelineParallel; });
+                   K::LogInteger, 1, 128);
     all << toggle(QStringLiteral("run.parallelism.sequence_parallel"), par, QStringLiteral("Sequence parallel"),
-                  QStringLiteral("With tensor parallelism, also splits the norms' and residuals' activations."),
-                  [](Scenario& s) -> bool& { return s.run.parallelism.sequenceParallel; }, training);
+                  QStringLiteral("With tensor parallelism, also splits the norms' and residuals' activations."), training);
     all << toggle(QStringLiteral("run.parallelism.offload_optimizer"), par, QStringLiteral("Offload optimizer"),
-                  QStringLiteral("Keeps optimizer states and master weights in host memory (ZeRO-Offload)."),
-                  [](Scenario& s) -> bool& { return s.run.parallelism.offloadOptimizer; }, training);
+                  QStringLiteral("Keeps optimizer states and master weights in host memory (ZeRO-Offload)."), training);
     all << toggle(QStringLiteral("run.parallelism.offload_params"), par, QStringLiteral("Offload weights"),
-                  QStringLiteral("Keeps the weights in host memory and gathers one layer at a time (ZeRO-3 only)."),
-                  [](Scenario& s) -> bool& { return s.run.parallelism.offloadParams; }, training);
+                  QStringLiteral("Keeps the weights in host memory and gathers one layer at a time (ZeRO-3 only)."), training);
 
     ParamDescriptor gpu = describe(QStringLiteral("run.gpu"), hw, QStringLiteral("GPU"), QString(),
                                    QStringLiteral("Memory, peak TFLOP/s and bandwidth from the catalog."), K::Choice);
@@ -360,14 +370,9 @@ QVector<ParamDescriptor> build()
     mem.applies = always;
     all << mem;
 
-    ParamDescriptor mfu =
-        describe(QStringLiteral("run.mfu"), hw, QStringLiteral("MFU"), QStringLiteral("of peak"),
-                 QStringLiteral("Model FLOPs utilization assumed for the step time: 0.4-0.6 is typical for large runs."), K::Real,
-                 0.05, 1.0, 2);
-    mfu.get = [](const Scenario& s) { return QVariant(s.run.mfu); };
-    mfu.set = [](Scenario& s, const QVariant& v) { s.run.mfu = v.toDouble(); };
-    mfu.applies = always;
-    all << mfu;
+    all << fieldControl(QStringLiteral("run.mfu"), hw, QStringLiteral("MFU"), QStringLiteral("of peak"),
+                        QStringLiteral("Model FLOPs utilization assumed for the step time: 0.4-0.6 is typical for large runs."),
+                        K::Real, 0.05, 1.0, always, 2);
     return all;
 }
 

@@ -1,17 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "vramlab/dtype.h"
 
-#include <array>
-#include <utility>
+#include "vramlab/choice_names.h"
 
 namespace vramlab {
 
-namespace {
-constexpr std::array<std::pair<DType, std::string_view>, 8> kNames = {{
-    {DType::Fp32, "fp32"}, {DType::Bf16, "bf16"}, {DType::Fp16, "fp16"}, {DType::Fp8, "fp8"},
-    {DType::Int8, "int8"}, {DType::Int4, "int4"}, {DType::Nf4, "nf4"}, {DType::Nf4NoDq, "nf4 (no double quantization)"},
-}};
-} // namespace
 
 double bytesPerElement(DType t)
 {
@@ -47,20 +40,8 @@ Bytes storageBytes(DType t, Count n)
     return 0;
 }
 
-std::string_view toString(DType t)
-{
-    for (const auto& [d, name] : kNames)
-        if (d == t)
-            return name;
-    return "?";
-}
+std::string_view toString(DType t) { return nameOf(kDTypeNames, t); }
 
-std::optional<DType> parseDType(std::string_view s)
-{
-    for (const auto& [d, name] : kNames)
-        if (name == s)
-            return d;
-    return std::nullopt;
-}
+std::optional<DType> parseDType(std::string_view s) { return valueNamed<DType>(kDTypeNames, s); }
 
 } // namespace vramlab

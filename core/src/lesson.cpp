@@ -5,6 +5,7 @@
 #include "vramlab/estimator.h"
 #include "vramlab/model_states.h"
 #include "vramlab/report_json.h"
+#include "vramlab/scenario_fields.h"
 #include "vramlab/scenario_io.h"
 
 #include <algorithm>
@@ -235,9 +236,11 @@ LessonStep readStep(const json& j, const std::string& path, json& scenarioDoc)
                 throw InputError(at, "expected a string, got " + JsonObjectReader::describe(list[i]));
             const std::string key = list[i].get<std::string>();
             const bool chart = key.rfind("chart.", 0) == 0 && reportPaths().count("per_gpu_bytes." + key.substr(6));
-            if (!chart && key.rfind("model.", 0) != 0 && key.rfind("run.", 0) != 0)
-                throw InputError(at, "expected a parameter key (model.*, run.*) or a chart part (chart.weights, "
-                                     "chart.activations, ...), got \"" + key + "\"");
+            // Exactly a key of the scenario field table: a typo would highlight nothing.
+            if (!chart && !findField(key))
+                throw InputError(at, "expected a parameter key (a scenario key such as run.sequence_length or "
+                                     "run.parallelism.zero_stage) or a chart part (chart.weights, chart.activations, ...), got \"" +
+                                         key + "\"");
             step.highlight.push_back(key);
         }
     }

@@ -3,12 +3,15 @@
 
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
+#include "vramlab/scenario_fields.h"
 
 #include <cmath>
 
 namespace vramlab {
 
 namespace {
+/// The keys a sweep, a fit and the planner vary; what they are (range, unit, accessor) is
+/// the scenario field table's.
 struct ParamName {
     SweepParam p;
     const char* key;
@@ -43,40 +46,33 @@ std::string keyPathOf(SweepParam p)
     return "?";
 }
 
+std::vector<SweepParam> sweepParams()
+{
+    std::vector<SweepParam> all;
+    for (const ParamName& n : kParams)
+        all.push_back(n.p);
+    return all;
+}
+
+const ScenarioField& sweepField(SweepParam p) { return *findField(keyPathOf(p)); }
+
 Scenario withValue(const Scenario& base, SweepParam p, Count v)
 {
     Scenario s = base;
-    setValue(s.run, p, v);
+    sweepField(p).set(s, v);
     return s;
 }
 
 void setValue(RunSpec& r, SweepParam p, Count v)
 {
-    switch (p) {
-    case SweepParam::SequenceLength: r.sequenceLength = v; break;
-    case SweepParam::MicroBatchSize: r.microBatchSize = v; break;
-    case SweepParam::GradientAccumulation: r.gradientAccumulationSteps = v; break;
-    case SweepParam::Gpus: r.parallelism.gpus = v; break;
-    case SweepParam::ContextLength: r.inference.contextLength = v; break;
-    case SweepParam::BatchSize: r.inference.batchSize = v; break;
-    case SweepParam::LoraRank: r.finetune.rank = v; break;
-    }
+    // Every sweepable key is a run key: a scratch scenario around the run reaches it.
+    Scenario s;
+    s.run = std::move(r);
+    sweepField(p).set(s, v);
+    r = std::move(s.run);
 }
 
-Count valueOf(const Scenario& s, SweepParam p)
-{
-    const RunSpec& r = s.run;
-    switch (p) {
-    case SweepParam::SequenceLength: return r.sequenceLength;
-    case SweepParam::MicroBatchSize: return r.microBatchSize;
-    case SweepParam::GradientAccumulation: return r.gradientAccumulationSteps;
-    case SweepParam::Gpus: return r.parallelism.gpus;
-    case SweepParam::ContextLength: return r.inference.contextLength;
-    case SweepParam::BatchSize: return r.inference.batchSize;
-    case SweepParam::LoraRank: return r.finetune.rank;
-    }
-    return 0;
-}
+Count valueOf(const Scenario& s, SweepParam p) { return std::get<Count>(sweepField(p).get(s)); }
 
 std::vector<SweepPoint> sweep(const Scenario& base, SweepParam p, Count from, Count to, int points, bool logScale)
 {
@@ -90,7 +86,9 @@ std::vector<SweepPoint> sweep(const Scenario& base, SweepParam p, Count from, Co
     out.reserve(static_cast<size_t>(points));
     validateScenario(base);
     const EstimateOptions lean{false};
-    RunSpec run = base.run; // one copy, the swept key set in place
+    Scenario scratch; // the run is copied once, the swept key set in place
+    scratch.run = base.run;
+    const ScenarioField& field = sweepField(p);
     EstimateCache cache;
     for (int i = 0; i < points; ++i) {
         const double f = points == 1 ? 0.0 : static_cast<double>(i) / (points - 1);
@@ -99,8 +97,8 @@ std::vector<SweepPoint> sweep(const Scenario& base, SweepParam p, Count from, Co
         const Count value = static_cast<Count>(std::llround(v));
         if (!out.empty() && out.back().value == value)
             continue;
-        setValue(run, p, value);
-        out.push_back({value, estimate(base.model, run, lean, &cache)});
+        field.set(scratch, value);
+        out.push_back({value, estimate(base.model, scratch.run, lean, &cache)});
         out.back().report.scenarioName = base.name;
     }
     return out;

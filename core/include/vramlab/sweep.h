@@ -15,6 +15,10 @@ enum class SweepParam { SequenceLength, MicroBatchSize, GradientAccumulation, Gp
 /// "run.sequence_length" -> SweepParam; throws InputError naming `keyPath`'s option.
 SweepParam parseSweepParam(const std::string& keyPath, const std::string& optionName = "--param");
 std::string keyPathOf(SweepParam p);
+/// Every key a sweep or fit can vary, in the order offered to users.
+std::vector<SweepParam> sweepParams();
+struct ScenarioField;
+const ScenarioField& sweepField(SweepParam p);
 /// The scenario with one key set.
 Scenario withValue(const Scenario& base, SweepParam p, Count value);
 void setValue(RunSpec& run, SweepParam p, Count value);

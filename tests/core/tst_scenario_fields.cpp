@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+// The scenario field table: every key round-trips through the table, the writer and the
+// reader; the reader and the writer know exactly the table's keys.
+#include "vramlab/errors.h"
+#include "vramlab/lesson.h"
+#include "vramlab/presets.h"
+#include "vramlab/scenario_fields.h"
+#include "vramlab/scenario_io.h"
+#include "vramlab/sweep.h"
+
+#include <QtTest>
+
+#include <set>
+
+using namespace vramlab;
+using nlohmann::json;
+
+namespace {
+
+/// A scenario in which every field is written: MoE with a gated shared expert, MLA, a
+/// parallel block, learned positions, QLoRA, FSDP2, every optional key set.
+Scenario richScenario()
+{
+    Scenario sc;
+    sc.name = "every key";
+    sc.model = findPreset("llama-3-8b")->model;
+    sc.model.maxPositionEmbeddings = 8192;
+    sc.model.parallelResidual = true;
+    sc.model.moe.numExperts = 8;
+    sc.model.moe.topK = 2;
+    sc.model.moe.sharedExperts = 1;
+    sc.model.moe.sharedExpertFfnHiddenSize = 1024;
+    sc.model.moe.sharedExpertGate = true;
+    sc.model.attentionType = AttentionType::Mla;
+    sc.model.mla = {512, 256, 64, 32, 64};
+    sc.run.finetune.method = FinetuneMethod::Qlora;
+    sc.run.parallelism.fsdp2 = true;
+    sc.run.parallelism.gpus = 8;
+    sc.run.keepLastBlockGathered = true;
+    sc.run.gradientDtype = DType::Bf16;
+    sc.run.masterWeights = true;
+    sc.run.loss = LossKind::Chunked;
+    sc.run.lossChunks = 8;
+    sc.run.lossChunkTokens = 1024;
+    sc.run.lossDtype = DType::Fp32;
+    sc.run.optimizerImpl = OptimizerImpl::Fused;
+    sc.run.optimizerInBackward = true;
+    sc.run.overheads.commBufferBytes = 300 * kMiB;
+    sc.run.gpu = findGpu("h100-sxm-80gb");
+    sc.run.checkpointing = {Checkpointing::Kind::Every, 4};
+    return sc;
+}
+
+/// A value of the field other than `v`, inside its range.
+FieldValue otherValue(const ScenarioField& f, const FieldValue& v)
+{
+    switch (f.kind) {
+    case FieldKind::Integer: {
+        const Count c = std::get<Count>(v);
+        return c < Count(f.max) ? c + 1 : c - 1;
+    }
+    case FieldKind::Real: {
+        const double d = std::get<double>(v);
+        return d + 0.25 < f.max ? d + 0.25 : (d + f.min) / 2;
+    }
+    case FieldKind::Boolean: return !std::get<bool>(v);
+    case FieldKind::Text: return std::get<std::string>(v) + " (edited)";
+    case FieldKind::Choice:
+        for (const ChoiceName& c : f.choices)
+            if (!std::holds_alternative<std::string>(v) || c.name != std::get<std::string>(v))
+                return std::string(c.name);
+        break;
+    default: break;
+    }
+    return v;
+}
+
+/// Every leaf key of a written scenario, as a key path ("run.parallelism.gpus").
+void leafKeys(const json& j, const std::string& path, std::set<std::string>& out)
+{
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string key = path.empty() ? it.key() : path + "." + it.key();
+        if (it->is_object() && !findField(key))
+            leafKeys(*it, key, out);
+        else
+            out.insert(key);
+    }
+}
+
+} // namespace
+
+class TestScenarioFields : public QObject {
+    Q_OBJECT
+private slots:
+    void tableIsWellFormed()
+    {
+        std::set<std::string_view> keys;
+        QVERIFY(scenarioFields().size() >= 80);
+        for (const ScenarioField& f : scenarioFields()) {
+            QVERIFY2(keys.insert(f.key).second, std::string(f.key).c_str());
+            QVERIFY2(f.key.starts_with("model.") || f.key.starts_with("run."), std::string(f.key).c_str());
+            QVERIFY2(!f.description.empty(), std::string(f.key).c_str());
+            switch (f.kind) {
+            case FieldKind::Integer:
+            case FieldKind::Real: QVERIFY2(f.min < f.max, std::string(f.key).c_str()); [[fallthrough]];
+            case FieldKind::Boolean:
+            case FieldKind::Text: QVERIFY(f.get && f.set); break;
+            case FieldKind::Choice: QVERIFY(f.get && f.set && f.choices.size() >= 2); break;
+            case FieldKind::Custom: QVERIFY(f.read && f.write); break;
+            case FieldKind::Unmodelled: QVERIFY(!json::parse(f.modelledJson).is_discarded()); break;
+            }
+        }
+        QCOMPARE(fieldParent("run.parallelism.gpus"), std::string_view("run.parallelism"));
+        QCOMPARE(fieldName("run.parallelism.gpus"), std::string_view("gpus"));
+        QVERIFY(!findField("run.sequence_lenght"));
+    }
+
+    // Each field set to another value reads back the same, and so does the saved file.
+    void everyFieldRoundTrips_data()
+    {
+        QTest::addColumn<QString>("key");
+        for (const ScenarioField& f : scenarioFields())
+            if (f.kind != FieldKind::Custom && f.kind != FieldKind::Unmodelled)
+                QTest::newRow(std::string(f.key).c_str()) << QString::fromUtf8(f.key.data(), qsizetype(f.key.size()));
+    }
+    void everyFieldRoundTrips()
+    {
+        QFETCH(QString, key);
+        const ScenarioField& f = *findField(key.toStdString());
+        Scenario sc = richScenario();
+        const FieldValue before = f.get(sc);
+        QVERIFY(!std::holds_alternative<std::monostate>(before));
+        const FieldValue after = otherValue(f, before);
+        QVERIFY(after != before);
+        f.set(sc, after);
+        QVERIFY(f.get(sc) == after);
+        const json written = scenarioToJson(sc);
+        const Scenario back = readScenario(written);
+        QVERIFY2(f.get(back) == after, written.dump().c_str());
+        QCOMPARE(fieldJson(f, back), fieldJson(f, sc));
+        QCOMPARE(scenarioToJson(back), written);
+    }
+
+    void customFieldsRoundTrip()
+    {
+        const Scenario sc = richScenario();
+        const Scenario back = readScenario(scenarioToJson(sc));
+        for (const ScenarioField& f : scenarioFields())
+            if (f.kind == FieldKind::Custom) {
+                QVERIFY2(!fieldJson(f, sc).is_null(), std::string(f.key).c_str());
+                QCOMPARE(fieldJson(f, back), fieldJson(f, sc));
+            }
+        QCOMPARE(back.run.checkpointing.every, Count(4));
+        QCOMPARE(back.run.gpu->name, std::string("h100-sxm-80gb"));
+        QVERIFY(back.run.keepLastBlockGathered);
+    }
+
+    // The writer writes the table's keys and nothing else; a dense model drops model.moe.
+    void writerKnowsExactlyTheTable()
+    {
+        std::set<std::string> written;
+        leafKeys(scenarioToJson(richScenario()), "", written);
+        for (const std::string& k : {"format", "version", "name"})
+            QVERIFY(written.erase(k) == 1);
+        std::set<std::string> table;
+        for (const ScenarioField& f : scenarioFields())
+            if (f.kind != FieldKind::Unmodelled)
+                table.emplace(f.key);
+        QCOMPARE(written, table);
+
+        Scenario dense = richScenario();
+        dense.model.moe = {};
+        dense.model.attentionType = AttentionType::Mha;
+        const json j = scenarioToJson(dense);
+        QVERIFY(!j["model"].contains("moe"));
+        QVERIFY(!j["model"].contains("mla"));
+    }
+
+    // A MoE file switched to a dense preset must not keep its experts on save.
+    void staleObjectsDoNotSurviveASave()
+    {
+        Scenario sc = readScenario(json::parse(
+            R"({"model": {"preset": "llama-3-8b", "moe": {"num_experts": 8, "top_k": 2}}, "run": {"loss": "fused"}})"));
+        QCOMPARE(sc.model.moe.numExperts, Count(8));
+        sc.model = findPreset("llama-3-8b")->model;
+        sc.run.loss.reset();
+        const Scenario back = readScenario(scenarioToJson(sc));
+        QCOMPARE(back.model.moe.numExperts, Count(0));
+        QVERIFY(!back.run.loss);
+    }
+
+    void unmodelledKeysAcceptOnlyTheModelledValue_data()
+    {
+        QTest::addColumn<QString>("key");
+        for (const ScenarioField& f : scenarioFields())
+            if (f.kind == FieldKind::Unmodelled)
+                QTest::newRow(std::string(f.key).c_str()) << QString::fromUtf8(f.key.data(), qsizetype(f.key.size()));
+    }
+    void unmodelledKeysAcceptOnlyTheModelledValue()
+    {
+        QFETCH(QString, key);
+        const ScenarioField& f = *findField(key.toStdString());
+        json doc = {{"model", {{"preset", "llama-3-8b"}}}, {"run", json::object()}};
+        const json::json_pointer at("/" + QString(key).replace(QLatin1Char('.'), QLatin1Char('/')).toStdString());
+        const json modelled = json::parse(f.modelledJson);
+        if (!modelled.is_null()) {
+            doc[at] = modelled;
+            (void)readScenario(doc);
+        }
+        doc[at] = "something else";
+        try {
+            (void)readScenario(doc);
+            QFAIL("accepted an unmodelled value");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), key);
+            QVERIFY(QString::fromUtf8(e.what()).contains(QStringLiteral("not modelled yet")));
+        }
+    }
+
+    void choicesAreTheCoresSpellings()
+    {
+        QCOMPARE(std::string(toString(Precision::MixedBf16)), std::string("mixed-bf16"));
+        QCOMPARE(std::string(toString(DType::Nf4NoDq)), std::string("nf4 (no double quantization)"));
+        QVERIFY(*parseDType("int4") == DType::Int4);
+        try {
+            (void)readScenario(json::parse(R"({"model": {"preset": "gpt2"}, "run": {"precision": "fp64"}})"));
+            QFAIL("accepted fp64");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromUtf8(e.what()),
+                     QStringLiteral("run.precision: expected one of fp32, bf16, fp16, mixed-bf16, mixed-fp16, got \"fp64\""));
+        }
+    }
+
+    void sweepKeysAreIntegerRunFields()
+    {
+        for (SweepParam p : sweepParams()) {
+            const ScenarioField& f = sweepField(p);
+            QVERIFY(f.kind == FieldKind::Integer && f.key.starts_with("run."));
+            QVERIFY(parseSweepParam(keyPathOf(p)) == p);
+        }
+        const Scenario sc = richScenario();
+        QCOMPARE(valueOf(withValue(sc, SweepParam::SequenceLength, 12345), SweepParam::SequenceLength), Count(12345));
+        RunSpec run = sc.run;
+        setValue(run, SweepParam::Gpus, 64);
+        QCOMPARE(run.parallelism.gpus, Count(64));
+        QVERIFY(run.finetune.method == FinetuneMethod::Qlora);
+    }
+
+    // Lessons highlight exact keys: a typo is refused, not silently ignored.
+    void lessonHighlightsAreExactKeys()
+    {
+        json lesson = json::parse("{\"format\": \"vramlab.lesson\", \"version\": 1, \"id\": \"t\", \"title\": \"T\", "
+                                  "\"scenario\": {\"model\": {\"preset\": \"llama-2-7b\"}}, "
+                                  "\"steps\": [{\"title\": \"A\", \"text\": \"x\"}]}");
+        lesson["steps"][0]["highlight"] = {"run.parallelism.zero_stage", "model.preset", "run.gpu", "chart.weights"};
+        QCOMPARE(readLesson(lesson).steps[0].highlight.size(), std::size_t(4));
+        lesson["steps"][0]["highlight"] = {"run.sequence_lenght"};
+        try {
+            (void)readLesson(lesson);
+            QFAIL("accepted a misspelt key");
+        } catch (const InputError& e) {
+            QVERIFY(QString::fromUtf8(e.what()).contains(QStringLiteral("run.sequence_lenght")));
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestScenarioFields)
+#include "tst_scenario_fields.moc"
