@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+// Every control of the parameter panel over the core's field table: set through the
+// descriptor, read back, saved, opened again, undone — the same value each time; and each
+// control's range and choices lie inside what the scenario file accepts.
+#include "parameter_descriptors.h"
+#include "scenario_document.h"
+
+#include "vramlab/scenario_fields.h"
+#include "vramlab/scenario_io.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace vramlab;
+
+namespace {
+
+QString sourcePath(const char* rel) { return QStringLiteral(VRAMLAB_SOURCE_DIR "/") + QLatin1String(rel); }
+
+/// A value of the control other than `v`.
+QVariant otherValue(const ParamDescriptor& d, const QVariant& v)
+{
+    using K = ParamDescriptor::Kind;
+    switch (d.kind) {
+    case K::Choice:
+        for (const QString& c : d.choices)
+            if (c != v.toString() && !c.isEmpty())
+                return c;
+        break;
+    case K::Toggle: return !v.toBool();
+    case K::Integer:
+    case K::LogInteger: return QVariant::fromValue<qlonglong>(v.toLongLong() < qlonglong(d.max) ? v.toLongLong() + 1 : v.toLongLong() - 1);
+    case K::Real: return v.toDouble() + 0.125 <= d.max ? v.toDouble() + 0.125 : v.toDouble() - 0.125;
+    }
+    return v;
+}
+
+} // namespace
+
+class TestParameterFields : public QObject {
+    Q_OBJECT
+private slots:
+    void controlsLieInsideTheirFields()
+    {
+        int backed = 0;
+        for (const ParamDescriptor& d : parameterDescriptors()) {
+            const ScenarioField* f = findField(d.key.toStdString());
+            if (!f)
+                continue;
+            ++backed;
+            if (f->kind == FieldKind::Integer || f->kind == FieldKind::Real) {
+                QVERIFY2(d.min >= f->min && d.max <= f->max, qPrintable(d.key));
+            }
+            if (f->kind == FieldKind::Choice)
+                for (const QString& c : d.choices)
+                    QVERIFY2(c == QLatin1String("default") || valueNamed<int>(f->choices, c.toStdString()), qPrintable(d.key + ": " + c));
+        }
+        // Only the derived controls (parameters in billions, GPU capacity) stand outside the table.
+        QCOMPARE(backed, int(parameterDescriptors().size()) - 2);
+    }
+
+    void everyControlRoundTrips_data()
+    {
+        QTest::addColumn<QString>("key");
+        for (const ParamDescriptor& d : parameterDescriptors())
+            if (findField(d.key.toStdString()))
+                QTest::newRow(qPrintable(d.key)) << d.key;
+    }
+    void everyControlRoundTrips()
+    {
+        QFETCH(QString, key);
+        const ParamDescriptor& d = *findDescriptor(key);
+        QTemporaryDir dir;
+        ScenarioDocument doc;
+        QString error;
+        QVERIFY2(doc.open(sourcePath("resources/scenarios/llama-3-8b-8xh100.json"), &error), qPrintable(error));
+        const QVariant before = d.get(doc.scenario());
+        const QVariant after = otherValue(d, before);
+        QVERIFY2(after != before, qPrintable(key));
+
+        QSignalSpy changed(&doc, &ScenarioDocument::changed);
+        doc.setParameter(key, after);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(d.get(doc.scenario()), after);
+
+        const QString file = dir.filePath(QStringLiteral("walk.json"));
+        QVERIFY2(doc.save(file, &error), qPrintable(error));
+        ScenarioDocument reopened;
+        QVERIFY2(reopened.open(file, &error), qPrintable(error));
+        QCOMPARE(d.get(reopened.scenario()), after);
+
+        doc.undoStack()->undo();
+        QCOMPARE(d.get(doc.scenario()), before);
+    }
+};
+
+QTEST_MAIN(TestParameterFields)
+#include "tst_parameter_fields.moc"
