@@ -24,7 +24,7 @@ std::string textReport(const Report& r)
         out += line(", %s active per token", formatCount(r.params.active).c_str());
     out += "\nper GPU (" + r.stage + "):\n";
     for (const Component& c : r.components) {
-        if (c.bytes == 0 && c.key != "weights")
+        if (c.bytes == 0 && c.key != componentKey(ComponentKind::Weights))
             continue;
         const double share = r.total > 0 ? 100.0 * static_cast<double>(c.bytes) / static_cast<double>(r.total) : 0.0;
         out += line("  %-18s %12s  %5.1f%%  %s\n", std::string(c.label).c_str(), formatBytes(c.bytes).c_str(), share, c.formula.c_str());

@@ -337,20 +337,24 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     if (explain && training && st.slice.last && (r.framework != Framework::Plain || r.loss))
         actFormula += "; loss: " + std::string(rep.activations.lossSource) + " [" + std::string(frameworkProfile(r.framework).version) + "]";
 
+    using K = ComponentKind;
+    auto part = [](K k, Bytes bytes, std::string formula, std::string_view why) {
+        return Component{componentKey(k), componentLabel(k), bytes, std::move(formula), why};
+    };
     rep.components = {
-        {"weights", "Weights", st.states.weights, st.states.weightsFormula,
-         training ? "The copy of the weights that forward and backward read." : "The weights the model reads for every token."},
-        {"master_weights", "Master weights", st.states.master, st.states.masterFormula,
-         "An fp32 copy the optimizer updates, so small updates are not lost in 16-bit rounding."},
-        {"gradients", "Gradients", st.states.gradients, st.states.gradientsFormula,
-         "One gradient per trainable weight, written by the backward pass."},
-        {"optimizer_states", "Optimizer states", st.states.optimizer, st.states.optimizerFormula,
-         "What the optimizer remembers between steps (Adam: running mean and variance of the gradients)."},
-        {"activations", "Activations", actBytes, actFormula,
-         training ? "Tensors the forward pass keeps so the backward pass can compute gradients."
-                  : "Intermediate tensors of the layer being computed; freed as the next layer runs."},
-        {"kv_cache", "KV cache", kv.bytes, training && explain ? "no KV cache in training" : kv.formula,
-         "Keys and values of every past token, kept so each new token attends without recomputing them."},
+        part(K::Weights, st.states.weights, st.states.weightsFormula,
+             training ? "The copy of the weights that forward and backward read." : "The weights the model reads for every token."),
+        part(K::MasterWeights, st.states.master, st.states.masterFormula,
+             "An fp32 copy the optimizer updates, so small updates are not lost in 16-bit rounding."),
+        part(K::Gradients, st.states.gradients, st.states.gradientsFormula,
+             "One gradient per trainable weight, written by the backward pass."),
+        part(K::OptimizerStates, st.states.optimizer, st.states.optimizerFormula,
+             "What the optimizer remembers between steps (Adam: running mean and variance of the gradients)."),
+        part(K::Activations, actBytes, actFormula,
+             training ? "Tensors the forward pass keeps so the backward pass can compute gradients."
+                      : "Intermediate tensors of the layer being computed; freed as the next layer runs."),
+        part(K::KvCache, kv.bytes, training && explain ? "no KV cache in training" : kv.formula,
+             "Keys and values of every past token, kept so each new token attends without recomputing them."),
     };
     rep.overheadParts = overheadParts(m, r, rep.params, rep.activations, st.inFlight, explain);
     Bytes overhead = 0;
@@ -360,8 +364,8 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         if (explain)
             overheadFormula.append(overheadFormula.empty() ? "" : " + ").append(c.label).append(" ").append(formatBytes(c.bytes));
     }
-    rep.components.push_back({"overhead", "Overhead", overhead, overheadFormula,
-                              "Memory the run needs that is not a model tensor: context, workspaces, allocator, buffers."});
+    rep.components.push_back(part(K::Overhead, overhead, overheadFormula,
+                                  "Memory the run needs that is not a model tensor: context, workspaces, allocator, buffers."));
     for (const Component& c : rep.components)
         rep.total = checkedAdd(rep.total, c.bytes);
 

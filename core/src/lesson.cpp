@@ -263,7 +263,6 @@ LessonStep readStep(const json& j, const std::string& path, json& scenarioDoc)
     return step;
 }
 
-Bytes modelStatesTotal(const ModelStateBytes& s) { return s.weights + s.master + s.gradients + s.optimizer; }
 
 double textbookQuantity(const std::string& name, const LessonStep& step, const Report& report)
 {
@@ -280,16 +279,16 @@ double textbookQuantity(const std::string& name, const LessonStep& step, const R
     const ModelStateBytes s = modelStates(params, run, false);
     // The articles' "6 x P x tokens" and "FLOPs / (GPUs x peak x MFU)".
     const double flops = 6.0 * double(tb.params) * double(report.flops.tokensPerStep);
-    if (name == "weights")
+    if (name == componentKey(ComponentKind::Weights))
         return double(s.weights);
-    if (name == "master_weights")
+    if (name == componentKey(ComponentKind::MasterWeights))
         return double(s.master);
-    if (name == "gradients")
+    if (name == componentKey(ComponentKind::Gradients))
         return double(s.gradients);
-    if (name == "optimizer_states")
+    if (name == componentKey(ComponentKind::OptimizerStates))
         return double(s.optimizer);
     if (name == "model_states")
-        return double(modelStatesTotal(s));
+        return double(s.total());
     if (name == "flops_per_step")
         return flops;
     if (name == "step_seconds")
@@ -297,7 +296,7 @@ double textbookQuantity(const std::string& name, const LessonStep& step, const R
     if (name == "gpus_needed") {
         if (report.usableBytes <= 0)
             throw InputError("textbook.gpus_needed", "the step's scenario names no GPU");
-        return double(ceilDiv(modelStatesTotal(s), report.usableBytes));
+        return double(ceilDiv(s.total(), report.usableBytes));
     }
     throw InputError("textbook." + name, "unknown textbook quantity");
 }
@@ -310,8 +309,8 @@ double quantityIn(const std::string& quantity, const LessonStep& step, const Rep
         return textbookQuantity(quantity.substr(9), step, report);
     }
     if (quantity == "model_states")
-        return double(report.bytesOf("weights") + report.bytesOf("master_weights") + report.bytesOf("gradients") +
-                      report.bytesOf("optimizer_states"));
+        return double(report.bytes(ComponentKind::Weights) + report.bytes(ComponentKind::MasterWeights) +
+                      report.bytes(ComponentKind::Gradients) + report.bytes(ComponentKind::OptimizerStates));
     const nlohmann::ordered_json* at = &reportJson;
     std::size_t from = 0;
     while (from <= quantity.size()) {

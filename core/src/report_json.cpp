@@ -27,8 +27,8 @@ const char* scopeName(ActivationScope s)
 nlohmann::ordered_json reportToJson(const Report& r)
 {
     json perGpu = json::object();
-    for (const char* key : {"weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead"})
-        perGpu[key] = r.bytesOf(key);
+    for (ComponentKind k : kReportComponents)
+        perGpu[std::string(componentKey(k))] = r.bytes(k);
     perGpu["total"] = r.total;
 
     json components = json::array(), overheads = json::array(), tensors = json::array();

@@ -11,8 +11,6 @@ namespace vramlab {
 
 namespace {
 
-constexpr const char* kKeys[] = {"weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead"};
-
 std::string share(const Report& r, Bytes b)
 {
     char buf[32];
@@ -50,9 +48,9 @@ std::string breakdownCsv(const Report& r)
 {
     std::ostringstream out;
     out << "key,component,bytes,gib,share_percent,formula\n";
-    for (const char* key : kKeys)
-        if (const Component* c = r.component(key))
-            out << key << ',' << csvField(c->label) << ',' << c->bytes << ',' << gib(c->bytes) << ',' << share(r, c->bytes)
+    for (ComponentKind k : kReportComponents)
+        if (const Component* c = r.component(componentKey(k)))
+            out << c->key << ',' << csvField(c->label) << ',' << c->bytes << ',' << gib(c->bytes) << ',' << share(r, c->bytes)
                 << ',' << csvField(c->formula) << '\n';
     out << "total,Total," << r.total << ',' << gib(r.total) << ",100.0,\n";
     out << "peak,Peak," << r.peak << ',' << gib(r.peak) << ',' << share(r, r.peak) << ',' << csvField(r.peakWhere) << '\n';
@@ -77,8 +75,8 @@ ReportTable breakdownTable(const Report& r)
     t.header = {"Component", "Size", "Bytes", "Share", "Formula"};
     t.numeric = {false, true, true, true, false};
     auto cell = [](std::string text, bool strong = false) { return ReportCell{"", std::move(text), "", strong}; };
-    for (const char* key : kKeys)
-        if (const Component* c = r.component(key))
+    for (ComponentKind k : kReportComponents)
+        if (const Component* c = r.component(componentKey(k)))
             t.rows.push_back({cell(std::string(c->label)), cell(formatBytes(c->bytes)), cell(formatCount(c->bytes)),
                               cell(share(r, c->bytes) + "%"), cell(c->formula)});
     t.rows.push_back({cell("Total", true), cell(formatBytes(r.total), true), cell(formatCount(r.total), true), cell("100%"), cell("")});

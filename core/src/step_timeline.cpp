@@ -8,19 +8,17 @@
 
 namespace vramlab {
 
-std::string_view timelineCategoryKey(TimelineCategory c)
+ComponentKind timelineComponent(TimelineCategory c)
 {
-    static constexpr std::string_view keys[] = {"weights",    "master_weights", "gradients", "optimizer_states",
-                                                "activations", "temporaries",   "overhead"};
-    return keys[static_cast<int>(c)];
+    static constexpr ComponentKind kinds[] = {ComponentKind::Weights,         ComponentKind::MasterWeights, ComponentKind::Gradients,
+                                              ComponentKind::OptimizerStates, ComponentKind::Activations,   ComponentKind::Temporaries,
+                                              ComponentKind::Overhead};
+    static_assert(std::size(kinds) == kTimelineCategories);
+    return kinds[static_cast<int>(c)];
 }
 
-std::string_view timelineCategoryLabel(TimelineCategory c)
-{
-    static constexpr std::string_view labels[] = {"Weights",     "Master weights", "Gradients", "Optimizer states",
-                                                  "Activations", "Temporaries",    "Overhead"};
-    return labels[static_cast<int>(c)];
-}
+std::string_view timelineCategoryKey(TimelineCategory c) { return componentKey(timelineComponent(c)); }
+std::string_view timelineCategoryLabel(TimelineCategory c) { return componentLabel(timelineComponent(c)); }
 
 std::string_view toString(StepPhase p)
 {

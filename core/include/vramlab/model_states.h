@@ -33,6 +33,8 @@ struct ModelStateBytes {
     Bytes hostBytes = 0; ///< offloaded to host memory, per GPU process
     Count trainableLocal = 0, frozenLocal = 0; ///< parameters on this GPU before ZeRO sharding
     std::string weightsFormula, masterFormula, gradientsFormula, optimizerFormula, hostFormula;
+    /// Weights + master copy + gradients + optimizer states on this GPU.
+    Bytes total() const { return checkedAdd(checkedAdd(weights, master), checkedAdd(gradients, optimizer)); }
 };
 
 /// Tensors held by one GPU of the pipeline stage `slice`, LoRA adapters included.

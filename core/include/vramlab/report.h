@@ -2,6 +2,7 @@
 #pragma once
 
 #include "vramlab/activation_model.h"
+#include "vramlab/component_kind.h"
 #include "vramlab/gpu_catalog.h"
 #include "vramlab/parameter_tensors.h"
 #include "vramlab/step_timeline.h"
@@ -68,6 +69,7 @@ struct Report {
     std::vector<std::string> warnings;
 
     Bytes bytesOf(std::string_view key) const;
+    Bytes bytes(ComponentKind kind) const { return bytesOf(componentKey(kind)); }
     const Component* component(std::string_view key) const;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "vramlab/component_kind.h"
 #include "vramlab/units.h"
 
 #include <array>
@@ -23,6 +24,7 @@ enum class TimelineCategory : uint8_t {
     Overhead,     ///< context, workspace, communication buffers, allocator rounding (constant over the step)
 };
 inline constexpr int kTimelineCategories = 7;
+ComponentKind timelineComponent(TimelineCategory c);
 std::string_view timelineCategoryKey(TimelineCategory c);   ///< "weights", ..., "temporaries"
 std::string_view timelineCategoryLabel(TimelineCategory c); ///< "Weights", ..., "Temporaries"
 
