@@ -140,9 +140,18 @@ bool isForward(std::string_view f, std::string_view n)
 }
 bool isConstruction(std::string_view, std::string_view n) { return n == "__init__" || n == "reset_parameters"; }
 
-/// The outermost frame of the strongest kind decides: an optimizer step, then backward
-/// (a forward recomputed inside backward is backward's), then moving or loading a model,
-/// then a forward, then a constructor.
+/// A frame for a rule's text: a C++ function without its argument list.
+std::string shortFrame(const SnapshotFrame& f)
+{
+    SnapshotFrame s = f;
+    if (const std::size_t paren = s.name.find('('); paren != std::string::npos && paren > 0)
+        s.name.resize(paren);
+    return s.text();
+}
+
+/// The strongest kind of frame on the stack decides: an optimizer step, then backward (a
+/// forward recomputed inside backward is backward's), then moving or loading a model, then
+/// a forward, then a constructor.
 FrameFacts frameFacts(const PickleView& frames, const Fields& fields, const std::string& path)
 {
     FrameFacts ff;
@@ -162,17 +171,24 @@ FrameFacts frameFacts(const PickleView& frames, const Fields& fields, const std:
     }
     ff.any = !fs.empty();
     for (const Rule& r : rules) {
-        for (std::size_t i = fs.size(); i > 0 && ff.phase == SnapshotPhase::Unknown; --i)
-            if (r.match(fs[i - 1].filename, fs[i - 1].name)) {
-                ff.phase = r.phase;
-                ff.marker = fs[i - 1].text();
+        bool found = false;
+        for (const SnapshotFrame& f : fs)
+            found = found || r.match(f.filename, f.name);
+        if (!found)
+            continue;
+        ff.phase = r.phase;
+        for (const SnapshotFrame& f : fs) // the innermost frame of that kind says the most
+            if (r.match(f.filename, f.name)) {
+                ff.marker = shortFrame(f);
+                break;
             }
-        if (ff.phase != SnapshotPhase::Unknown)
-            break;
+        break;
     }
     for (const SnapshotFrame& f : fs) {
-        if (f.name == "_init_group" && isOptimizer(f.filename, f.name))
+        if (f.name == "_init_group" && isOptimizer(f.filename, f.name)) {
             ff.optimizerStateInit = true;
+            ff.marker = shortFrame(f);
+        }
         if (contains(f.name, "AccumulateGrad"))
             ff.accumulateGrad = true;
     }
@@ -180,9 +196,9 @@ FrameFacts frameFacts(const PickleView& frames, const Fields& fields, const std:
     for (const SnapshotFrame& f : fs) // innermost first: the first user forward is the module's own
         if (f.name == "forward") {
             if (anyForward.empty())
-                anyForward = f.text();
+                anyForward = shortFrame(f);
             if (!contains(f.filename, "torch/nn/modules/")) {
-                ff.forwardAt = f.text();
+                ff.forwardAt = shortFrame(f);
                 break;
             }
         }

@@ -110,7 +110,7 @@ std::string_view toString(PickleKind k)
     case PickleKind::Int: return "int";
     case PickleKind::Float: return "float";
     case PickleKind::String: return "str";
-    case PickleKind::Bytes: return "bytes";
+    case PickleKind::Binary: return "bytes";
     case PickleKind::List: return "list";
     case PickleKind::Tuple: return "tuple";
     case PickleKind::Dict: return "dict";
@@ -464,7 +464,7 @@ private:
             default: failOp("an escape this reader does not know: \\" + printableText(s.substr(i, 1)));
             }
         }
-        pushText(out, PickleKind::Bytes);
+        pushText(out, PickleKind::Binary);
     }
 
     void binaryLong(uint64_t n)
@@ -577,17 +577,17 @@ private:
         case 'X': pushText(take(stringLength(littleEndian(4)), "a string"), PickleKind::String); break;
         case 0x8d: pushText(take(stringLength(littleEndian(8)), "a string"), PickleKind::String); break;
         case 'U':
-        case 'C': pushText(take(stringLength(littleEndian(1)), "bytes"), PickleKind::Bytes); break;
+        case 'C': pushText(take(stringLength(littleEndian(1)), "bytes"), PickleKind::Binary); break;
         case 'T': {
             const int32_t n = static_cast<int32_t>(static_cast<uint32_t>(littleEndian(4)));
             if (n < 0)
                 failOp("a negative length");
-            pushText(take(stringLength(static_cast<uint64_t>(n)), "bytes"), PickleKind::Bytes);
+            pushText(take(stringLength(static_cast<uint64_t>(n)), "bytes"), PickleKind::Binary);
             break;
         }
-        case 'B': pushText(take(stringLength(littleEndian(4)), "bytes"), PickleKind::Bytes); break;
+        case 'B': pushText(take(stringLength(littleEndian(4)), "bytes"), PickleKind::Binary); break;
         case 0x8e:
-        case 0x96: pushText(take(stringLength(littleEndian(8)), "bytes"), PickleKind::Bytes); break;
+        case 0x96: pushText(take(stringLength(littleEndian(8)), "bytes"), PickleKind::Binary); break;
         case ']': pushNew(PickleKind::List); break;
         case '}': pushNew(PickleKind::Dict); break;
         case ')': pushNew(PickleKind::Tuple); break;

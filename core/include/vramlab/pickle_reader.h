@@ -18,7 +18,7 @@
 
 namespace vramlab {
 
-enum class PickleKind : uint8_t { None, Bool, Int, Float, String, Bytes, List, Tuple, Dict, Set };
+enum class PickleKind : uint8_t { None, Bool, Int, Float, String, Binary, List, Tuple, Dict, Set };
 std::string_view toString(PickleKind k); ///< "None", "bool", "int", ..., as Python names them
 
 /// Index of a value in a PickleDocument. The memo makes the values a DAG: a value that
@@ -30,7 +30,7 @@ struct PickleNode {
     PickleKind kind = PickleKind::None;
     int64_t integer = 0;        ///< Int, Bool (0 or 1)
     double real = 0;            ///< Float
-    std::string text;           ///< String (UTF-8), Bytes
+    std::string text;           ///< String (UTF-8), Binary (bytes)
     std::vector<PickleId> items;
 };
 
