@@ -70,7 +70,7 @@ struct SnapshotDevice {
     int device = 0;
     bool hasTrace = false;
     int64_t traceEntries = 0;
-    int64_t ignoredEntries = 0;   ///< actions not about memory amounts (snapshot, annotate, oom, unknown ones)
+    int64_t ignoredEntries = 0;   ///< entries that move no curve: snapshot, annotate, oom, unknown actions, and free_requested when free_completed are there
     int64_t oomEvents = 0;
     std::vector<SnapshotCurvePoint> curve;
     std::vector<SnapshotPhaseMark> phases;
