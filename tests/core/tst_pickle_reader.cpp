@@ -181,7 +181,7 @@ private slots:
         QVERIFY(QByteArray(refusal(bytes("\x80\x02N", 3)).what()).contains("ends before the pickle's STOP"));
         QVERIFY(QByteArray(refusal(bytes("\x80\x02NN.", 5)).what()).contains("expected one value on the stack, found 2"));
         QVERIFY(QByteArray(refusal(bytes("\x80\x02h\x05.", 5)).what()).contains("memo entry 5 was never stored"));
-        QVERIFY(QByteArray(refusal(bytes("\x80\x02K\x01K\x02a.", 7)).what()).contains("works on a list, but the value below is a int"));
+        QVERIFY(QByteArray(refusal(bytes("\x80\x02K\x01K\x02" "a.", 7)).what()).contains("works on a list, but the value below is a int"));
         QVERIFY(QByteArray(refusal(bytes("\x80\x02X\x02\x00\x00\x00\xff\xfe.", 10)).what()).contains("not valid UTF-8"));
         QVERIFY(QByteArray(refusal("Vbad\\ud800\n.").what()).contains("Unicode scalar value"));
         QVERIFY(QByteArray(refusal(bytes("\x80\x02\xff.", 4)).what()).contains("0xff is not a pickle opcode"));
