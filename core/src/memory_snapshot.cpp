@@ -112,10 +112,6 @@ struct FrameFacts {
     bool any = false;          ///< the stack has frames at all
 };
 
-bool endsWith(std::string_view s, std::string_view tail)
-{
-    return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
 constexpr std::string_view kModulePy = "torch/nn/modules/module.py";
@@ -124,19 +120,19 @@ bool isOptimizer(std::string_view f, std::string_view) { return contains(f, "tor
 bool isBackward(std::string_view f, std::string_view n)
 {
     return contains(n, "torch::autograd::Engine") || contains(n, "autograd::engine") || n == "_engine_run_backward" ||
-           (contains(f, "torch/autograd/") && (n == "backward" || n == "grad")) || (endsWith(f, "torch/_tensor.py") && n == "backward");
+           (contains(f, "torch/autograd/") && (n == "backward" || n == "grad")) || (f.ends_with("torch/_tensor.py") && n == "backward");
 }
 bool isModelMove(std::string_view f, std::string_view n)
 {
-    if (endsWith(f, kModulePy))
+    if (f.ends_with(kModulePy))
         return n == "to" || n == "cuda" || n == "_apply" || n == "load_state_dict" || n == "_load_from_state_dict" ||
                n == "half" || n == "bfloat16" || n == "float" || n == "type" || n == "to_empty";
     return n == "load_state_dict" || n == "from_pretrained";
 }
 bool isForward(std::string_view f, std::string_view n)
 {
-    return n == "forward" || (endsWith(f, kModulePy) && (n == "_call_impl" || n == "_wrapped_call_impl")) ||
-           (endsWith(f, "torch/nn/functional.py") && (contains(n, "loss") || n == "cross_entropy"));
+    return n == "forward" || (f.ends_with(kModulePy) && (n == "_call_impl" || n == "_wrapped_call_impl")) ||
+           (f.ends_with("torch/nn/functional.py") && (contains(n, "loss") || n == "cross_entropy"));
 }
 bool isConstruction(std::string_view, std::string_view n) { return n == "__init__" || n == "reset_parameters"; }
 

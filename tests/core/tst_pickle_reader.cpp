@@ -152,8 +152,8 @@ private slots:
         QTest::addColumn<QString>("file");
         QTest::addColumn<qulonglong>("offset");
         QTest::addColumn<QString>("says");
-        QTest::newRow("lists 100,000 deep") << "hostile/deep_lists.pickle" << 100202ull << "nested more than 200 deep";
-        QTest::newRow("100,000 MARKs") << "hostile/deep_marks.pickle" << 202ull << "MARKs nested more than 200 deep";
+        QTest::newRow("lists 5,000 deep") << "hostile/deep_lists.pickle" << 5202ull << "nested more than 200 deep";
+        QTest::newRow("5,000 MARKs") << "hostile/deep_marks.pickle" << 202ull << "MARKs nested more than 200 deep";
         QTest::newRow("2^41 values via the memo") << "hostile/memo_bomb.pickle" << 294ull << "expansion bomb";
         QTest::newRow("a list that holds itself") << "hostile/cycle.pickle" << 8ull << "a cycle";
         QTest::newRow("cut in a frame") << "hostile/truncated.pickle" << 2ull << "a frame of 5144 bytes, but only 2566 are left";

@@ -224,9 +224,9 @@ def main():
     write(hostile, "binpersid.pickle", b"\x80\x02K\x01Q.")
     write(hostile, "next_buffer.pickle", b"\x80\x05\x97.")
     write(hostile, "readonly_buffer.pickle", b"\x80\x05]\x98.")
-    # Bombs: lists nested 100,000 deep; 100,000 open MARKs; 2^41 values through the memo.
-    write(hostile, "deep_lists.pickle", b"\x80\x02" + b"]" * 100000 + b"a" * 99999 + b".")
-    write(hostile, "deep_marks.pickle", b"\x80\x02" + b"(" * 100000 + b"N.")
+    # Bombs: lists nested 5,000 deep; 5,000 open MARKs; 2^41 values through the memo.
+    write(hostile, "deep_lists.pickle", b"\x80\x02" + b"]" * 5000 + b"a" * 4999 + b".")
+    write(hostile, "deep_marks.pickle", b"\x80\x02" + b"(" * 5000 + b"N.")
     x = ["a"]
     for _ in range(40):
         x = [x, x]
