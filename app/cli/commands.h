@@ -17,5 +17,6 @@ int runPresets(const std::vector<std::string>& args);
 int runGpus(const std::vector<std::string>& args);
 int runImportHf(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
+int runSnapshot(const std::vector<std::string>& args); ///< snapshot_command.cpp
 
 } // namespace vramlab::cli

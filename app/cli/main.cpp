@@ -32,6 +32,9 @@ commands:
   import-hf CONFIG.json [-o OUT.json] [--name NAME]
                                   scenario from a Hugging Face config.json
   validate FILE                   check a scenario file (exit 0 valid, 2 invalid)
+  snapshot FILE.pickle [--scenario S.json] [--json] [--csv CURVE.csv]
+                                  a PyTorch memory snapshot: peaks, what was alive, by
+                                  category and why; beside the scenario's simulated step
   --version, --help
 
 Bad input exits 2 with one line on stderr naming the file, the key and what was expected.
@@ -45,7 +48,7 @@ struct Command {
     const char* usage; ///< what `vramlab-cli NAME --help` prints
 };
 
-const std::array<Command, 9> kCommands = {{
+const std::array<Command, 10> kCommands = {{
     {"estimate", vramlab::cli::runEstimate, R"(usage: vramlab-cli estimate FILE [--json]
 
 Memory per GPU by component (weights, master weights, gradients, optimizer states,
@@ -96,6 +99,16 @@ with keys VRAM Lab cannot account for is refused, naming them.
     {"validate", vramlab::cli::runValidate, R"(usage: vramlab-cli validate FILE
 
 Checks a scenario file: exit 0 when valid, 2 with one line naming the key when not.
+)"},
+    {"snapshot", vramlab::cli::runSnapshot, R"(usage: vramlab-cli snapshot FILE.pickle [--scenario S.json] [--json] [--csv CURVE.csv]
+
+A PyTorch memory snapshot (torch.cuda.memory._dump_snapshot) read without running any of
+it: pickle opcodes that import or call (GLOBAL, REDUCE, ...) are refused. Prints the peak
+allocated and reserved bytes, the largest blocks alive at the peak with their category
+(weights, gradients, optimizer states, activations, temporaries, other) and the rule that
+decided it, and the bytes by category. --scenario: beside the scenario's simulated step,
+peak and categories measured against predicted, and why they differ. --csv: the allocated
+and reserved curves to CURVE.csv. Exit 0; a refused or invalid file exits 2.
 )"},
 }};
 
