@@ -5,6 +5,7 @@
 #include "compare_view.h"
 #include "explain_view.h"
 #include "main_window.h"
+#include "page.h"
 #include "parameter_descriptors.h"
 #include "parameter_panel.h"
 #include "qcustomplot_include.h"
@@ -250,11 +251,11 @@ private slots:
 
     void tabsSweepAndCompare()
     {
-        m_window->tabs()->setCurrentIndex(1);
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("sweepPage")));
         // 8B at 128k tokens does not fit 80 GB: the marked boundary is the core's fit, exactly.
         const FitResult fit = fitMax(m_window->document()->scenario(), SweepParam::SequenceLength);
         QCOMPARE(m_window->sweepChart()->firstNotFitting(), std::optional<Count>(*fit.value + 1));
-        m_window->tabs()->setCurrentIndex(2);
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("comparePage")));
         const auto cols = CompareView::methodColumns(m_window->document()->scenario());
         QCOMPARE(cols.size(), 4);
         QVERIFY(cols[0].report->total < cols[1].report->total); // inference below full training
