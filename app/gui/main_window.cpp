@@ -253,7 +253,10 @@ void MainWindow::buildMenus()
     edit->addAction(redo);
     edit->addSeparator();
     QAction* copy = edit->addAction(QStringLiteral("&Copy breakdown as CSV"), this,
-                                    [this] { QApplication::clipboard()->setText(table()->toCsv()); });
+                                    [this] {
+                                        if (m_doc->report()) // the core's writer, as File > Export writes it
+                                            QApplication::clipboard()->setText(QString::fromStdString(breakdownCsv(*m_doc->report())));
+                                    });
     copy->setShortcut(QKeySequence::Copy);
     edit->addAction(QStringLiteral("Copy breakdown as &Markdown"), this, [this] {
         if (m_doc->report())

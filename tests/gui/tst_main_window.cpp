@@ -4,7 +4,9 @@
 #include "breakdown_table.h"
 #include "compare_view.h"
 #include "explain_view.h"
+#include "breakdown_model.h"
 #include "main_window.h"
+#include "vramlab/report_text.h"
 #include "page.h"
 #include "parameter_descriptors.h"
 #include "parameter_panel.h"
@@ -28,7 +30,7 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
-#include <QTreeWidget>
+#include <QClipboard>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -270,10 +272,19 @@ private slots:
     void breakdownTableExpandsActivations()
     {
         BreakdownTable* t = m_window->table();
-        QTreeWidgetItem* acts = t->topLevelItem(4);
-        QCOMPARE(acts->text(0), QStringLiteral("Activations"));
-        QCOMPARE(acts->childCount(), int(m_window->document()->report()->activations.tensors.size()));
-        QVERIFY(t->toCsv().startsWith(QStringLiteral("component,bytes,share\nWeights,")));
+        const QModelIndex acts = t->breakdownModel()->indexOfKey(QStringLiteral("activations")); // by key, not position
+        QCOMPARE(acts.data().toString(), QStringLiteral("Activations"));
+        QCOMPARE(t->model()->rowCount(acts), int(m_window->document()->report()->activations.tensors.size()));
+        // Edit > Copy breakdown as CSV: the core's breakdown CSV, as File > Export writes it
+        // (before: text read back out of the table, "component,bytes,share").
+        QAction* copy = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>())
+            if (a->text() == QLatin1String("&Copy breakdown as CSV"))
+                copy = a;
+        QVERIFY(copy);
+        copy->trigger();
+        QCOMPARE(QApplication::clipboard()->text(), QString::fromStdString(breakdownCsv(*m_window->document()->report())));
+        QVERIFY(QApplication::clipboard()->text().startsWith(QStringLiteral("key,component,bytes,gib,share_percent,formula\nweights,Weights,")));
     }
 
     void themesRecolourCharts()
@@ -372,7 +383,8 @@ private slots:
         QVERIFY(trigger(QStringLiteral("Copy breakdown as Markdown")));
         QVERIFY(QApplication::clipboard()->text().startsWith(QStringLiteral("| Component | Size | Bytes | Share | Formula |")));
         QVERIFY(trigger(QStringLiteral("Copy breakdown as CSV")));
-        QVERIFY(QApplication::clipboard()->text().startsWith(QStringLiteral("component,bytes,share")));
+        // The core's breakdown CSV (as File > Export writes it), no longer text read back out of the table.
+        QVERIFY(QApplication::clipboard()->text().startsWith(QStringLiteral("key,component,bytes,gib,share_percent,formula")));
     }
 
     void unsavedWorkSurvivesACrash()
