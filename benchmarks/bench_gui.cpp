@@ -2,6 +2,7 @@
 // A slider move in the real window, offscreen: recompute, update every visible view and
 // repaint the chart (target: within one 60 Hz frame, 16.7 ms, on the 2-core machine).
 #include "main_window.h"
+#include "page.h"
 #include "parameter_descriptors.h"
 #include "parameter_panel.h"
 #include "qcustomplot_include.h"
@@ -19,15 +20,18 @@ using namespace vramlab;
 
 namespace {
 
-void sliderSweep(benchmark::State& state, int tab, const char* key)
+void sliderSweep(benchmark::State& state, const char* page, const char* key)
 {
     vramlab::MainWindow window;
     window.resize(1400, 900);
     window.show();
-    window.tabs()->setCurrentIndex(tab);
+    window.tabs()->setCurrentWidget(window.page(QString::fromLatin1(page)));
     QApplication::processEvents();
     QSlider* slider = window.panel()->slider(QString::fromLatin1(key));
-    QCustomPlot* plot = tab == 1 ? window.sweepChart()->plot() : tab == 4 ? window.timelineChart()->plot() : window.chart()->plot();
+    const QString shown = QString::fromLatin1(page);
+    QCustomPlot* plot = shown == QLatin1String("sweepPage")      ? window.sweepChart()->plot()
+                        : shown == QLatin1String("timelinePage") ? window.timelineChart()->plot()
+                                                                 : window.chart()->plot();
     int pos = slider->minimum();
     for (auto _ : state) {
         pos = pos >= slider->maximum() ? slider->minimum() : pos + 1;
@@ -37,12 +41,12 @@ void sliderSweep(benchmark::State& state, int tab, const char* key)
     }
 }
 
-void BM_SliderBreakdownTab(benchmark::State& state) { sliderSweep(state, 0, "run.sequence_length"); }
-void BM_SliderSweepTab(benchmark::State& state) { sliderSweep(state, 1, "run.micro_batch_size"); }
-void BM_SliderExplainTab(benchmark::State& state) { sliderSweep(state, 3, "run.parallelism.gpus"); }
-void BM_SliderTimelineTab(benchmark::State& state) { sliderSweep(state, 4, "run.sequence_length"); }
+void BM_SliderBreakdownTab(benchmark::State& state) { sliderSweep(state, "breakdownPage", "run.sequence_length"); }
+void BM_SliderSweepTab(benchmark::State& state) { sliderSweep(state, "sweepPage", "run.micro_batch_size"); }
+void BM_SliderExplainTab(benchmark::State& state) { sliderSweep(state, "explainPage", "run.parallelism.gpus"); }
+void BM_SliderTimelineTab(benchmark::State& state) { sliderSweep(state, "timelinePage", "run.sequence_length"); }
 /// Plan tab: three fit searches and the planner (433 setups for the default scenario) per move.
-void BM_SliderPlanTab(benchmark::State& state) { sliderSweep(state, 5, "run.sequence_length"); }
+void BM_SliderPlanTab(benchmark::State& state) { sliderSweep(state, "planPage", "run.sequence_length"); }
 
 } // namespace
 

@@ -3,19 +3,23 @@
 
 #include "vramlab/report.h"
 
-#include <QTreeWidget>
+#include <QTreeView>
 
 namespace vramlab {
 
-/// Component, bytes and share of the total; the activations row expands into every
-/// saved tensor (name, shape, count, bytes).
-class BreakdownTable : public QTreeWidget {
+class BreakdownModel;
+
+/// Component, bytes and share of the total (a BreakdownModel); the activations row
+/// expands into every saved tensor (name, shape, count, bytes).
+class BreakdownTable : public QTreeView {
     Q_OBJECT
 public:
     explicit BreakdownTable(QWidget* parent = nullptr);
     void setReport(const Report* report);
-    /// The table as CSV (component,bytes,share) for the clipboard.
-    QString toCsv() const;
+    BreakdownModel* breakdownModel() const { return m_model; }
+
+private:
+    BreakdownModel* m_model;
 };
 
 } // namespace vramlab

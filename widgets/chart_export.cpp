@@ -2,7 +2,6 @@
 #include "chart_export.h"
 
 #include "chart_support.h"
-#include "compare_view.h"
 #include "explain_view.h"
 #include "qcustomplot_include.h"
 #include "stacked_bar_chart.h"
@@ -31,98 +30,11 @@ namespace vramlab {
 
 namespace {
 
-const QVector<QPair<ChartKind, QString>>& kinds()
+std::vector<std::string> stdLabels(const QStringList& labels)
 {
-    static const QVector<QPair<ChartKind, QString>> all = {
-        {ChartKind::Breakdown, QStringLiteral("breakdown")},         {ChartKind::SweepSequence, QStringLiteral("sweep-seq")},
-        {ChartKind::SweepBatch, QStringLiteral("sweep-batch")},      {ChartKind::CompareMethods, QStringLiteral("compare-methods")},
-        {ChartKind::CompareZero, QStringLiteral("compare-zero")},    {ChartKind::CompareFiles, QStringLiteral("compare-files")},
-        {ChartKind::Timeline, QStringLiteral("timeline")},
-    };
-    return all;
-}
-
-SweepParam sweepParam(ChartKind kind, const Scenario& sc)
-{
-    const bool training = sc.run.mode == Mode::Training;
-    if (kind == ChartKind::SweepSequence)
-        return training ? SweepParam::SequenceLength : SweepParam::ContextLength;
-    return training ? SweepParam::MicroBatchSize : SweepParam::BatchSize;
-}
-
-QString sweepLabel(SweepParam p)
-{
-    switch (p) {
-    case SweepParam::SequenceLength: return QStringLiteral("sequence length (tokens)");
-    case SweepParam::MicroBatchSize: return QStringLiteral("micro-batch (samples)");
-    case SweepParam::ContextLength: return QStringLiteral("context length (tokens)");
-    case SweepParam::BatchSize: return QStringLiteral("batch (sequences)");
-    default: return QString::fromStdString(keyPathOf(p));
-    }
-}
-
-StackedBarChart::Column columnFor(const QString& label, const Scenario& sc)
-{
-    try {
-        return {label, estimate(sc), {}};
-    } catch (const std::exception& e) {
-        return {label, std::nullopt, QString::fromUtf8(e.what())};
-    }
-}
-
-/// Step 2 of a training scenario (the step whose peak the report gives); throws for serving.
-StepTimeline stepTwo(const Report& r)
-{
-    if (!r.stepInputs.training)
-        throw InputError("run.mode", "expected training: the timeline chart simulates a training step");
-    return simulateStep(r.stepInputs, 2);
-}
-
-/// Chart data as CSV: sweep points, the timeline's events, or one row per bar.
-QByteArray chartCsv(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels)
-{
-    QByteArray out;
-    if (kind == ChartKind::Timeline)
-        return QByteArray::fromStdString(timelineCsv(stepTwo(estimate(scenarios.front()))));
-    if (kind == ChartKind::Breakdown)
-        return QByteArray::fromStdString(breakdownCsv(estimate(scenarios.front())));
-    if (kind == ChartKind::SweepSequence || kind == ChartKind::SweepBatch) {
-        const Scenario& sc = scenarios.front();
-        const SweepParam p = sweepParam(kind, sc);
-        const bool length = p == SweepParam::SequenceLength || p == SweepParam::ContextLength;
-        out = QByteArray::fromStdString(keyPathOf(p));
-        for (const char* k : kComponentKeys)
-            out += QByteArray(",") + k;
-        out += ",total,peak,fits\n";
-        for (const SweepPoint& pt : sweep(sc, p, length ? 128 : 1, length ? 131072 : 512, 64, true)) {
-            out += QByteArray::number(qlonglong(pt.value));
-            for (const char* k : kComponentKeys)
-                out += ',' + QByteArray::number(qlonglong(pt.report.bytesOf(k)));
-            out += ',' + QByteArray::number(qlonglong(pt.report.total)) + ',' + QByteArray::number(qlonglong(pt.report.peak)) +
-                   ',' + pt.report.fitsCsv() + '\n';
-        }
-        return out;
-    }
-    QVector<StackedBarChart::Column> cols;
-    if (kind == ChartKind::CompareMethods)
-        cols = CompareView::methodColumns(scenarios.front());
-    else if (kind == ChartKind::CompareZero)
-        cols = CompareView::zeroColumns(scenarios.front());
-    else
-        for (int i = 0; i < scenarios.size(); ++i)
-            cols << columnFor(labels.value(i), scenarios[i]);
-    out = "column";
-    for (const char* k : kComponentKeys)
-        out += QByteArray(",") + k;
-    out += ",total,peak,fits\n";
-    for (const auto& c : cols) {
-        out += QByteArray::fromStdString(csvField(c.label.toStdString())); // labels come from file names
-        for (const char* k : kComponentKeys)
-            out += ',' + (c.report ? QByteArray::number(qlonglong(c.report->bytesOf(k))) : QByteArray());
-        out += c.report ? ',' + QByteArray::number(qlonglong(c.report->total)) + ',' + QByteArray::number(qlonglong(c.report->peak)) +
-                              ',' + c.report->fitsCsv() + '\n'
-                        : QByteArray(",,,invalid\n");
-    }
+    std::vector<std::string> out;
+    for (const QString& l : labels)
+        out.push_back(l.toStdString());
     return out;
 }
 
@@ -160,63 +72,36 @@ QVector<ChartKind> reviewCharts(const Scenario& sc)
 
 } // namespace
 
-std::optional<ChartKind> parseChartKind(const QString& name)
+QString chartName(ChartKind kind)
 {
-    for (const auto& [kind, n] : kinds())
-        if (n == name)
-            return kind;
-    return std::nullopt;
-}
-
-QString chartKindName(ChartKind kind)
-{
-    for (const auto& [k, n] : kinds())
-        if (k == kind)
-            return n;
-    return {};
-}
-
-QStringList chartKindNames()
-{
-    QStringList names;
-    for (const auto& [k, n] : kinds())
-        names << n;
-    return names;
+    const std::string_view name = chartKindName(kind);
+    return QString::fromLatin1(name.data(), qsizetype(name.size()));
 }
 
 ExportedChart::ExportedChart(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels, QSize size,
                              const PlotTheme& theme)
     : m_size(size)
 {
+    // The core computes what each chart shows (chart_data.h); a chart it cannot make throws.
     const Scenario& sc = scenarios.front();
     if (kind == ChartKind::Timeline) {
         auto* chart = new TimelineChart;
         chart->setTheme(theme);
         const Report r = estimate(sc);
-        chart->setTimeline(stepTwo(r), r.stepInputs, r.usableBytes);
+        chart->setTimeline(timelineSeries(r), r.stepInputs, r.usableBytes);
         m_plot = chart->plot();
         m_widget.reset(chart);
     } else if (kind == ChartKind::SweepSequence || kind == ChartKind::SweepBatch) {
         auto* chart = new SweepChart;
         chart->setTheme(theme);
-        const SweepParam p = sweepParam(kind, sc);
-        chart->showScenario(sc, p, sweepLabel(p));
+        const SweepParam p = sweepParamFor(kind, sc);
+        chart->setSeries(sweepSeries(sc, p), QString::fromStdString(sweepAxisLabel(p)));
         m_plot = chart->plot();
         m_widget.reset(chart);
     } else {
         auto* chart = new StackedBarChart;
         chart->setTheme(theme);
-        QVector<StackedBarChart::Column> cols;
-        if (kind == ChartKind::Breakdown)
-            cols << columnFor(QString::fromStdString(sc.model.name), sc);
-        else if (kind == ChartKind::CompareMethods)
-            cols = CompareView::methodColumns(sc);
-        else if (kind == ChartKind::CompareZero)
-            cols = CompareView::zeroColumns(sc);
-        else
-            for (int i = 0; i < scenarios.size(); ++i)
-                cols << columnFor(labels.value(i, QString::fromStdString(scenarios[i].name)), scenarios[i]);
-        chart->setColumns(cols);
+        chart->setColumns(StackedBarChart::columnsOf(chartColumns(kind, std::vector<Scenario>(scenarios.begin(), scenarios.end()), stdLabels(labels))));
         m_plot = chart->plot();
         m_widget.reset(chart);
     }
@@ -301,7 +186,7 @@ QByteArray reviewHtml(const Scenario& sc, QSize chartSize, const PlotTheme& them
         QByteArray svg = chart.svg();
         svg = svg.mid(svg.indexOf("<svg")); // inline: drop the XML prolog
         charts += QStringLiteral("<figure>%1<figcaption>%2</figcaption></figure>\n")
-                      .arg(QString::fromUtf8(svg), chartKindName(kind).toHtmlEscaped());
+                      .arg(QString::fromUtf8(svg), chartName(kind).toHtmlEscaped());
     }
     const QString html = QStringLiteral(R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>%1 — VRAM Lab review</title>
@@ -374,10 +259,10 @@ bool exportReviewMarkdown(const Scenario& sc, const QString& outPath, QSize size
             return fail(folder + ": cannot create the folder for the images: " + ec.message());
         std::vector<std::pair<std::string, std::string>> images;
         for (ChartKind k : reviewCharts(sc)) {
-            const QString name = chartKindName(k) + QStringLiteral(".png");
+            const QString name = chartName(k) + QStringLiteral(".png");
             writeFileAtomically(tmp + "/" + QFile::encodeName(name).toStdString(),
                                 ExportedChart(k, {sc}, {}, size, theme).png(2.0).toStdString());
-            images.emplace_back(chartKindName(k).toStdString(), (folderName + QLatin1Char('/') + name).toStdString());
+            images.emplace_back(std::string(chartKindName(k)), (folderName + QLatin1Char('/') + name).toStdString());
         }
         const std::string report = reviewMarkdown(sc, estimate(sc), images);
         if (const int err = moveFolderIntoPlace(tmp, folder, existed))
@@ -425,7 +310,7 @@ bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QS
             return writeFileAtomic(outPath, data, error);
         }
         if (ext == QLatin1String("csv"))
-            return writeFileAtomic(outPath, chartCsv(kind, scenarios, labels), error);
+            return writeFileAtomic(outPath, QByteArray::fromStdString(chartCsv(kind, std::vector<Scenario>(scenarios.begin(), scenarios.end()), stdLabels(labels))), error);
         if (ext == QLatin1String("html"))
             return writeFileAtomic(outPath, reviewHtml(scenarios.front(), size, theme), error);
         if (ext == QLatin1String("md"))

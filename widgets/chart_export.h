@@ -2,6 +2,7 @@
 #pragma once
 
 #include "plot_theme.h"
+#include "vramlab/chart_data.h"
 #include "vramlab/scenario.h"
 
 #include <QByteArray>
@@ -18,12 +19,8 @@ class QWidget;
 
 namespace vramlab {
 
-/// The charts VRAM Lab draws, by their command-line names.
-enum class ChartKind { Breakdown, SweepSequence, SweepBatch, CompareMethods, CompareZero, CompareFiles, Timeline };
-
-std::optional<ChartKind> parseChartKind(const QString& name);
-QString chartKindName(ChartKind kind);
-QStringList chartKindNames();
+/// The chart's command-line name ("sweep-seq") as a QString.
+QString chartName(ChartKind kind);
 
 /// One chart drawn off screen at a given size, the same way the window draws it:
 /// exporting from the window and from the command line use this, so the same scenario

@@ -2,8 +2,7 @@
 #include "compare_view.h"
 
 #include "chart_support.h"
-#include "vramlab/errors.h"
-#include "vramlab/estimator.h"
+#include "vramlab/chart_data.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -16,19 +15,6 @@
 #include <QVBoxLayout>
 
 namespace vramlab {
-
-namespace {
-
-StackedBarChart::Column column(const QString& label, const Scenario& sc)
-{
-    try {
-        return {label, estimate(sc), {}};
-    } catch (const std::exception& e) {
-        return {label, std::nullopt, QString::fromUtf8(e.what())};
-    }
-}
-
-} // namespace
 
 CompareView::CompareView(QWidget* parent)
     : QWidget(parent)
@@ -76,7 +62,12 @@ CompareView::CompareView(QWidget* parent)
     rebuildAb();
 }
 
-int CompareView::currentView() const { return m_tabs->currentIndex(); }
+ChartKind CompareView::chartKind() const
+{
+    if (m_tabs->currentWidget() == m_methods)
+        return ChartKind::CompareMethods;
+    return m_tabs->currentWidget() == m_zero ? ChartKind::CompareZero : ChartKind::CompareFiles;
+}
 
 QVector<Scenario> CompareView::sides(QStringList* labels) const
 {
@@ -98,36 +89,12 @@ void CompareView::setTheme(const PlotTheme& theme)
 
 QVector<StackedBarChart::Column> CompareView::methodColumns(const Scenario& base)
 {
-    Scenario inf = base, full = base, lora = base, qlora = base;
-    inf.run.mode = Mode::Inference;
-    inf.run.inference.batchSize = 1;
-    inf.run.inference.contextLength = base.run.sequenceLength;
-    for (Scenario* s : {&full, &lora, &qlora})
-        s->run.mode = Mode::Training;
-    full.run.finetune.method = FinetuneMethod::Full;
-    lora.run.finetune.method = FinetuneMethod::Lora;
-    qlora.run.finetune.method = FinetuneMethod::Qlora;
-    if (qlora.run.precision == Precision::Fp32)
-        qlora.run.precision = Precision::MixedBf16;
-    const QString rank = QString::number(base.run.finetune.rank);
-    return {column(QStringLiteral("Inference"), inf), column(QStringLiteral("Full training"), full),
-            column(QStringLiteral("LoRA r=%1").arg(rank), lora), column(QStringLiteral("QLoRA r=%1").arg(rank), qlora)};
+    return StackedBarChart::columnsOf(methodVariants(base));
 }
 
 QVector<StackedBarChart::Column> CompareView::zeroColumns(const Scenario& base)
 {
-    QVector<StackedBarChart::Column> cols;
-    Scenario sc = base;
-    sc.run.mode = Mode::Training;
-    sc.run.parallelism.offloadParams = false;
-    if (sc.run.parallelism.dataParallel() <= 1)
-        sc.run.parallelism.gpus = 8 * sc.run.parallelism.tensorParallel * sc.run.parallelism.pipelineParallel;
-    const QString gpus = QString::number(sc.run.parallelism.gpus);
-    for (int stage = 0; stage <= 3; ++stage) {
-        sc.run.parallelism.zeroStage = stage;
-        cols << column(stage == 0 ? QStringLiteral("DP (no ZeRO), %1 GPUs").arg(gpus) : QStringLiteral("ZeRO-%1").arg(stage), sc);
-    }
-    return cols;
+    return StackedBarChart::columnsOf(zeroVariants(base));
 }
 
 void CompareView::setScenario(const Scenario& scenario)
@@ -148,8 +115,9 @@ void CompareView::rebuildAb()
     QVector<StackedBarChart::Column> cols;
     for (int side = 0; side < 2; ++side)
         if (m_sides[side])
-            cols << column(QStringLiteral("%1: %2").arg(side == 0 ? QStringLiteral("A") : QStringLiteral("B"), m_labels[side]),
-                           *m_sides[side]);
+            cols << StackedBarChart::columnsOf({chartColumn(
+                QStringLiteral("%1: %2").arg(side == 0 ? QStringLiteral("A") : QStringLiteral("B"), m_labels[side]).toStdString(),
+                *m_sides[side])});
     m_ab->setColumns(cols);
     m_abHint->setText(cols.size() < 2 ? QStringLiteral("Choose two scenarios to compare them component by component.")
                                       : QString());

@@ -3,6 +3,7 @@
 
 #include "plot_theme.h"
 #include "stacked_bar_chart.h"
+#include "vramlab/chart_data.h"
 #include "vramlab/scenario.h"
 
 #include <QWidget>
@@ -32,8 +33,8 @@ public:
     StackedBarChart* zeroChart() const { return m_zero; }
     StackedBarChart* abChart() const { return m_ab; }
     QTableWidget* abTable() const { return m_abTable; }
-    /// What the current sub-tab shows, for export.
-    int currentView() const;
+    /// What the current sub-tab shows, for export: compare-methods, compare-zero or compare-files.
+    ChartKind chartKind() const;
     /// The A/B scenarios set so far and their labels.
     QVector<Scenario> sides(QStringList* labels) const;
 

@@ -74,6 +74,15 @@ void StackedBarChart::setMasked(bool masked, const QString& message)
     rebuild();
 }
 
+QVector<StackedBarChart::Column> StackedBarChart::columnsOf(const std::vector<ChartColumn>& columns)
+{
+    QVector<Column> out;
+    out.reserve(qsizetype(columns.size()));
+    for (const ChartColumn& c : columns)
+        out.push_back({QString::fromStdString(c.label), c.report, QString::fromStdString(c.error)});
+    return out;
+}
+
 void StackedBarChart::setColumns(const QVector<Column>& columns)
 {
     m_columns = columns;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "chart_widget.h"
+#include "vramlab/chart_data.h"
 #include "vramlab/report.h"
 
 #include <QString>
@@ -29,6 +30,9 @@ public:
     };
 
     explicit StackedBarChart(QWidget* parent = nullptr);
+
+    /// The core's columns (chart_data.h) as the chart's.
+    static QVector<Column> columnsOf(const std::vector<ChartColumn>& columns);
 
     /// Replaces the columns; the plot redraws on the next event loop turn (queued).
     void setColumns(const QVector<Column>& columns);

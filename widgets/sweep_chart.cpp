@@ -4,7 +4,6 @@
 #include "chart_support.h"
 #include "plot_theme.h"
 #include "qcustomplot_include.h"
-#include "vramlab/fit.h"
 
 #include <QVBoxLayout>
 
@@ -41,55 +40,33 @@ void SweepChart::recolour()
     m_peak->setPen(QPen(m_theme.foreground, m_theme.lineWidth, Qt::DotLine));
 }
 
-void SweepChart::setSweep(const QString& xLabel, const std::vector<SweepPoint>& points, bool logX,
-                          std::optional<Count> firstNotFitting)
+void SweepChart::setSeries(SweepSeries series, const QString& xLabel)
 {
-    m_exactBoundary = firstNotFitting;
+    m_series = std::move(series);
     m_xLabel = xLabel;
-    m_points = points;
-    m_logX = logX;
     rebuild();
-}
-
-void SweepChart::showScenario(const Scenario& sc, SweepParam p, const QString& xLabel)
-{
-    const bool length = p == SweepParam::SequenceLength || p == SweepParam::ContextLength;
-    Count hi = length ? 131072 : 512;
-    if (p == SweepParam::SequenceLength && sc.model.position == PositionKind::Learned)
-        hi = std::min(hi, sc.model.maxPositionEmbeddings);
-    try {
-        // The exact boundary from the fit search, not just the first sampled point past it.
-        std::optional<Count> boundary;
-        if (sc.run.gpu) {
-            const FitResult fit = fitMax(sc, p);
-            if (fit.nextReport)
-                boundary = fit.nextValue;
-        }
-        setSweep(xLabel, sweep(sc, p, length ? 128 : 1, std::max<Count>(hi, 2), 64, true), true, boundary);
-    } catch (const std::exception& e) {
-        setSweep(QString::fromUtf8(e.what()), {}, true);
-    }
 }
 
 void SweepChart::rebuild()
 {
     m_plot->clearItems();
     m_firstNotFitting.reset();
-    const int n = int(m_points.size());
+    const std::vector<SweepPoint>& points = m_series.points;
+    const int n = int(points.size());
     QVector<double> xs(n);
     QVector<double> cumulative(n, 0.0);
     double yMax = 1;
     for (int i = 0; i < n; ++i)
-        xs[i] = double(m_points[size_t(i)].value);
+        xs[i] = double(points[size_t(i)].value);
     for (int g = 0; g < m_graphs.size(); ++g) {
         for (int i = 0; i < n; ++i)
-            cumulative[i] += toGiB(m_points[size_t(i)].report.bytesOf(kComponentKeys[size_t(g)]));
+            cumulative[i] += toGiB(points[size_t(i)].report.bytesOf(kComponentKeys[size_t(g)]));
         m_graphs[g]->setData(xs, cumulative, true);
     }
     QVector<double> peaks(n);
     bool peakDiffers = false;
     for (int i = 0; i < n; ++i) {
-        const Report& r = m_points[size_t(i)].report;
+        const Report& r = points[size_t(i)].report;
         peaks[i] = toGiB(r.peak);
         peakDiffers = peakDiffers || r.peak != r.total;
         yMax = std::max(yMax, peaks[i]);
@@ -103,7 +80,7 @@ void SweepChart::rebuild()
         m_peak->removeFromLegend();
 
     m_plot->xAxis->setLabel(m_xLabel);
-    if (m_logX) {
+    if (m_series.range.logScale) {
         m_plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
         QSharedPointer<QCPAxisTickerLog> log(new QCPAxisTickerLog);
         log->setLogBase(2);
@@ -118,7 +95,7 @@ void SweepChart::rebuild()
     if (n > 0)
         m_plot->xAxis->setRange(xs.front(), xs.back());
 
-    const Report* any = n > 0 ? &m_points.front().report : nullptr;
+    const Report* any = n > 0 ? &points.front().report : nullptr;
     if (any && any->usableBytes > 0) {
         const double cap = toGiB(any->usableBytes);
         yMax = std::max(yMax, cap);
@@ -132,9 +109,9 @@ void SweepChart::rebuild()
         capLabel->setText(QStringLiteral(" GPU capacity %1").arg(bytesText(any->usableBytes)));
         capLabel->setColor(m_theme.foreground);
         capLabel->setFont(m_theme.font(-1));
-        for (const SweepPoint& p : m_points) {
+        for (const SweepPoint& p : points) {
             if (!p.report.fits) {
-                m_firstNotFitting = m_exactBoundary.value_or(p.value);
+                m_firstNotFitting = m_series.boundary.value_or(p.value);
                 auto* mark = new QCPItemStraightLine(m_plot);
                 mark->setPen(QPen(m_theme.overflow, m_theme.lineWidth));
                 mark->point1->setCoords(double(*m_firstNotFitting), 0);

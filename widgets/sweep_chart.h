@@ -2,9 +2,7 @@
 #pragma once
 
 #include "chart_widget.h"
-#include "vramlab/scenario.h"
-#include "vramlab/sweep.h"
-
+#include "vramlab/chart_data.h"
 
 #include <optional>
 #include <vector>
@@ -21,16 +19,12 @@ class SweepChart : public ChartWidget {
 public:
     explicit SweepChart(QWidget* parent = nullptr);
 
-    /// `firstNotFitting`: the exact boundary (from a fit search) to mark; without it the
-    /// first sampled point that does not fit is marked.
-    void setSweep(const QString& xLabel, const std::vector<SweepPoint>& points, bool logX,
-                  std::optional<Count> firstNotFitting = std::nullopt);
+    /// Draws the core's sweep (chart_data.h); an empty series clears the chart. The exact
+    /// boundary of the series is marked where a point does not fit.
+    void setSeries(SweepSeries series, const QString& xLabel);
+    const SweepSeries& series() const { return m_series; }
     /// The first swept value whose peak does not fit, if any.
     std::optional<Count> firstNotFitting() const { return m_firstNotFitting; }
-
-    /// Sweeps `param` of `scenario` over its usual range (64 log-spaced points; lengths
-    /// 128..131072, batches 1..512) and marks the exact boundary from the core's fit search.
-    void showScenario(const Scenario& scenario, SweepParam param, const QString& xLabel);
 
 protected:
     void recolour() override;
@@ -40,11 +34,9 @@ private:
 
     QVector<QCPGraph*> m_graphs; // cumulative, one per component
     QCPGraph* m_peak = nullptr;  // the step's peak where it rises above the sum
-    std::vector<SweepPoint> m_points;
+    SweepSeries m_series;
     QString m_xLabel;
-    bool m_logX = true;
     std::optional<Count> m_firstNotFitting;
-    std::optional<Count> m_exactBoundary;
 };
 
 } // namespace vramlab

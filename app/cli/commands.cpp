@@ -97,17 +97,7 @@ int runSweep(const std::vector<std::string>& words)
         }
         out << json{{"format", "vramlab.sweep"}, {"version", 1}, {"param", keyPathOf(p)}, {"points", arr}}.dump(2) << "\n";
     } else {
-        const char sep = a.flag("--csv") ? ',' : '\t';
-        out << csvField(keyPathOf(p));
-        for (const char* k : keys)
-            out << sep << k;
-        out << sep << "peak" << sep << "fits\n";
-        for (const SweepPoint& pt : pts) {
-            out << pt.value;
-            for (const char* k : keys)
-                out << sep << pt.report.bytesOf(k);
-            out << sep << pt.report.peak << sep << pt.report.fitsCsv() << "\n";
-        }
+        out << sweepCsv(p, pts, a.flag("--csv") ? ',' : '\t');
     }
     write(out.str());
     return 0;
@@ -179,7 +169,7 @@ int runTimeline(const std::vector<std::string>& words)
     const Report r = withFile(file, [&] { return estimate(sc); });
     if (!r.stepInputs.training)
         throw InputError("run.mode", "expected training: the timeline simulates a training step", file);
-    const StepTimeline t = withFile(file, [&] { return simulateStep(r.stepInputs, step); });
+    const StepTimeline t = withFile(file, [&] { return timelineSeries(r, step); }); // step 2: the estimate's own
     if (a.flag("--json")) {
         write(timelineToJson(t, r.stepInputs).dump(2) + "\n");
         return 0;

@@ -64,9 +64,13 @@ int runHeadlessExport(const QStringList& arguments)
     const QString outPath = parser.value(out);
     if (outPath.isEmpty())
         return fail(QStringLiteral("--export: the file name is empty; expected an output file (.png, .svg, .pdf, .csv, .md or .html)"));
-    const std::optional<ChartKind> kind = parseChartKind(parser.value(chart));
-    if (!kind)
-        return fail(QStringLiteral("--chart: expected one of %1, got \"%2\"").arg(chartKindNames().join(QStringLiteral(", ")), shown(parser.value(chart))));
+    const std::optional<ChartKind> kind = parseChartKind(parser.value(chart).toStdString());
+    if (!kind) {
+        QStringList names;
+        for (const std::string_view name : chartKindNames())
+            names << QString::fromLatin1(name.data(), qsizetype(name.size()));
+        return fail(QStringLiteral("--chart: expected one of %1, got \"%2\"").arg(names.join(QStringLiteral(", ")), shown(parser.value(chart))));
+    }
     bool okW = false, okH = false;
     const int w = parser.value(width).toInt(&okW), h = parser.value(height).toInt(&okH);
     // 4096 points a side (a PNG is drawn at 2x: 8192 pixels): larger only costs seconds and gigabytes.

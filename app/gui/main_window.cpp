@@ -1,23 +1,29 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
 
+#include "breakdown_page.h"
 #include "breakdown_table.h"
 #include "chart_support.h"
+#include "compare_page.h"
 #include "compare_view.h"
+#include "explain_page.h"
 #include "export_dialog.h"
 #include "vramlab/errors.h"
 #include "vramlab/report_text.h"
 #include "explain_view.h"
 #include "lesson_player.h"
 #include "parameter_panel.h"
+#include "plan_page.h"
 #include "plan_view.h"
+#include "probe_page.h"
 #include "probe_view.h"
 #include "scenario_document.h"
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
+#include "sweep_page.h"
 #include "timeline_chart.h"
+#include "timeline_page.h"
 #include "vramlab/scenario_io.h"
-#include "vramlab/sweep.h"
 
 #include <QAction>
 #include <QApplication>
@@ -64,16 +70,14 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_doc(new ScenarioDocument(this))
     , m_panel(new ParameterPanel(m_doc))
-    , m_chart(new StackedBarChart)
-    , m_table(new BreakdownTable)
-    , m_sweep(new SweepChart)
-    , m_sweepParam(new QComboBox)
-    , m_compare(new CompareView)
-    , m_explain(new ExplainView)
-    , m_timeline(new TimelineChart)
-    , m_timelineStep(new QComboBox)
-    , m_timelineInfo(new QLabel)
-    , m_plan(new PlanView)
+    , m_breakdown(new BreakdownPage(m_doc))
+    , m_sweep(new SweepPage(m_doc))
+    , m_compare(new ComparePage(m_doc))
+    , m_explain(new ExplainPage(m_doc))
+    , m_timeline(new TimelinePage(m_doc))
+    , m_plan(new PlanPage(m_doc))
+    , m_probe(new ProbePage(m_doc))
+    , m_pages({m_breakdown, m_sweep, m_compare, m_explain, m_timeline, m_plan, m_probe})
     , m_tabs(new QTabWidget)
     , m_verdict(new QLabel)
     , m_compute(new QLabel)
@@ -104,7 +108,7 @@ MainWindow::MainWindow(QWidget* parent)
     addDockWidget(Qt::RightDockWidgetArea, m_lessonDock);
     connect(m_lessons, &LessonPlayer::highlightChanged, this, [this](const QStringList& keys, const QStringList& parts) {
         m_panel->highlight(keys);
-        m_chart->setEmphasis(parts);
+        chart()->setEmphasis(parts);
     });
     connect(m_lessons, &LessonPlayer::resultMasked, this, &MainWindow::setResultMasked);
     connect(m_lessons, &LessonPlayer::left, this, &MainWindow::leaveLesson);
@@ -115,7 +119,6 @@ MainWindow::MainWindow(QWidget* parent)
     // would otherwise be loaded by the label.
     for (QLabel* l : {m_banner, m_verdict, m_compute})
         l->setTextFormat(Qt::PlainText);
-    m_timelineInfo->setTextFormat(Qt::RichText); // every value in it is escaped (updateTimeline)
     m_banner->setWordWrap(true);
     m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // The error banner: red, selectable, and dismissable (×) once read.
@@ -145,84 +148,21 @@ MainWindow::MainWindow(QWidget* parent)
     layout->addWidget(m_verdict);
     layout->addWidget(m_compute);
 
-    auto* breakdown = new QSplitter(Qt::Horizontal);
-    breakdown->addWidget(m_chart);
-    breakdown->addWidget(m_table);
-    breakdown->setStretchFactor(0, 3);
-    breakdown->setStretchFactor(1, 2);
-    m_table->setMinimumWidth(380);
-    breakdown->setSizes({560, 440});
-    m_tabs->addTab(breakdown, QStringLiteral("Breakdown"));
-
-    auto* sweepPage = new QWidget;
-    auto* sweepLayout = new QVBoxLayout(sweepPage);
-    auto* sweepBar = new QHBoxLayout;
-    sweepBar->addWidget(new QLabel(QStringLiteral("Memory against")));
-    m_sweepParam->setToolTip(QStringLiteral("The size the sweep varies; everything else stays as set"));
-    sweepBar->addWidget(m_sweepParam);
-    sweepBar->addStretch();
-    sweepLayout->addLayout(sweepBar);
-    sweepLayout->addWidget(m_sweep, 1);
-    m_tabs->addTab(sweepPage, QStringLiteral("Sweep"));
-    m_tabs->addTab(m_compare, QStringLiteral("Compare"));
-    m_tabs->addTab(m_explain, QStringLiteral("Explain"));
-
-    auto* timelinePage = new QWidget;
-    auto* timelineLayout = new QVBoxLayout(timelinePage);
-    auto* timelineBar = new QHBoxLayout;
-    m_timelineStep->addItem(QStringLiteral("Step 2 and later: optimizer states from the start"), 2);
-    m_timelineStep->addItem(QStringLiteral("Step 1: optimizer states created at the end"), 1);
-    m_timelineStep->setToolTip(QStringLiteral("PyTorch creates Adam's states in the first optimizer.step(): step 1 can fit where step 2 does not"));
-    timelineBar->addWidget(m_timelineStep);
-    m_timelineInfo->setWordWrap(true);
-    m_timelineInfo->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    timelineBar->addWidget(m_timelineInfo, 1);
-    timelineLayout->addLayout(timelineBar);
-    timelineLayout->addWidget(m_timeline, 1);
-    m_tabs->addTab(timelinePage, QStringLiteral("Timeline"));
-    m_tabs->addTab(m_plan, QStringLiteral("Plan"));
-    m_probe = new ProbeView;
-    m_tabs->addTab(m_probe, QStringLiteral("Probe"));
+    // The window wires the pages together; each follows the document itself (Page).
+    for (Page* page : std::as_const(m_pages)) {
+        m_tabs->addTab(page, page->title());
+        connect(page, &Page::failed, this, &MainWindow::showBanner);
+    }
     layout->addWidget(m_tabs, 1);
-    connect(m_timelineStep, &QComboBox::activated, this, [this] { updateTimeline(); });
-    connect(m_plan, &PlanView::applyRun, this, [this](const RunSpec& run, const QString& what) {
-        Scenario sc = m_doc->scenario();
-        sc.run = run;
-        m_doc->replaceScenario(sc, what);
-    });
     setCentralWidget(central);
 
-    connect(m_sweepParam, &QComboBox::activated, this, [this] { updateSweep(); });
-    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
-        if (m_sweepDirty)
-            updateSweep();
-        if (m_compareDirty)
-            updateCompare();
-        if (m_timelineDirty && m_tabs->currentIndex() == 4)
-            updateTimeline();
-        if (m_planDirty && m_tabs->currentIndex() == 5)
-            updatePlan();
-    });
-    connect(m_compare, &CompareView::useCurrentRequested, this, [this](int side) {
-        m_compare->setSide(side, m_doc->scenario(), QString::fromStdString(m_doc->scenario().name));
-    });
-    connect(m_compare, &CompareView::openSideRequested, this, [this](int side) {
-        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open scenario"), QString(), kFileFilter);
-        if (path.isEmpty())
-            return;
-        try {
-            m_compare->setSide(side, loadScenarioFile(path.toStdString()), QFileInfo(path).completeBaseName());
-        } catch (const std::exception& e) {
-            showBanner(QString::fromUtf8(e.what()));
-        }
-    });
     connect(m_panel, &ParameterPanel::importConfigRequested, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Import a Hugging Face config.json"), QString(),
                                                           QStringLiteral("config.json (*.json)"));
         if (!path.isEmpty())
             openFile(path);
     });
-    connect(m_doc, &ScenarioDocument::changed, this, &MainWindow::updateViews);
+    connect(m_doc, &ScenarioDocument::changed, this, &MainWindow::updateHeader);
     // Unsaved work survives a crash: written 1.5 s after the last edit, removed on a clean close.
     m_autosave->setSingleShot(true);
     m_autosave->setInterval(1500);
@@ -237,7 +177,7 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->showMessage(QStringLiteral("Move any control: the memory picture answers at once. Hover a bar for its formula."));
     resize(1400, 900);
     fitToScreen();
-    updateViews();
+    updateHeader();
 }
 
 MainWindow::~MainWindow()
@@ -248,6 +188,24 @@ MainWindow::~MainWindow()
     m_tabs->disconnect(this);
     m_lessons->disconnect(this);
 }
+
+Page* MainWindow::page(const QString& objectName) const
+{
+    for (Page* p : m_pages)
+        if (p->objectName() == objectName)
+            return p;
+    return nullptr;
+}
+
+StackedBarChart* MainWindow::chart() const { return m_breakdown->chart(); }
+BreakdownTable* MainWindow::table() const { return m_breakdown->table(); }
+SweepChart* MainWindow::sweepChart() const { return m_sweep->chart(); }
+CompareView* MainWindow::compareView() const { return m_compare->view(); }
+ExplainView* MainWindow::explainView() const { return m_explain->view(); }
+TimelineChart* MainWindow::timelineChart() const { return m_timeline->chart(); }
+QComboBox* MainWindow::timelineStep() const { return m_timeline->step(); }
+PlanView* MainWindow::planView() const { return m_plan->view(); }
+ProbeView* MainWindow::probeView() const { return m_probe->view(); }
 
 void MainWindow::buildMenus()
 {
@@ -275,7 +233,7 @@ void MainWindow::buildMenus()
         QVector<Scenario> scenarios;
         const ChartKind kind = currentChart(&scenarios, nullptr);
         const QString base = m_doc->filePath().isEmpty() ? QStringLiteral("vramlab") : QFileInfo(m_doc->filePath()).completeBaseName();
-        ExportDialog dialog(chartKindName(kind), QDir::home().filePath(base + QLatin1Char('-') + chartKindName(kind) + QStringLiteral(".png")),
+        ExportDialog dialog(chartName(kind), QDir::home().filePath(base + QLatin1Char('-') + chartName(kind) + QStringLiteral(".png")),
                             m_dark, this);
         if (dialog.exec() == QDialog::Accepted && exportTo(dialog.path(), dialog.size(), dialog.dark()))
             statusBar()->showMessage(QStringLiteral("Exported %1").arg(dialog.path()), 5000);
@@ -295,7 +253,10 @@ void MainWindow::buildMenus()
     edit->addAction(redo);
     edit->addSeparator();
     QAction* copy = edit->addAction(QStringLiteral("&Copy breakdown as CSV"), this,
-                                    [this] { QApplication::clipboard()->setText(m_table->toCsv()); });
+                                    [this] {
+                                        if (m_doc->report()) // the core's writer, as File > Export writes it
+                                            QApplication::clipboard()->setText(QString::fromStdString(breakdownCsv(*m_doc->report())));
+                                    });
     copy->setShortcut(QKeySequence::Copy);
     edit->addAction(QStringLiteral("Copy breakdown as &Markdown"), this, [this] {
         if (m_doc->report())
@@ -326,8 +287,9 @@ void MainWindow::buildMenus()
     full->setCheckable(true);
     full->setShortcut(QKeySequence::FullScreen);
     view->addSeparator();
-    for (int i = 0; i < 4; ++i) {
-        QAction* tab = view->addAction(m_tabs->tabText(i), this, [this, i] { m_tabs->setCurrentIndex(i); });
+    for (int i = 0; i < 4; ++i) { // Ctrl+1..4: Breakdown, Sweep, Compare, Explain
+        Page* page = m_pages[i];
+        QAction* tab = view->addAction(page->title(), this, [this, page] { m_tabs->setCurrentWidget(page); });
         tab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
     }
 
@@ -378,15 +340,9 @@ void MainWindow::fitToScreen()
     setGeometry(r);
 }
 
-void MainWindow::updateViews()
+void MainWindow::updateHeader()
 {
-    const std::optional<Report>& rep = m_doc->report();
-    const Report* r = rep ? &*rep : nullptr;
-    const Scenario& sc = m_doc->scenario();
-    m_chart->setColumns({{QString::fromStdString(sc.model.name), rep, m_doc->error()}});
-    m_table->setReport(r);
-    m_explain->setReport(r, m_doc->error());
-    m_probe->setScenario(sc);
+    const std::optional<Report>& r = m_doc->report();
     if (r) {
         m_verdict->setText(verdictText(*r));
         const PlotTheme theme = PlotTheme::fromPalette(palette(), m_presenter);
@@ -401,77 +357,7 @@ void MainWindow::updateViews()
         m_verdict->setStyleSheet(QStringLiteral("QLabel { color: #b8251a; }"));
         m_compute->setText(m_doc->error());
     }
-    // Sweep and comparison cost more estimates: only for the tab on screen.
-    m_sweepDirty = m_compareDirty = m_timelineDirty = m_planDirty = true;
-    if (m_tabs->currentIndex() == 1)
-        updateSweep();
-    if (m_tabs->currentIndex() == 2)
-        updateCompare();
-    if (m_tabs->currentIndex() == 4)
-        updateTimeline();
-    if (m_tabs->currentIndex() == 5)
-        updatePlan();
     updateTitle();
-}
-
-void MainWindow::updateTimeline()
-{
-    m_timelineDirty = false;
-    const std::optional<Report>& r = m_doc->report();
-    if (!r || !r->stepInputs.training) {
-        m_timeline->setTimeline({}, {}, 0);
-        m_timelineInfo->setText(r ? QStringLiteral("The timeline simulates a training step; this scenario serves (inference).")
-                                  : m_doc->error().toHtmlEscaped());
-        return;
-    }
-    const int step = m_timelineStep->currentData().toInt();
-    StepTimeline t;
-    try {
-        t = simulateStep(r->stepInputs, step);
-    } catch (const InputError& e) { // beyond the events a timeline records
-        m_timeline->setTimeline({}, {}, 0);
-        m_timelineInfo->setText(QString::fromUtf8(e.what()).toHtmlEscaped());
-        return;
-    }
-    m_timeline->setTimeline(t, r->stepInputs, r->usableBytes);
-    QString info = QStringLiteral("Peak <b>%1</b> at %2.").arg(bytesText(t.peak), QString::fromStdString(t.peakWhere(r->stepInputs)).toHtmlEscaped());
-    if (t.simulatedMicroBatches < r->stepInputs.microBatches)
-        info += QStringLiteral(" Micro-batches %1 to %2 repeat micro-batch %3 exactly and are not drawn.")
-                    .arg(QString::number(t.simulatedMicroBatches + 1), QString::number(r->stepInputs.microBatches),
-                         QString::number(t.simulatedMicroBatches));
-    m_timelineInfo->setText(info);
-}
-
-void MainWindow::updatePlan()
-{
-    m_planDirty = false;
-    m_plan->setScenario(m_doc->scenario());
-}
-
-void MainWindow::updateSweep()
-{
-    m_sweepDirty = false;
-    const Scenario& sc = m_doc->scenario();
-    const bool training = sc.run.mode == Mode::Training;
-    const QString wanted = m_sweepParam->currentData().toString();
-    m_sweepParam->clear();
-    if (training) {
-        m_sweepParam->addItem(QStringLiteral("sequence length"), QStringLiteral("run.sequence_length"));
-        m_sweepParam->addItem(QStringLiteral("micro-batch"), QStringLiteral("run.micro_batch_size"));
-    } else {
-        m_sweepParam->addItem(QStringLiteral("context length"), QStringLiteral("run.context_length"));
-        m_sweepParam->addItem(QStringLiteral("batch"), QStringLiteral("run.batch_size"));
-    }
-    m_sweepParam->setCurrentIndex(std::max(0, m_sweepParam->findData(wanted)));
-    if (!m_doc->report())
-        return m_sweep->setSweep(QString(), {}, true);
-    m_sweep->showScenario(sc, parseSweepParam(m_sweepParam->currentData().toString().toStdString()), m_sweepParam->currentText());
-}
-
-void MainWindow::updateCompare()
-{
-    m_compareDirty = false;
-    m_compare->setScenario(m_doc->scenario());
 }
 
 void MainWindow::updateTitle()
@@ -522,24 +408,12 @@ bool MainWindow::saveTo(const QString& path)
 
 ChartKind MainWindow::currentChart(QVector<Scenario>* scenarios, QStringList* labels) const
 {
+    const Page* page = qobject_cast<const Page*>(m_tabs->currentWidget());
+    if (!page)
+        page = m_breakdown;
     if (scenarios)
-        *scenarios = {m_doc->scenario()};
-    switch (m_tabs->currentIndex()) {
-    case 1:
-        return m_sweepParam->currentIndex() == 1 ? ChartKind::SweepBatch : ChartKind::SweepSequence;
-    case 2:
-        if (m_compare->currentView() == 0)
-            return ChartKind::CompareMethods;
-        if (m_compare->currentView() == 1)
-            return ChartKind::CompareZero;
-        if (scenarios)
-            *scenarios = m_compare->sides(labels);
-        return ChartKind::CompareFiles;
-    case 4:
-        return ChartKind::Timeline;
-    default:
-        return ChartKind::Breakdown;
-    }
+        *scenarios = page->chartScenarios(labels);
+    return page->chartKind();
 }
 
 bool MainWindow::exportTo(const QString& path, QSize size, bool dark)
@@ -648,7 +522,7 @@ void MainWindow::setPresenterMode(bool on)
     verdict.setBold(true);
     m_verdict->setFont(verdict);
     // On a projector the chart is the point: the table steps aside (Explain has every number).
-    m_table->setVisible(!on && !m_lessonDock->isVisible());
+    table()->setVisible(!on && !m_lessonDock->isVisible());
     m_lessons->setPresenter(on);
     applyTheme();
     if (on)
@@ -663,11 +537,9 @@ void MainWindow::applyTheme()
     const QPalette pal = m_dark ? darkPalette() : lightPalette();
     QApplication::setPalette(pal);
     const PlotTheme theme = PlotTheme::fromPalette(pal, m_presenter);
-    m_chart->setTheme(theme);
-    m_sweep->setTheme(theme);
-    m_timeline->setTheme(theme);
-    m_compare->setTheme(theme);
-    updateViews();
+    for (Page* page : std::as_const(m_pages))
+        page->setTheme(theme);
+    updateHeader(); // the verdict's colour
 }
 
 bool MainWindow::openLesson(const QString& path)
@@ -683,7 +555,7 @@ bool MainWindow::openLesson(const QString& path)
         return false;
     }
     m_bannerFrame->setVisible(false);
-    m_tabs->setCurrentIndex(0); // lessons point at the breakdown chart
+    m_tabs->setCurrentWidget(m_breakdown); // lessons point at the breakdown chart
     m_lessonDock->setVisible(true);
     m_lessons->setLesson(*lesson);
     return true;
@@ -693,22 +565,23 @@ void MainWindow::leaveLesson()
 {
     m_lessonDock->setVisible(false);
     m_panel->highlight({});
-    m_chart->setEmphasis({});
+    chart()->setEmphasis({});
     setResultMasked(false);
 }
 
 void MainWindow::setResultMasked(bool masked)
 {
     // Predict before reveal: the bar, the verdict and the numbers wait for the answer.
-    m_chart->setMasked(masked, QStringLiteral("Predict first…\nthe chart shows after the answer"));
+    chart()->setMasked(masked, QStringLiteral("Predict first…\nthe chart shows after the answer"));
     m_verdict->setVisible(!masked);
     m_compute->setVisible(!masked);
-    m_table->setVisible(!m_presenter && !m_lessonDock->isVisible()); // a lesson is about the chart
+    table()->setVisible(!m_presenter && !m_lessonDock->isVisible()); // a lesson is about the chart
     // The other tabs would show the numbers too: the Breakdown tab alone until the answer.
     if (masked)
-        m_tabs->setCurrentIndex(0);
-    for (int i = 1; i < m_tabs->count(); ++i)
-        m_tabs->setTabEnabled(i, !masked);
+        m_tabs->setCurrentWidget(m_breakdown);
+    for (Page* page : std::as_const(m_pages))
+        if (page != m_breakdown)
+            m_tabs->setTabEnabled(m_tabs->indexOf(page), !masked);
 }
 
 bool MainWindow::hasAutosave() const { return QFileInfo::exists(autosavePath()) || AutosaveFile::newestOrphan(); }

@@ -30,6 +30,14 @@ class TimelineChart;
 class PlanView;
 class LessonPlayer;
 class ProbeView;
+class Page;
+class BreakdownPage;
+class SweepPage;
+class ComparePage;
+class ExplainPage;
+class TimelinePage;
+class PlanPage;
+class ProbePage;
 
 /// The explorer: parameters on the left; the memory picture, a sweep, comparisons and
 /// the explanation in tabs; the verdict and the compute figures above them.
@@ -41,16 +49,26 @@ public:
 
     ScenarioDocument* document() const { return m_doc; }
     ParameterPanel* panel() const { return m_panel; }
-    StackedBarChart* chart() const { return m_chart; }
-    BreakdownTable* table() const { return m_table; }
-    SweepChart* sweepChart() const { return m_sweep; }
-    CompareView* compareView() const { return m_compare; }
-    ExplainView* explainView() const { return m_explain; }
-    TimelineChart* timelineChart() const { return m_timeline; }
-    QComboBox* timelineStep() const { return m_timelineStep; }
-    PlanView* planView() const { return m_plan; }
-    ProbeView* probeView() const { return m_probe; }
+    /// The tabs, each a Page that follows the document (found by object name: "sweepPage").
     QTabWidget* tabs() const { return m_tabs; }
+    const QVector<Page*>& pages() const { return m_pages; }
+    Page* page(const QString& objectName) const;
+    BreakdownPage* breakdownPage() const { return m_breakdown; }
+    SweepPage* sweepPage() const { return m_sweep; }
+    ComparePage* comparePage() const { return m_compare; }
+    ExplainPage* explainPage() const { return m_explain; }
+    TimelinePage* timelinePage() const { return m_timeline; }
+    PlanPage* planPage() const { return m_plan; }
+    ProbePage* probePage() const { return m_probe; }
+    StackedBarChart* chart() const;
+    BreakdownTable* table() const;
+    SweepChart* sweepChart() const;
+    CompareView* compareView() const;
+    ExplainView* explainView() const;
+    TimelineChart* timelineChart() const;
+    QComboBox* timelineStep() const;
+    PlanView* planView() const;
+    ProbeView* probeView() const;
     QLabel* verdictLabel() const { return m_verdict; }
     LessonPlayer* lessonPlayer() const { return m_lessons; }
     /// Starts a lesson file (":/lessons/..." for the shipped ones) in the lesson dock; on
@@ -70,7 +88,7 @@ public:
     /// user says otherwise, so it asks first.
     bool openRequested(const QString& path);
     bool saveTo(const QString& path);
-    /// The chart on screen (tab and sub-tab) as an export kind, with its scenarios.
+    /// The chart on screen (the current page's) as an export kind, with its scenarios.
     ChartKind currentChart(QVector<Scenario>* scenarios, QStringList* labels) const;
     /// File > Export without the dialog: the current chart (or report, by extension) to `path`.
     bool exportTo(const QString& path, QSize size, bool dark);
@@ -96,13 +114,10 @@ protected:
 
 private:
     void buildMenus();
-    void updateViews();
+    /// The header (verdict, compute figures) and the title; each page follows the document itself.
+    void updateHeader();
     /// Shrinks and moves the window into the available area of its screen.
     void fitToScreen();
-    void updateSweep();
-    void updateCompare();
-    void updateTimeline();
-    void updatePlan();
     void updateTitle();
     void showBanner(const QString& text);
     void addRecent(const QString& path);
@@ -114,17 +129,14 @@ private:
 
     ScenarioDocument* m_doc;
     ParameterPanel* m_panel;
-    StackedBarChart* m_chart;
-    BreakdownTable* m_table;
-    SweepChart* m_sweep;
-    QComboBox* m_sweepParam;
-    CompareView* m_compare;
-    ExplainView* m_explain;
-    TimelineChart* m_timeline;
-    QComboBox* m_timelineStep;
-    QLabel* m_timelineInfo;
-    PlanView* m_plan;
-    ProbeView* m_probe = nullptr;
+    BreakdownPage* m_breakdown;
+    SweepPage* m_sweep;
+    ComparePage* m_compare;
+    ExplainPage* m_explain;
+    TimelinePage* m_timeline;
+    PlanPage* m_plan;
+    ProbePage* m_probe;
+    QVector<Page*> m_pages;
     QTabWidget* m_tabs;
     QLabel* m_verdict;
     QLabel* m_compute;
@@ -137,10 +149,6 @@ private:
     QString m_lastError;
     bool m_dark = false;
     bool m_presenter = false;
-    bool m_sweepDirty = true;
-    bool m_compareDirty = true;
-    bool m_timelineDirty = true;
-    bool m_planDirty = true;
     QTimer* m_autosave;
     AutosaveFile m_autosaveFile;
     LessonPlayer* m_lessons;

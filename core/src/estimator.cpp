@@ -371,11 +371,13 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
 
     if (training) {
         rep.stepInputs = stepInputs(m, r, reg, st.states, st.slice, rep, st.inFlight);
-        const StepTimeline step2 = simulateStep(rep.stepInputs, 2, false);
-        rep.peak = step2.peak;
-        rep.peakEvent = step2.atPeak;
+        // Explained (the window's report), the events are kept: the Timeline chart reuses them.
+        const bool record = explain && timelineEventCount(rep.stepInputs) <= kMaxTimelineEvents;
+        rep.timeline = simulateStep(rep.stepInputs, 2, record);
+        rep.peak = rep.timeline.peak;
+        rep.peakEvent = rep.timeline.atPeak;
         if (explain)
-            rep.peakWhere = step2.peakWhere(rep.stepInputs);
+            rep.peakWhere = rep.timeline.peakWhere(rep.stepInputs);
     } else {
         rep.peak = rep.total;
         if (explain)

@@ -193,6 +193,44 @@ std::string reviewMarkdown(const Scenario& sc, const Report& r, const std::vecto
     return out.str();
 }
 
+std::string sweepCsv(SweepParam param, const std::vector<SweepPoint>& points, char sep)
+{
+    std::ostringstream out;
+    out << csvField(keyPathOf(param));
+    for (const char* key : kKeys)
+        out << sep << key;
+    out << sep << "total" << sep << "peak" << sep << "fits\n";
+    for (const SweepPoint& pt : points) {
+        out << pt.value;
+        for (const char* key : kKeys)
+            out << sep << pt.report.bytesOf(key);
+        out << sep << pt.report.total << sep << pt.report.peak << sep << pt.report.fitsCsv() << '\n';
+    }
+    return out.str();
+}
+
+std::string columnsCsv(const std::vector<ChartColumn>& columns)
+{
+    std::ostringstream out;
+    out << "column";
+    for (const char* key : kKeys)
+        out << ',' << key;
+    out << ",total,peak,fits\n";
+    for (const ChartColumn& c : columns) {
+        out << csvField(c.label); // labels come from file names
+        for (const char* key : kKeys) {
+            out << ',';
+            if (c.report)
+                out << c.report->bytesOf(key);
+        }
+        if (c.report)
+            out << ',' << c.report->total << ',' << c.report->peak << ',' << c.report->fitsCsv() << '\n';
+        else
+            out << ",,,invalid\n";
+    }
+    return out.str();
+}
+
 std::string timelineCsv(const StepTimeline& t)
 {
     std::ostringstream out;

@@ -3,6 +3,7 @@
 // display; bad paths fail cleanly with no half file; window and headless give the same picture.
 #include "chart_export.h"
 #include "main_window.h"
+#include "qcustomplot_include.h"
 #include "vramlab/estimator.h"
 #include "vramlab/scenario_io.h"
 
@@ -136,6 +137,49 @@ private slots:
         const QByteArray text = slurp(svg);
         QVERIFY(text.contains("peak " + QByteArray::fromStdString(formatBytes(r.peak))));
         QVERIFY(text.contains("Temporaries"));
+    }
+
+    void gpt2SweepPictureAndDataAgree_data()
+    {
+        QTest::addColumn<QString>("scenario");
+        QTest::addColumn<QByteArray>("first");
+        QTest::addColumn<QByteArray>("last");
+        QTest::addColumn<double>("to");
+        // Learned positions: the sweep stops at max_position_embeddings in both formats.
+        QTest::newRow("gpt2-tiny (64 positions)") << QStringLiteral(VRAMLAB_TEST_DATA_DIR "/scenarios/gpt2-tiny.json")
+                                                  << QByteArray("8,") << QByteArray("64,") << 64.0;
+        QTest::newRow("gpt2 preset (1024 positions)") << QStringLiteral("@/gpt2.json") << QByteArray("128,") << QByteArray("1024,")
+                                                      << 1024.0;
+    }
+    void gpt2SweepPictureAndDataAgree()
+    {
+        QFETCH(QString, scenario);
+        QFETCH(QByteArray, first);
+        QFETCH(QByteArray, last);
+        QFETCH(double, to);
+        QTemporaryDir dir;
+        QFile gpt2(dir.filePath(QStringLiteral("gpt2.json")));
+        QVERIFY(gpt2.open(QIODevice::WriteOnly));
+        gpt2.write("{\"format\": \"vramlab.scenario\", \"version\": 1, \"name\": \"gpt2\", \"model\": {\"preset\": \"gpt2\"}, "
+                   "\"run\": {\"mode\": \"training\", \"sequence_length\": 1024, \"gpu\": \"h100-sxm-80gb\"}}");
+        gpt2.close();
+        scenario.replace(QLatin1Char('@'), dir.path());
+        const QString png = dir.filePath(QStringLiteral("g.png")), csv = dir.filePath(QStringLiteral("g.csv"));
+        const Run picture = headless({"--export", png, "--chart", "sweep-seq", scenario});
+        const Run data = headless({"--export", csv, "--chart", "sweep-seq", scenario});
+        QVERIFY2(picture.err.isEmpty(), picture.err.constData());
+        QVERIFY2(data.err.isEmpty(), data.err.constData());
+        QCOMPARE(picture.code, 0);
+        QCOMPARE(data.code, 0);
+        const QList<QByteArray> rows = slurp(csv).trimmed().split('\n');
+        QVERIFY(rows[1].startsWith(first));
+        QVERIFY(rows.back().startsWith(last));
+        // The picture spans the same values, and its axis is named, not an error message.
+        const Scenario sc = loadScenarioFile(scenario.toStdString());
+        const ExportedChart chart(ChartKind::SweepSequence, {sc}, {}, QSize(800, 500), exportTheme(false, QSize(800, 500)));
+        QCOMPARE(chart.plot()->xAxis->range().lower, rows[1].split(',').front().toDouble());
+        QCOMPARE(chart.plot()->xAxis->range().upper, to);
+        QCOMPARE(chart.plot()->xAxis->label(), QStringLiteral("sequence length (tokens)"));
     }
 
     void reportsCarryTheNumbers()

@@ -5,6 +5,7 @@
 // target is never written, an import keeps the run and never the file, the wheel scrolls.
 #include "autosave_file.h"
 #include "main_window.h"
+#include "page.h"
 #include "parameter_panel.h"
 #include "scenario_document.h"
 #include "vramlab/scenario_io.h"
@@ -311,8 +312,9 @@ private slots:
         sc.model.numLayers = 100'000;
         m_window->document()->replaceScenario(sc, QStringLiteral("deep"));
         QVERIFY(m_window->document()->report());
-        m_window->tabs()->setCurrentIndex(4);
-        QCOMPARE(m_window->tabs()->tabText(4), QStringLiteral("Timeline"));
+        Page* timeline = m_window->page(QStringLiteral("timelinePage"));
+        m_window->tabs()->setCurrentWidget(timeline);
+        QCOMPARE(m_window->tabs()->tabText(m_window->tabs()->indexOf(timeline)), QStringLiteral("Timeline"));
         bool said = false;
         for (QLabel* l : m_window->findChildren<QLabel*>())
             said = said || l->text().contains(QStringLiteral("the timeline records at most 200,000 events"));

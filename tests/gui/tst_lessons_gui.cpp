@@ -4,6 +4,7 @@
 // broken lesson file reported in the banner.
 #include "lesson_player.h"
 #include "main_window.h"
+#include "page.h"
 #include "parameter_descriptors.h"
 #include "parameter_panel.h"
 #include "scenario_document.h"
@@ -109,9 +110,10 @@ private slots:
         QVERIFY(!m_window->verdictLabel()->isVisible());
         QCOMPARE(chart->plottedGiB(0, QStringLiteral("kv_cache")), 0.0);
         // No peeking through the other tabs (Explain, Timeline...) before the answer.
-        QCOMPARE(m_window->tabs()->currentIndex(), 0);
-        for (int i = 1; i < m_window->tabs()->count(); ++i)
-            QVERIFY(!m_window->tabs()->isTabEnabled(i));
+        QCOMPARE(m_window->tabs()->currentWidget(), m_window->page(QStringLiteral("breakdownPage")));
+        for (Page* page : m_window->pages())
+            if (page->objectName() != QLatin1String("breakdownPage"))
+                QVERIFY(!m_window->tabs()->isTabEnabled(m_window->tabs()->indexOf(page)));
         QCOMPARE(player->nextButton()->text(), QStringLiteral("Reveal ▶"));
         QCOMPARE(doc->report()->bytesOf("kv_cache"), Bytes(2) * 32 * 4096 * 4096 * 2);
         QVERIFY(m_window->panel()->highlighted().contains(QStringLiteral("run.context_length")));
@@ -122,7 +124,7 @@ private slots:
         QVERIFY(player->isRevealed());
         QVERIFY(!chart->isMasked());
         QVERIFY(m_window->verdictLabel()->isVisible());
-        QVERIFY(m_window->tabs()->isTabEnabled(3));
+        QVERIFY(m_window->tabs()->isTabEnabled(m_window->tabs()->indexOf(m_window->page(QStringLiteral("explainPage")))));
         QTest::qWait(20);
         QCOMPARE(chart->plottedGiB(0, QStringLiteral("kv_cache")), 2.0); // exactly 2 GiB
         QVERIFY2(player->feedbackLabel()->text().startsWith(QStringLiteral("✔ Right: 2.15 GB")), qPrintable(player->feedbackLabel()->text()));

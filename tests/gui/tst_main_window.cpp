@@ -4,7 +4,10 @@
 #include "breakdown_table.h"
 #include "compare_view.h"
 #include "explain_view.h"
+#include "breakdown_model.h"
 #include "main_window.h"
+#include "vramlab/report_text.h"
+#include "page.h"
 #include "parameter_descriptors.h"
 #include "parameter_panel.h"
 #include "qcustomplot_include.h"
@@ -27,7 +30,7 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
-#include <QTreeWidget>
+#include <QClipboard>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -250,11 +253,11 @@ private slots:
 
     void tabsSweepAndCompare()
     {
-        m_window->tabs()->setCurrentIndex(1);
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("sweepPage")));
         // 8B at 128k tokens does not fit 80 GB: the marked boundary is the core's fit, exactly.
         const FitResult fit = fitMax(m_window->document()->scenario(), SweepParam::SequenceLength);
         QCOMPARE(m_window->sweepChart()->firstNotFitting(), std::optional<Count>(*fit.value + 1));
-        m_window->tabs()->setCurrentIndex(2);
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("comparePage")));
         const auto cols = CompareView::methodColumns(m_window->document()->scenario());
         QCOMPARE(cols.size(), 4);
         QVERIFY(cols[0].report->total < cols[1].report->total); // inference below full training
@@ -269,10 +272,19 @@ private slots:
     void breakdownTableExpandsActivations()
     {
         BreakdownTable* t = m_window->table();
-        QTreeWidgetItem* acts = t->topLevelItem(4);
-        QCOMPARE(acts->text(0), QStringLiteral("Activations"));
-        QCOMPARE(acts->childCount(), int(m_window->document()->report()->activations.tensors.size()));
-        QVERIFY(t->toCsv().startsWith(QStringLiteral("component,bytes,share\nWeights,")));
+        const QModelIndex acts = t->breakdownModel()->indexOfKey(QStringLiteral("activations")); // by key, not position
+        QCOMPARE(acts.data().toString(), QStringLiteral("Activations"));
+        QCOMPARE(t->model()->rowCount(acts), int(m_window->document()->report()->activations.tensors.size()));
+        // Edit > Copy breakdown as CSV: the core's breakdown CSV, as File > Export writes it
+        // (before: text read back out of the table, "component,bytes,share").
+        QAction* copy = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>())
+            if (a->text() == QLatin1String("&Copy breakdown as CSV"))
+                copy = a;
+        QVERIFY(copy);
+        copy->trigger();
+        QCOMPARE(QApplication::clipboard()->text(), QString::fromStdString(breakdownCsv(*m_window->document()->report())));
+        QVERIFY(QApplication::clipboard()->text().startsWith(QStringLiteral("key,component,bytes,gib,share_percent,formula\nweights,Weights,")));
     }
 
     void themesRecolourCharts()
@@ -371,7 +383,8 @@ private slots:
         QVERIFY(trigger(QStringLiteral("Copy breakdown as Markdown")));
         QVERIFY(QApplication::clipboard()->text().startsWith(QStringLiteral("| Component | Size | Bytes | Share | Formula |")));
         QVERIFY(trigger(QStringLiteral("Copy breakdown as CSV")));
-        QVERIFY(QApplication::clipboard()->text().startsWith(QStringLiteral("component,bytes,share")));
+        // The core's breakdown CSV (as File > Export writes it), no longer text read back out of the table.
+        QVERIFY(QApplication::clipboard()->text().startsWith(QStringLiteral("key,component,bytes,gib,share_percent,formula")));
     }
 
     void unsavedWorkSurvivesACrash()

@@ -4,6 +4,7 @@
 // report show measured beside predicted with the report's numbers.
 #include "chart_support.h"
 #include "main_window.h"
+#include "page.h"
 #include "probe_chart.h"
 #include "probe_runner.h"
 #include "probe_view.h"
@@ -73,7 +74,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
         m_view = m_window->probeView();
         QVERIFY(m_view);
-        m_window->tabs()->setCurrentWidget(m_view);
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("probePage")));
     }
     void cleanup() { m_window.reset(); }
 
@@ -440,6 +441,7 @@ private:
         doc->setParameter(QStringLiteral("run.micro_batch_size"), QVariant::fromValue<qlonglong>(before + 1));
         QCOMPARE(doc->scenario().run.microBatchSize, before + 1);
         QVERIFY(doc->report());
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("breakdownPage"))); // a hidden page waits until shown
         QCOMPARE(m_window->chart()->plottedGiB(0, QStringLiteral("activations")), toGiB(doc->report()->bytesOf("activations")));
     }
 

@@ -2,6 +2,7 @@
 // The Timeline and Plan tabs driven offscreen: what they draw and list is what the core
 // says; applying a plan row or a fit is one undoable edit.
 #include "main_window.h"
+#include "page.h"
 #include "plan_view.h"
 #include "qcustomplot_include.h"
 #include "scenario_document.h"
@@ -39,7 +40,7 @@ private slots:
 
     void timelineDrawsTheCoresStep()
     {
-        m_window->tabs()->setCurrentIndex(4);
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("timelinePage")));
         const Report& r = *m_window->document()->report();
         TimelineChart* chart = m_window->timelineChart();
         const StepTimeline want = simulateStep(r.stepInputs, 2);
@@ -69,7 +70,7 @@ private slots:
 
     void timelineFollowsEdits()
     {
-        m_window->tabs()->setCurrentIndex(4);
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("timelinePage")));
         ScenarioDocument* doc = m_window->document();
         doc->setParameter(QStringLiteral("run.micro_batch_size"), 4);
         QCOMPARE(m_window->timelineChart()->timeline().peak, doc->report()->peak);
@@ -79,9 +80,32 @@ private slots:
         QVERIFY(m_window->timelineChart()->timeline().events.empty());
     }
 
+    void hiddenPagesWaitUntilShown()
+    {
+        // Pages own their updates: an edit marks every page stale, only the one on show recomputes.
+        Page* breakdown = m_window->page(QStringLiteral("breakdownPage"));
+        Page* timeline = m_window->page(QStringLiteral("timelinePage"));
+        m_window->tabs()->setCurrentWidget(breakdown);
+        ScenarioDocument* doc = m_window->document();
+        doc->setParameter(QStringLiteral("run.micro_batch_size"), 2);
+        QVERIFY(!breakdown->isStale());
+        for (Page* page : m_window->pages())
+            QCOMPARE(page->isStale(), page != breakdown);
+        m_window->tabs()->setCurrentWidget(timeline);
+        QVERIFY(!timeline->isStale());
+        QCOMPARE(m_window->currentChart(nullptr, nullptr), ChartKind::Timeline);
+        // Step 2 is the step the estimate simulated for its peak, drawn without simulating it again.
+        const Report& r = *doc->report();
+        QVERIFY(!r.timeline.events.empty());
+        QCOMPARE(m_window->timelineChart()->timeline().events.size(), r.timeline.events.size());
+        for (size_t i = 0; i < r.timeline.events.size(); ++i)
+            QCOMPARE(m_window->timelineChart()->timeline().events[i].total(), r.timeline.events[i].total());
+        QCOMPARE(m_window->timelineChart()->timeline().peak, r.peak);
+    }
+
     void planListsTheCoresRanking()
     {
-        m_window->tabs()->setCurrentIndex(5);
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("planPage")));
         PlanView* view = m_window->planView();
         const Scenario sc = m_window->document()->scenario();
         PlanRequest req;
@@ -115,7 +139,7 @@ private slots:
 
     void fitSolversApply()
     {
-        m_window->tabs()->setCurrentIndex(5);
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("planPage")));
         const Scenario sc = m_window->document()->scenario();
         const FitResult mb = fitMax(sc, SweepParam::MicroBatchSize);
         QVERIFY(mb.value);

@@ -56,6 +56,9 @@ struct Report {
     std::string peakWhere;
     TimelineEvent peakEvent;        ///< phase, micro-batch and layer of the peak (training)
     StepInputs stepInputs;          ///< what simulateStep() replays for the timeline (training)
+    /// Training step 2 as simulated for the peak, its events recorded when explained (and
+    /// within kMaxTimelineEvents): the Timeline chart draws it without simulating again.
+    StepTimeline timeline;
     Bytes hostBytes = 0;            ///< offloaded state in host memory, per GPU process
     std::string hostFormula;
 

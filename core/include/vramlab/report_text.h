@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "vramlab/chart_data.h"
 #include "vramlab/report.h"
 #include "vramlab/scenario.h"
 
@@ -40,6 +41,12 @@ ReportCell verdictCell(const Report& report);
 std::string breakdownCsv(const Report& report);
 /// One row per event of the simulated step: phase, micro-batch, layer, bytes per category, total.
 std::string timelineCsv(const StepTimeline& timeline);
+/// One row per sweep point: the swept key, bytes per component, total, peak, fits
+/// (`separator` '\t' for the CLI's table).
+std::string sweepCsv(SweepParam param, const std::vector<SweepPoint>& points, char separator = ',');
+/// One row per bar: its label, bytes per component, total, peak, fits ("invalid" and empty
+/// cells for a column that is not a valid configuration).
+std::string columnsCsv(const std::vector<ChartColumn>& columns);
 /// The breakdown as a Markdown table (component, size, bytes, share, formula).
 std::string breakdownMarkdown(const Report& report);
 /// The scenario's settings as a Markdown table (model shapes and how it runs).

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+#include "vramlab/chart_data.h"
+
+#include "vramlab/errors.h"
+#include "vramlab/estimator.h"
+#include "vramlab/fit.h"
+#include "vramlab/report_text.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace vramlab {
+
+namespace {
+
+struct KindName {
+    ChartKind kind;
+    std::string_view name;
+};
+
+constexpr KindName kKinds[] = {
+    {ChartKind::Breakdown, "breakdown"},         {ChartKind::SweepSequence, "sweep-seq"},
+    {ChartKind::SweepBatch, "sweep-batch"},      {ChartKind::CompareMethods, "compare-methods"},
+    {ChartKind::CompareZero, "compare-zero"},    {ChartKind::CompareFiles, "compare-files"},
+    {ChartKind::Timeline, "timeline"},
+};
+
+constexpr Count kLengthFrom = 128;
+constexpr Count kLengthTo = 131072;
+constexpr Count kBatchTo = 512;
+
+bool isLength(SweepParam p) { return p == SweepParam::SequenceLength || p == SweepParam::ContextLength; }
+
+} // namespace
+
+std::optional<ChartKind> parseChartKind(std::string_view name)
+{
+    for (const KindName& k : kKinds)
+        if (k.name == name)
+            return k.kind;
+    return std::nullopt;
+}
+
+std::string_view chartKindName(ChartKind kind)
+{
+    for (const KindName& k : kKinds)
+        if (k.kind == kind)
+            return k.name;
+    return {};
+}
+
+std::vector<std::string_view> chartKindNames()
+{
+    std::vector<std::string_view> names;
+    for (const KindName& k : kKinds)
+        names.push_back(k.name);
+    return names;
+}
+
+SweepParam sweepParamFor(ChartKind kind, const Scenario& sc)
+{
+    const bool training = sc.run.mode == Mode::Training;
+    if (kind == ChartKind::SweepSequence)
+        return training ? SweepParam::SequenceLength : SweepParam::ContextLength;
+    return training ? SweepParam::MicroBatchSize : SweepParam::BatchSize;
+}
+
+std::string sweepAxisLabel(SweepParam p)
+{
+    switch (p) {
+    case SweepParam::SequenceLength: return "sequence length (tokens)";
+    case SweepParam::MicroBatchSize: return "micro-batch (samples)";
+    case SweepParam::ContextLength: return "context length (tokens)";
+    case SweepParam::BatchSize: return "batch (sequences)";
+    default: return keyPathOf(p);
+    }
+}
+
+SweepRange sweepRange(const Scenario& sc, SweepParam p)
+{
+    SweepRange r;
+    r.from = isLength(p) ? kLengthFrom : 1;
+    r.to = isLength(p) ? kLengthTo : kBatchTo;
+    // Learned positions have no row past the table: the sequence stops there (as fitMax does).
+    if (p == SweepParam::SequenceLength && sc.model.position == PositionKind::Learned)
+        r.to = std::min(r.to, std::max<Count>(1, sc.model.maxPositionEmbeddings));
+    if (r.to < r.from)
+        r.from = std::max<Count>(1, r.to / 8);
+    return r;
+}
+
+SweepSeries sweepSeries(const Scenario& sc, SweepParam p)
+{
+    SweepSeries s;
+    s.param = p;
+    s.range = sweepRange(sc, p);
+    s.points = sweep(sc, p, s.range.from, s.range.to, s.range.points, s.range.logScale);
+    if (sc.run.gpu) {
+        const FitResult fit = fitMax(sc, p);
+        if (fit.nextReport)
+            s.boundary = fit.nextValue;
+    }
+    return s;
+}
+
+ChartColumn chartColumn(std::string label, const Scenario& sc)
+{
+    ChartColumn c{std::move(label), std::nullopt, {}};
+    try {
+        c.report = estimate(sc);
+    } catch (const std::exception& e) {
+        c.error = e.what();
+    }
+    return c;
+}
+
+std::vector<ChartColumn> methodVariants(const Scenario& base)
+{
+    Scenario inf = base, full = base, lora = base, qlora = base;
+    inf.run.mode = Mode::Inference;
+    inf.run.inference.batchSize = 1;
+    inf.run.inference.contextLength = base.run.sequenceLength;
+    for (Scenario* s : {&full, &lora, &qlora})
+        s->run.mode = Mode::Training;
+    full.run.finetune.method = FinetuneMethod::Full;
+    lora.run.finetune.method = FinetuneMethod::Lora;
+    qlora.run.finetune.method = FinetuneMethod::Qlora;
+    if (qlora.run.precision == Precision::Fp32)
+        qlora.run.precision = Precision::MixedBf16;
+    const std::string rank = std::to_string(base.run.finetune.rank);
+    std::vector<ChartColumn> cols;
+    cols.push_back(chartColumn("Inference", inf));
+    cols.push_back(chartColumn("Full training", full));
+    cols.push_back(chartColumn("LoRA r=" + rank, lora));
+    cols.push_back(chartColumn("QLoRA r=" + rank, qlora));
+    return cols;
+}
+
+std::vector<ChartColumn> zeroVariants(const Scenario& base)
+{
+    Scenario sc = base;
+    sc.run.mode = Mode::Training;
+    sc.run.parallelism.offloadParams = false;
+    if (sc.run.parallelism.dataParallel() <= 1)
+        sc.run.parallelism.gpus = 8 * sc.run.parallelism.tensorParallel * sc.run.parallelism.pipelineParallel;
+    const std::string gpus = std::to_string(sc.run.parallelism.gpus);
+    std::vector<ChartColumn> cols;
+    for (int stage = 0; stage <= 3; ++stage) {
+        sc.run.parallelism.zeroStage = stage;
+        cols.push_back(chartColumn(stage == 0 ? "DP (no ZeRO), " + gpus + " GPUs" : "ZeRO-" + std::to_string(stage), sc));
+    }
+    return cols;
+}
+
+std::vector<ChartColumn> chartColumns(ChartKind kind, const std::vector<Scenario>& scenarios, const std::vector<std::string>& labels)
+{
+    if (scenarios.empty())
+        throw InputError("--chart", "expected a scenario to chart");
+    switch (kind) {
+    case ChartKind::Breakdown: return {chartColumn(scenarios.front().model.name, scenarios.front())};
+    case ChartKind::CompareMethods: return methodVariants(scenarios.front());
+    case ChartKind::CompareZero: return zeroVariants(scenarios.front());
+    case ChartKind::CompareFiles: {
+        std::vector<ChartColumn> cols;
+        for (size_t i = 0; i < scenarios.size(); ++i)
+            cols.push_back(chartColumn(i < labels.size() ? labels[i] : scenarios[i].name, scenarios[i]));
+        return cols;
+    }
+    default: throw InputError("--chart", "expected a bar chart, got " + std::string(chartKindName(kind)));
+    }
+}
+
+StepTimeline timelineSeries(const Report& r, int step)
+{
+    if (!r.stepInputs.training)
+        throw InputError("run.mode", "expected training: the timeline chart simulates a training step");
+    if (step == 2 && !r.timeline.events.empty())
+        return r.timeline; // recorded once by estimate() for the peak
+    return simulateStep(r.stepInputs, step);
+}
+
+std::string chartCsv(ChartKind kind, const std::vector<Scenario>& scenarios, const std::vector<std::string>& labels)
+{
+    if (scenarios.empty())
+        throw InputError("--chart", "expected a scenario to chart");
+    const Scenario& sc = scenarios.front();
+    switch (kind) {
+    case ChartKind::Breakdown: return breakdownCsv(estimate(sc));
+    case ChartKind::Timeline: return timelineCsv(timelineSeries(estimate(sc)));
+    case ChartKind::SweepSequence:
+    case ChartKind::SweepBatch: {
+        const SweepSeries s = sweepSeries(sc, sweepParamFor(kind, sc)); // as the picture: same range, same errors
+        return sweepCsv(s.param, s.points);
+    }
+    default: return columnsCsv(chartColumns(kind, scenarios, labels));
+    }
+}
+
+} // namespace vramlab
