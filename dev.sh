@@ -12,8 +12,9 @@ cd "$(dirname "$0")"
 BUILD_PACKAGES=(build-essential cmake pkg-config nlohmann-json3-dev qt6-base-dev qt6-svg-dev libqcustomplot-dev libbenchmark-dev)
 # Eager PyTorch on the CPU is the ground truth the validation suite compares with;
 # appstream, desktop-file-utils, libxml2-utils and dpkg-dev validate and build the Debian
-# package; clang and its runtime bring libFuzzer for the fuzz preset.
-TEST_PACKAGES=(python3 python3-torch appstream desktop-file-utils libxml2-utils dpkg-dev clang-14 libclang-rt-14-dev)
+# package; clang and its runtime bring libFuzzer for the fuzz preset; clang-format-14
+# checks that every C++ file is formatted as .clang-format says.
+TEST_PACKAGES=(python3 python3-torch appstream desktop-file-utils libxml2-utils dpkg-dev clang-14 libclang-rt-14-dev clang-format-14)
 DEFAULT_SCENARIO=resources/scenarios/llama-3-8b-8xh100.json
 JOBS=$(nproc)
 

@@ -7,16 +7,8 @@ namespace vramlab {
 
 QString componentLabel(const QString& key)
 {
-    static const QHash<QString, QString> labels = {
-        {QStringLiteral("weights"), QStringLiteral("Weights")},
-        {QStringLiteral("master_weights"), QStringLiteral("Master weights")},
-        {QStringLiteral("gradients"), QStringLiteral("Gradients")},
-        {QStringLiteral("optimizer_states"), QStringLiteral("Optimizer states")},
-        {QStringLiteral("activations"), QStringLiteral("Activations")},
-        {QStringLiteral("kv_cache"), QStringLiteral("KV cache")},
-        {QStringLiteral("overhead"), QStringLiteral("Overhead")},
-    };
-    return labels.value(key, key);
+    const ComponentInfo* c = findComponent(key.toStdString());
+    return c ? QString::fromUtf8(c->label.data(), qsizetype(c->label.size())) : key;
 }
 
 QString bytesText(Bytes bytes) { return QString::fromStdString(formatBytes(bytes)); }

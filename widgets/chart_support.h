@@ -10,10 +10,15 @@
 
 namespace vramlab {
 
-/// The seven bar segments, bottom to top, as the report names them.
-inline constexpr std::array<const char*, 7> kComponentKeys = {"weights", "master_weights", "gradients", "optimizer_states",
-                                                              "activations", "kv_cache", "overhead"};
+/// The seven bar segments, bottom to top, as the report names them (the core's registry).
+inline constexpr std::array<const char*, kReportComponents.size()> kComponentKeys = [] {
+    std::array<const char*, kReportComponents.size()> keys{};
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        keys[i] = componentKey(kReportComponents[i]).data(); // literals: NUL-terminated
+    return keys;
+}();
 
+/// The registry's label of a report key ("Optimizer states"); an unknown key as it is.
 QString componentLabel(const QString& key);
 /// "45.07 GiB" (binary units, as GPU memory is sold and reported).
 QString bytesText(Bytes bytes);

@@ -373,6 +373,10 @@ QVector<ParamDescriptor> build()
     all << fieldControl(QStringLiteral("run.mfu"), hw, QStringLiteral("MFU"), QStringLiteral("of peak"),
                         QStringLiteral("Model FLOPs utilization assumed for the step time: 0.4-0.6 is typical for large runs."),
                         K::Real, 0.05, 1.0, always, 2);
+    all << fieldControl(QStringLiteral("run.safety_margin"), hw, QStringLiteral("Safety margin"), QStringLiteral("of memory"),
+                        QStringLiteral("Share of each GPU's memory kept free (fragmentation, other processes): the verdict, "
+                                       "the fit solvers and the planner count only the rest."),
+                        K::Real, 0.0, 0.5, always, 2);
     return all;
 }
 

@@ -24,22 +24,25 @@ PlotTheme PlotTheme::fromPalette(const QPalette& p, bool presenter)
 
 QColor PlotTheme::componentColor(const QString& key)
 {
+    // The registry gives each component a colour role; an unknown key is drawn as overhead.
+    const ComponentInfo* c = findComponent(key.toStdString());
+    return roleColor(c ? c->colour : ColourRole::Grey);
+}
+
+QColor PlotTheme::roleColor(ColourRole role)
+{
     // Okabe & Ito (2008), distinguishable with the common colour-vision deficiencies.
-    if (key == QLatin1String("weights"))
-        return QColor(0x00, 0x72, 0xB2); // blue
-    if (key == QLatin1String("master_weights"))
-        return QColor(0x56, 0xB4, 0xE9); // sky blue
-    if (key == QLatin1String("gradients"))
-        return QColor(0x00, 0x9E, 0x73); // bluish green
-    if (key == QLatin1String("optimizer_states"))
-        return QColor(0xE6, 0x9F, 0x00); // orange
-    if (key == QLatin1String("activations"))
-        return QColor(0xD5, 0x5E, 0x00); // vermillion
-    if (key == QLatin1String("kv_cache"))
-        return QColor(0xCC, 0x79, 0xA7); // reddish purple
-    if (key == QLatin1String("temporaries"))
-        return QColor(0xF0, 0xE4, 0x42); // yellow: the step timeline's short-lived buffers
-    return QColor(0x99, 0x99, 0x99);     // overhead: grey
+    switch (role) {
+    case ColourRole::Blue: return QColor(0x00, 0x72, 0xB2);
+    case ColourRole::SkyBlue: return QColor(0x56, 0xB4, 0xE9);
+    case ColourRole::BluishGreen: return QColor(0x00, 0x9E, 0x73);
+    case ColourRole::Orange: return QColor(0xE6, 0x9F, 0x00);
+    case ColourRole::Vermillion: return QColor(0xD5, 0x5E, 0x00);
+    case ColourRole::ReddishPurple: return QColor(0xCC, 0x79, 0xA7);
+    case ColourRole::Yellow: return QColor(0xF0, 0xE4, 0x42);
+    case ColourRole::Grey: break;
+    }
+    return QColor(0x99, 0x99, 0x99);
 }
 
 QFont PlotTheme::font(int delta) const

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "vramlab/component_kind.h"
+
 #include <QColor>
 #include <QFont>
 #include <QPalette>
@@ -28,6 +30,7 @@ struct PlotTheme {
     static PlotTheme fromPalette(const QPalette& palette, bool presenter);
     /// The colour of a component key ("weights", "activations", ...).
     static QColor componentColor(const QString& key);
+    static QColor roleColor(ColourRole role);
     /// Applies background, axes, tick labels and grid to a plot.
     void apply(QCustomPlot* plot) const;
     QFont font(int delta = 0) const;

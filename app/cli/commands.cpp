@@ -13,6 +13,7 @@
 #include "vramlab/presets.h"
 #include "vramlab/report_json.h"
 #include "vramlab/report_text.h"
+#include "vramlab/scenario_fields.h"
 #include "vramlab/step_timeline.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/sweep.h"
@@ -83,14 +84,14 @@ int runSweep(const std::vector<std::string>& words)
     const Count to = a.integer("--to", 1, 100'000'000).value_or(from);
     const int points = static_cast<int>(a.integer("--points", 1, 1'000'000).value_or(10));
     const auto pts = withFile(file, [&] { return sweep(sc, p, from, to, points, a.flag("--log")); });
-    static const char* keys[] = {"weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead", "total"};
     std::ostringstream out;
     if (a.flag("--json")) {
         json arr = json::array();
         for (const SweepPoint& pt : pts) {
             json bytes = json::object();
-            for (const char* k : keys)
-                bytes[k] = pt.report.bytesOf(k);
+            for (ComponentKind k : kReportComponents)
+                bytes[std::string(componentKey(k))] = pt.report.bytes(k);
+            bytes["total"] = pt.report.total;
             arr.push_back({{"value", pt.value}, {"per_gpu_bytes", bytes}, {"peak_bytes", pt.report.peak},
                            {"fits", pt.report.hasVerdict ? json(pt.report.fits) : json(nullptr)},
                            {"flops_per_step", pt.report.flops.perStep}});
@@ -100,6 +101,48 @@ int runSweep(const std::vector<std::string>& words)
         out << sweepCsv(p, pts, a.flag("--csv") ? ',' : '\t');
     }
     write(out.str());
+    return 0;
+}
+
+int runKeys(const std::vector<std::string>& words)
+{
+    CliArgs a(words, {}, {"--json"});
+    if (!a.positionals().empty())
+        throw InputError("keys", "expected no arguments (only --json), got \"" + a.positionals().front() + "\"");
+    auto kindName = [](FieldKind k) {
+        switch (k) {
+        case FieldKind::Integer: return "integer";
+        case FieldKind::Real: return "number";
+        case FieldKind::Boolean: return "boolean";
+        case FieldKind::Choice: return "choice";
+        case FieldKind::Text: return "string";
+        case FieldKind::Custom: return "value";
+        case FieldKind::Unmodelled: return "refused";
+        }
+        return "?";
+    };
+    auto number = [](double d) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.10g", d);
+        return std::string(buf);
+    };
+    json arr = json::array();
+    std::ostringstream out;
+    for (const ScenarioField& f : scenarioFields()) {
+        std::string accepts;
+        if (f.kind == FieldKind::Integer || f.kind == FieldKind::Real)
+            accepts = number(f.min) + (f.maxOpen ? " to below " : " to ") + number(f.max);
+        else if (f.kind == FieldKind::Choice)
+            for (const ChoiceName& c : f.choices)
+                accepts += (accepts.empty() ? "" : " | ") + std::string(c.name);
+        else if (f.kind == FieldKind::Unmodelled)
+            accepts = "only " + std::string(f.modelledJson) + " (not modelled yet)";
+        json j = {{"key", f.key}, {"kind", kindName(f.kind)}, {"accepts", accepts}, {"unit", f.unit}, {"description", f.description}};
+        arr.push_back(std::move(j));
+        out << f.key << "  (" << kindName(f.kind) << (accepts.empty() ? "" : ": " + accepts)
+            << (f.unit.empty() ? "" : ", " + std::string(f.unit)) << ")\n    " << f.description << "\n";
+    }
+    write(a.flag("--json") ? arr.dump(2) + "\n" : out.str());
     return 0;
 }
 

@@ -15,6 +15,7 @@ int runTimeline(const std::vector<std::string>& args);
 int runPlan(const std::vector<std::string>& args);
 int runPresets(const std::vector<std::string>& args);
 int runGpus(const std::vector<std::string>& args);
+int runKeys(const std::vector<std::string>& args);
 int runImportHf(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
 int runSnapshot(const std::vector<std::string>& args); ///< snapshot_command.cpp

@@ -2,6 +2,7 @@
 // vramlab-cli: estimate, sweep and fit LLM memory from the command line (core only, no Qt).
 #include "command_main.h"
 #include "commands.h"
+#include "vramlab/version.h"
 
 #include <array>
 
@@ -29,6 +30,7 @@ commands:
                                   checkpointing x offload, ranked by estimated step time
   presets [--json]                built-in models and their parameter counts
   gpus [--json]                   the GPU catalog: memory, TFLOP/s, bandwidths
+  keys [--json]                   every scenario key: kind, accepted values, unit, meaning
   import-hf CONFIG.json [-o OUT.json] [--name NAME]
                                   scenario from a Hugging Face config.json
   validate FILE                   check a scenario file (exit 0 valid, 2 invalid)
@@ -48,7 +50,7 @@ struct Command {
     const char* usage; ///< what `vramlab-cli NAME --help` prints
 };
 
-const std::array<Command, 10> kCommands = {{
+const std::array<Command, 11> kCommands = {{
     {"estimate", vramlab::cli::runEstimate, R"(usage: vramlab-cli estimate FILE [--json]
 
 Memory per GPU by component (weights, master weights, gradients, optimizer states,
@@ -90,6 +92,12 @@ The built-in models with their parameter counts (computed and published).
 
 The GPU catalog: the names run.gpu accepts, memory as the driver reports it, dense
 TFLOP/s by dtype, memory, GPU-to-GPU and host bandwidths.
+)"},
+    {"keys", vramlab::cli::runKeys, R"(usage: vramlab-cli keys [--json]
+
+Every key a scenario file may hold, from the table the reader, the writer and the window
+share: its kind, the values it accepts (range or choices), its unit and what it means.
+Keys marked "refused" change memory in ways not modelled yet: only the value shown loads.
 )"},
     {"import-hf", vramlab::cli::runImportHf, R"(usage: vramlab-cli import-hf CONFIG.json [-o OUT.json] [--name NAME]
 

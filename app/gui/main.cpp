@@ -3,6 +3,7 @@
 // config.json); --help and --version answer without a display.
 #include "headless_export.h"
 #include "main_window.h"
+#include "vramlab/version.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

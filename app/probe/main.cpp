@@ -3,6 +3,7 @@
 #include "command_main.h"
 #include "cuda_device.h"
 #include "probe_commands.h"
+#include "vramlab/version.h"
 
 #include <cstdio>
 

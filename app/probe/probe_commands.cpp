@@ -3,6 +3,7 @@
 
 #include "cuda_device.h"
 #include "vramlab/errors.h"
+#include "vramlab/version.h"
 
 #include <algorithm>
 #include <cstdio>

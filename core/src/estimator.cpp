@@ -389,7 +389,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     if (explain)
         rep.gpu = r.gpu; // the verdict below needs only the size; the name is for display
     if (r.gpu) {
-        rep.usableBytes = r.gpu->memoryBytes;
+        rep.usableBytes = r.gpu->memoryBytes - static_cast<Bytes>(std::ceil(r.safetyMargin * double(r.gpu->memoryBytes)));
         rep.fits = rep.peak <= rep.usableBytes;
         rep.hasVerdict = true;
     }

@@ -47,10 +47,10 @@ ProbeAllocationPlan probeAllocationPlan(const Scenario& scenario)
         std::string_view key;
         Bytes ModelStateBytes::*bytes;
     };
-    const Part parts[] = {{"weights", &ModelStateBytes::weights},
-                          {"master_weights", &ModelStateBytes::master},
-                          {"gradients", &ModelStateBytes::gradients},
-                          {"optimizer_states", &ModelStateBytes::optimizer}};
+    const Part parts[] = {{componentKey(ComponentKind::Weights), &ModelStateBytes::weights},
+                          {componentKey(ComponentKind::MasterWeights), &ModelStateBytes::master},
+                          {componentKey(ComponentKind::Gradients), &ModelStateBytes::gradients},
+                          {componentKey(ComponentKind::OptimizerStates), &ModelStateBytes::optimizer}};
     const std::vector<LocalParam> params = localParameters(m, r, slice);
     for (const Part& part : parts) {
         for (const LocalParam& p : params) {

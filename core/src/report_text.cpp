@@ -197,13 +197,13 @@ std::string sweepCsv(SweepParam param, const std::vector<SweepPoint>& points, ch
 {
     std::ostringstream out;
     out << csvField(keyPathOf(param));
-    for (const char* key : kKeys)
-        out << sep << key;
+    for (ComponentKind k : kReportComponents)
+        out << sep << componentKey(k);
     out << sep << "total" << sep << "peak" << sep << "fits\n";
     for (const SweepPoint& pt : points) {
         out << pt.value;
-        for (const char* key : kKeys)
-            out << sep << pt.report.bytesOf(key);
+        for (ComponentKind k : kReportComponents)
+            out << sep << pt.report.bytes(k);
         out << sep << pt.report.total << sep << pt.report.peak << sep << pt.report.fitsCsv() << '\n';
     }
     return out.str();
@@ -213,15 +213,15 @@ std::string columnsCsv(const std::vector<ChartColumn>& columns)
 {
     std::ostringstream out;
     out << "column";
-    for (const char* key : kKeys)
-        out << ',' << key;
+    for (ComponentKind k : kReportComponents)
+        out << ',' << componentKey(k);
     out << ",total,peak,fits\n";
     for (const ChartColumn& c : columns) {
         out << csvField(c.label); // labels come from file names
-        for (const char* key : kKeys) {
+        for (ComponentKind k : kReportComponents) {
             out << ',';
             if (c.report)
-                out << c.report->bytesOf(key);
+                out << c.report->bytes(k);
         }
         if (c.report)
             out << ',' << c.report->total << ',' << c.report->peak << ',' << c.report->fitsCsv() << '\n';

@@ -400,6 +400,8 @@ const ScenarioField kFields[] = {
            writeCheckpointing),
     choice<REF(s.run.attention), kAttentionNames>("run.attention", "Eager (keeps the softmax) or flash (keeps a log-sum-exp)."),
     real<REF(s.run.mfu)>("run.mfu", 0.001, 1.0, false, "of peak", "Model FLOPs utilization assumed for the step time."),
+    real<REF(s.run.safetyMargin)>("run.safety_margin", 0.0, 0.5, false, "of GPU memory",
+                                  "Share of each GPU's memory kept free: the verdict, fits and the planner use the rest."),
     choice<REF(s.run.framework), kFrameworkNames>("run.framework", "Whose training code runs; sets the defaults of the keys below."),
     optionalChoice<REF(s.run.loss), kLossNames>("run.loss", "How the cross-entropy holds the logits (default: the framework's)."),
     optionalInteger<REF(s.run.lossChunks)>("run.loss_chunks", 1, kMaxTokens, "chunks", "Chunked loss: chunks along the sequence."),

@@ -36,11 +36,12 @@ std::array<Bytes, kSnapshotCategories> predictedByCategory(const Report& r, Byte
         put(SnapshotCategory::Temporaries, at(e, TimelineCategory::Temporaries));
         put(SnapshotCategory::Other, at(e, TimelineCategory::Overhead) - outsideAllocator);
     } else {
-        put(SnapshotCategory::Weights, r.bytesOf("weights") + r.bytesOf("master_weights"));
-        put(SnapshotCategory::Gradients, r.bytesOf("gradients"));
-        put(SnapshotCategory::OptimizerStates, r.bytesOf("optimizer_states"));
-        put(SnapshotCategory::Activations, r.bytesOf("activations"));
-        put(SnapshotCategory::Other, r.bytesOf("kv_cache") + r.bytesOf("overhead") - outsideAllocator);
+        using K = ComponentKind;
+        put(SnapshotCategory::Weights, r.bytes(K::Weights) + r.bytes(K::MasterWeights));
+        put(SnapshotCategory::Gradients, r.bytes(K::Gradients));
+        put(SnapshotCategory::OptimizerStates, r.bytes(K::OptimizerStates));
+        put(SnapshotCategory::Activations, r.bytes(K::Activations));
+        put(SnapshotCategory::Other, r.bytes(K::KvCache) + r.bytes(K::Overhead) - outsideAllocator);
     }
     return p;
 }

@@ -36,6 +36,22 @@ const QByteArray kLlamaH100 = R"({"format": "vramlab.scenario", "version": 1, "n
 class TestCli : public QObject {
     Q_OBJECT
 private slots:
+    // The key reference is the field table itself: every key, the values it takes, its unit.
+    void keysListsTheFieldTable()
+    {
+        const Run text = cli({"keys"});
+        QCOMPARE(text.code, 0);
+        QVERIFY(text.out.contains("run.safety_margin  (number: 0 to 0.5, of GPU memory)"));
+        QVERIFY(text.out.contains("run.precision  (choice: fp32 | bf16 | fp16 | mixed-bf16 | mixed-fp16)"));
+        QVERIFY(text.out.contains("run.compile  (refused: only false (not modelled yet))"));
+        const Run j = cli({"keys", "--json"});
+        QCOMPARE(j.code, 0);
+        const QJsonArray keys = QJsonDocument::fromJson(j.out).array();
+        QVERIFY(keys.size() >= 80);
+        QCOMPARE(keys.first().toObject()["key"].toString(), QStringLiteral("model.preset"));
+        QCOMPARE(cli({"keys", "extra"}).code, 2);
+    }
+
     void estimateJsonMatchesReference()
     {
         const Run r = cli({"estimate", data("scenarios/llama-tiny.json"), "--json"});

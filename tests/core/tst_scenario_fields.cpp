@@ -2,6 +2,7 @@
 // The scenario field table: every key round-trips through the table, the writer and the
 // reader; the reader and the writer know exactly the table's keys.
 #include "vramlab/errors.h"
+#include "vramlab/estimator.h"
 #include "vramlab/lesson.h"
 #include "vramlab/presets.h"
 #include "vramlab/scenario_fields.h"
@@ -244,6 +245,32 @@ private slots:
         setValue(run, SweepParam::Gpus, 64);
         QCOMPARE(run.parallelism.gpus, Count(64));
         QVERIFY(run.finetune.method == FinetuneMethod::Qlora);
+    }
+
+    // run.safety_margin: one table entry plus one line of model code.
+    void safetyMarginShrinksTheUsableMemory()
+    {
+        Scenario sc;
+        sc.model = findPreset("llama-3-8b")->model;
+        sc.run.gpu = findGpu("h100-sxm-80gb");
+        const Bytes memory = sc.run.gpu->memoryBytes;
+        findField("run.safety_margin")->set(sc, 0.05);
+        const json j = scenarioToJson(sc);
+        QCOMPARE(j["run"]["safety_margin"].get<double>(), 0.05);
+        const Scenario back = readScenario(j);
+        QCOMPARE(back.run.safetyMargin, 0.05);
+        const Report r = estimate(back);
+        QCOMPARE(r.usableBytes, memory - Bytes(std::ceil(0.05 * double(memory))));
+        QCOMPARE(r.fits, r.peak <= r.usableBytes);
+        try {
+            sc.document = json::object();
+            json bad = scenarioToJson(sc);
+            bad["run"]["safety_margin"] = 0.9;
+            (void)readScenario(bad);
+            QFAIL("accepted a margin of 90 %");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromUtf8(e.what()), QStringLiteral("run.safety_margin: expected a number from 0 to 0.5, got 0.9"));
+        }
     }
 
     // Lessons highlight exact keys: a typo is refused, not silently ignored.

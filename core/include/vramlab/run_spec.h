@@ -104,6 +104,7 @@ struct RunSpec {
     Overheads overheads;
     std::optional<GpuSpec> gpu;         ///< from the catalog or custom
     double mfu = 0.4;                   ///< model FLOPs utilization assumed for step time
+    double safetyMargin = 0.0;          ///< fraction of each GPU's memory kept free: fits means peak <= (1 - margin) x memory
 
     Framework framework = Framework::Plain;      ///< sets the defaults of the optional keys below
     std::optional<LossKind> loss;                ///< unset: the framework's

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: MIT
+# Fails when a C++ file of the project differs from its .clang-format (the declared style
+# is the real one). Fix with: clang-format-14 -i $(git ls-files '*.cpp' '*.h')
+if(NOT CLANG_FORMAT)
+  message(FATAL_ERROR "clang-format-14 not found: ./dev.sh test installs it (package clang-format-14)")
+endif()
+set(files "")
+foreach(dir core widgets app tests benchmarks)
+  file(GLOB_RECURSE found RELATIVE "${SOURCE_DIR}" "${SOURCE_DIR}/${dir}/*.cpp" "${SOURCE_DIR}/${dir}/*.h")
+  list(APPEND files ${found})
+endforeach()
+list(FILTER files EXCLUDE REGEX "^tests/data/")
+execute_process(COMMAND "${CLANG_FORMAT}" --dry-run --Werror --style=file ${files}
+                WORKING_DIRECTORY "${SOURCE_DIR}" RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  string(REGEX MATCHALL "[^\n]*: error: code should be clang-formatted" bad "${err}")
+  list(REMOVE_DUPLICATES bad)
+  string(REPLACE ";" "\n" bad "${bad}")
+  message(FATAL_ERROR "not formatted with .clang-format (clang-format-14 -i FILE):\n${bad}")
+endif()
+list(LENGTH files n)
+message(STATUS "${n} files formatted as .clang-format says")
