@@ -29,24 +29,39 @@ void sliderSweep(benchmark::State& state, const char* page, const char* key)
     QApplication::processEvents();
     QSlider* slider = window.panel()->slider(QString::fromLatin1(key));
     const QString shown = QString::fromLatin1(page);
-    QCustomPlot* plot = shown == QLatin1String("sweepPage")      ? window.sweepChart()->plot()
-                        : shown == QLatin1String("timelinePage") ? window.timelineChart()->plot()
-                                                                 : window.chart()->plot();
+    QCustomPlot* plot = shown == QLatin1String("sweepPage") ? window.sweepChart()->plot()
+        : shown == QLatin1String("timelinePage")            ? window.timelineChart()->plot()
+                                                            : window.chart()->plot();
     int pos = slider->minimum();
     for (auto _ : state) {
         pos = pos >= slider->maximum() ? slider->minimum() : pos + 1;
-        slider->setValue(pos);            // one step of a drag: edit, recompute, update views
-        QApplication::processEvents();    // the queued replot and repaints
+        slider->setValue(pos); // one step of a drag: edit, recompute, update views
+        QApplication::processEvents(); // the queued replot and repaints
         plot->replot(QCustomPlot::rpImmediateRefresh); // make sure a frame was drawn
     }
 }
 
-void BM_SliderBreakdownTab(benchmark::State& state) { sliderSweep(state, "breakdownPage", "run.sequence_length"); }
-void BM_SliderSweepTab(benchmark::State& state) { sliderSweep(state, "sweepPage", "run.micro_batch_size"); }
-void BM_SliderExplainTab(benchmark::State& state) { sliderSweep(state, "explainPage", "run.parallelism.gpus"); }
-void BM_SliderTimelineTab(benchmark::State& state) { sliderSweep(state, "timelinePage", "run.sequence_length"); }
+void BM_SliderBreakdownTab(benchmark::State& state)
+{
+    sliderSweep(state, "breakdownPage", "run.sequence_length");
+}
+void BM_SliderSweepTab(benchmark::State& state)
+{
+    sliderSweep(state, "sweepPage", "run.micro_batch_size");
+}
+void BM_SliderExplainTab(benchmark::State& state)
+{
+    sliderSweep(state, "explainPage", "run.parallelism.gpus");
+}
+void BM_SliderTimelineTab(benchmark::State& state)
+{
+    sliderSweep(state, "timelinePage", "run.sequence_length");
+}
 /// Plan tab: three fit searches and the planner (433 setups for the default scenario) per move.
-void BM_SliderPlanTab(benchmark::State& state) { sliderSweep(state, "planPage", "run.sequence_length"); }
+void BM_SliderPlanTab(benchmark::State& state)
+{
+    sliderSweep(state, "planPage", "run.sequence_length");
+}
 
 } // namespace
 

@@ -5,9 +5,9 @@
 #include "plot_theme.h"
 
 #include <QFont>
+#include <QIcon>
 #include <QLocale>
 #include <QPixmap>
-#include <QIcon>
 
 namespace vramlab {
 
@@ -18,7 +18,10 @@ constexpr quintptr kTopLevel = 0;
 
 } // namespace
 
-BreakdownModel::BreakdownModel(QObject* parent) : QAbstractItemModel(parent) {}
+BreakdownModel::BreakdownModel(QObject* parent)
+    : QAbstractItemModel(parent)
+{
+}
 
 void BreakdownModel::setReport(const Report* r)
 {
@@ -31,25 +34,27 @@ void BreakdownModel::setReport(const Report* r)
             if (!c)
                 continue;
             const QString k = QString::fromLatin1(key);
-            Row row{k, componentLabel(k), c->bytes, QString::fromStdString(c->formula), PlotTheme::componentColor(k), false, {}};
+            Row row { k, componentLabel(k), c->bytes, QString::fromStdString(c->formula), PlotTheme::componentColor(k),
+                false, {} };
             if (k == QLatin1String("activations")) {
                 const QString per = r->microBatchesInFlight > 1
-                                        ? QStringLiteral(" (per micro-batch; x%1 in flight)").arg(r->microBatchesInFlight)
-                                        : QString();
+                    ? QStringLiteral(" (per micro-batch; x%1 in flight)").arg(r->microBatchesInFlight)
+                    : QString();
                 for (const ActivationTensor& t : r->activations.tensors) {
                     const QString name = QString::fromStdString(t.name);
-                    row.children.push_back({name, name + (t.count > 1 ? QStringLiteral(" x%1").arg(t.count) : QString()), t.total(),
-                                            QString::fromStdString(t.shapeText()) + per, QColor(), false, {}});
+                    row.children.push_back(
+                        { name, name + (t.count > 1 ? QStringLiteral(" x%1").arg(t.count) : QString()), t.total(),
+                            QString::fromStdString(t.shapeText()) + per, QColor(), false, {} });
                 }
             }
             if (k == QLatin1String("overhead"))
                 for (const Component& part : r->overheadParts) {
                     const QString label = QString::fromUtf8(part.label.data(), qsizetype(part.label.size()));
-                    row.children.push_back({label, label, part.bytes, QString(), QColor(), false, {}});
+                    row.children.push_back({ label, label, part.bytes, QString(), QColor(), false, {} });
                 }
             m_rows.push_back(std::move(row));
         }
-        m_rows.push_back({QStringLiteral("total"), QStringLiteral("Total"), r->total, QString(), QColor(), true, {}});
+        m_rows.push_back({ QStringLiteral("total"), QStringLiteral("Total"), r->total, QString(), QColor(), true, {} });
     }
     endResetModel();
 }
@@ -96,7 +101,10 @@ int BreakdownModel::rowCount(const QModelIndex& parent) const
     return int(m_rows[parent.row()].children.size());
 }
 
-int BreakdownModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+int BreakdownModel::columnCount(const QModelIndex&) const
+{
+    return ColumnCount;
+}
 
 QVariant BreakdownModel::data(const QModelIndex& index, int role) const
 {
@@ -107,18 +115,24 @@ QVariant BreakdownModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (col) {
-        case ComponentColumn: return row->label;
-        case SizeColumn: return bytesText(row->bytes);
-        case BytesColumn: return QLocale(QLocale::English).toString(qlonglong(row->bytes));
+        case ComponentColumn:
+            return row->label;
+        case SizeColumn:
+            return bytesText(row->bytes);
+        case BytesColumn:
+            return QLocale(QLocale::English).toString(qlonglong(row->bytes));
         case ShareColumn:
             if (row->bold)
                 return QStringLiteral("100%");
-            return m_total > 0 ? QStringLiteral("%1%").arg(100.0 * double(row->bytes) / double(m_total), 0, 'f', 1) : QString();
-        default: return {};
+            return m_total > 0 ? QStringLiteral("%1%").arg(100.0 * double(row->bytes) / double(m_total), 0, 'f', 1)
+                               : QString();
+        default:
+            return {};
         }
     case Qt::TextAlignmentRole:
         return col == ComponentColumn ? QVariant() : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
-    case Qt::ToolTipRole: return col == ComponentColumn && !row->toolTip.isEmpty() ? QVariant(row->toolTip) : QVariant();
+    case Qt::ToolTipRole:
+        return col == ComponentColumn && !row->toolTip.isEmpty() ? QVariant(row->toolTip) : QVariant();
     case Qt::DecorationRole: {
         if (col != ComponentColumn || !row->swatch.isValid())
             return {};
@@ -133,9 +147,12 @@ QVariant BreakdownModel::data(const QModelIndex& index, int role) const
         bold.setBold(true);
         return bold;
     }
-    case KeyRole: return row->key;
-    case BytesRole: return qlonglong(row->bytes);
-    default: return {};
+    case KeyRole:
+        return row->key;
+    case BytesRole:
+        return qlonglong(row->bytes);
+    default:
+        return {};
     }
 }
 
@@ -144,11 +161,16 @@ QVariant BreakdownModel::headerData(int section, Qt::Orientation orientation, in
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case ComponentColumn: return QStringLiteral("Component");
-    case SizeColumn: return QStringLiteral("Size");
-    case BytesColumn: return QStringLiteral("Bytes");
-    case ShareColumn: return QStringLiteral("Share");
-    default: return {};
+    case ComponentColumn:
+        return QStringLiteral("Component");
+    case SizeColumn:
+        return QStringLiteral("Size");
+    case BytesColumn:
+        return QStringLiteral("Bytes");
+    case ShareColumn:
+        return QStringLiteral("Share");
+    default:
+        return {};
     }
 }
 

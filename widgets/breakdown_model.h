@@ -19,7 +19,7 @@ public:
     enum Column { ComponentColumn, SizeColumn, BytesColumn, ShareColumn, ColumnCount };
     enum Role {
         KeyRole = Qt::UserRole + 1, ///< "weights", ..., "overhead", "total"; a child: its tensor or part name
-        BytesRole,                  ///< the row's bytes (qlonglong)
+        BytesRole, ///< the row's bytes (qlonglong)
     };
 
     explicit BreakdownModel(QObject* parent = nullptr);

@@ -11,7 +11,9 @@
 namespace vramlab {
 
 BreakdownPage::BreakdownPage(ScenarioDocument* document, QWidget* parent)
-    : Page(document, parent), m_chart(new StackedBarChart), m_table(new BreakdownTable)
+    : Page(document, parent)
+    , m_chart(new StackedBarChart)
+    , m_table(new BreakdownTable)
 {
     setObjectName(QStringLiteral("breakdownPage"));
     auto* layout = new QHBoxLayout(this);
@@ -22,17 +24,20 @@ BreakdownPage::BreakdownPage(ScenarioDocument* document, QWidget* parent)
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     m_table->setMinimumWidth(380);
-    split->setSizes({560, 440});
+    split->setSizes({ 560, 440 });
     layout->addWidget(split);
 }
 
-void BreakdownPage::setTheme(const PlotTheme& theme) { m_chart->setTheme(theme); }
+void BreakdownPage::setTheme(const PlotTheme& theme)
+{
+    m_chart->setTheme(theme);
+}
 
 void BreakdownPage::recompute()
 {
     const ScenarioDocument* doc = document();
     const std::optional<Report>& rep = doc->report();
-    m_chart->setColumns({{QString::fromStdString(doc->scenario().model.name), rep, doc->error()}});
+    m_chart->setColumns({ { QString::fromStdString(doc->scenario().model.name), rep, doc->error() } });
     m_table->setReport(rep ? &*rep : nullptr);
 }
 

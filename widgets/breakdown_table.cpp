@@ -7,7 +7,9 @@
 
 namespace vramlab {
 
-BreakdownTable::BreakdownTable(QWidget* parent) : QTreeView(parent), m_model(new BreakdownModel(this))
+BreakdownTable::BreakdownTable(QWidget* parent)
+    : QTreeView(parent)
+    , m_model(new BreakdownModel(this))
 {
     setModel(m_model);
     header()->setSectionResizeMode(BreakdownModel::ComponentColumn, QHeaderView::Stretch);

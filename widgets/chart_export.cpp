@@ -64,7 +64,7 @@ QString htmlTable(const ReportTable& table)
 
 QVector<ChartKind> reviewCharts(const Scenario& sc)
 {
-    QVector<ChartKind> charts = {ChartKind::Breakdown, ChartKind::SweepSequence, ChartKind::CompareMethods};
+    QVector<ChartKind> charts = { ChartKind::Breakdown, ChartKind::SweepSequence, ChartKind::CompareMethods };
     if (sc.run.mode == Mode::Training)
         charts << ChartKind::CompareZero << ChartKind::Timeline;
     return charts;
@@ -78,8 +78,8 @@ QString chartName(ChartKind kind)
     return QString::fromLatin1(name.data(), qsizetype(name.size()));
 }
 
-ExportedChart::ExportedChart(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels, QSize size,
-                             const PlotTheme& theme)
+ExportedChart::ExportedChart(
+    ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels, QSize size, const PlotTheme& theme)
     : m_size(size)
 {
     // The core computes what each chart shows (chart_data.h); a chart it cannot make throws.
@@ -101,7 +101,8 @@ ExportedChart::ExportedChart(ChartKind kind, const QVector<Scenario>& scenarios,
     } else {
         auto* chart = new StackedBarChart;
         chart->setTheme(theme);
-        chart->setColumns(StackedBarChart::columnsOf(chartColumns(kind, std::vector<Scenario>(scenarios.begin(), scenarios.end()), stdLabels(labels))));
+        chart->setColumns(StackedBarChart::columnsOf(
+            chartColumns(kind, std::vector<Scenario>(scenarios.begin(), scenarios.end()), stdLabels(labels))));
         m_plot = chart->plot();
         m_widget.reset(chart);
     }
@@ -111,7 +112,10 @@ ExportedChart::ExportedChart(ChartKind kind, const QVector<Scenario>& scenarios,
 
 ExportedChart::~ExportedChart() = default;
 
-QCustomPlot* ExportedChart::plot() const { return m_plot; }
+QCustomPlot* ExportedChart::plot() const
+{
+    return m_plot;
+}
 
 QByteArray ExportedChart::png(double scale) const
 {
@@ -182,7 +186,7 @@ QByteArray reviewHtml(const Scenario& sc, QSize chartSize, const PlotTheme& them
     const QString breakdown = htmlTable(breakdownTable(r));
     QString charts;
     for (ChartKind kind : reviewCharts(sc)) {
-        const ExportedChart chart(kind, {sc}, {}, chartSize, theme);
+        const ExportedChart chart(kind, { sc }, {}, chartSize, theme);
         QByteArray svg = chart.svg();
         svg = svg.mid(svg.indexOf("<svg")); // inline: drop the XML prolog
         charts += QStringLiteral("<figure>%1<figcaption>%2</figcaption></figure>\n")
@@ -204,9 +208,10 @@ th { background: #f2f2f2; } code { font-size: 90%; } figure { margin: 1.5em 0; }
 <p><em>Made with VRAM Lab %8; every figure is reproducible with <code>vramlab-cli estimate</code>.</em></p>
 </body></html>
 )")
-                             .arg(QString::fromStdString(sc.name).toHtmlEscaped(), r.fits ? QStringLiteral("#00783c") : QStringLiteral("#be1e14"),
-                                  verdictText(r).toHtmlEscaped(), settings, breakdown, charts, ExplainView::html(r),
-                                  QCoreApplication::applicationVersion().toHtmlEscaped());
+                             .arg(QString::fromStdString(sc.name).toHtmlEscaped(),
+                                 r.fits ? QStringLiteral("#00783c") : QStringLiteral("#be1e14"),
+                                 verdictText(r).toHtmlEscaped(), settings, breakdown, charts, ExplainView::html(r),
+                                 QCoreApplication::applicationVersion().toHtmlEscaped());
     return html.toUtf8();
 }
 
@@ -229,7 +234,8 @@ int moveFolderIntoPlace(const std::string& tmp, const std::string& folder, bool 
 }
 
 /// The review report OUT.md and its images in OUT_files/, all or nothing.
-bool exportReviewMarkdown(const Scenario& sc, const QString& outPath, QSize size, const PlotTheme& theme, QString* error)
+bool exportReviewMarkdown(
+    const Scenario& sc, const QString& outPath, QSize size, const PlotTheme& theme, QString* error)
 {
     namespace fs = std::filesystem;
     const QFileInfo out(outPath);
@@ -261,7 +267,7 @@ bool exportReviewMarkdown(const Scenario& sc, const QString& outPath, QSize size
         for (ChartKind k : reviewCharts(sc)) {
             const QString name = chartName(k) + QStringLiteral(".png");
             writeFileAtomically(tmp + "/" + QFile::encodeName(name).toStdString(),
-                                ExportedChart(k, {sc}, {}, size, theme).png(2.0).toStdString());
+                ExportedChart(k, { sc }, {}, size, theme).png(2.0).toStdString());
             images.emplace_back(std::string(chartKindName(k)), (folderName + QLatin1Char('/') + name).toStdString());
         }
         const std::string report = reviewMarkdown(sc, estimate(sc), images);
@@ -285,8 +291,8 @@ bool exportReviewMarkdown(const Scenario& sc, const QString& outPath, QSize size
 
 } // namespace
 
-bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels, const QString& outPath,
-                    QSize size, const PlotTheme& theme, QString* error)
+bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels,
+    const QString& outPath, QSize size, const PlotTheme& theme, QString* error)
 {
     const QString ext = QFileInfo(outPath).suffix().toLower();
     auto fail = [&](const QString& why) {
@@ -306,11 +312,16 @@ bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QS
     try {
         if (ext == QLatin1String("png") || ext == QLatin1String("svg") || ext == QLatin1String("pdf")) {
             const ExportedChart chart(kind, scenarios, labels, size, theme);
-            const QByteArray data = ext == QLatin1String("png") ? chart.png(2.0) : ext == QLatin1String("svg") ? chart.svg() : chart.pdf();
+            const QByteArray data = ext == QLatin1String("png") ? chart.png(2.0)
+                : ext == QLatin1String("svg")                   ? chart.svg()
+                                                                : chart.pdf();
             return writeFileAtomic(outPath, data, error);
         }
         if (ext == QLatin1String("csv"))
-            return writeFileAtomic(outPath, QByteArray::fromStdString(chartCsv(kind, std::vector<Scenario>(scenarios.begin(), scenarios.end()), stdLabels(labels))), error);
+            return writeFileAtomic(outPath,
+                QByteArray::fromStdString(
+                    chartCsv(kind, std::vector<Scenario>(scenarios.begin(), scenarios.end()), stdLabels(labels))),
+                error);
         if (ext == QLatin1String("html"))
             return writeFileAtomic(outPath, reviewHtml(scenarios.front(), size, theme), error);
         if (ext == QLatin1String("md"))

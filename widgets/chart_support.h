@@ -12,7 +12,7 @@ namespace vramlab {
 
 /// The seven bar segments, bottom to top, as the report names them (the core's registry).
 inline constexpr std::array<const char*, kReportComponents.size()> kComponentKeys = [] {
-    std::array<const char*, kReportComponents.size()> keys{};
+    std::array<const char*, kReportComponents.size()> keys {};
     for (std::size_t i = 0; i < keys.size(); ++i)
         keys[i] = componentKey(kReportComponents[i]).data(); // literals: NUL-terminated
     return keys;

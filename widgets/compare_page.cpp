@@ -11,7 +11,9 @@
 
 namespace vramlab {
 
-ComparePage::ComparePage(ScenarioDocument* document, QWidget* parent) : Page(document, parent), m_view(new CompareView)
+ComparePage::ComparePage(ScenarioDocument* document, QWidget* parent)
+    : Page(document, parent)
+    , m_view(new CompareView)
 {
     setObjectName(QStringLiteral("comparePage"));
     auto* layout = new QVBoxLayout(this);
@@ -23,21 +25,30 @@ ComparePage::ComparePage(ScenarioDocument* document, QWidget* parent) : Page(doc
     connect(m_view, &CompareView::openSideRequested, this, &ComparePage::openSide);
 }
 
-ChartKind ComparePage::chartKind() const { return m_view->chartKind(); }
+ChartKind ComparePage::chartKind() const
+{
+    return m_view->chartKind();
+}
 
 QVector<Scenario> ComparePage::chartScenarios(QStringList* labels) const
 {
     return chartKind() == ChartKind::CompareFiles ? m_view->sides(labels) : Page::chartScenarios(labels);
 }
 
-void ComparePage::setTheme(const PlotTheme& theme) { m_view->setTheme(theme); }
+void ComparePage::setTheme(const PlotTheme& theme)
+{
+    m_view->setTheme(theme);
+}
 
-void ComparePage::recompute() { m_view->setScenario(document()->scenario()); }
+void ComparePage::recompute()
+{
+    m_view->setScenario(document()->scenario());
+}
 
 void ComparePage::openSide(int side)
 {
     const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open scenario"), QString(),
-                                                      QStringLiteral("Scenario or Hugging Face config (*.json);;All files (*)"));
+        QStringLiteral("Scenario or Hugging Face config (*.json);;All files (*)"));
     if (path.isEmpty())
         return;
     try {

@@ -54,7 +54,8 @@ CompareView::CompareView(QWidget* parent)
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     abLayout->addWidget(split, 1);
-    m_abTable->setHorizontalHeaderLabels({QStringLiteral("Component"), QStringLiteral("A"), QStringLiteral("B"), QStringLiteral("B - A")});
+    m_abTable->setHorizontalHeaderLabels(
+        { QStringLiteral("Component"), QStringLiteral("A"), QStringLiteral("B"), QStringLiteral("B - A") });
     m_abTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_abTable->verticalHeader()->setVisible(false);
     m_abTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -83,7 +84,7 @@ QVector<Scenario> CompareView::sides(QStringList* labels) const
 
 void CompareView::setTheme(const PlotTheme& theme)
 {
-    for (StackedBarChart* c : {m_methods, m_zero, m_ab})
+    for (StackedBarChart* c : { m_methods, m_zero, m_ab })
         c->setTheme(theme);
 }
 
@@ -115,12 +116,14 @@ void CompareView::rebuildAb()
     QVector<StackedBarChart::Column> cols;
     for (int side = 0; side < 2; ++side)
         if (m_sides[side])
-            cols << StackedBarChart::columnsOf({chartColumn(
-                QStringLiteral("%1: %2").arg(side == 0 ? QStringLiteral("A") : QStringLiteral("B"), m_labels[side]).toStdString(),
-                *m_sides[side])});
+            cols << StackedBarChart::columnsOf(
+                { chartColumn(QStringLiteral("%1: %2")
+                                  .arg(side == 0 ? QStringLiteral("A") : QStringLiteral("B"), m_labels[side])
+                                  .toStdString(),
+                    *m_sides[side]) });
     m_ab->setColumns(cols);
-    m_abHint->setText(cols.size() < 2 ? QStringLiteral("Choose two scenarios to compare them component by component.")
-                                      : QString());
+    m_abHint->setText(
+        cols.size() < 2 ? QStringLiteral("Choose two scenarios to compare them component by component.") : QString());
     m_abTable->setRowCount(0);
     if (cols.size() < 2 || !cols[0].report || !cols[1].report)
         return;
@@ -137,8 +140,8 @@ void CompareView::rebuildAb()
         m_abTable->insertRow(row);
         const Bytes diff = vb - va;
         const QString sign = diff > 0 ? QStringLiteral("+") : diff < 0 ? QStringLiteral("-") : QString();
-        const QStringList cells = {key == QLatin1String("total") ? QStringLiteral("Peak") : componentLabel(key), bytesText(va),
-                                   bytesText(vb), diff == 0 ? QStringLiteral("=") : sign + bytesText(diff < 0 ? -diff : diff)};
+        const QStringList cells = { key == QLatin1String("total") ? QStringLiteral("Peak") : componentLabel(key),
+            bytesText(va), bytesText(vb), diff == 0 ? QStringLiteral("=") : sign + bytesText(diff < 0 ? -diff : diff) };
         for (int c = 0; c < 4; ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c > 0)
@@ -150,7 +153,8 @@ void CompareView::rebuildAb()
                 if (c == 3)
                     item->setForeground(diff > 0 ? QColor(190, 30, 20) : QColor(0, 130, 60));
             }
-            item->setToolTip(QStringLiteral("A: %1 bytes, B: %2 bytes").arg(en.toString(qlonglong(va)), en.toString(qlonglong(vb))));
+            item->setToolTip(
+                QStringLiteral("A: %1 bytes, B: %2 bytes").arg(en.toString(qlonglong(va)), en.toString(qlonglong(vb))));
             m_abTable->setItem(row, c, item);
         }
     }

@@ -8,7 +8,9 @@
 
 namespace vramlab {
 
-ExplainPage::ExplainPage(ScenarioDocument* document, QWidget* parent) : Page(document, parent), m_view(new ExplainView)
+ExplainPage::ExplainPage(ScenarioDocument* document, QWidget* parent)
+    : Page(document, parent)
+    , m_view(new ExplainView)
 {
     setObjectName(QStringLiteral("explainPage"));
     auto* layout = new QVBoxLayout(this);

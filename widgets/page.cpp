@@ -7,7 +7,9 @@
 
 namespace vramlab {
 
-Page::Page(ScenarioDocument* document, QWidget* parent) : QWidget(parent), m_doc(document)
+Page::Page(ScenarioDocument* document, QWidget* parent)
+    : QWidget(parent)
+    , m_doc(document)
 {
     connect(m_doc, &ScenarioDocument::changed, this, &Page::markStale);
 }
@@ -15,7 +17,7 @@ Page::Page(ScenarioDocument* document, QWidget* parent) : QWidget(parent), m_doc
 QVector<Scenario> Page::chartScenarios(QStringList* labels) const
 {
     Q_UNUSED(labels);
-    return {m_doc->scenario()};
+    return { m_doc->scenario() };
 }
 
 void Page::markStale()

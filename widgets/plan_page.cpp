@@ -8,7 +8,9 @@
 
 namespace vramlab {
 
-PlanPage::PlanPage(ScenarioDocument* document, QWidget* parent) : Page(document, parent), m_view(new PlanView)
+PlanPage::PlanPage(ScenarioDocument* document, QWidget* parent)
+    : Page(document, parent)
+    , m_view(new PlanView)
 {
     setObjectName(QStringLiteral("planPage"));
     auto* layout = new QVBoxLayout(this);
@@ -21,6 +23,9 @@ PlanPage::PlanPage(ScenarioDocument* document, QWidget* parent) : Page(document,
     });
 }
 
-void PlanPage::recompute() { m_view->setScenario(document()->scenario()); }
+void PlanPage::recompute()
+{
+    m_view->setScenario(document()->scenario());
+}
 
 } // namespace vramlab

@@ -33,14 +33,22 @@ QColor PlotTheme::roleColor(ColourRole role)
 {
     // Okabe & Ito (2008), distinguishable with the common colour-vision deficiencies.
     switch (role) {
-    case ColourRole::Blue: return QColor(0x00, 0x72, 0xB2);
-    case ColourRole::SkyBlue: return QColor(0x56, 0xB4, 0xE9);
-    case ColourRole::BluishGreen: return QColor(0x00, 0x9E, 0x73);
-    case ColourRole::Orange: return QColor(0xE6, 0x9F, 0x00);
-    case ColourRole::Vermillion: return QColor(0xD5, 0x5E, 0x00);
-    case ColourRole::ReddishPurple: return QColor(0xCC, 0x79, 0xA7);
-    case ColourRole::Yellow: return QColor(0xF0, 0xE4, 0x42);
-    case ColourRole::Grey: break;
+    case ColourRole::Blue:
+        return QColor(0x00, 0x72, 0xB2);
+    case ColourRole::SkyBlue:
+        return QColor(0x56, 0xB4, 0xE9);
+    case ColourRole::BluishGreen:
+        return QColor(0x00, 0x9E, 0x73);
+    case ColourRole::Orange:
+        return QColor(0xE6, 0x9F, 0x00);
+    case ColourRole::Vermillion:
+        return QColor(0xD5, 0x5E, 0x00);
+    case ColourRole::ReddishPurple:
+        return QColor(0xCC, 0x79, 0xA7);
+    case ColourRole::Yellow:
+        return QColor(0xF0, 0xE4, 0x42);
+    case ColourRole::Grey:
+        break;
     }
     return QColor(0x99, 0x99, 0x99);
 }
@@ -55,7 +63,7 @@ QFont PlotTheme::font(int delta) const
 void PlotTheme::apply(QCustomPlot* plot) const
 {
     plot->setBackground(background);
-    for (QCPAxis* axis : {plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2}) {
+    for (QCPAxis* axis : { plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2 }) {
         const QPen pen(foreground, lineWidth > 2 ? 2 : 1);
         axis->setBasePen(pen);
         axis->setTickPen(pen);
@@ -114,7 +122,7 @@ QPalette lightPalette()
     p.setColor(QPalette::Text, QColor(20, 20, 20));
     p.setColor(QPalette::WindowText, QColor(20, 20, 20));
     p.setColor(QPalette::Highlight, QColor(0, 114, 178));
-    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+    for (auto role : { QPalette::WindowText, QPalette::Text, QPalette::ButtonText })
         p.setColor(QPalette::Disabled, role, QColor(150, 150, 150));
     return p;
 }
@@ -145,7 +153,7 @@ QPalette darkPalette()
     p.setColor(QPalette::Highlight, QColor(0, 114, 178));
     p.setColor(QPalette::HighlightedText, Qt::white);
     p.setColor(QPalette::PlaceholderText, disabled);
-    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+    for (auto role : { QPalette::WindowText, QPalette::Text, QPalette::ButtonText })
         p.setColor(QPalette::Disabled, role, disabled);
     return p;
 }

@@ -8,7 +8,9 @@
 
 namespace vramlab {
 
-ProbePage::ProbePage(ScenarioDocument* document, QWidget* parent) : Page(document, parent), m_view(new ProbeView)
+ProbePage::ProbePage(ScenarioDocument* document, QWidget* parent)
+    : Page(document, parent)
+    , m_view(new ProbeView)
 {
     setObjectName(QStringLiteral("probePage"));
     auto* layout = new QVBoxLayout(this);
@@ -16,6 +18,9 @@ ProbePage::ProbePage(ScenarioDocument* document, QWidget* parent) : Page(documen
     layout->addWidget(m_view);
 }
 
-void ProbePage::recompute() { m_view->setScenario(document()->scenario()); }
+void ProbePage::recompute()
+{
+    m_view->setScenario(document()->scenario());
+}
 
 } // namespace vramlab

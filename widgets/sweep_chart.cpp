@@ -9,7 +9,8 @@
 
 namespace vramlab {
 
-SweepChart::SweepChart(QWidget* parent) : ChartWidget(parent)
+SweepChart::SweepChart(QWidget* parent)
+    : ChartWidget(parent)
 {
     QCPGraph* below = nullptr;
     for (const char* key : kComponentKeys) {
@@ -120,7 +121,8 @@ void SweepChart::rebuild()
                 text->setPositionAlignment(Qt::AlignTop | Qt::AlignRight);
                 text->position->setType(QCPItemPosition::ptPlotCoords);
                 text->position->setCoords(double(*m_firstNotFitting), yMax * 1.2);
-                text->setText(QStringLiteral("does not fit from %1 ").arg(QLocale(QLocale::English).toString(qlonglong(*m_firstNotFitting))));
+                text->setText(QStringLiteral("does not fit from %1 ")
+                                  .arg(QLocale(QLocale::English).toString(qlonglong(*m_firstNotFitting))));
                 text->setColor(m_theme.overflow);
                 text->setFont(m_theme.font());
                 break;

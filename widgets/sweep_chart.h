@@ -31,9 +31,8 @@ protected:
     void rebuild() override;
 
 private:
-
     QVector<QCPGraph*> m_graphs; // cumulative, one per component
-    QCPGraph* m_peak = nullptr;  // the step's peak where it rises above the sum
+    QCPGraph* m_peak = nullptr; // the step's peak where it rises above the sum
     SweepSeries m_series;
     QString m_xLabel;
     std::optional<Count> m_firstNotFitting;

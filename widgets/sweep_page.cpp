@@ -14,7 +14,10 @@
 namespace vramlab {
 
 SweepPage::SweepPage(ScenarioDocument* document, QWidget* parent)
-    : Page(document, parent), m_chart(new SweepChart), m_param(new QComboBox), m_error(new QLabel)
+    : Page(document, parent)
+    , m_chart(new SweepChart)
+    , m_param(new QComboBox)
+    , m_error(new QLabel)
 {
     setObjectName(QStringLiteral("sweepPage"));
     auto* layout = new QVBoxLayout(this);
@@ -39,9 +42,15 @@ ChartKind SweepPage::chartKind() const
     return m_param->currentIndex() >= 0 ? ChartKind(m_param->currentData().toInt()) : ChartKind::SweepSequence;
 }
 
-void SweepPage::setTheme(const PlotTheme& theme) { m_chart->setTheme(theme); }
+void SweepPage::setTheme(const PlotTheme& theme)
+{
+    m_chart->setTheme(theme);
+}
 
-QString SweepPage::errorText() const { return m_error->text(); }
+QString SweepPage::errorText() const
+{
+    return m_error->text();
+}
 
 void SweepPage::recompute()
 {
@@ -49,7 +58,8 @@ void SweepPage::recompute()
     const bool training = sc.run.mode == Mode::Training;
     const int wanted = m_param->currentIndex() >= 0 ? m_param->currentData().toInt() : int(ChartKind::SweepSequence);
     m_param->clear();
-    m_param->addItem(training ? QStringLiteral("sequence length") : QStringLiteral("context length"), int(ChartKind::SweepSequence));
+    m_param->addItem(
+        training ? QStringLiteral("sequence length") : QStringLiteral("context length"), int(ChartKind::SweepSequence));
     m_param->addItem(training ? QStringLiteral("micro-batch") : QStringLiteral("batch"), int(ChartKind::SweepBatch));
     m_param->setCurrentIndex(std::max(0, m_param->findData(wanted)));
 

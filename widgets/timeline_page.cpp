@@ -14,14 +14,18 @@
 namespace vramlab {
 
 TimelinePage::TimelinePage(ScenarioDocument* document, QWidget* parent)
-    : Page(document, parent), m_chart(new TimelineChart), m_step(new QComboBox), m_info(new QLabel)
+    : Page(document, parent)
+    , m_chart(new TimelineChart)
+    , m_step(new QComboBox)
+    , m_info(new QLabel)
 {
     setObjectName(QStringLiteral("timelinePage"));
     auto* layout = new QVBoxLayout(this);
     auto* bar = new QHBoxLayout;
     m_step->addItem(QStringLiteral("Step 2 and later: optimizer states from the start"), 2);
     m_step->addItem(QStringLiteral("Step 1: optimizer states created at the end"), 1);
-    m_step->setToolTip(QStringLiteral("PyTorch creates Adam's states in the first optimizer.step(): step 1 can fit where step 2 does not"));
+    m_step->setToolTip(QStringLiteral(
+        "PyTorch creates Adam's states in the first optimizer.step(): step 1 can fit where step 2 does not"));
     bar->addWidget(m_step);
     m_info->setTextFormat(Qt::RichText); // every value in it is escaped (recompute)
     m_info->setWordWrap(true);
@@ -32,7 +36,10 @@ TimelinePage::TimelinePage(ScenarioDocument* document, QWidget* parent)
     connect(m_step, &QComboBox::activated, this, &TimelinePage::recompute);
 }
 
-void TimelinePage::setTheme(const PlotTheme& theme) { m_chart->setTheme(theme); }
+void TimelinePage::setTheme(const PlotTheme& theme)
+{
+    m_chart->setTheme(theme);
+}
 
 void TimelinePage::recompute()
 {
@@ -51,11 +58,12 @@ void TimelinePage::recompute()
         m_info->setText(QString::fromUtf8(e.what()).toHtmlEscaped());
         return;
     }
-    QString info = QStringLiteral("Peak <b>%1</b> at %2.").arg(bytesText(t.peak), QString::fromStdString(t.peakWhere(r->stepInputs)).toHtmlEscaped());
+    QString info = QStringLiteral("Peak <b>%1</b> at %2.")
+                       .arg(bytesText(t.peak), QString::fromStdString(t.peakWhere(r->stepInputs)).toHtmlEscaped());
     if (t.simulatedMicroBatches < r->stepInputs.microBatches)
         info += QStringLiteral(" Micro-batches %1 to %2 repeat micro-batch %3 exactly and are not drawn.")
                     .arg(QString::number(t.simulatedMicroBatches + 1), QString::number(r->stepInputs.microBatches),
-                         QString::number(t.simulatedMicroBatches));
+                        QString::number(t.simulatedMicroBatches));
     m_chart->setTimeline(t, r->stepInputs, r->usableBytes);
     m_info->setText(info);
 }

@@ -41,10 +41,10 @@ json blockJson(const SnapshotBlock& b)
 {
     json frames = json::array();
     for (const SnapshotFrame& f : b.frames)
-        frames.push_back({{"filename", f.filename}, {"line", f.line}, {"name", f.name}});
-    return {{"address", b.address}, {"size_bytes", b.sizeBytes}, {"stream", b.stream}, {"alloc_event", b.allocEvent},
-            {"free_event", b.freeEvent}, {"phase", toString(b.phase)}, {"category", snapshotCategoryKey(b.category)},
-            {"rule", b.rule}, {"frames", frames}};
+        frames.push_back({ { "filename", f.filename }, { "line", f.line }, { "name", f.name } });
+    return { { "address", b.address }, { "size_bytes", b.sizeBytes }, { "stream", b.stream },
+        { "alloc_event", b.allocEvent }, { "free_event", b.freeEvent }, { "phase", toString(b.phase) },
+        { "category", snapshotCategoryKey(b.category) }, { "rule", b.rule }, { "frames", frames } };
 }
 
 json snapshotJson(const MemorySnapshot& s)
@@ -53,37 +53,42 @@ json snapshotJson(const MemorySnapshot& s)
     for (const SnapshotDevice& d : s.devices) {
         json cats = json::object();
         for (int i = 0; i < kSnapshotCategories; ++i)
-            cats[std::string(snapshotCategoryKey(static_cast<SnapshotCategory>(i)))] = d.categoryBytesAtPeak[static_cast<std::size_t>(i)];
+            cats[std::string(snapshotCategoryKey(static_cast<SnapshotCategory>(i)))]
+                = d.categoryBytesAtPeak[static_cast<std::size_t>(i)];
         json blocks = json::array();
         for (const SnapshotBlock& b : d.aliveAtPeak)
             blocks.push_back(blockJson(b));
         json phases = json::array();
         for (const SnapshotPhaseMark& p : d.phases)
-            phases.push_back({{"phase", toString(p.phase)}, {"event", p.event}, {"step_fraction", p.stepFraction}});
-        devices.push_back({{"device", d.device}, {"has_trace", d.hasTrace}, {"trace_entries", d.traceEntries},
-                           {"peak_allocated_bytes", d.peakAllocatedBytes}, {"peak_allocated_event", d.peakAllocatedEvent},
-                           {"peak_phase", toString(d.peakPhase)}, {"peak_time_us", d.peakTimeUs},
-                           {"peak_reserved_bytes", d.peakReservedBytes}, {"allocated_at_dump_bytes", d.allocatedAtDumpBytes},
-                           {"reserved_at_dump_bytes", d.reservedAtDumpBytes}, {"blocks_before_trace", d.blocksBeforeTrace},
-                           {"bytes_before_trace", d.bytesBeforeTrace}, {"trace_starts_midway", d.traceStartsMidway},
-                           {"oom_events", d.oomEvents}, {"category_bytes_at_peak", cats}, {"phases", phases},
-                           {"alive_at_peak", blocks}, {"curve_points", d.curve.size()}});
+            phases.push_back(
+                { { "phase", toString(p.phase) }, { "event", p.event }, { "step_fraction", p.stepFraction } });
+        devices.push_back({ { "device", d.device }, { "has_trace", d.hasTrace }, { "trace_entries", d.traceEntries },
+            { "peak_allocated_bytes", d.peakAllocatedBytes }, { "peak_allocated_event", d.peakAllocatedEvent },
+            { "peak_phase", toString(d.peakPhase) }, { "peak_time_us", d.peakTimeUs },
+            { "peak_reserved_bytes", d.peakReservedBytes }, { "allocated_at_dump_bytes", d.allocatedAtDumpBytes },
+            { "reserved_at_dump_bytes", d.reservedAtDumpBytes }, { "blocks_before_trace", d.blocksBeforeTrace },
+            { "bytes_before_trace", d.bytesBeforeTrace }, { "trace_starts_midway", d.traceStartsMidway },
+            { "oom_events", d.oomEvents }, { "category_bytes_at_peak", cats }, { "phases", phases },
+            { "alive_at_peak", blocks }, { "curve_points", d.curve.size() } });
     }
-    return {{"file", s.file}, {"pickle_protocol", s.pickleProtocol}, {"allocator_conf", s.allocatorConf},
-            {"devices", devices}, {"notes", s.notes}};
+    return { { "file", s.file }, { "pickle_protocol", s.pickleProtocol }, { "allocator_conf", s.allocatorConf },
+        { "devices", devices }, { "notes", s.notes } };
 }
 
 json comparisonJson(const SnapshotComparison& c)
 {
     json cats = json::array();
     for (const SnapshotCategoryComparison& k : c.categories)
-        cats.push_back({{"category", snapshotCategoryKey(k.category)}, {"measured_bytes", k.measuredBytes},
-                        {"predicted_bytes", k.predictedBytes}, {"difference_bytes", k.differenceBytes()}});
-    return {{"scenario", c.scenarioName}, {"device", c.device}, {"measured_peak_allocated_bytes", c.measuredPeakAllocatedBytes},
-            {"measured_peak_reserved_bytes", c.measuredPeakReservedBytes}, {"measured_peak_phase", toString(c.measuredPeakPhase)},
-            {"predicted_peak_bytes", c.predictedPeakBytes}, {"predicted_allocated_bytes", c.predictedAllocatedBytes},
-            {"predicted_reserved_bytes", c.predictedReservedBytes}, {"predicted_peak_phase", toString(c.predictedPeakPhase)},
-            {"categories", cats}, {"explanations", c.explanations}};
+        cats.push_back({ { "category", snapshotCategoryKey(k.category) }, { "measured_bytes", k.measuredBytes },
+            { "predicted_bytes", k.predictedBytes }, { "difference_bytes", k.differenceBytes() } });
+    return { { "scenario", c.scenarioName }, { "device", c.device },
+        { "measured_peak_allocated_bytes", c.measuredPeakAllocatedBytes },
+        { "measured_peak_reserved_bytes", c.measuredPeakReservedBytes },
+        { "measured_peak_phase", toString(c.measuredPeakPhase) }, { "predicted_peak_bytes", c.predictedPeakBytes },
+        { "predicted_allocated_bytes", c.predictedAllocatedBytes },
+        { "predicted_reserved_bytes", c.predictedReservedBytes },
+        { "predicted_peak_phase", toString(c.predictedPeakPhase) }, { "categories", cats },
+        { "explanations", c.explanations } };
 }
 
 std::string snapshotText(const MemorySnapshot& s)
@@ -97,16 +102,20 @@ std::string snapshotText(const MemorySnapshot& s)
             out << ", entry " << d.peakAllocatedEvent << ", " << toString(d.peakPhase);
         out << ")\n";
         out << "  peak reserved  " << mib(d.peakReservedBytes) << "  (" << d.peakReservedBytes << " bytes)\n";
-        out << "  at the dump    " << mib(d.allocatedAtDumpBytes) << " allocated, " << formatBytes(d.reservedAtDumpBytes) << " reserved\n";
+        out << "  at the dump    " << mib(d.allocatedAtDumpBytes) << " allocated, "
+            << formatBytes(d.reservedAtDumpBytes) << " reserved\n";
         out << "  alive at the peak by category:\n";
         for (int i = 0; i < kSnapshotCategories; ++i) {
             const auto c = static_cast<SnapshotCategory>(i);
-            out << "    " << snapshotCategoryLabel(c) << std::string(18 - snapshotCategoryLabel(c).size(), ' ') << mib(d.categoryAtPeak(c)) << "\n";
+            out << "    " << snapshotCategoryLabel(c) << std::string(18 - snapshotCategoryLabel(c).size(), ' ')
+                << mib(d.categoryAtPeak(c)) << "\n";
         }
-        out << "  largest blocks alive at the peak (" << std::min(kTopBlocks, d.aliveAtPeak.size()) << " of " << d.aliveAtPeak.size() << "):\n";
+        out << "  largest blocks alive at the peak (" << std::min(kTopBlocks, d.aliveAtPeak.size()) << " of "
+            << d.aliveAtPeak.size() << "):\n";
         for (std::size_t i = 0; i < d.aliveAtPeak.size() && i < kTopBlocks; ++i) {
             const SnapshotBlock& b = d.aliveAtPeak[i];
-            out << "  " << mib(b.sizeBytes) << "  " << snapshotCategoryLabel(b.category) << "  " << framesText(b) << "\n"
+            out << "  " << mib(b.sizeBytes) << "  " << snapshotCategoryLabel(b.category) << "  " << framesText(b)
+                << "\n"
                 << "                  because: " << printableText(b.rule, 400) << "\n";
         }
     }
@@ -121,13 +130,15 @@ std::string snapshotText(const MemorySnapshot& s)
 std::string comparisonText(const SnapshotComparison& c)
 {
     std::ostringstream out;
-    out << "\nmeasured (device " << c.device << ") beside predicted (scenario " << printableText(c.scenarioName) << "):\n";
+    out << "\nmeasured (device " << c.device << ") beside predicted (scenario " << printableText(c.scenarioName)
+        << "):\n";
     out << "                        measured       predicted\n";
     out << "  peak allocated  " << mib(c.measuredPeakAllocatedBytes) << "  " << mib(c.predictedAllocatedBytes) << "\n";
     out << "  peak reserved   " << mib(c.measuredPeakReservedBytes) << "  " << mib(c.predictedReservedBytes) << "\n";
     for (const SnapshotCategoryComparison& k : c.categories) {
         const std::string_view label = snapshotCategoryLabel(k.category);
-        out << "  " << label << std::string(16 - label.size(), ' ') << mib(k.measuredBytes) << "  " << mib(k.predictedBytes) << "\n";
+        out << "  " << label << std::string(16 - label.size(), ' ') << mib(k.measuredBytes) << "  "
+            << mib(k.predictedBytes) << "\n";
     }
     out << "why they differ:\n";
     for (const std::string& e : c.explanations)
@@ -143,8 +154,8 @@ std::string curveCsv(const MemorySnapshot& s)
         for (const SnapshotCurvePoint& p : d.curve) {
             char frac[32];
             std::snprintf(frac, sizeof frac, "%.6f", p.stepFraction);
-            out << d.device << "," << p.event << "," << p.timeUs << "," << p.allocatedBytes << "," << p.reservedBytes << ","
-                << toString(p.phase) << "," << frac << "\n";
+            out << d.device << "," << p.event << "," << p.timeUs << "," << p.allocatedBytes << "," << p.reservedBytes
+                << "," << toString(p.phase) << "," << frac << "\n";
         }
     return out.str();
 }
@@ -153,7 +164,7 @@ std::string curveCsv(const MemorySnapshot& s)
 
 int runSnapshot(const std::vector<std::string>& words)
 {
-    CliArgs a(words, {"--scenario", "--csv"}, {"--json"});
+    CliArgs a(words, { "--scenario", "--csv" }, { "--json" });
     if (a.positionals().size() != 1)
         throw InputError("snapshot", "expected exactly one snapshot file (FILE.pickle)");
     const std::string file = a.positionals().front();
@@ -171,7 +182,7 @@ int runSnapshot(const std::vector<std::string>& words)
     if (const std::optional<std::string> csv = a.value("--csv"))
         writeFileAtomically(*csv, curveCsv(s));
     if (a.flag("--json")) {
-        json j = {{"format", "vramlab.snapshot"}, {"version", 1}, {"snapshot", snapshotJson(s)}};
+        json j = { { "format", "vramlab.snapshot" }, { "version", 1 }, { "snapshot", snapshotJson(s) } };
         if (cmp)
             j["comparison"] = comparisonJson(*cmp);
         writeStandardOutput(j.dump(2) + "\n");

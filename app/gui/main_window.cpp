@@ -7,10 +7,8 @@
 #include "compare_page.h"
 #include "compare_view.h"
 #include "explain_page.h"
-#include "export_dialog.h"
-#include "vramlab/errors.h"
-#include "vramlab/report_text.h"
 #include "explain_view.h"
+#include "export_dialog.h"
 #include "lesson_player.h"
 #include "parameter_panel.h"
 #include "plan_page.h"
@@ -23,6 +21,8 @@
 #include "sweep_page.h"
 #include "timeline_chart.h"
 #include "timeline_page.h"
+#include "vramlab/errors.h"
+#include "vramlab/report_text.h"
 #include "vramlab/scenario_io.h"
 
 #include <QAction>
@@ -37,7 +37,6 @@
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QTextDocument>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -47,9 +46,10 @@
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
-#include <QTimer>
 #include <QStyleFactory>
 #include <QTabWidget>
+#include <QTextDocument>
+#include <QTimer>
 #include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -57,7 +57,10 @@
 #include <algorithm>
 
 // Resources of a static library must be registered by name, outside any namespace.
-static void initResources() { Q_INIT_RESOURCE(vramlab); }
+static void initResources()
+{
+    Q_INIT_RESOURCE(vramlab);
+}
 
 namespace vramlab {
 
@@ -77,7 +80,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_timeline(new TimelinePage(m_doc))
     , m_plan(new PlanPage(m_doc))
     , m_probe(new ProbePage(m_doc))
-    , m_pages({m_breakdown, m_sweep, m_compare, m_explain, m_timeline, m_plan, m_probe})
+    , m_pages({ m_breakdown, m_sweep, m_compare, m_explain, m_timeline, m_plan, m_probe })
     , m_tabs(new QTabWidget)
     , m_verdict(new QLabel)
     , m_compute(new QLabel)
@@ -106,10 +109,11 @@ MainWindow::MainWindow(QWidget* parent)
     m_lessonDock->setMinimumWidth(440);
     m_lessonDock->setVisible(false);
     addDockWidget(Qt::RightDockWidgetArea, m_lessonDock);
-    connect(m_lessons, &LessonPlayer::highlightChanged, this, [this](const QStringList& keys, const QStringList& parts) {
-        m_panel->highlight(keys);
-        chart()->setEmphasis(parts);
-    });
+    connect(
+        m_lessons, &LessonPlayer::highlightChanged, this, [this](const QStringList& keys, const QStringList& parts) {
+            m_panel->highlight(keys);
+            chart()->setEmphasis(parts);
+        });
     connect(m_lessons, &LessonPlayer::resultMasked, this, &MainWindow::setResultMasked);
     connect(m_lessons, &LessonPlayer::left, this, &MainWindow::leaveLesson);
 
@@ -117,16 +121,17 @@ MainWindow::MainWindow(QWidget* parent)
     auto* layout = new QVBoxLayout(central);
     // Text from files and processes is never markup: `<img src=/dev/zero>` in a value
     // would otherwise be loaded by the label.
-    for (QLabel* l : {m_banner, m_verdict, m_compute})
+    for (QLabel* l : { m_banner, m_verdict, m_compute })
         l->setTextFormat(Qt::PlainText);
     m_banner->setWordWrap(true);
     m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // The error banner: red, selectable, and dismissable (×) once read.
     m_bannerFrame = new QFrame;
     m_bannerFrame->setObjectName(QStringLiteral("errorBanner"));
-    m_bannerFrame->setStyleSheet(QStringLiteral("#errorBanner { background: #b8251a; border-radius: 3px; } "
-                                                "#errorBanner QLabel { color: white; padding: 8px; } "
-                                                "#errorBanner QToolButton { color: white; border: none; font-weight: bold; padding: 4px 8px; }"));
+    m_bannerFrame->setStyleSheet(QStringLiteral(
+        "#errorBanner { background: #b8251a; border-radius: 3px; } "
+        "#errorBanner QLabel { color: white; padding: 8px; } "
+        "#errorBanner QToolButton { color: white; border: none; font-weight: bold; padding: 4px 8px; }"));
     auto* bannerLayout = new QHBoxLayout(m_bannerFrame);
     bannerLayout->setContentsMargins(0, 0, 0, 0);
     bannerLayout->addWidget(m_banner, 1);
@@ -157,8 +162,8 @@ MainWindow::MainWindow(QWidget* parent)
     setCentralWidget(central);
 
     connect(m_panel, &ParameterPanel::importConfigRequested, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Import a Hugging Face config.json"), QString(),
-                                                          QStringLiteral("config.json (*.json)"));
+        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Import a Hugging Face config.json"),
+            QString(), QStringLiteral("config.json (*.json)"));
         if (!path.isEmpty())
             openFile(path);
     });
@@ -174,7 +179,8 @@ MainWindow::MainWindow(QWidget* parent)
 
     buildMenus();
     applyTheme();
-    statusBar()->showMessage(QStringLiteral("Move any control: the memory picture answers at once. Hover a bar for its formula."));
+    statusBar()->showMessage(
+        QStringLiteral("Move any control: the memory picture answers at once. Hover a bar for its formula."));
     resize(1400, 900);
     fitToScreen();
     updateHeader();
@@ -197,15 +203,42 @@ Page* MainWindow::page(const QString& objectName) const
     return nullptr;
 }
 
-StackedBarChart* MainWindow::chart() const { return m_breakdown->chart(); }
-BreakdownTable* MainWindow::table() const { return m_breakdown->table(); }
-SweepChart* MainWindow::sweepChart() const { return m_sweep->chart(); }
-CompareView* MainWindow::compareView() const { return m_compare->view(); }
-ExplainView* MainWindow::explainView() const { return m_explain->view(); }
-TimelineChart* MainWindow::timelineChart() const { return m_timeline->chart(); }
-QComboBox* MainWindow::timelineStep() const { return m_timeline->step(); }
-PlanView* MainWindow::planView() const { return m_plan->view(); }
-ProbeView* MainWindow::probeView() const { return m_probe->view(); }
+StackedBarChart* MainWindow::chart() const
+{
+    return m_breakdown->chart();
+}
+BreakdownTable* MainWindow::table() const
+{
+    return m_breakdown->table();
+}
+SweepChart* MainWindow::sweepChart() const
+{
+    return m_sweep->chart();
+}
+CompareView* MainWindow::compareView() const
+{
+    return m_compare->view();
+}
+ExplainView* MainWindow::explainView() const
+{
+    return m_explain->view();
+}
+TimelineChart* MainWindow::timelineChart() const
+{
+    return m_timeline->chart();
+}
+QComboBox* MainWindow::timelineStep() const
+{
+    return m_timeline->step();
+}
+PlanView* MainWindow::planView() const
+{
+    return m_plan->view();
+}
+ProbeView* MainWindow::probeView() const
+{
+    return m_probe->view();
+}
 
 void MainWindow::buildMenus()
 {
@@ -218,7 +251,8 @@ void MainWindow::buildMenus()
     QAction* open = file->addAction(QStringLiteral("&Open…"), this, [this] {
         if (!maybeSave())
             return;
-        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open scenario or config.json"), QString(), kFileFilter);
+        const QString path = QFileDialog::getOpenFileName(
+            this, QStringLiteral("Open scenario or config.json"), QString(), kFileFilter);
         if (!path.isEmpty())
             openFile(path);
     });
@@ -232,14 +266,16 @@ void MainWindow::buildMenus()
     QAction* exportAct = file->addAction(QStringLiteral("&Export…"), this, [this] {
         QVector<Scenario> scenarios;
         const ChartKind kind = currentChart(&scenarios, nullptr);
-        const QString base = m_doc->filePath().isEmpty() ? QStringLiteral("vramlab") : QFileInfo(m_doc->filePath()).completeBaseName();
-        ExportDialog dialog(chartName(kind), QDir::home().filePath(base + QLatin1Char('-') + chartName(kind) + QStringLiteral(".png")),
-                            m_dark, this);
+        const QString base
+            = m_doc->filePath().isEmpty() ? QStringLiteral("vramlab") : QFileInfo(m_doc->filePath()).completeBaseName();
+        ExportDialog dialog(chartName(kind),
+            QDir::home().filePath(base + QLatin1Char('-') + chartName(kind) + QStringLiteral(".png")), m_dark, this);
         if (dialog.exec() == QDialog::Accepted && exportTo(dialog.path(), dialog.size(), dialog.dark()))
             statusBar()->showMessage(QStringLiteral("Exported %1").arg(dialog.path()), 5000);
     });
     exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    exportAct->setToolTip(QStringLiteral("The chart on screen as PNG, SVG or PDF; its data as CSV; a review report as Markdown or HTML"));
+    exportAct->setToolTip(
+        QStringLiteral("The chart on screen as PNG, SVG or PDF; its data as CSV; a review report as Markdown or HTML"));
     file->addSeparator();
     QAction* quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -252,11 +288,10 @@ void MainWindow::buildMenus()
     edit->addAction(undo);
     edit->addAction(redo);
     edit->addSeparator();
-    QAction* copy = edit->addAction(QStringLiteral("&Copy breakdown as CSV"), this,
-                                    [this] {
-                                        if (m_doc->report()) // the core's writer, as File > Export writes it
-                                            QApplication::clipboard()->setText(QString::fromStdString(breakdownCsv(*m_doc->report())));
-                                    });
+    QAction* copy = edit->addAction(QStringLiteral("&Copy breakdown as CSV"), this, [this] {
+        if (m_doc->report()) // the core's writer, as File > Export writes it
+            QApplication::clipboard()->setText(QString::fromStdString(breakdownCsv(*m_doc->report())));
+    });
     copy->setShortcut(QKeySequence::Copy);
     edit->addAction(QStringLiteral("Copy breakdown as &Markdown"), this, [this] {
         if (m_doc->report())
@@ -277,13 +312,13 @@ void MainWindow::buildMenus()
     m_darkAction = view->addAction(QStringLiteral("&Dark theme"), this, [this](bool on) { setDarkTheme(on); });
     m_darkAction->setCheckable(true);
     m_darkAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
-    m_presenterAction = view->addAction(QStringLiteral("&Presenter mode"), this, [this](bool on) { setPresenterMode(on); });
+    m_presenterAction
+        = view->addAction(QStringLiteral("&Presenter mode"), this, [this](bool on) { setPresenterMode(on); });
     m_presenterAction->setCheckable(true);
     m_presenterAction->setShortcut(QKeySequence(Qt::Key_F5));
     m_presenterAction->setToolTip(QStringLiteral("Large fonts, thick lines, full screen: for projectors (F5)"));
-    QAction* full = view->addAction(QStringLiteral("&Full screen"), this, [this](bool on) {
-        on ? showFullScreen() : showNormal();
-    });
+    QAction* full = view->addAction(
+        QStringLiteral("&Full screen"), this, [this](bool on) { on ? showFullScreen() : showNormal(); });
     full->setCheckable(true);
     full->setShortcut(QKeySequence::FullScreen);
     view->addSeparator();
@@ -294,7 +329,8 @@ void MainWindow::buildMenus()
     }
 
     QMenu* lessons = menuBar()->addMenu(QStringLiteral("&Lessons"));
-    for (const QFileInfo& info : QDir(QStringLiteral(":/lessons")).entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+    for (const QFileInfo& info :
+        QDir(QStringLiteral(":/lessons")).entryInfoList({ QStringLiteral("*.json") }, QDir::Files, QDir::Name)) {
         const QString path = info.filePath();
         QFile f(path);
         if (!f.open(QIODevice::ReadOnly))
@@ -308,8 +344,8 @@ void MainWindow::buildMenus()
     }
     lessons->addSeparator();
     lessons->addAction(QStringLiteral("Open &lesson file…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open lesson"), QString(),
-                                                          QStringLiteral("Lesson (*.json);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(
+            this, QStringLiteral("Open lesson"), QString(), QStringLiteral("Lesson (*.json);;All files (*)"));
         if (!path.isEmpty())
             openLesson(path);
     });
@@ -317,9 +353,9 @@ void MainWindow::buildMenus()
     QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
     help->addAction(QStringLiteral("&About VRAM Lab"), this, [this] {
         QMessageBox::about(this, QStringLiteral("About VRAM Lab"),
-                           QStringLiteral("<h3>VRAM Lab %1</h3><p>Where GPU memory and compute go when a large language "
-                                          "model is trained, fine-tuned or served.</p>")
-                               .arg(QApplication::applicationVersion()));
+            QStringLiteral("<h3>VRAM Lab %1</h3><p>Where GPU memory and compute go when a large language "
+                           "model is trained, fine-tuned or served.</p>")
+                .arg(QApplication::applicationVersion()));
     });
     rebuildRecentMenu();
 }
@@ -346,7 +382,8 @@ void MainWindow::updateHeader()
     if (r) {
         m_verdict->setText(verdictText(*r));
         const PlotTheme theme = PlotTheme::fromPalette(palette(), m_presenter);
-        m_verdict->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg((!r->gpu || r->fits ? theme.fits : theme.overflow).name()));
+        m_verdict->setStyleSheet(
+            QStringLiteral("QLabel { color: %1; }").arg((!r->gpu || r->fits ? theme.fits : theme.overflow).name()));
         QString compute = computeText(*r);
         if (r->peak != r->total)
             compute += QStringLiteral("\nPeak of the step %1 (components add up to %2): %3")
@@ -375,7 +412,10 @@ void MainWindow::showBanner(const QString& text)
     m_bannerFrame->setVisible(!text.isEmpty());
 }
 
-bool MainWindow::openRequested(const QString& path) { return maybeSave() && openFile(path); }
+bool MainWindow::openRequested(const QString& path)
+{
+    return maybeSave() && openFile(path);
+}
 
 bool MainWindow::openFile(const QString& path)
 {
@@ -435,7 +475,8 @@ bool MainWindow::save()
     if (m_doc->filePath().isEmpty())
         return saveAs();
     if (!m_doc->fileUnchanged()) { // moved, replaced or edited elsewhere: never overwrite it unasked
-        showBanner(QStringLiteral("%1 changed on disk since it was opened or saved: choose where to save.").arg(m_doc->filePath()));
+        showBanner(QStringLiteral("%1 changed on disk since it was opened or saved: choose where to save.")
+                       .arg(m_doc->filePath()));
         return saveAs();
     }
     return saveTo(m_doc->filePath());
@@ -443,8 +484,8 @@ bool MainWindow::save()
 
 bool MainWindow::saveAs()
 {
-    QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save scenario"), m_doc->filePath(),
-                                                QStringLiteral("Scenario (*.json)"));
+    QString path = QFileDialog::getSaveFileName(
+        this, QStringLiteral("Save scenario"), m_doc->filePath(), QStringLiteral("Scenario (*.json)"));
     if (path.isEmpty())
         return false;
     if (!path.endsWith(QLatin1String(".json")))
@@ -457,8 +498,8 @@ bool MainWindow::maybeSave()
     if (!m_doc->isModified())
         return true;
     const auto answer = QMessageBox::question(this, QStringLiteral("Unsaved changes"),
-                                              QStringLiteral("Save the changes to this scenario first?"),
-                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+        QStringLiteral("Save the changes to this scenario first?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
     if (answer == QMessageBox::Save)
         return save();
     return answer == QMessageBox::Discard;
@@ -486,10 +527,13 @@ void MainWindow::rebuildRecentMenu()
             kept << path;
     m_recent = kept;
     for (const QString& path : std::as_const(m_recent))
-        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
-            if (maybeSave())
-                openFile(path);
-        })->setToolTip(Qt::convertFromPlainText(path)); // a file name is not markup
+        m_recentMenu
+            ->addAction(QFileInfo(path).fileName(), this,
+                [this, path] {
+                    if (maybeSave())
+                        openFile(path);
+                })
+            ->setToolTip(Qt::convertFromPlainText(path)); // a file name is not markup
     if (!m_recent.isEmpty()) {
         m_recentMenu->addSeparator();
         m_recentMenu->addAction(QStringLiteral("Clear"), this, [this] {
@@ -584,7 +628,10 @@ void MainWindow::setResultMasked(bool masked)
             m_tabs->setTabEnabled(m_tabs->indexOf(page), !masked);
 }
 
-bool MainWindow::hasAutosave() const { return QFileInfo::exists(autosavePath()) || AutosaveFile::newestOrphan(); }
+bool MainWindow::hasAutosave() const
+{
+    return QFileInfo::exists(autosavePath()) || AutosaveFile::newestOrphan();
+}
 
 void MainWindow::autosaveNow()
 {
@@ -609,7 +656,8 @@ bool MainWindow::restoreAutosave()
         QFile::remove(*orphan); // the work is this window's now: its own autosave keeps it
         return true;
     } catch (const std::exception& e) {
-        showBanner(QStringLiteral("The unsaved work of the last session could not be read: ") + QString::fromUtf8(e.what()));
+        showBanner(
+            QStringLiteral("The unsaved work of the last session could not be read: ") + QString::fromUtf8(e.what()));
         return false;
     }
 }
@@ -631,8 +679,8 @@ void MainWindow::restoreSession(bool ask)
             // The file becomes the save target only while it still holds this very scenario.
             QString file = s.value(QStringLiteral("lastFile")).toString();
             try {
-                if (!QFileInfo(file).isAbsolute() ||
-                    scenarioToJson(loadScenarioFile(file.toStdString())) != scenarioToJson(sc))
+                if (!QFileInfo(file).isAbsolute()
+                    || scenarioToJson(loadScenarioFile(file.toStdString())) != scenarioToJson(sc))
                     file.clear();
             } catch (const std::exception&) {
                 file.clear();
@@ -644,9 +692,9 @@ void MainWindow::restoreSession(bool ask)
     }
     if (ask && AutosaveFile::newestOrphan()) {
         const auto answer = QMessageBox::question(this, QStringLiteral("Restore unsaved work?"),
-                                                  QStringLiteral("VRAM Lab did not close normally last time. Restore the "
-                                                                 "scenario you were editing?"),
-                                                  QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+            QStringLiteral("VRAM Lab did not close normally last time. Restore the "
+                           "scenario you were editing?"),
+            QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
         if (answer == QMessageBox::Yes)
             restoreAutosave();
         else if (const std::optional<QString> orphan = AutosaveFile::newestOrphan())

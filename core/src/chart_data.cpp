@@ -19,17 +19,23 @@ struct KindName {
 };
 
 constexpr KindName kKinds[] = {
-    {ChartKind::Breakdown, "breakdown"},         {ChartKind::SweepSequence, "sweep-seq"},
-    {ChartKind::SweepBatch, "sweep-batch"},      {ChartKind::CompareMethods, "compare-methods"},
-    {ChartKind::CompareZero, "compare-zero"},    {ChartKind::CompareFiles, "compare-files"},
-    {ChartKind::Timeline, "timeline"},
+    { ChartKind::Breakdown, "breakdown" },
+    { ChartKind::SweepSequence, "sweep-seq" },
+    { ChartKind::SweepBatch, "sweep-batch" },
+    { ChartKind::CompareMethods, "compare-methods" },
+    { ChartKind::CompareZero, "compare-zero" },
+    { ChartKind::CompareFiles, "compare-files" },
+    { ChartKind::Timeline, "timeline" },
 };
 
 constexpr Count kLengthFrom = 128;
 constexpr Count kLengthTo = 131072;
 constexpr Count kBatchTo = 512;
 
-bool isLength(SweepParam p) { return p == SweepParam::SequenceLength || p == SweepParam::ContextLength; }
+bool isLength(SweepParam p)
+{
+    return p == SweepParam::SequenceLength || p == SweepParam::ContextLength;
+}
 
 } // namespace
 
@@ -68,11 +74,16 @@ SweepParam sweepParamFor(ChartKind kind, const Scenario& sc)
 std::string sweepAxisLabel(SweepParam p)
 {
     switch (p) {
-    case SweepParam::SequenceLength: return "sequence length (tokens)";
-    case SweepParam::MicroBatchSize: return "micro-batch (samples)";
-    case SweepParam::ContextLength: return "context length (tokens)";
-    case SweepParam::BatchSize: return "batch (sequences)";
-    default: return keyPathOf(p);
+    case SweepParam::SequenceLength:
+        return "sequence length (tokens)";
+    case SweepParam::MicroBatchSize:
+        return "micro-batch (samples)";
+    case SweepParam::ContextLength:
+        return "context length (tokens)";
+    case SweepParam::BatchSize:
+        return "batch (sequences)";
+    default:
+        return keyPathOf(p);
     }
 }
 
@@ -105,7 +116,7 @@ SweepSeries sweepSeries(const Scenario& sc, SweepParam p)
 
 ChartColumn chartColumn(std::string label, const Scenario& sc)
 {
-    ChartColumn c{std::move(label), std::nullopt, {}};
+    ChartColumn c { std::move(label), std::nullopt, {} };
     try {
         c.report = estimate(sc);
     } catch (const std::exception& e) {
@@ -120,7 +131,7 @@ std::vector<ChartColumn> methodVariants(const Scenario& base)
     inf.run.mode = Mode::Inference;
     inf.run.inference.batchSize = 1;
     inf.run.inference.contextLength = base.run.sequenceLength;
-    for (Scenario* s : {&full, &lora, &qlora})
+    for (Scenario* s : { &full, &lora, &qlora })
         s->run.mode = Mode::Training;
     full.run.finetune.method = FinetuneMethod::Full;
     lora.run.finetune.method = FinetuneMethod::Lora;
@@ -147,26 +158,32 @@ std::vector<ChartColumn> zeroVariants(const Scenario& base)
     std::vector<ChartColumn> cols;
     for (int stage = 0; stage <= 3; ++stage) {
         sc.run.parallelism.zeroStage = stage;
-        cols.push_back(chartColumn(stage == 0 ? "DP (no ZeRO), " + gpus + " GPUs" : "ZeRO-" + std::to_string(stage), sc));
+        cols.push_back(
+            chartColumn(stage == 0 ? "DP (no ZeRO), " + gpus + " GPUs" : "ZeRO-" + std::to_string(stage), sc));
     }
     return cols;
 }
 
-std::vector<ChartColumn> chartColumns(ChartKind kind, const std::vector<Scenario>& scenarios, const std::vector<std::string>& labels)
+std::vector<ChartColumn> chartColumns(
+    ChartKind kind, const std::vector<Scenario>& scenarios, const std::vector<std::string>& labels)
 {
     if (scenarios.empty())
         throw InputError("--chart", "expected a scenario to chart");
     switch (kind) {
-    case ChartKind::Breakdown: return {chartColumn(scenarios.front().model.name, scenarios.front())};
-    case ChartKind::CompareMethods: return methodVariants(scenarios.front());
-    case ChartKind::CompareZero: return zeroVariants(scenarios.front());
+    case ChartKind::Breakdown:
+        return { chartColumn(scenarios.front().model.name, scenarios.front()) };
+    case ChartKind::CompareMethods:
+        return methodVariants(scenarios.front());
+    case ChartKind::CompareZero:
+        return zeroVariants(scenarios.front());
     case ChartKind::CompareFiles: {
         std::vector<ChartColumn> cols;
         for (size_t i = 0; i < scenarios.size(); ++i)
             cols.push_back(chartColumn(i < labels.size() ? labels[i] : scenarios[i].name, scenarios[i]));
         return cols;
     }
-    default: throw InputError("--chart", "expected a bar chart, got " + std::string(chartKindName(kind)));
+    default:
+        throw InputError("--chart", "expected a bar chart, got " + std::string(chartKindName(kind)));
     }
 }
 
@@ -185,14 +202,17 @@ std::string chartCsv(ChartKind kind, const std::vector<Scenario>& scenarios, con
         throw InputError("--chart", "expected a scenario to chart");
     const Scenario& sc = scenarios.front();
     switch (kind) {
-    case ChartKind::Breakdown: return breakdownCsv(estimate(sc));
-    case ChartKind::Timeline: return timelineCsv(timelineSeries(estimate(sc)));
+    case ChartKind::Breakdown:
+        return breakdownCsv(estimate(sc));
+    case ChartKind::Timeline:
+        return timelineCsv(timelineSeries(estimate(sc)));
     case ChartKind::SweepSequence:
     case ChartKind::SweepBatch: {
         const SweepSeries s = sweepSeries(sc, sweepParamFor(kind, sc)); // as the picture: same range, same errors
         return sweepCsv(s.param, s.points);
     }
-    default: return columnsCsv(chartColumns(kind, scenarios, labels));
+    default:
+        return columnsCsv(chartColumns(kind, scenarios, labels));
     }
 }
 

@@ -5,18 +5,21 @@
 
 namespace vramlab {
 
-
 double bytesPerElement(DType t)
 {
     switch (t) {
-    case DType::Fp32: return 4;
+    case DType::Fp32:
+        return 4;
     case DType::Bf16:
-    case DType::Fp16: return 2;
+    case DType::Fp16:
+        return 2;
     case DType::Fp8:
-    case DType::Int8: return 1;
+    case DType::Int8:
+        return 1;
     case DType::Int4:
     case DType::Nf4:
-    case DType::Nf4NoDq: return 0.5;
+    case DType::Nf4NoDq:
+        return 0.5;
     }
     return 0;
 }
@@ -24,12 +27,17 @@ double bytesPerElement(DType t)
 Bytes storageBytes(DType t, Count n)
 {
     switch (t) {
-    case DType::Fp32: return checkedMul(n, 4);
+    case DType::Fp32:
+        return checkedMul(n, 4);
     case DType::Bf16:
-    case DType::Fp16: return checkedMul(n, 2);
-    case DType::Fp8: return n;
-    case DType::Int8: return checkedAdd(n, ceilDiv(n, 4096) * 4);
-    case DType::Int4: return checkedAdd(ceilDiv(n, 2), ceilDiv(n, 128) * 4);
+    case DType::Fp16:
+        return checkedMul(n, 2);
+    case DType::Fp8:
+        return n;
+    case DType::Int8:
+        return checkedAdd(n, ceilDiv(n, 4096) * 4);
+    case DType::Int4:
+        return checkedAdd(ceilDiv(n, 2), ceilDiv(n, 128) * 4);
     case DType::Nf4: {
         const Count blocks = ceilDiv(n, 64);
         return checkedAdd(checkedAdd(ceilDiv(n, 2), blocks), ceilDiv(blocks, 256) * 4);
@@ -40,8 +48,14 @@ Bytes storageBytes(DType t, Count n)
     return 0;
 }
 
-std::string_view toString(DType t) { return nameOf(kDTypeNames, t); }
+std::string_view toString(DType t)
+{
+    return nameOf(kDTypeNames, t);
+}
 
-std::optional<DType> parseDType(std::string_view s) { return valueNamed<DType>(kDTypeNames, s); }
+std::optional<DType> parseDType(std::string_view s)
+{
+    return valueNamed<DType>(kDTypeNames, s);
+}
 
 } // namespace vramlab

@@ -11,26 +11,29 @@ namespace vramlab {
 
 std::string_view snapshotCategoryKey(SnapshotCategory c)
 {
-    static constexpr std::string_view keys[] = {"weights", "gradients", "optimizer_states", "activations", "temporaries", "other"};
+    static constexpr std::string_view keys[]
+        = { "weights", "gradients", "optimizer_states", "activations", "temporaries", "other" };
     return keys[static_cast<std::size_t>(c)];
 }
 
 std::string_view snapshotCategoryLabel(SnapshotCategory c)
 {
-    static constexpr std::string_view labels[] = {"Weights", "Gradients", "Optimizer states", "Activations", "Temporaries", "Other"};
+    static constexpr std::string_view labels[]
+        = { "Weights", "Gradients", "Optimizer states", "Activations", "Temporaries", "Other" };
     return labels[static_cast<std::size_t>(c)];
 }
 
 std::string_view toString(SnapshotPhase p)
 {
-    static constexpr std::string_view names[] = {"unknown", "setup", "forward", "backward", "optimizer"};
+    static constexpr std::string_view names[] = { "unknown", "setup", "forward", "backward", "optimizer" };
     return names[static_cast<std::size_t>(p)];
 }
 
 std::string SnapshotFrame::text() const
 {
     const std::size_t slash = filename.rfind('/');
-    return (slash == std::string::npos ? filename : filename.substr(slash + 1)) + ":" + std::to_string(line) + ":" + name;
+    return (slash == std::string::npos ? filename : filename.substr(slash + 1)) + ":" + std::to_string(line) + ":"
+        + name;
 }
 
 const SnapshotDevice* MemorySnapshot::busiest() const
@@ -49,7 +52,10 @@ namespace {
 
 class Fields {
 public:
-    explicit Fields(const std::string& file) : m_file(file) {}
+    explicit Fields(const std::string& file)
+        : m_file(file)
+    {
+    }
 
     [[noreturn]] void fail(const std::string& path, const std::string& expected, const PickleView& got) const
     {
@@ -67,7 +73,8 @@ public:
             fail(path, "a list", v);
         return v;
     }
-    std::optional<int64_t> integer(const PickleView& d, const char* key, const std::string& path, bool required = false) const
+    std::optional<int64_t> integer(
+        const PickleView& d, const char* key, const std::string& path, bool required = false) const
     {
         const std::optional<PickleView> v = d.get(key);
         if (!v || v->isNone()) {
@@ -105,36 +112,46 @@ private:
 
 struct FrameFacts {
     SnapshotPhase phase = SnapshotPhase::Unknown;
-    std::string marker;        ///< the frame that decided the phase
-    std::string forwardAt;     ///< the forward that allocated (innermost user forward)
+    std::string marker; ///< the frame that decided the phase
+    std::string forwardAt; ///< the forward that allocated (innermost user forward)
     bool optimizerStateInit = false;
     bool accumulateGrad = false;
-    bool any = false;          ///< the stack has frames at all
+    bool any = false; ///< the stack has frames at all
 };
 
-bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+bool contains(std::string_view s, std::string_view part)
+{
+    return s.find(part) != std::string_view::npos;
+}
 
 constexpr std::string_view kModulePy = "torch/nn/modules/module.py";
 
-bool isOptimizer(std::string_view f, std::string_view) { return contains(f, "torch/optim/"); }
+bool isOptimizer(std::string_view f, std::string_view)
+{
+    return contains(f, "torch/optim/");
+}
 bool isBackward(std::string_view f, std::string_view n)
 {
-    return contains(n, "torch::autograd::Engine") || contains(n, "autograd::engine") || n == "_engine_run_backward" ||
-           (contains(f, "torch/autograd/") && (n == "backward" || n == "grad")) || (f.ends_with("torch/_tensor.py") && n == "backward");
+    return contains(n, "torch::autograd::Engine") || contains(n, "autograd::engine") || n == "_engine_run_backward"
+        || (contains(f, "torch/autograd/") && (n == "backward" || n == "grad"))
+        || (f.ends_with("torch/_tensor.py") && n == "backward");
 }
 bool isModelMove(std::string_view f, std::string_view n)
 {
     if (f.ends_with(kModulePy))
-        return n == "to" || n == "cuda" || n == "_apply" || n == "load_state_dict" || n == "_load_from_state_dict" ||
-               n == "half" || n == "bfloat16" || n == "float" || n == "type" || n == "to_empty";
+        return n == "to" || n == "cuda" || n == "_apply" || n == "load_state_dict" || n == "_load_from_state_dict"
+            || n == "half" || n == "bfloat16" || n == "float" || n == "type" || n == "to_empty";
     return n == "load_state_dict" || n == "from_pretrained";
 }
 bool isForward(std::string_view f, std::string_view n)
 {
-    return n == "forward" || (f.ends_with(kModulePy) && (n == "_call_impl" || n == "_wrapped_call_impl")) ||
-           (f.ends_with("torch/nn/functional.py") && (contains(n, "loss") || n == "cross_entropy"));
+    return n == "forward" || (f.ends_with(kModulePy) && (n == "_call_impl" || n == "_wrapped_call_impl"))
+        || (f.ends_with("torch/nn/functional.py") && (contains(n, "loss") || n == "cross_entropy"));
 }
-bool isConstruction(std::string_view, std::string_view n) { return n == "__init__" || n == "reset_parameters"; }
+bool isConstruction(std::string_view, std::string_view n)
+{
+    return n == "__init__" || n == "reset_parameters";
+}
 
 /// A frame for a rule's text: a C++ function without its argument list.
 std::string shortFrame(const SnapshotFrame& f)
@@ -155,15 +172,16 @@ FrameFacts frameFacts(const PickleView& frames, const Fields& fields, const std:
         bool (*match)(std::string_view, std::string_view);
         SnapshotPhase phase;
     };
-    static constexpr Rule rules[] = {{isOptimizer, SnapshotPhase::Optimizer}, {isBackward, SnapshotPhase::Backward},
-                                     {isModelMove, SnapshotPhase::Setup},     {isForward, SnapshotPhase::Forward},
-                                     {isConstruction, SnapshotPhase::Setup}};
+    static constexpr Rule rules[] = { { isOptimizer, SnapshotPhase::Optimizer },
+        { isBackward, SnapshotPhase::Backward }, { isModelMove, SnapshotPhase::Setup },
+        { isForward, SnapshotPhase::Forward }, { isConstruction, SnapshotPhase::Setup } };
     std::vector<SnapshotFrame> fs;
     fs.reserve(frames.size());
     for (std::size_t i = 0; i < frames.size(); ++i) {
         const std::string p = path + "[" + std::to_string(i) + "]";
         const PickleView f = fields.dict(frames.at(i), p);
-        fs.push_back({fields.string(f, "filename", p), fields.integer(f, "line", p).value_or(0), fields.string(f, "name", p)});
+        fs.push_back(
+            { fields.string(f, "filename", p), fields.integer(f, "line", p).value_or(0), fields.string(f, "name", p) });
     }
     ff.any = !fs.empty();
     for (const Rule& r : rules) {
@@ -209,7 +227,8 @@ std::vector<SnapshotFrame> keptFrames(const PickleView& frames, const Fields& fi
     for (std::size_t i = 0; i < frames.size() && out.size() < kSnapshotFramesKept; ++i) {
         const std::string p = path + "[" + std::to_string(i) + "]";
         const PickleView f = fields.dict(frames.at(i), p);
-        out.push_back({fields.string(f, "filename", p), fields.integer(f, "line", p).value_or(0), fields.string(f, "name", p)});
+        out.push_back(
+            { fields.string(f, "filename", p), fields.integer(f, "line", p).value_or(0), fields.string(f, "name", p) });
     }
     return out;
 }
@@ -245,7 +264,9 @@ struct Entry {
 class DeviceAnalysis {
 public:
     DeviceAnalysis(const PickleDocument& doc, const Fields& fields, MemorySnapshot& out)
-        : m_doc(doc), m_fields(fields), m_out(out)
+        : m_doc(doc)
+        , m_fields(fields)
+        , m_out(out)
     {
     }
 
@@ -260,8 +281,8 @@ public:
         return it->second;
     }
 
-    SnapshotDevice run(int device, const std::vector<DumpBlock>& dump, Bytes reservedAtDump, const std::vector<Entry>& trace,
-                       const std::vector<std::string>& tracePaths)
+    SnapshotDevice run(int device, const std::vector<DumpBlock>& dump, Bytes reservedAtDump,
+        const std::vector<Entry>& trace, const std::vector<std::string>& tracePaths)
     {
         SnapshotDevice d;
         d.device = device;
@@ -283,7 +304,7 @@ public:
             if (p != SnapshotPhase::Unknown && p != current) {
                 current = p;
                 ++segment;
-                d.phases.push_back({p, static_cast<int64_t>(i), n > 1 ? double(i) / double(n - 1) : 0.0});
+                d.phases.push_back({ p, static_cast<int64_t>(i), n > 1 ? double(i) / double(n - 1) : 0.0 });
             }
             phaseAt[i] = current;
             segmentAt[i] = segment;
@@ -356,27 +377,38 @@ public:
         d.bytesBeforeTrace = allocated;
         Bytes reserved = checkedAdd(reservedAtDump, -segmentDelta);
         if (reserved < 0) {
-            m_out.notes.push_back("device " + std::to_string(device) +
-                                  ": the trace frees more segments than the dump and its own allocations explain; reserved starts at 0");
+            m_out.notes.push_back("device " + std::to_string(device)
+                + ": the trace frees more segments than the dump and its own allocations explain; reserved starts at "
+                  "0");
             reserved = 0;
         }
 
         // The curves and the peak (the first entry that reaches it).
         d.curve.reserve(n + 1);
-        d.curve.push_back({-1, n ? trace[0].timeUs : 0, allocated, std::max(reserved, allocated), SnapshotPhase::Unknown, 0.0});
+        d.curve.push_back(
+            { -1, n ? trace[0].timeUs : 0, allocated, std::max(reserved, allocated), SnapshotPhase::Unknown, 0.0 });
         d.peakAllocatedBytes = allocated;
         d.peakReservedBytes = d.curve.back().reservedBytes;
         for (std::size_t i = 0; i < n; ++i) {
             const Entry& e = trace[i];
             switch (e.kind) {
-            case Entry::Alloc: allocated = checkedAdd(allocated, e.size); break;
-            case Entry::Free: allocated = checkedAdd(allocated, -e.size); break;
-            case Entry::SegmentAdd: reserved = checkedAdd(reserved, e.size); break;
-            case Entry::SegmentRemove: reserved = checkedAdd(reserved, -e.size); break;
-            case Entry::Other: continue;
+            case Entry::Alloc:
+                allocated = checkedAdd(allocated, e.size);
+                break;
+            case Entry::Free:
+                allocated = checkedAdd(allocated, -e.size);
+                break;
+            case Entry::SegmentAdd:
+                reserved = checkedAdd(reserved, e.size);
+                break;
+            case Entry::SegmentRemove:
+                reserved = checkedAdd(reserved, -e.size);
+                break;
+            case Entry::Other:
+                continue;
             }
             const double fraction = n > 1 ? double(i) / double(n - 1) : 1.0;
-            d.curve.push_back({static_cast<int64_t>(i), e.timeUs, allocated, reserved, phaseAt[i], fraction});
+            d.curve.push_back({ static_cast<int64_t>(i), e.timeUs, allocated, reserved, phaseAt[i], fraction });
             if (allocated > d.peakAllocatedBytes) {
                 d.peakAllocatedBytes = allocated;
                 d.peakAllocatedEvent = static_cast<int64_t>(i);
@@ -388,7 +420,7 @@ public:
         if (!d.hasTrace) {
             d.peakAllocatedBytes = d.allocatedAtDumpBytes;
             d.peakReservedBytes = reservedAtDump;
-            d.curve = {{-1, 0, d.allocatedAtDumpBytes, reservedAtDump, SnapshotPhase::Unknown, 1.0}};
+            d.curve = { { -1, 0, d.allocatedAtDumpBytes, reservedAtDump, SnapshotPhase::Unknown, 1.0 } };
         }
 
         // Categories: each block alive at the peak, by its stack and its lifetime.
@@ -414,8 +446,9 @@ public:
                 if (it != gradientSizes.end() && it->second > 0) {
                     --it->second;
                     b.category = SnapshotCategory::Weights;
-                    b.rule = "no allocation stack; alive before the trace and never freed, and a gradient has its size (" +
-                             std::to_string(b.sizeBytes) + " bytes): taken as that gradient's weight";
+                    b.rule
+                        = "no allocation stack; alive before the trace and never freed, and a gradient has its size ("
+                        + std::to_string(b.sizeBytes) + " bytes): taken as that gradient's weight";
                 } else if (it != gradientSizes.end()) {
                     b.category = SnapshotCategory::OptimizerStates;
                     b.rule = "no allocation stack; alive before the trace and never freed, with a gradient's size, and "
@@ -429,9 +462,8 @@ public:
             Bytes& sum = d.categoryBytesAtPeak[static_cast<std::size_t>(b.category)];
             sum = checkedAdd(sum, b.sizeBytes);
         }
-        std::stable_sort(atPeak.begin(), atPeak.end(), [&](std::size_t a, std::size_t b) {
-            return lives[a].block.sizeBytes > lives[b].block.sizeBytes;
-        });
+        std::stable_sort(atPeak.begin(), atPeak.end(),
+            [&](std::size_t a, std::size_t b) { return lives[a].block.sizeBytes > lives[b].block.sizeBytes; });
         d.aliveAtPeak.reserve(atPeak.size());
         for (std::size_t i : atPeak) {
             Life& l = lives[i];
@@ -461,43 +493,53 @@ private:
         const FrameFacts& ff = facts(l.frames, l.framesPath);
         b.phase = ff.phase;
         const bool freed = b.freeEvent >= 0;
-        const bool freedWithin = freed && b.allocEvent >= 0 && segmentAt[static_cast<std::size_t>(b.freeEvent)] ==
-                                                                 segmentAt[static_cast<std::size_t>(b.allocEvent)];
+        const bool freedWithin = freed && b.allocEvent >= 0
+            && segmentAt[static_cast<std::size_t>(b.freeEvent)] == segmentAt[static_cast<std::size_t>(b.allocEvent)];
         auto set = [&](SnapshotCategory c, std::string rule) {
             b.category = c;
             b.rule = std::move(rule);
         };
         if (!ff.any) {
             if (b.allocEvent < 0 && freed && phaseAt[static_cast<std::size_t>(b.freeEvent)] == SnapshotPhase::Backward)
-                set(SnapshotCategory::Activations, "no allocation stack; alive before the trace and freed in backward: saved for backward");
+                set(SnapshotCategory::Activations,
+                    "no allocation stack; alive before the trace and freed in backward: saved for backward");
             else if (b.allocEvent >= 0)
                 set(SnapshotCategory::Other, "no allocation stack in the trace (record with context='all')");
             else if (freed)
-                set(SnapshotCategory::Other, "no allocation stack; alive before the trace and freed in " +
-                                                 std::string(toString(phaseAt[static_cast<std::size_t>(b.freeEvent)])));
+                set(SnapshotCategory::Other,
+                    "no allocation stack; alive before the trace and freed in "
+                        + std::string(toString(phaseAt[static_cast<std::size_t>(b.freeEvent)])));
             return; // alive all along: the size rule decides
         }
         if (ff.optimizerStateInit)
-            return set(SnapshotCategory::OptimizerStates, "allocated in " + ff.marker + " (the optimizer creating its state)");
+            return set(
+                SnapshotCategory::OptimizerStates, "allocated in " + ff.marker + " (the optimizer creating its state)");
         switch (ff.phase) {
         case SnapshotPhase::Optimizer:
             if (freedWithin)
-                return set(SnapshotCategory::Temporaries, "a working buffer of the optimizer step (" + ff.marker + "), freed before the step ended");
-            return set(SnapshotCategory::OptimizerStates, "allocated in the optimizer step (" + ff.marker + ") and kept after it");
+                return set(SnapshotCategory::Temporaries,
+                    "a working buffer of the optimizer step (" + ff.marker + "), freed before the step ended");
+            return set(SnapshotCategory::OptimizerStates,
+                "allocated in the optimizer step (" + ff.marker + ") and kept after it");
         case SnapshotPhase::Backward:
             if (ff.accumulateGrad)
                 return set(SnapshotCategory::Gradients, "allocated by AccumulateGrad in backward: a parameter's .grad");
             if (freedWithin)
-                return set(SnapshotCategory::Temporaries, "backward working memory (" + ff.marker + "), freed before backward ended");
-            return set(SnapshotCategory::Gradients, "allocated in backward (" + ff.marker + ") and kept past its end: a parameter's .grad");
+                return set(SnapshotCategory::Temporaries,
+                    "backward working memory (" + ff.marker + "), freed before backward ended");
+            return set(SnapshotCategory::Gradients,
+                "allocated in backward (" + ff.marker + ") and kept past its end: a parameter's .grad");
         case SnapshotPhase::Setup:
             return set(SnapshotCategory::Weights, "allocated while building or loading the model (" + ff.marker + ")");
         case SnapshotPhase::Forward:
             if (freedWithin)
-                return set(SnapshotCategory::Temporaries, "a forward intermediate (" + ff.forwardAt + "), freed within the forward");
+                return set(SnapshotCategory::Temporaries,
+                    "a forward intermediate (" + ff.forwardAt + "), freed within the forward");
             if (freed && phaseAt[static_cast<std::size_t>(b.freeEvent)] == SnapshotPhase::Backward)
-                return set(SnapshotCategory::Activations, "saved by the forward (" + ff.forwardAt + ") and freed in backward");
-            return set(SnapshotCategory::Activations, "allocated in the forward (" + ff.forwardAt + ") and alive past it");
+                return set(
+                    SnapshotCategory::Activations, "saved by the forward (" + ff.forwardAt + ") and freed in backward");
+            return set(
+                SnapshotCategory::Activations, "allocated in the forward (" + ff.forwardAt + ") and alive past it");
         case SnapshotPhase::Unknown:
             break;
         }
@@ -507,7 +549,8 @@ private:
             if (!fs.empty())
                 innermost = " (innermost: " + fs.front().text() + ")";
         }
-        set(SnapshotCategory::Other, "no frame names a forward, backward, optimizer step or model construction" + innermost);
+        set(SnapshotCategory::Other,
+            "no frame names a forward, backward, optimizer step or model construction" + innermost);
     }
 
     const PickleDocument& m_doc;
@@ -520,7 +563,8 @@ std::optional<PickleId> framesOf(const PickleView& d, const Fields& fields, cons
 {
     std::optional<PickleView> f = d.get("frames");
     if (!f) { // the old format: history[0].frames
-        if (const std::optional<PickleView> h = d.get("history"); h && h->isSequence() && h->size() > 0 && h->at(0).isDict())
+        if (const std::optional<PickleView> h = d.get("history");
+            h && h->isSequence() && h->size() > 0 && h->at(0).isDict())
             f = h->at(0).get("frames");
     }
     if (!f || f->isNone())
@@ -545,8 +589,10 @@ MemorySnapshot analyze(const PickleDocument& doc, const std::string& file, const
         segments = root.get("segments");
         traces = root.get("device_traces");
         if (!segments && !traces)
-            throw InputError("segments", "missing: not a PyTorch memory snapshot (torch.cuda.memory._dump_snapshot writes "
-                                         "a dict with segments and device_traces)", file);
+            throw InputError("segments",
+                "missing: not a PyTorch memory snapshot (torch.cuda.memory._dump_snapshot writes "
+                "a dict with segments and device_traces)",
+                file);
         if (const std::optional<PickleView> s = root.get("allocator_settings"); s && s->isDict())
             out.allocatorConf = fields.string(*s, "PYTORCH_CUDA_ALLOC_CONF", "allocator_settings");
     }
@@ -561,8 +607,10 @@ MemorySnapshot analyze(const PickleDocument& doc, const std::string& file, const
             const PickleView seg = fields.dict(segments->at(s), sp);
             const int64_t device = fields.integer(seg, "device", sp).value_or(0);
             if (device < 0 || device >= static_cast<int64_t>(limits.maxDevices))
-                throw InputError(sp + ".device", "expected a device index from 0 to " + std::to_string(limits.maxDevices - 1) +
-                                                     ", got " + std::to_string(device), file);
+                throw InputError(sp + ".device",
+                    "expected a device index from 0 to " + std::to_string(limits.maxDevices - 1) + ", got "
+                        + std::to_string(device),
+                    file);
             const int dev = static_cast<int>(device);
             reserved[dev] = checkedAdd(reserved[dev], fields.size(seg, "total_size", sp, true));
             int64_t address = fields.integer(seg, "address", sp).value_or(0);
@@ -581,8 +629,10 @@ MemorySnapshot analyze(const PickleDocument& doc, const std::string& file, const
                 address = db.address + db.size;
                 db.stream = stream;
                 const std::string state = fields.string(blk, "state", bp);
-                if (state != "active_allocated" && state != "active_pending_free" && state != "inactive" && state != "active_awaiting_free")
-                    throw InputError(bp + ".state", "expected active_allocated, active_pending_free or inactive, got \"" + state + "\"", file);
+                if (state != "active_allocated" && state != "active_pending_free" && state != "inactive"
+                    && state != "active_awaiting_free")
+                    throw InputError(bp + ".state",
+                        "expected active_allocated, active_pending_free or inactive, got \"" + state + "\"", file);
                 db.alive = state == "active_allocated";
                 db.frames = framesOf(blk, fields, bp);
                 db.path = bp;
@@ -599,8 +649,10 @@ MemorySnapshot analyze(const PickleDocument& doc, const std::string& file, const
     if (traces) {
         fields.list(*traces, "device_traces");
         if (traces->size() > limits.maxDevices)
-            throw InputError("device_traces", "lists " + std::to_string(traces->size()) + " devices; the most read is " +
-                                                  std::to_string(limits.maxDevices), file);
+            throw InputError("device_traces",
+                "lists " + std::to_string(traces->size()) + " devices; the most read is "
+                    + std::to_string(limits.maxDevices),
+                file);
         for (std::size_t dv = 0; dv < traces->size(); ++dv) {
             const std::string dp = "device_traces[" + std::to_string(dv) + "]";
             const PickleView t = fields.list(traces->at(dv), dp);
@@ -619,8 +671,8 @@ MemorySnapshot analyze(const PickleDocument& doc, const std::string& file, const
                 continue;
             total += t.size();
             if (total > limits.maxTraceEntries)
-                throw InputError("device_traces", "more than " + std::to_string(limits.maxTraceEntries) +
-                                                      " trace entries; the most read", file);
+                throw InputError("device_traces",
+                    "more than " + std::to_string(limits.maxTraceEntries) + " trace entries; the most read", file);
             std::vector<Entry>& list = entries[static_cast<int>(dv)];
             std::vector<std::string>& ps = paths[static_cast<int>(dv)];
             list.reserve(t.size());
@@ -665,24 +717,27 @@ MemorySnapshot analyze(const PickleDocument& doc, const std::string& file, const
         const auto dIt = dump.find(d);
         const auto eIt = entries.find(d);
         SnapshotDevice dev = analysis.run(d, dIt == dump.end() ? noBlocks : dIt->second, reserved[d],
-                                          eIt == entries.end() ? noEntries : eIt->second,
-                                          eIt == entries.end() ? noPaths : paths[d]);
+            eIt == entries.end() ? noEntries : eIt->second, eIt == entries.end() ? noPaths : paths[d]);
         out.devices.push_back(std::move(dev));
     }
     for (SnapshotDevice& d : out.devices) {
         if (!d.hasTrace)
-            out.notes.push_back("device " + std::to_string(d.device) +
-                                ": no trace (recorded without _record_memory_history(max_entries=...)): the state at the dump only");
+            out.notes.push_back("device " + std::to_string(d.device)
+                + ": no trace (recorded without _record_memory_history(max_entries=...)): the state at the dump only");
         else if (d.blocksBeforeTrace > 0)
-            out.notes.push_back("device " + std::to_string(d.device) + ": the trace begins with " + std::to_string(d.blocksBeforeTrace) +
-                                " blocks (" + formatBytes(d.bytesBeforeTrace) + ") already allocated: before recording began" +
-                                (d.traceStartsMidway ? ", or dropped when the history passed max_entries (its first entry frees a block it never saw)" : ""));
+            out.notes.push_back("device " + std::to_string(d.device) + ": the trace begins with "
+                + std::to_string(d.blocksBeforeTrace) + " blocks (" + formatBytes(d.bytesBeforeTrace)
+                + ") already allocated: before recording began"
+                + (d.traceStartsMidway ? ", or dropped when the history passed max_entries (its first entry frees a "
+                                         "block it never saw)"
+                                       : ""));
     }
     if (traces)
         for (std::size_t dv = 0; dv < traces->size(); ++dv) {
             const PickleView t = traces->at(dv);
             for (std::size_t i = 0; i < t.size(); ++i)
-                if (const std::optional<PickleView> a = t.at(i).get("action"); a && a->string() == std::string_view("oom"))
+                if (const std::optional<PickleView> a = t.at(i).get("action");
+                    a && a->string() == std::string_view("oom"))
                     for (SnapshotDevice& d : out.devices)
                         if (d.device == static_cast<int>(dv))
                             ++d.oomEvents;
@@ -703,7 +758,8 @@ MemorySnapshot analyzeSnapshot(const PickleDocument& doc, const std::string& fil
     }
 }
 
-MemorySnapshot readMemorySnapshot(const std::string& path, const PickleLimits& pickleLimits, const SnapshotLimits& limits)
+MemorySnapshot readMemorySnapshot(
+    const std::string& path, const PickleLimits& pickleLimits, const SnapshotLimits& limits)
 {
     return analyzeSnapshot(readPickleFile(path, pickleLimits), path, limits);
 }

@@ -33,29 +33,74 @@ constexpr const char* kPersistent = "it names a persistent object outside the fi
 constexpr const char* kBuffer = "it takes an out-of-band buffer (protocol 5) that is not in the file";
 
 constexpr OpcodeInfo kOpcodes[] = {
-    {'(', "MARK", nullptr},           {'.', "STOP", nullptr},           {'0', "POP", nullptr},
-    {'1', "POP_MARK", nullptr},       {'2', "DUP", nullptr},            {'F', "FLOAT", nullptr},
-    {'I', "INT", nullptr},            {'J', "BININT", nullptr},         {'K', "BININT1", nullptr},
-    {'L', "LONG", nullptr},           {'M', "BININT2", nullptr},        {'N', "NONE", nullptr},
-    {'P', "PERSID", kPersistent},     {'Q', "BINPERSID", kPersistent},  {'R', "REDUCE", kCalls},
-    {'S', "STRING", nullptr},         {'T', "BINSTRING", nullptr},      {'U', "SHORT_BINSTRING", nullptr},
-    {'V', "UNICODE", nullptr},        {'X', "BINUNICODE", nullptr},     {'a', "APPEND", nullptr},
-    {'b', "BUILD", kBuilds},          {'c', "GLOBAL", kImports},        {'d', "DICT", nullptr},
-    {'}', "EMPTY_DICT", nullptr},     {'e', "APPENDS", nullptr},        {'g', "GET", nullptr},
-    {'h', "BINGET", nullptr},         {'i', "INST", kInstance},         {'j', "LONG_BINGET", nullptr},
-    {'l', "LIST", nullptr},           {']', "EMPTY_LIST", nullptr},     {'o', "OBJ", kInstance},
-    {'p', "PUT", nullptr},            {'q', "BINPUT", nullptr},         {'r', "LONG_BINPUT", nullptr},
-    {'s', "SETITEM", nullptr},        {'t', "TUPLE", nullptr},          {')', "EMPTY_TUPLE", nullptr},
-    {'u', "SETITEMS", nullptr},       {'G', "BINFLOAT", nullptr},       {0x80, "PROTO", nullptr},
-    {0x81, "NEWOBJ", kInstance},      {0x82, "EXT1", kExtension},       {0x83, "EXT2", kExtension},
-    {0x84, "EXT4", kExtension},       {0x85, "TUPLE1", nullptr},        {0x86, "TUPLE2", nullptr},
-    {0x87, "TUPLE3", nullptr},        {0x88, "NEWTRUE", nullptr},       {0x89, "NEWFALSE", nullptr},
-    {0x8a, "LONG1", nullptr},         {0x8b, "LONG4", nullptr},         {'B', "BINBYTES", nullptr},
-    {'C', "SHORT_BINBYTES", nullptr}, {0x8c, "SHORT_BINUNICODE", nullptr}, {0x8d, "BINUNICODE8", nullptr},
-    {0x8e, "BINBYTES8", nullptr},     {0x8f, "EMPTY_SET", nullptr},     {0x90, "ADDITEMS", nullptr},
-    {0x91, "FROZENSET", nullptr},     {0x92, "NEWOBJ_EX", kInstance},   {0x93, "STACK_GLOBAL", kImports},
-    {0x94, "MEMOIZE", nullptr},       {0x95, "FRAME", nullptr},         {0x96, "BYTEARRAY8", nullptr},
-    {0x97, "NEXT_BUFFER", kBuffer},   {0x98, "READONLY_BUFFER", kBuffer},
+    { '(', "MARK", nullptr },
+    { '.', "STOP", nullptr },
+    { '0', "POP", nullptr },
+    { '1', "POP_MARK", nullptr },
+    { '2', "DUP", nullptr },
+    { 'F', "FLOAT", nullptr },
+    { 'I', "INT", nullptr },
+    { 'J', "BININT", nullptr },
+    { 'K', "BININT1", nullptr },
+    { 'L', "LONG", nullptr },
+    { 'M', "BININT2", nullptr },
+    { 'N', "NONE", nullptr },
+    { 'P', "PERSID", kPersistent },
+    { 'Q', "BINPERSID", kPersistent },
+    { 'R', "REDUCE", kCalls },
+    { 'S', "STRING", nullptr },
+    { 'T', "BINSTRING", nullptr },
+    { 'U', "SHORT_BINSTRING", nullptr },
+    { 'V', "UNICODE", nullptr },
+    { 'X', "BINUNICODE", nullptr },
+    { 'a', "APPEND", nullptr },
+    { 'b', "BUILD", kBuilds },
+    { 'c', "GLOBAL", kImports },
+    { 'd', "DICT", nullptr },
+    { '}', "EMPTY_DICT", nullptr },
+    { 'e', "APPENDS", nullptr },
+    { 'g', "GET", nullptr },
+    { 'h', "BINGET", nullptr },
+    { 'i', "INST", kInstance },
+    { 'j', "LONG_BINGET", nullptr },
+    { 'l', "LIST", nullptr },
+    { ']', "EMPTY_LIST", nullptr },
+    { 'o', "OBJ", kInstance },
+    { 'p', "PUT", nullptr },
+    { 'q', "BINPUT", nullptr },
+    { 'r', "LONG_BINPUT", nullptr },
+    { 's', "SETITEM", nullptr },
+    { 't', "TUPLE", nullptr },
+    { ')', "EMPTY_TUPLE", nullptr },
+    { 'u', "SETITEMS", nullptr },
+    { 'G', "BINFLOAT", nullptr },
+    { 0x80, "PROTO", nullptr },
+    { 0x81, "NEWOBJ", kInstance },
+    { 0x82, "EXT1", kExtension },
+    { 0x83, "EXT2", kExtension },
+    { 0x84, "EXT4", kExtension },
+    { 0x85, "TUPLE1", nullptr },
+    { 0x86, "TUPLE2", nullptr },
+    { 0x87, "TUPLE3", nullptr },
+    { 0x88, "NEWTRUE", nullptr },
+    { 0x89, "NEWFALSE", nullptr },
+    { 0x8a, "LONG1", nullptr },
+    { 0x8b, "LONG4", nullptr },
+    { 'B', "BINBYTES", nullptr },
+    { 'C', "SHORT_BINBYTES", nullptr },
+    { 0x8c, "SHORT_BINUNICODE", nullptr },
+    { 0x8d, "BINUNICODE8", nullptr },
+    { 0x8e, "BINBYTES8", nullptr },
+    { 0x8f, "EMPTY_SET", nullptr },
+    { 0x90, "ADDITEMS", nullptr },
+    { 0x91, "FROZENSET", nullptr },
+    { 0x92, "NEWOBJ_EX", kInstance },
+    { 0x93, "STACK_GLOBAL", kImports },
+    { 0x94, "MEMOIZE", nullptr },
+    { 0x95, "FRAME", nullptr },
+    { 0x96, "BYTEARRAY8", nullptr },
+    { 0x97, "NEXT_BUFFER", kBuffer },
+    { 0x98, "READONLY_BUFFER", kBuffer },
 };
 
 const OpcodeInfo* findOpcode(uint8_t op)
@@ -105,16 +150,26 @@ std::optional<uint32_t> parseHex(std::string_view s)
 std::string_view toString(PickleKind k)
 {
     switch (k) {
-    case PickleKind::None: return "None";
-    case PickleKind::Bool: return "bool";
-    case PickleKind::Int: return "int";
-    case PickleKind::Float: return "float";
-    case PickleKind::String: return "str";
-    case PickleKind::Binary: return "bytes";
-    case PickleKind::List: return "list";
-    case PickleKind::Tuple: return "tuple";
-    case PickleKind::Dict: return "dict";
-    case PickleKind::Set: return "set";
+    case PickleKind::None:
+        return "None";
+    case PickleKind::Bool:
+        return "bool";
+    case PickleKind::Int:
+        return "int";
+    case PickleKind::Float:
+        return "float";
+    case PickleKind::String:
+        return "str";
+    case PickleKind::Binary:
+        return "bytes";
+    case PickleKind::List:
+        return "list";
+    case PickleKind::Tuple:
+        return "tuple";
+    case PickleKind::Dict:
+        return "dict";
+    case PickleKind::Set:
+        return "set";
     }
     return "?";
 }
@@ -126,14 +181,19 @@ std::string_view pickleOpcodeName(uint8_t op)
 }
 
 PickleError::PickleError(const std::string& file, uint64_t offset, int opcode, const std::string& why)
-    : InputError("byte " + std::to_string(offset), why, file), m_offset(offset), m_opcode(opcode)
+    : InputError("byte " + std::to_string(offset), why, file)
+    , m_offset(offset)
+    , m_opcode(opcode)
 {
 }
 
 // ---------------------------------------------------------------------------------------
 // Views
 
-const PickleNode& PickleView::node() const { return m_doc->nodes()[m_id]; }
+const PickleNode& PickleView::node() const
+{
+    return m_doc->nodes()[m_id];
+}
 
 bool PickleView::isSequence() const
 {
@@ -148,7 +208,10 @@ std::size_t PickleView::size() const
     return isSequence() ? node().items.size() : 0;
 }
 
-PickleView PickleView::at(std::size_t i) const { return PickleView(*m_doc, node().items.at(i)); }
+PickleView PickleView::at(std::size_t i) const
+{
+    return PickleView(*m_doc, node().items.at(i));
+}
 
 std::optional<PickleView> PickleView::get(std::string_view key) const
 {
@@ -192,15 +255,21 @@ std::string PickleView::describe() const
     const PickleNode& n = node();
     std::string s(toString(n.kind));
     switch (n.kind) {
-    case PickleKind::Bool: return n.integer ? "True" : "False";
-    case PickleKind::Int: return s + " " + std::to_string(n.integer);
-    case PickleKind::Float: return s + " " + std::to_string(n.real);
-    case PickleKind::String: return s + " '" + printableText(n.text, 60) + "'";
+    case PickleKind::Bool:
+        return n.integer ? "True" : "False";
+    case PickleKind::Int:
+        return s + " " + std::to_string(n.integer);
+    case PickleKind::Float:
+        return s + " " + std::to_string(n.real);
+    case PickleKind::String:
+        return s + " '" + printableText(n.text, 60) + "'";
     case PickleKind::List:
     case PickleKind::Tuple:
     case PickleKind::Set:
-    case PickleKind::Dict: return s + " of " + std::to_string(size());
-    default: return s;
+    case PickleKind::Dict:
+        return s + " of " + std::to_string(size());
+    default:
+        return s;
     }
 }
 
@@ -210,15 +279,18 @@ std::string PickleView::describe() const
 class PickleParser {
 public:
     PickleParser(std::string_view bytes, const std::string& file, const PickleLimits& limits)
-        : m_in(bytes), m_file(file), m_limits(limits)
+        : m_in(bytes)
+        , m_file(file)
+        , m_limits(limits)
     {
     }
 
     PickleDocument run()
     {
         if (m_in.size() > m_limits.maxFileBytes)
-            fail(-1, "the file has " + std::to_string(m_in.size()) + " bytes; the most read is " +
-                         formatBytes(static_cast<Bytes>(m_limits.maxFileBytes)));
+            fail(-1,
+                "the file has " + std::to_string(m_in.size()) + " bytes; the most read is "
+                    + formatBytes(static_cast<Bytes>(m_limits.maxFileBytes)));
         if (m_in.empty())
             fail(-1, "the file is empty: not a pickle");
         while (true) {
@@ -249,8 +321,8 @@ private:
     std::string_view take(uint64_t n, const char* what)
     {
         if (n > m_in.size() - m_pos)
-            failOp(std::string(what) + " of " + std::to_string(n) + " bytes, but only " +
-                   std::to_string(m_in.size() - m_pos) + " are left (truncated or a forged length)");
+            failOp(std::string(what) + " of " + std::to_string(n) + " bytes, but only "
+                + std::to_string(m_in.size() - m_pos) + " are left (truncated or a forged length)");
         std::string_view s = m_in.substr(m_pos, static_cast<std::size_t>(n));
         m_pos += static_cast<std::size_t>(n);
         return s;
@@ -277,7 +349,8 @@ private:
     uint64_t stringLength(uint64_t n)
     {
         if (n > m_limits.maxStringBytes)
-            failOp("a string of " + std::to_string(n) + " bytes; the most read is " + std::to_string(m_limits.maxStringBytes));
+            failOp("a string of " + std::to_string(n) + " bytes; the most read is "
+                + std::to_string(m_limits.maxStringBytes));
         return n;
     }
 
@@ -286,7 +359,7 @@ private:
     {
         if (m_doc.m_nodes.size() >= m_limits.maxValues)
             failOp("more than " + std::to_string(m_limits.maxValues) + " values in the file (the most read)");
-        m_doc.m_nodes.push_back(PickleNode{kind, 0, 0, {}, {}});
+        m_doc.m_nodes.push_back(PickleNode { kind, 0, 0, {}, {} });
         m_height.push_back(0);
         return static_cast<PickleId>(m_doc.m_nodes.size() - 1);
     }
@@ -351,8 +424,8 @@ private:
     void expect(PickleId target, PickleKind kind)
     {
         if (node(target).kind != kind)
-            failOp("works on a " + std::string(toString(kind)) + ", but the value below is a " +
-                   std::string(toString(node(target).kind)));
+            failOp("works on a " + std::string(toString(kind)) + ", but the value below is a "
+                + std::string(toString(node(target).kind)));
     }
 
     // -- memo --------------------------------------------------------------------------
@@ -446,13 +519,27 @@ private:
             if (++i >= s.size())
                 failOp("the string ends in a backslash");
             switch (s[i]) {
-            case '\\': out += '\\'; break;
-            case '\'': out += '\''; break;
-            case '"': out += '"'; break;
-            case 'n': out += '\n'; break;
-            case 'r': out += '\r'; break;
-            case 't': out += '\t'; break;
-            case '0': out += '\0'; break;
+            case '\\':
+                out += '\\';
+                break;
+            case '\'':
+                out += '\'';
+                break;
+            case '"':
+                out += '"';
+                break;
+            case 'n':
+                out += '\n';
+                break;
+            case 'r':
+                out += '\r';
+                break;
+            case 't':
+                out += '\t';
+                break;
+            case '0':
+                out += '\0';
+                break;
             case 'x': {
                 const std::optional<uint32_t> v = i + 2 < s.size() ? parseHex(s.substr(i + 1, 2)) : std::nullopt;
                 if (!v)
@@ -461,7 +548,8 @@ private:
                 i += 2;
                 break;
             }
-            default: failOp("an escape this reader does not know: \\" + printableText(s.substr(i, 1)));
+            default:
+                failOp("an escape this reader does not know: \\" + printableText(s.substr(i, 1)));
             }
         }
         pushText(out, PickleKind::Binary);
@@ -520,8 +608,8 @@ private:
         case 0x95: { // FRAME: a length hint; the opcodes inside follow as usual
             const uint64_t n = littleEndian(8);
             if (n > m_in.size() - m_pos)
-                failOp("a frame of " + std::to_string(n) + " bytes, but only " + std::to_string(m_in.size() - m_pos) +
-                       " are left (truncated or a forged length)");
+                failOp("a frame of " + std::to_string(n) + " bytes, but only " + std::to_string(m_in.size() - m_pos)
+                    + " are left (truncated or a forged length)");
             break;
         }
         case '.': // STOP
@@ -544,17 +632,39 @@ private:
             else
                 failOp("the stack is empty");
             break;
-        case '1': popMark(); break; // POP_MARK
-        case '2': push(top()); break; // DUP
-        case 'N': pushNew(PickleKind::None); break;
-        case 0x88: pushInt(1, PickleKind::Bool); break;
-        case 0x89: pushInt(0, PickleKind::Bool); break;
-        case 'I': textInt(false); break;
-        case 'L': textInt(true); break;
-        case 'J': pushInt(static_cast<int32_t>(static_cast<uint32_t>(littleEndian(4)))); break;
-        case 'K': pushInt(static_cast<int64_t>(littleEndian(1))); break;
-        case 'M': pushInt(static_cast<int64_t>(littleEndian(2))); break;
-        case 0x8a: binaryLong(littleEndian(1)); break;
+        case '1':
+            popMark();
+            break; // POP_MARK
+        case '2':
+            push(top());
+            break; // DUP
+        case 'N':
+            pushNew(PickleKind::None);
+            break;
+        case 0x88:
+            pushInt(1, PickleKind::Bool);
+            break;
+        case 0x89:
+            pushInt(0, PickleKind::Bool);
+            break;
+        case 'I':
+            textInt(false);
+            break;
+        case 'L':
+            textInt(true);
+            break;
+        case 'J':
+            pushInt(static_cast<int32_t>(static_cast<uint32_t>(littleEndian(4))));
+            break;
+        case 'K':
+            pushInt(static_cast<int64_t>(littleEndian(1)));
+            break;
+        case 'M':
+            pushInt(static_cast<int64_t>(littleEndian(2)));
+            break;
+        case 0x8a:
+            binaryLong(littleEndian(1));
+            break;
         case 0x8b: {
             const int32_t n = static_cast<int32_t>(static_cast<uint32_t>(littleEndian(4)));
             if (n < 0)
@@ -562,7 +672,9 @@ private:
             binaryLong(static_cast<uint64_t>(n));
             break;
         }
-        case 'F': textFloat(); break;
+        case 'F':
+            textFloat();
+            break;
         case 'G': {
             const std::string_view s = take(8, "the float");
             uint64_t bits = 0;
@@ -571,13 +683,25 @@ private:
             node(pushNew(PickleKind::Float)).real = std::bit_cast<double>(bits);
             break;
         }
-        case 'V': textUnicode(); break;
-        case 'S': textString(); break;
-        case 0x8c: pushText(take(stringLength(littleEndian(1)), "a string"), PickleKind::String); break;
-        case 'X': pushText(take(stringLength(littleEndian(4)), "a string"), PickleKind::String); break;
-        case 0x8d: pushText(take(stringLength(littleEndian(8)), "a string"), PickleKind::String); break;
+        case 'V':
+            textUnicode();
+            break;
+        case 'S':
+            textString();
+            break;
+        case 0x8c:
+            pushText(take(stringLength(littleEndian(1)), "a string"), PickleKind::String);
+            break;
+        case 'X':
+            pushText(take(stringLength(littleEndian(4)), "a string"), PickleKind::String);
+            break;
+        case 0x8d:
+            pushText(take(stringLength(littleEndian(8)), "a string"), PickleKind::String);
+            break;
         case 'U':
-        case 'C': pushText(take(stringLength(littleEndian(1)), "bytes"), PickleKind::Binary); break;
+        case 'C':
+            pushText(take(stringLength(littleEndian(1)), "bytes"), PickleKind::Binary);
+            break;
         case 'T': {
             const int32_t n = static_cast<int32_t>(static_cast<uint32_t>(littleEndian(4)));
             if (n < 0)
@@ -585,16 +709,34 @@ private:
             pushText(take(stringLength(static_cast<uint64_t>(n)), "bytes"), PickleKind::Binary);
             break;
         }
-        case 'B': pushText(take(stringLength(littleEndian(4)), "bytes"), PickleKind::Binary); break;
+        case 'B':
+            pushText(take(stringLength(littleEndian(4)), "bytes"), PickleKind::Binary);
+            break;
         case 0x8e:
-        case 0x96: pushText(take(stringLength(littleEndian(8)), "bytes"), PickleKind::Binary); break;
-        case ']': pushNew(PickleKind::List); break;
-        case '}': pushNew(PickleKind::Dict); break;
-        case ')': pushNew(PickleKind::Tuple); break;
-        case 0x8f: pushNew(PickleKind::Set); break;
-        case 'l': container(PickleKind::List, popMark()); break;
-        case 't': container(PickleKind::Tuple, popMark()); break;
-        case 0x91: container(PickleKind::Set, popMark()); break;
+        case 0x96:
+            pushText(take(stringLength(littleEndian(8)), "bytes"), PickleKind::Binary);
+            break;
+        case ']':
+            pushNew(PickleKind::List);
+            break;
+        case '}':
+            pushNew(PickleKind::Dict);
+            break;
+        case ')':
+            pushNew(PickleKind::Tuple);
+            break;
+        case 0x8f:
+            pushNew(PickleKind::Set);
+            break;
+        case 'l':
+            container(PickleKind::List, popMark());
+            break;
+        case 't':
+            container(PickleKind::Tuple, popMark());
+            break;
+        case 0x91:
+            container(PickleKind::Set, popMark());
+            break;
         case 'd': {
             const std::vector<PickleId> items = popMark();
             if (items.size() % 2)
@@ -616,7 +758,7 @@ private:
             const PickleId item = pop();
             const PickleId list = top();
             expect(list, PickleKind::List);
-            addItems(list, {item});
+            addItems(list, { item });
             break;
         }
         case 'e':
@@ -632,7 +774,7 @@ private:
             const PickleId key = pop();
             const PickleId dict = top();
             expect(dict, PickleKind::Dict);
-            addItems(dict, {key, value});
+            addItems(dict, { key, value });
             break;
         }
         case 'u': {
@@ -644,14 +786,29 @@ private:
             addItems(dict, items);
             break;
         }
-        case 'p': memoPut(decimalKey(line(24, "the memo index"))); break;
-        case 'q': memoPut(littleEndian(1)); break;
-        case 'r': memoPut(littleEndian(4)); break;
-        case 0x94: memoPut(m_memo.size()); break;
-        case 'g': memoGet(decimalKey(line(24, "the memo index"))); break;
-        case 'h': memoGet(littleEndian(1)); break;
-        case 'j': memoGet(littleEndian(4)); break;
-        default: failOp("not handled"); // every accepted opcode has a case above
+        case 'p':
+            memoPut(decimalKey(line(24, "the memo index")));
+            break;
+        case 'q':
+            memoPut(littleEndian(1));
+            break;
+        case 'r':
+            memoPut(littleEndian(4));
+            break;
+        case 0x94:
+            memoPut(m_memo.size());
+            break;
+        case 'g':
+            memoGet(decimalKey(line(24, "the memo index")));
+            break;
+        case 'h':
+            memoGet(littleEndian(1));
+            break;
+        case 'j':
+            memoGet(littleEndian(4));
+            break;
+        default:
+            failOp("not handled"); // every accepted opcode has a case above
         }
         return false;
     }
@@ -664,8 +821,11 @@ private:
         std::vector<uint8_t> state(n, 0); // 0 new, 1 open, 2 done
         std::vector<uint64_t> expanded(n, 0);
         std::vector<uint32_t> height(n, 0);
-        struct Frame { PickleId id; std::size_t next; };
-        std::vector<Frame> work{{m_doc.m_root, 0}};
+        struct Frame {
+            PickleId id;
+            std::size_t next;
+        };
+        std::vector<Frame> work { { m_doc.m_root, 0 } };
         state[m_doc.m_root] = 1;
         while (!work.empty()) {
             Frame& f = work.back();
@@ -678,7 +838,7 @@ private:
                     if (work.size() > m_limits.maxDepth)
                         fail(-1, "containers nested more than " + std::to_string(m_limits.maxDepth) + " deep");
                     state[c] = 1;
-                    work.push_back({c, 0});
+                    work.push_back({ c, 0 });
                 }
                 continue;
             }
@@ -689,8 +849,9 @@ private:
                 h = std::max(h, height[c] + 1);
             }
             if (total > m_limits.maxExpandedValues)
-                fail(-1, "shared references expand to more than " + std::to_string(m_limits.maxExpandedValues) +
-                             " values (a memo expansion bomb)");
+                fail(-1,
+                    "shared references expand to more than " + std::to_string(m_limits.maxExpandedValues)
+                        + " values (a memo expansion bomb)");
             expanded[f.id] = total;
             height[f.id] = h;
             state[f.id] = 2;
@@ -720,10 +881,12 @@ PickleDocument parsePickle(std::string_view bytes, const std::string& file, cons
 
 PickleDocument readPickleFile(const std::string& path, const PickleLimits& limits)
 {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > limits.maxFileBytes)
-        throw PickleError(path, 0, -1, "the file has " + std::to_string(st.st_size) + " bytes; the most read is " +
-                                           formatBytes(static_cast<Bytes>(limits.maxFileBytes)));
+    struct stat st { };
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)
+        && static_cast<uint64_t>(st.st_size) > limits.maxFileBytes)
+        throw PickleError(path, 0, -1,
+            "the file has " + std::to_string(st.st_size) + " bytes; the most read is "
+                + formatBytes(static_cast<Bytes>(limits.maxFileBytes)));
     return parsePickle(readTextFile(path, limits.maxFileBytes), path, limits);
 }
 

@@ -31,25 +31,32 @@ constexpr ScenarioField field(std::string_view key, FieldKind kind, std::string_
     return f;
 }
 
-double asReal(const FieldValue& v) { return std::holds_alternative<Count>(v) ? double(std::get<Count>(v)) : std::get<double>(v); }
+double asReal(const FieldValue& v)
+{
+    return std::holds_alternative<Count>(v) ? double(std::get<Count>(v)) : std::get<double>(v);
+}
 
 // Each maker takes the field's accessor as a template argument, a lambda `[](auto& s) -> auto& {...}`
 // that works on a const and a non-const Scenario, so get and set are plain function pointers.
 
 template <auto Ref>
-constexpr ScenarioField integer(std::string_view key, double lo, double hi, std::string_view unit, std::string_view text)
+constexpr ScenarioField integer(
+    std::string_view key, double lo, double hi, std::string_view unit, std::string_view text)
 {
     ScenarioField f = field(key, FieldKind::Integer, text);
     f.min = lo;
     f.max = hi;
     f.unit = unit;
     f.get = [](const Scenario& s) -> FieldValue { return static_cast<Count>(Ref(s)); };
-    f.set = [](Scenario& s, const FieldValue& v) { Ref(s) = static_cast<std::remove_reference_t<decltype(Ref(s))>>(std::get<Count>(v)); };
+    f.set = [](Scenario& s, const FieldValue& v) {
+        Ref(s) = static_cast<std::remove_reference_t<decltype(Ref(s))>>(std::get<Count>(v));
+    };
     return f;
 }
 
 template <auto Ref>
-constexpr ScenarioField optionalInteger(std::string_view key, double lo, double hi, std::string_view unit, std::string_view text)
+constexpr ScenarioField optionalInteger(
+    std::string_view key, double lo, double hi, std::string_view unit, std::string_view text)
 {
     ScenarioField f = field(key, FieldKind::Integer, text);
     f.min = lo;
@@ -66,7 +73,8 @@ constexpr ScenarioField optionalInteger(std::string_view key, double lo, double 
 }
 
 template <auto Ref>
-constexpr ScenarioField real(std::string_view key, double lo, double hi, bool hiOpen, std::string_view unit, std::string_view text)
+constexpr ScenarioField real(
+    std::string_view key, double lo, double hi, bool hiOpen, std::string_view unit, std::string_view text)
 {
     ScenarioField f = field(key, FieldKind::Real, text);
     f.min = lo;
@@ -78,8 +86,7 @@ constexpr ScenarioField real(std::string_view key, double lo, double hi, bool hi
     return f;
 }
 
-template <auto Ref>
-constexpr ScenarioField boolean(std::string_view key, std::string_view text)
+template <auto Ref> constexpr ScenarioField boolean(std::string_view key, std::string_view text)
 {
     ScenarioField f = field(key, FieldKind::Boolean, text);
     f.get = [](const Scenario& s) -> FieldValue { return bool(Ref(s)); };
@@ -87,8 +94,7 @@ constexpr ScenarioField boolean(std::string_view key, std::string_view text)
     return f;
 }
 
-template <auto Ref>
-constexpr ScenarioField optionalBoolean(std::string_view key, std::string_view text)
+template <auto Ref> constexpr ScenarioField optionalBoolean(std::string_view key, std::string_view text)
 {
     ScenarioField f = field(key, FieldKind::Boolean, text);
     f.get = [](const Scenario& s) -> FieldValue { return Ref(s) ? FieldValue(bool(*Ref(s))) : FieldValue(); };
@@ -102,8 +108,7 @@ constexpr ScenarioField optionalBoolean(std::string_view key, std::string_view t
 }
 
 /// The value a choice names; the reader has checked the name, a window or a sweep may not have.
-template <typename E>
-E named(std::span<const ChoiceName> names, const FieldValue& v)
+template <typename E> E named(std::span<const ChoiceName> names, const FieldValue& v)
 {
     const std::string& name = std::get<std::string>(v);
     if (auto e = valueNamed<E>(names, name))
@@ -111,15 +116,13 @@ E named(std::span<const ChoiceName> names, const FieldValue& v)
     throw InputError("", "not one of the choices: \"" + name + "\"");
 }
 
-template <auto Ref, const auto& Names>
-constexpr ScenarioField choice(std::string_view key, std::string_view text)
+template <auto Ref, const auto& Names> constexpr ScenarioField choice(std::string_view key, std::string_view text)
 {
     ScenarioField f = field(key, FieldKind::Choice, text);
     f.choices = Names;
     f.get = [](const Scenario& s) -> FieldValue { return std::string(nameOf(Names, Ref(s))); };
-    f.set = [](Scenario& s, const FieldValue& v) {
-        Ref(s) = named<std::remove_reference_t<decltype(Ref(s))>>(Names, v);
-    };
+    f.set
+        = [](Scenario& s, const FieldValue& v) { Ref(s) = named<std::remove_reference_t<decltype(Ref(s))>>(Names, v); };
     return f;
 }
 
@@ -128,7 +131,9 @@ constexpr ScenarioField optionalChoice(std::string_view key, std::string_view te
 {
     ScenarioField f = field(key, FieldKind::Choice, text);
     f.choices = Names;
-    f.get = [](const Scenario& s) -> FieldValue { return Ref(s) ? FieldValue(std::string(nameOf(Names, *Ref(s)))) : FieldValue(); };
+    f.get = [](const Scenario& s) -> FieldValue {
+        return Ref(s) ? FieldValue(std::string(nameOf(Names, *Ref(s)))) : FieldValue();
+    };
     f.set = [](Scenario& s, const FieldValue& v) {
         if (std::holds_alternative<std::string>(v))
             Ref(s) = named<typename std::remove_reference_t<decltype(Ref(s))>::value_type>(Names, v);
@@ -139,7 +144,7 @@ constexpr ScenarioField optionalChoice(std::string_view key, std::string_view te
 }
 
 constexpr ScenarioField text(std::string_view key, std::string_view description, FieldValue (*get)(const Scenario&),
-                             void (*set)(Scenario&, const FieldValue&))
+    void (*set)(Scenario&, const FieldValue&))
 {
     ScenarioField f = field(key, FieldKind::Text, description);
     f.get = get;
@@ -148,8 +153,7 @@ constexpr ScenarioField text(std::string_view key, std::string_view description,
 }
 
 constexpr ScenarioField custom(std::string_view key, std::string_view description,
-                               void (*read)(Scenario&, const json&, const std::string&, std::vector<std::string>&),
-                               json (*write)(const Scenario&))
+    void (*read)(Scenario&, const json&, const std::string&, std::vector<std::string>&), json (*write)(const Scenario&))
 {
     ScenarioField f = field(key, FieldKind::Custom, description);
     f.read = read;
@@ -186,22 +190,25 @@ void readPreset(Scenario& s, const json& v, const std::string& path, std::vector
     s.model = p->model;
 }
 
-json writePreset(const Scenario& s) { return s.model.preset.empty() ? json() : json(s.model.preset); }
+json writePreset(const Scenario& s)
+{
+    return s.model.preset.empty() ? json() : json(s.model.preset);
+}
 
-constexpr std::string_view kCheckpointingExpected = "expected \"none\", \"full\", \"selective\", \"selective-op\" or {\"every\": k}";
+constexpr std::string_view kCheckpointingExpected
+    = "expected \"none\", \"full\", \"selective\", \"selective-op\" or {\"every\": k}";
 
 void readCheckpointing(Scenario& s, const json& v, const std::string& path, std::vector<std::string>& warnings)
 {
     Checkpointing& c = s.run.checkpointing;
     if (v.is_string()) {
         const std::string name = v.get<std::string>();
-        const std::pair<std::string_view, Checkpointing::Kind> kinds[] = {{"none", Checkpointing::Kind::None},
-                                                                          {"full", Checkpointing::Kind::Full},
-                                                                          {"selective", Checkpointing::Kind::Selective},
-                                                                          {"selective-op", Checkpointing::Kind::SelectiveOp}};
+        const std::pair<std::string_view, Checkpointing::Kind> kinds[] = { { "none", Checkpointing::Kind::None },
+            { "full", Checkpointing::Kind::Full }, { "selective", Checkpointing::Kind::Selective },
+            { "selective-op", Checkpointing::Kind::SelectiveOp } };
         for (const auto& [n, kind] : kinds)
             if (n == name) {
-                c = {kind, 0};
+                c = { kind, 0 };
                 return;
             }
         throw InputError(path, std::string(kCheckpointingExpected) + ", got \"" + name + "\"");
@@ -213,13 +220,13 @@ void readCheckpointing(Scenario& s, const json& v, const std::string& path, std:
     if (!every)
         throw InputError(path + ".every", "required: checkpoint segments of this many layers");
     r.collectUnknown(warnings);
-    c = {Checkpointing::Kind::Every, *every};
+    c = { Checkpointing::Kind::Every, *every };
 }
 
 json writeCheckpointing(const Scenario& s)
 {
     const Checkpointing& c = s.run.checkpointing;
-    return c.kind == Checkpointing::Kind::Every ? json{{"every", c.every}} : json(toString(c));
+    return c.kind == Checkpointing::Kind::Every ? json { { "every", c.every } } : json(toString(c));
 }
 
 void readTargets(Scenario& s, const json& t, const std::string& path, std::vector<std::string>&)
@@ -229,12 +236,16 @@ void readTargets(Scenario& s, const json& t, const std::string& path, std::vecto
     s.run.finetune.targets.clear();
     for (size_t i = 0; i < t.size(); ++i) {
         if (!t[i].is_string())
-            throw InputError(path + "[" + std::to_string(i) + "]", "expected a module name string, got " + JsonObjectReader::describe(t[i]));
+            throw InputError(path + "[" + std::to_string(i) + "]",
+                "expected a module name string, got " + JsonObjectReader::describe(t[i]));
         s.run.finetune.targets.push_back(t[i].get<std::string>());
     }
 }
 
-json writeTargets(const Scenario& s) { return s.run.finetune.targets; }
+json writeTargets(const Scenario& s)
+{
+    return s.run.finetune.targets;
+}
 
 // torchtitan's default without pipelining: every block but the last is resharded.
 constexpr const char* kAllButLast = "all but last block";
@@ -244,11 +255,15 @@ void readReshard(Scenario& s, const json& v, const std::string& path, std::vecto
     if (v == kAllButLast)
         s.run.keepLastBlockGathered = true;
     else if (v != true)
-        throw InputError(path, "not modelled yet (blocks kept gathered after forward); expected true or \"all but last block\", got " +
-                                   JsonObjectReader::describe(v));
+        throw InputError(path,
+            "not modelled yet (blocks kept gathered after forward); expected true or \"all but last block\", got "
+                + JsonObjectReader::describe(v));
 }
 
-json writeReshard(const Scenario& s) { return s.run.keepLastBlockGathered ? json(kAllButLast) : json(); }
+json writeReshard(const Scenario& s)
+{
+    return s.run.keepLastBlockGathered ? json(kAllButLast) : json();
+}
 
 GpuSpec readGpuObject(const json& v, const std::string& path, std::vector<std::string>& warnings)
 {
@@ -256,7 +271,8 @@ GpuSpec readGpuObject(const json& v, const std::string& path, std::vector<std::s
         std::string names;
         for (const GpuSpec& g : gpuCatalog())
             names += (names.empty() ? "" : ", ") + g.name;
-        return InputError(path, "expected a catalog name (" + names + ") or an object with memory_gib, got \"" + name + "\"");
+        return InputError(
+            path, "expected a catalog name (" + names + ") or an object with memory_gib, got \"" + name + "\"");
     };
     if (v.is_string()) {
         if (auto g = findGpu(v.get<std::string>()))
@@ -306,160 +322,244 @@ json writeGpu(const Scenario& s)
     if (!s.run.gpu)
         return json();
     const GpuSpec& g = *s.run.gpu;
-    if (auto cat = findGpu(g.name); cat && cat->memoryBytes == g.memoryBytes && cat->bf16Tflops == g.bf16Tflops &&
-                                    cat->memoryBandwidthGBs == g.memoryBandwidthGBs && cat->fp32Tflops == g.fp32Tflops)
+    if (auto cat = findGpu(g.name); cat && cat->memoryBytes == g.memoryBytes && cat->bf16Tflops == g.bf16Tflops
+        && cat->memoryBandwidthGBs == g.memoryBandwidthGBs && cat->fp32Tflops == g.fp32Tflops)
         return g.name;
     return gpuSpecJson(g);
 }
 
 // --- when a key is written ---------------------------------------------------------------
 
-bool moeEnabled(const Scenario& s) { return s.model.moe.enabled(); }
-bool mla(const Scenario& s) { return s.model.attentionType == AttentionType::Mla; }
-bool parallelBlock(const Scenario& s) { return s.model.parallelResidual || s.model.sharedAttentionNorm; }
-bool qlora(const Scenario& s) { return s.run.finetune.method == FinetuneMethod::Qlora; }
+bool moeEnabled(const Scenario& s)
+{
+    return s.model.moe.enabled();
+}
+bool mla(const Scenario& s)
+{
+    return s.model.attentionType == AttentionType::Mla;
+}
+bool parallelBlock(const Scenario& s)
+{
+    return s.model.parallelResidual || s.model.sharedAttentionNorm;
+}
+bool qlora(const Scenario& s)
+{
+    return s.run.finetune.method == FinetuneMethod::Qlora;
+}
 
-inline constexpr ChoiceName kShardingNames[] = {{"zero", 0}, {"fsdp2", 1}};
-inline constexpr ChoiceName kGradDtypeNames[] = {kDTypeNames[0], kDTypeNames[1], kDTypeNames[2]}; // fp32, bf16, fp16
-inline constexpr ChoiceName kWeightDtypeNames[] = {kDTypeNames[0], kDTypeNames[1], kDTypeNames[2], kDTypeNames[3],
-                                                   kDTypeNames[4], kDTypeNames[5], kDTypeNames[6]}; // all but nf4 without DQ
-inline constexpr ChoiceName kKvDtypeNames[] = {kDTypeNames[0], kDTypeNames[1], kDTypeNames[2],
-                                               kDTypeNames[3], kDTypeNames[4], kDTypeNames[5]}; // fp32 ... int4
+inline constexpr ChoiceName kShardingNames[] = { { "zero", 0 }, { "fsdp2", 1 } };
+inline constexpr ChoiceName kGradDtypeNames[] = { kDTypeNames[0], kDTypeNames[1], kDTypeNames[2] }; // fp32, bf16, fp16
+inline constexpr ChoiceName kWeightDtypeNames[] = { kDTypeNames[0], kDTypeNames[1], kDTypeNames[2], kDTypeNames[3],
+    kDTypeNames[4], kDTypeNames[5], kDTypeNames[6] }; // all but nf4 without DQ
+inline constexpr ChoiceName kKvDtypeNames[] = { kDTypeNames[0], kDTypeNames[1], kDTypeNames[2], kDTypeNames[3],
+    kDTypeNames[4], kDTypeNames[5] }; // fp32 ... int4
 
-#define REF(expr) [](auto& s) -> auto& { return expr; }
+#define REF(expr)                                                                                                      \
+    [](auto& s) -> auto&                                                                                               \
+    {                                                                                                                  \
+        return expr;                                                                                                   \
+    }
 
 const ScenarioField kFields[] = {
     // --- model (spec: model) -------------------------------------------------------------
-    custom("model.preset", "A published model whose shapes are the defaults of the keys below.", readPreset, writePreset),
-    text("model.name", "The model's display name.", [](const Scenario& s) -> FieldValue { return s.model.name; },
-         [](Scenario& s, const FieldValue& v) { s.model.name = std::get<std::string>(v); }),
-    integer<REF(s.model.vocabSize)>("model.vocab_size", 1, kMaxVocab, "tokens", "Tokens in the vocabulary: the embedding and the logits."),
+    custom(
+        "model.preset", "A published model whose shapes are the defaults of the keys below.", readPreset, writePreset),
+    text(
+        "model.name", "The model's display name.", [](const Scenario& s) -> FieldValue { return s.model.name; },
+        [](Scenario& s, const FieldValue& v) { s.model.name = std::get<std::string>(v); }),
+    integer<REF(s.model.vocabSize)>(
+        "model.vocab_size", 1, kMaxVocab, "tokens", "Tokens in the vocabulary: the embedding and the logits."),
     integer<REF(s.model.hiddenSize)>("model.hidden_size", 1, kMaxHidden, "", "Width of the residual stream."),
     integer<REF(s.model.numLayers)>("model.num_layers", 1, kMaxLayers, "layers", "Transformer blocks."),
     integer<REF(s.model.numHeads)>("model.num_heads", 1, kMaxHeads, "heads", "Query heads."),
-    integer<REF(s.model.numKvHeads)>("model.num_kv_heads", 1, kMaxHeads, "heads", "Key/value heads: 1 = MQA, fewer than the heads = GQA."),
-    integer<REF(s.model.headDim)>("model.head_dim", 1, 100'000, "", "Width of one head (hidden / heads unless set apart)."),
+    integer<REF(s.model.numKvHeads)>(
+        "model.num_kv_heads", 1, kMaxHeads, "heads", "Key/value heads: 1 = MQA, fewer than the heads = GQA."),
+    integer<REF(s.model.headDim)>(
+        "model.head_dim", 1, 100'000, "", "Width of one head (hidden / heads unless set apart)."),
     integer<REF(s.model.ffnHiddenSize)>("model.ffn_hidden_size", 1, kMaxFfn, "", "Width of the MLP."),
-    choice<REF(s.model.mlp), kMlpNames>("model.mlp", "Gated (SwiGLU, GeGLU: gate, up, down) or plain GELU (up, down) MLP."),
+    choice<REF(s.model.mlp), kMlpNames>(
+        "model.mlp", "Gated (SwiGLU, GeGLU: gate, up, down) or plain GELU (up, down) MLP."),
     choice<REF(s.model.norm), kNormNames>("model.norm", "RMSNorm (weight) or LayerNorm (weight and bias)."),
-    choice<REF(s.model.position), kPositionNames>("model.position", "Rotary (no parameters) or learned position embeddings."),
+    choice<REF(s.model.position), kPositionNames>(
+        "model.position", "Rotary (no parameters) or learned position embeddings."),
     when(integer<REF(s.model.maxPositionEmbeddings)>("model.max_position_embeddings", 1, kMaxTokens, "tokens",
-                                                     "Longest sequence the position embedding covers."),
-         [](const Scenario& s) { return s.model.maxPositionEmbeddings > 0; }),
+             "Longest sequence the position embedding covers."),
+        [](const Scenario& s) { return s.model.maxPositionEmbeddings > 0; }),
     boolean<REF(s.model.bias)>("model.bias", "Biases on every attention and MLP linear layer."),
     boolean<REF(s.model.qkvBias)>("model.qkv_bias", "Biases on the q, k and v projections only (Qwen2)."),
     boolean<REF(s.model.qkNorm)>("model.qk_norm", "RMSNorm over head_dim on q and k (Gemma 3, Qwen3)."),
     boolean<REF(s.model.postNorms)>("model.post_norms", "Extra norms after the attention and MLP outputs (Gemma 2/3)."),
     boolean<REF(s.model.tiedEmbeddings)>("model.tied_embeddings", "The LM head shares the embedding's weights."),
-    real<REF(s.model.dropout)>("model.dropout", 0.0, 1.0, true, "", "Dropout probability: each dropout keeps a mask for backward."),
-    integer<REF(s.model.slidingWindow)>("model.sliding_window", 0, kMaxTokens, "tokens", "Local attention window; 0 = full attention."),
+    real<REF(s.model.dropout)>(
+        "model.dropout", 0.0, 1.0, true, "", "Dropout probability: each dropout keeps a mask for backward."),
+    integer<REF(s.model.slidingWindow)>(
+        "model.sliding_window", 0, kMaxTokens, "tokens", "Local attention window; 0 = full attention."),
     integer<REF(s.model.globalLayerInterval)>("model.global_layer_interval", 0, kMaxLayers, "layers",
-                                              "With a window: every Nth layer is global (Gemma 3: 6); 0 = all local."),
-    choice<REF(s.model.attentionType), kAttentionTypeNames>("model.attention_type", "MHA/GQA/MQA, or DeepSeek's multi-head latent attention."),
-    when(integer<REF(s.model.moe.numExperts)>("model.moe.num_experts", 0, 100'000, "experts", "Routed experts per MoE layer; 0 = dense."), moeEnabled),
-    when(integer<REF(s.model.moe.topK)>("model.moe.top_k", 0, 100'000, "experts", "Routed experts per token."), moeEnabled),
-    when(integer<REF(s.model.moe.sharedExperts)>("model.moe.shared_experts", 0, 1'000, "experts", "Experts every token passes through."), moeEnabled),
+        "With a window: every Nth layer is global (Gemma 3: 6); 0 = all local."),
+    choice<REF(s.model.attentionType), kAttentionTypeNames>(
+        "model.attention_type", "MHA/GQA/MQA, or DeepSeek's multi-head latent attention."),
+    when(integer<REF(s.model.moe.numExperts)>(
+             "model.moe.num_experts", 0, 100'000, "experts", "Routed experts per MoE layer; 0 = dense."),
+        moeEnabled),
+    when(integer<REF(s.model.moe.topK)>("model.moe.top_k", 0, 100'000, "experts", "Routed experts per token."),
+        moeEnabled),
+    when(integer<REF(s.model.moe.sharedExperts)>(
+             "model.moe.shared_experts", 0, 1'000, "experts", "Experts every token passes through."),
+        moeEnabled),
     [] {
         // Written as the effective width (ffn_hidden_size when 0), as files always were.
-        ScenarioField f = when(integer<REF(s.model.moe.expertFfnHiddenSize)>("model.moe.expert_ffn_hidden_size", 0, kMaxFfn, "",
-                                                                                "Width of one expert's MLP; 0 = ffn_hidden_size."),
-                               moeEnabled);
+        ScenarioField f = when(integer<REF(s.model.moe.expertFfnHiddenSize)>("model.moe.expert_ffn_hidden_size", 0,
+                                   kMaxFfn, "", "Width of one expert's MLP; 0 = ffn_hidden_size."),
+            moeEnabled);
         f.get = [](const Scenario& s) -> FieldValue { return s.model.expertWidth(); };
         return f;
     }(),
     when(integer<REF(s.model.moe.firstDenseLayers)>("model.moe.first_dense_layers", 0, kMaxLayers, "layers",
-                                                    "Leading layers with a dense MLP of ffn_hidden_size."),
-         moeEnabled),
-    when(boolean<REF(s.model.moe.routerBias)>("model.moe.router_bias", "Per-expert router bias (DeepSeek-V3)."), moeEnabled),
+             "Leading layers with a dense MLP of ffn_hidden_size."),
+        moeEnabled),
+    when(boolean<REF(s.model.moe.routerBias)>("model.moe.router_bias", "Per-expert router bias (DeepSeek-V3)."),
+        moeEnabled),
     when(integer<REF(s.model.moe.sharedExpertFfnHiddenSize)>("model.moe.shared_expert_ffn_hidden_size", 0, kMaxFfn, "",
-                                                             "Width of one shared expert's MLP; 0 = the routed expert width."),
-         [](const Scenario& s) { return s.model.moe.enabled() && s.model.moe.sharedExperts > 0 && s.model.moe.sharedExpertFfnHiddenSize > 0; }),
-    when(boolean<REF(s.model.moe.sharedExpertGate)>("model.moe.shared_expert_gate", "A sigmoid gate scales the shared expert (Qwen2-MoE)."),
-         [](const Scenario& s) { return s.model.moe.enabled() && s.model.moe.sharedExpertGate; }),
-    when(integer<REF(s.model.mla.qLoraRank)>("model.mla.q_lora_rank", 0, kMaxHidden, "", "Rank of the query compression; 0 = plain q."), mla),
-    when(integer<REF(s.model.mla.kvLoraRank)>("model.mla.kv_lora_rank", 1, kMaxHidden, "", "Rank of the compressed key/value latent."), mla),
-    when(integer<REF(s.model.mla.qkNopeHeadDim)>("model.mla.qk_nope_head_dim", 0, 100'000, "", "Per-head q/k width without rotary."), mla),
-    when(integer<REF(s.model.mla.qkRopeHeadDim)>("model.mla.qk_rope_head_dim", 0, 100'000, "", "Per-head q/k width with rotary."), mla),
+             "Width of one shared expert's MLP; 0 = the routed expert width."),
+        [](const Scenario& s) {
+            return s.model.moe.enabled() && s.model.moe.sharedExperts > 0 && s.model.moe.sharedExpertFfnHiddenSize > 0;
+        }),
+    when(boolean<REF(s.model.moe.sharedExpertGate)>(
+             "model.moe.shared_expert_gate", "A sigmoid gate scales the shared expert (Qwen2-MoE)."),
+        [](const Scenario& s) { return s.model.moe.enabled() && s.model.moe.sharedExpertGate; }),
+    when(integer<REF(s.model.mla.qLoraRank)>(
+             "model.mla.q_lora_rank", 0, kMaxHidden, "", "Rank of the query compression; 0 = plain q."),
+        mla),
+    when(integer<REF(s.model.mla.kvLoraRank)>(
+             "model.mla.kv_lora_rank", 1, kMaxHidden, "", "Rank of the compressed key/value latent."),
+        mla),
+    when(integer<REF(s.model.mla.qkNopeHeadDim)>(
+             "model.mla.qk_nope_head_dim", 0, 100'000, "", "Per-head q/k width without rotary."),
+        mla),
+    when(integer<REF(s.model.mla.qkRopeHeadDim)>(
+             "model.mla.qk_rope_head_dim", 0, 100'000, "", "Per-head q/k width with rotary."),
+        mla),
     when(integer<REF(s.model.mla.vHeadDim)>("model.mla.v_head_dim", 1, 100'000, "", "Per-head value width."), mla),
-    when(boolean<REF(s.model.parallelResidual)>("model.parallel_residual", "x + attn(norm_1(x)) + mlp(norm_2(x)) (GPT-NeoX, Phi)."), parallelBlock),
-    when(boolean<REF(s.model.sharedAttentionNorm)>("model.shared_attention_norm", "With a parallel block: the MLP reads norm_1's output."),
-         parallelBlock),
+    when(boolean<REF(s.model.parallelResidual)>(
+             "model.parallel_residual", "x + attn(norm_1(x)) + mlp(norm_2(x)) (GPT-NeoX, Phi)."),
+        parallelBlock),
+    when(boolean<REF(s.model.sharedAttentionNorm)>(
+             "model.shared_attention_norm", "With a parallel block: the MLP reads norm_1's output."),
+        parallelBlock),
 
     // --- run (spec: run) ---------------------------------------------------------------
-    choice<REF(s.run.mode), kModeNames>("run.mode", "Training keeps gradients, optimizer states and activations; inference a KV cache."),
+    choice<REF(s.run.mode), kModeNames>(
+        "run.mode", "Training keeps gradients, optimizer states and activations; inference a KV cache."),
     integer<REF(s.run.sequenceLength)>("run.sequence_length", 1, kMaxTokens, "tokens", "Tokens per training sample."),
-    integer<REF(s.run.microBatchSize)>("run.micro_batch_size", 1, kMaxBatch, "samples", "Samples per GPU per forward pass."),
-    integer<REF(s.run.gradientAccumulationSteps)>("run.gradient_accumulation_steps", 1, kMaxBatch, "steps",
-                                                  "Micro-batches summed before each optimizer step."),
-    choice<REF(s.run.precision), kPrecisionNames>("run.precision", "Training precision: fp32, pure 16-bit, or mixed (fp32 master copy)."),
-    optionalChoice<REF(s.run.gradientDtype), kGradDtypeNames>("run.gradient_dtype", "Gradient type under mixed precision (default fp32)."),
-    optionalBoolean<REF(s.run.masterWeights)>("run.master_weights", "Whether mixed precision keeps an fp32 master copy (default yes)."),
+    integer<REF(s.run.microBatchSize)>(
+        "run.micro_batch_size", 1, kMaxBatch, "samples", "Samples per GPU per forward pass."),
+    integer<REF(s.run.gradientAccumulationSteps)>(
+        "run.gradient_accumulation_steps", 1, kMaxBatch, "steps", "Micro-batches summed before each optimizer step."),
+    choice<REF(s.run.precision), kPrecisionNames>(
+        "run.precision", "Training precision: fp32, pure 16-bit, or mixed (fp32 master copy)."),
+    optionalChoice<REF(s.run.gradientDtype), kGradDtypeNames>(
+        "run.gradient_dtype", "Gradient type under mixed precision (default fp32)."),
+    optionalBoolean<REF(s.run.masterWeights)>(
+        "run.master_weights", "Whether mixed precision keeps an fp32 master copy (default yes)."),
     boolean<REF(s.run.fp8)>("run.fp8", "FP8 GEMMs (Transformer Engine): fp8 inputs saved, fp8 weight copies."),
     choice<REF(s.run.optimizer), kOptimizerNames>("run.optimizer", "The optimizer: its states per trainable weight."),
-    custom("run.checkpointing", "Activation checkpointing: none, full, selective, selective-op or {\"every\": k}.", readCheckpointing,
-           writeCheckpointing),
-    choice<REF(s.run.attention), kAttentionNames>("run.attention", "Eager (keeps the softmax) or flash (keeps a log-sum-exp)."),
+    custom("run.checkpointing", "Activation checkpointing: none, full, selective, selective-op or {\"every\": k}.",
+        readCheckpointing, writeCheckpointing),
+    choice<REF(s.run.attention), kAttentionNames>(
+        "run.attention", "Eager (keeps the softmax) or flash (keeps a log-sum-exp)."),
     real<REF(s.run.mfu)>("run.mfu", 0.001, 1.0, false, "of peak", "Model FLOPs utilization assumed for the step time."),
     real<REF(s.run.safetyMargin)>("run.safety_margin", 0.0, 0.5, false, "of GPU memory",
-                                  "Share of each GPU's memory kept free: the verdict, fits and the planner use the rest."),
-    choice<REF(s.run.framework), kFrameworkNames>("run.framework", "Whose training code runs; sets the defaults of the keys below."),
-    optionalChoice<REF(s.run.loss), kLossNames>("run.loss", "How the cross-entropy holds the logits (default: the framework's)."),
-    optionalInteger<REF(s.run.lossChunks)>("run.loss_chunks", 1, kMaxTokens, "chunks", "Chunked loss: chunks along the sequence."),
-    optionalInteger<REF(s.run.lossChunkTokens)>("run.loss_chunks_tokens", 1, kMaxTokens, "tokens", "Chunked loss: tokens per chunk."),
-    optionalChoice<REF(s.run.lossDtype), kGradDtypeNames>("run.loss_dtype", "Chunked loss: fp32 per chunk or the logits' 16-bit type."),
-    optionalChoice<REF(s.run.optimizerImpl), kOptimizerImplNames>("run.optimizer_impl", "torch.optim foreach, fused, or paged 32-bit."),
-    when(boolean<REF(s.run.optimizerInBackward)>("run.optimizer_in_backward", "Each parameter stepped and its gradient freed in backward."),
-         [](const Scenario& s) { return s.run.optimizerInBackward; }),
+        "Share of each GPU's memory kept free: the verdict, fits and the planner use the rest."),
+    choice<REF(s.run.framework), kFrameworkNames>(
+        "run.framework", "Whose training code runs; sets the defaults of the keys below."),
+    optionalChoice<REF(s.run.loss), kLossNames>(
+        "run.loss", "How the cross-entropy holds the logits (default: the framework's)."),
+    optionalInteger<REF(s.run.lossChunks)>(
+        "run.loss_chunks", 1, kMaxTokens, "chunks", "Chunked loss: chunks along the sequence."),
+    optionalInteger<REF(s.run.lossChunkTokens)>(
+        "run.loss_chunks_tokens", 1, kMaxTokens, "tokens", "Chunked loss: tokens per chunk."),
+    optionalChoice<REF(s.run.lossDtype), kGradDtypeNames>(
+        "run.loss_dtype", "Chunked loss: fp32 per chunk or the logits' 16-bit type."),
+    optionalChoice<REF(s.run.optimizerImpl), kOptimizerImplNames>(
+        "run.optimizer_impl", "torch.optim foreach, fused, or paged 32-bit."),
+    when(boolean<REF(s.run.optimizerInBackward)>(
+             "run.optimizer_in_backward", "Each parameter stepped and its gradient freed in backward."),
+        [](const Scenario& s) { return s.run.optimizerInBackward; }),
     unmodelled("run.compile", "false", "torch.compile fuses kernels and changes which tensors are saved"),
     unmodelled("run.activation_offloading", "false", "saved tensors moved to host memory while backward waits"),
 
-    integer<REF(s.run.parallelism.gpus)>("run.parallelism.gpus", 1, kMaxGpus, "GPUs", "All GPUs: data x tensor x pipeline."),
-    integer<REF(s.run.parallelism.zeroStage)>("run.parallelism.zero_stage", 0, 3, "", "ZeRO stage over the data-parallel group."),
-    integer<REF(s.run.parallelism.tensorParallel)>("run.parallelism.tensor_parallel", 1, 1024, "GPUs", "Tensor-parallel degree."),
-    integer<REF(s.run.parallelism.pipelineParallel)>("run.parallelism.pipeline_parallel", 1, kMaxLayers, "stages", "Pipeline stages."),
+    integer<REF(s.run.parallelism.gpus)>(
+        "run.parallelism.gpus", 1, kMaxGpus, "GPUs", "All GPUs: data x tensor x pipeline."),
+    integer<REF(s.run.parallelism.zeroStage)>(
+        "run.parallelism.zero_stage", 0, 3, "", "ZeRO stage over the data-parallel group."),
+    integer<REF(s.run.parallelism.tensorParallel)>(
+        "run.parallelism.tensor_parallel", 1, 1024, "GPUs", "Tensor-parallel degree."),
+    integer<REF(s.run.parallelism.pipelineParallel)>(
+        "run.parallelism.pipeline_parallel", 1, kMaxLayers, "stages", "Pipeline stages."),
     integer<REF(s.run.parallelism.expertParallel)>("run.parallelism.expert_parallel", 1, 100'000, "GPUs",
-                                                   "MoE experts spread over this many data-parallel ranks."),
-    boolean<REF(s.run.parallelism.sequenceParallel)>("run.parallelism.sequence_parallel", "With TP: norms and residuals split too."),
-    boolean<REF(s.run.parallelism.offloadOptimizer)>("run.parallelism.offload_optimizer", "Optimizer states and master weights in host memory."),
-    boolean<REF(s.run.parallelism.offloadParams)>("run.parallelism.offload_params", "ZeRO-3 parameters in host memory."),
-    when(choice<REF(s.run.parallelism.fsdp2), kShardingNames>("run.parallelism.sharding", "ZeRO-3 as DeepSpeed or as PyTorch FSDP2 does it."),
-         [](const Scenario& s) { return s.run.parallelism.fsdp2; }),
-    custom("run.parallelism.reshard_after_forward", "true, or \"all but last block\" (torchtitan without pipelining).", readReshard,
-           writeReshard),
+        "MoE experts spread over this many data-parallel ranks."),
+    boolean<REF(s.run.parallelism.sequenceParallel)>(
+        "run.parallelism.sequence_parallel", "With TP: norms and residuals split too."),
+    boolean<REF(s.run.parallelism.offloadOptimizer)>(
+        "run.parallelism.offload_optimizer", "Optimizer states and master weights in host memory."),
+    boolean<REF(s.run.parallelism.offloadParams)>(
+        "run.parallelism.offload_params", "ZeRO-3 parameters in host memory."),
+    when(choice<REF(s.run.parallelism.fsdp2), kShardingNames>(
+             "run.parallelism.sharding", "ZeRO-3 as DeepSpeed or as PyTorch FSDP2 does it."),
+        [](const Scenario& s) { return s.run.parallelism.fsdp2; }),
+    custom("run.parallelism.reshard_after_forward", "true, or \"all but last block\" (torchtitan without pipelining).",
+        readReshard, writeReshard),
     unmodelled("run.parallelism.context_parallel", "1", "ring attention shards the sequence over GPUs"),
     unmodelled("run.parallelism.fsdp_shard_group", "null", "sharding over a subgroup (HSDP)"),
     unmodelled("run.parallelism.pipeline_schedule", "\"1F1B\"", "only 1F1B's micro-batches in flight are modelled"),
     unmodelled("run.parallelism.async_tp", "false", "asynchronous tensor parallelism's extra buffers"),
 
-    choice<REF(s.run.finetune.method), kFinetuneNames>("run.finetune.method", "Full training, LoRA, or QLoRA (NF4 base)."),
+    choice<REF(s.run.finetune.method), kFinetuneNames>(
+        "run.finetune.method", "Full training, LoRA, or QLoRA (NF4 base)."),
     integer<REF(s.run.finetune.rank)>("run.finetune.rank", 1, 100'000, "", "LoRA rank r."),
     real<REF(s.run.finetune.alpha)>("run.finetune.alpha", 0, 1e6, false, "", "LoRA alpha (scaling, no memory)."),
-    real<REF(s.run.finetune.dropout)>("run.finetune.dropout", 0.0, 1.0, true, "", "LoRA dropout: a dropped copy of each target's input."),
-    custom("run.finetune.targets", "Module names that get adapters (q, k, v, o, gate, up, down, ...).", readTargets, writeTargets),
+    real<REF(s.run.finetune.dropout)>(
+        "run.finetune.dropout", 0.0, 1.0, true, "", "LoRA dropout: a dropped copy of each target's input."),
+    custom("run.finetune.targets", "Module names that get adapters (q, k, v, o, gate, up, down, ...).", readTargets,
+        writeTargets),
     unmodelled("run.finetune.quant", "\"bnb-nf4\"", "other 4-bit formats and block sizes"),
     unmodelled("run.finetune.quant_block_size", "64", "NF4 block sizes other than 64"),
-    when(boolean<REF(s.run.finetune.doubleQuant)>("run.finetune.double_quant", "QLoRA: block scales quantized again."), qlora),
-    when(boolean<REF(s.run.finetune.quantizeLmHead)>("run.finetune.quantize_lm_head", "QLoRA: the LM head in NF4 too."), qlora),
+    when(boolean<REF(s.run.finetune.doubleQuant)>("run.finetune.double_quant", "QLoRA: block scales quantized again."),
+        qlora),
+    when(boolean<REF(s.run.finetune.quantizeLmHead)>("run.finetune.quantize_lm_head", "QLoRA: the LM head in NF4 too."),
+        qlora),
 
-    integer<REF(s.run.inference.batchSize)>("run.batch_size", 1, kMaxBatch, "sequences", "Inference: sequences served at once."),
-    integer<REF(s.run.inference.contextLength)>("run.context_length", 1, kMaxTokens, "tokens", "Inference: tokens held in the KV cache."),
-    choice<REF(s.run.inference.weightDtype), kWeightDtypeNames>("run.weight_dtype", "Inference: storage type of the weights."),
-    choice<REF(s.run.inference.kvCacheDtype), kKvDtypeNames>("run.kv_cache_dtype", "Inference: storage type of the KV cache."),
+    integer<REF(s.run.inference.batchSize)>(
+        "run.batch_size", 1, kMaxBatch, "sequences", "Inference: sequences served at once."),
+    integer<REF(s.run.inference.contextLength)>(
+        "run.context_length", 1, kMaxTokens, "tokens", "Inference: tokens held in the KV cache."),
+    choice<REF(s.run.inference.weightDtype), kWeightDtypeNames>(
+        "run.weight_dtype", "Inference: storage type of the weights."),
+    choice<REF(s.run.inference.kvCacheDtype), kKvDtypeNames>(
+        "run.kv_cache_dtype", "Inference: storage type of the KV cache."),
 
-    integer<REF(s.run.overheads.cudaContextBytes)>("run.overheads.cuda_context_bytes", 0, kMaxBytes, "bytes", "CUDA context and kernels."),
-    integer<REF(s.run.overheads.workspaceBytes)>("run.overheads.workspace_bytes", 0, kMaxBytes, "bytes", "cuBLAS workspace."),
-    boolean<REF(s.run.overheads.allocatorRounding)>("run.overheads.allocator_rounding", "Blocks rounded up to 512 B as PyTorch does."),
-    real<REF(s.run.overheads.fragmentation)>("run.overheads.fragmentation", 0.0, 1.0, false, "of activations", "Extra fraction lost to fragmentation."),
+    integer<REF(s.run.overheads.cudaContextBytes)>(
+        "run.overheads.cuda_context_bytes", 0, kMaxBytes, "bytes", "CUDA context and kernels."),
+    integer<REF(s.run.overheads.workspaceBytes)>(
+        "run.overheads.workspace_bytes", 0, kMaxBytes, "bytes", "cuBLAS workspace."),
+    boolean<REF(s.run.overheads.allocatorRounding)>(
+        "run.overheads.allocator_rounding", "Blocks rounded up to 512 B as PyTorch does."),
+    real<REF(s.run.overheads.fragmentation)>(
+        "run.overheads.fragmentation", 0.0, 1.0, false, "of activations", "Extra fraction lost to fragmentation."),
     optionalInteger<REF(s.run.overheads.commBufferBytes)>("run.overheads.comm_buffer_bytes", 0, kMaxBytes, "bytes",
-                                                          "NCCL and bucket buffers (default: 2 x 25 MiB + 256 MiB with more than one GPU)."),
-    custom("run.gpu", "A catalog name or an object with memory_gib (and optionally base, TFLOP/s, bandwidths).", readGpu, writeGpu),
+        "NCCL and bucket buffers (default: 2 x 25 MiB + 256 MiB with more than one GPU)."),
+    custom("run.gpu", "A catalog name or an object with memory_gib (and optionally base, TFLOP/s, bandwidths).",
+        readGpu, writeGpu),
 };
 
 #undef REF
 
 } // namespace
 
-std::span<const ScenarioField> scenarioFields() { return kFields; }
+std::span<const ScenarioField> scenarioFields()
+{
+    return kFields;
+}
 
 const ScenarioField* findField(std::string_view key)
 {
@@ -509,10 +609,14 @@ std::string fieldExpectation(const ScenarioField& f)
             names += (names.empty() ? "" : ", ") + std::string(c.name);
         return "expected one of " + names;
     }
-    case FieldKind::Integer: return "expected an integer from " + formatCount(Count(f.min)) + " to " + formatCount(Count(f.max));
-    case FieldKind::Boolean: return "expected true or false";
-    case FieldKind::Text: return "expected a string";
-    default: return "expected " + std::string(f.description);
+    case FieldKind::Integer:
+        return "expected an integer from " + formatCount(Count(f.min)) + " to " + formatCount(Count(f.max));
+    case FieldKind::Boolean:
+        return "expected true or false";
+    case FieldKind::Text:
+        return "expected a string";
+    default:
+        return "expected " + std::string(f.description);
     }
 }
 

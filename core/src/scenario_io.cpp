@@ -28,9 +28,10 @@ void refuseUnmodelled(JsonObjectReader& r, const std::string& key, const nlohman
 {
     if (!r.has(key) || r.at(key) == modelled)
         return;
-    throw InputError(r.keyPath(key), "not modelled yet (" + std::string(why) + "); expected " +
-                                         (modelled.is_null() ? std::string("no key") : modelled.dump() + " or no key") + ", got " +
-                                         JsonObjectReader::describe(r.at(key)));
+    throw InputError(r.keyPath(key),
+        "not modelled yet (" + std::string(why) + "); expected "
+            + (modelled.is_null() ? std::string("no key") : modelled.dump() + " or no key") + ", got "
+            + JsonObjectReader::describe(r.at(key)));
 }
 
 /// One key of the table, read from the object `r` reads, with the field's range and kind.
@@ -65,7 +66,9 @@ void readField(const ScenarioField& f, JsonObjectReader& r, Scenario& sc, std::v
         if (r.has(name))
             f.read(sc, r.at(name), r.keyPath(name), warnings);
         break;
-    case FieldKind::Unmodelled: refuseUnmodelled(r, name, json::parse(f.modelledJson), f.description); break;
+    case FieldKind::Unmodelled:
+        refuseUnmodelled(r, name, json::parse(f.modelledJson), f.description);
+        break;
     }
 }
 
@@ -90,7 +93,10 @@ void readObject(const json& obj, const std::string& path, Scenario& sc, std::vec
     r.collectUnknown(warnings);
 }
 
-bool present(const json& obj, const char* key) { return obj.contains(key) && !obj.at(key).is_null(); }
+bool present(const json& obj, const char* key)
+{
+    return obj.contains(key) && !obj.at(key).is_null();
+}
 
 ModelSpec readModel(const json& doc, std::vector<std::string>& warnings)
 {
@@ -103,13 +109,14 @@ ModelSpec readModel(const json& doc, std::vector<std::string>& warnings)
         base = findPreset(doc.at("preset").get<std::string>())->model;
     const bool derivedHeadDim = base.headDim == 0 || base.headDim * base.numHeads == base.hiddenSize;
     if (m.sharedAttentionNorm && !m.parallelResidual) // lit_gpt/model.py@8641822 raises NotImplementedError
-        throw InputError("model.shared_attention_norm", "expected parallel_residual true (a shared norm needs a parallel block)");
+        throw InputError(
+            "model.shared_attention_norm", "expected parallel_residual true (a shared norm needs a parallel block)");
 
-    for (const char* key : {"vocab_size", "hidden_size", "num_layers", "num_heads"}) {
-        const bool missing = (std::string(key) == "vocab_size" && m.vocabSize == 0) ||
-                             (std::string(key) == "hidden_size" && m.hiddenSize == 0) ||
-                             (std::string(key) == "num_layers" && m.numLayers == 0) ||
-                             (std::string(key) == "num_heads" && m.numHeads == 0);
+    for (const char* key : { "vocab_size", "hidden_size", "num_layers", "num_heads" }) {
+        const bool missing = (std::string(key) == "vocab_size" && m.vocabSize == 0)
+            || (std::string(key) == "hidden_size" && m.hiddenSize == 0)
+            || (std::string(key) == "num_layers" && m.numLayers == 0)
+            || (std::string(key) == "num_heads" && m.numHeads == 0);
         if (missing)
             throw InputError(std::string("model.") + key, "required (directly or from model.preset)");
     }
@@ -122,8 +129,9 @@ ModelSpec readModel(const json& doc, std::vector<std::string>& warnings)
         m.numKvHeads = m.numHeads;
     if (!present(doc, "head_dim") && derivedHeadDim) {
         if (m.hiddenSize % m.numHeads != 0)
-            throw InputError("model.num_heads", "expected a divisor of model.hidden_size (" + std::to_string(m.hiddenSize) +
-                                                    ") or an explicit model.head_dim, got " + std::to_string(m.numHeads));
+            throw InputError("model.num_heads",
+                "expected a divisor of model.hidden_size (" + std::to_string(m.hiddenSize)
+                    + ") or an explicit model.head_dim, got " + std::to_string(m.numHeads));
         m.headDim = m.hiddenSize / m.numHeads;
     }
     if (m.position == PositionKind::Learned && m.maxPositionEmbeddings == 0)
@@ -144,10 +152,10 @@ RunSpec readRun(const json& doc, std::vector<std::string>& warnings)
 
 json gpuSpecJson(const GpuSpec& g)
 {
-    return {{"name", g.name},           {"memory_bytes", g.memoryBytes}, {"fp32_tflops", g.fp32Tflops},
-            {"tf32_tflops", g.tf32Tflops}, {"bf16_tflops", g.bf16Tflops},  {"fp16_tflops", g.fp16Tflops},
-            {"fp8_tflops", g.fp8Tflops}, {"int8_tops", g.int8Tops},       {"memory_bandwidth_gbs", g.memoryBandwidthGBs},
-            {"interconnect_gbs", g.interconnectGBs}, {"host_link_gbs", g.hostLinkGBs}};
+    return { { "name", g.name }, { "memory_bytes", g.memoryBytes }, { "fp32_tflops", g.fp32Tflops },
+        { "tf32_tflops", g.tf32Tflops }, { "bf16_tflops", g.bf16Tflops }, { "fp16_tflops", g.fp16Tflops },
+        { "fp8_tflops", g.fp8Tflops }, { "int8_tops", g.int8Tops }, { "memory_bandwidth_gbs", g.memoryBandwidthGBs },
+        { "interconnect_gbs", g.interconnectGBs }, { "host_link_gbs", g.hostLinkGBs } };
 }
 
 Scenario readScenario(const json& doc)
@@ -157,7 +165,8 @@ Scenario readScenario(const json& doc)
     if (auto format = top.string("format"); format && *format != "vramlab.scenario")
         throw InputError("format", "expected \"vramlab.scenario\", got \"" + *format + "\"");
     if (auto version = top.integer("version", 0, 1'000'000); version && *version != 1)
-        throw InputError("version", "expected 1 (this VRAM Lab reads scenario version 1), got " + std::to_string(*version));
+        throw InputError(
+            "version", "expected 1 (this VRAM Lab reads scenario version 1), got " + std::to_string(*version));
     sc.name = top.string("name").value_or("");
     if (!top.has("model"))
         throw InputError("model", "required: the model object");
@@ -176,9 +185,11 @@ std::string readTextFile(const std::string& path, std::size_t maxBytes)
     if (path.empty())
         throw InputError("", "the file name is empty");
     // A FIFO, a device or a folder would block the reader or never end: only regular files.
-    struct stat st {};
+    struct stat st { };
     if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-        throw InputError("", S_ISDIR(st.st_mode) ? "is a folder, not a file" : "not a regular file (a pipe, socket or device); not read", path);
+        throw InputError("",
+            S_ISDIR(st.st_mode) ? "is a folder, not a file" : "not a regular file (a pipe, socket or device); not read",
+            path);
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw InputError("", std::string("cannot open the file: ") + std::strerror(errno), path);
@@ -187,7 +198,8 @@ std::string readTextFile(const std::string& path, std::size_t maxBytes)
     while (in.read(buf, sizeof buf) || in.gcount() > 0) {
         text.append(buf, static_cast<size_t>(in.gcount()));
         if (text.size() > maxBytes)
-            throw InputError("", "file larger than " + formatBytes(static_cast<Bytes>(maxBytes)) + "; not a scenario", path);
+            throw InputError(
+                "", "file larger than " + formatBytes(static_cast<Bytes>(maxBytes)) + "; not a scenario", path);
     }
     if (in.bad())
         throw InputError("", "cannot read the file", path);
@@ -202,7 +214,10 @@ namespace {
 /// 3 MB file.) Syntax errors are left to the DOM parse, which reports them with a position.
 class DuplicateKeyCheck {
 public:
-    explicit DuplicateKeyCheck(const std::string& file) : m_file(file) {}
+    explicit DuplicateKeyCheck(const std::string& file)
+        : m_file(file)
+    {
+    }
 
     bool null() { return value(); }
     bool boolean(bool) { return value(); }
@@ -211,8 +226,8 @@ public:
     bool number_float(json::number_float_t, const json::string_t&) { return value(); }
     bool string(json::string_t&) { return value(); }
     bool binary(json::binary_t&) { return value(); }
-    bool start_object(std::size_t) { return m_frames.push_back({true, {}, {}, 0}), true; }
-    bool start_array(std::size_t) { return m_frames.push_back({false, {}, {}, 0}), true; }
+    bool start_object(std::size_t) { return m_frames.push_back({ true, {}, {}, 0 }), true; }
+    bool start_array(std::size_t) { return m_frames.push_back({ false, {}, {}, 0 }), true; }
     bool end_object() { return m_frames.pop_back(), value(); }
     bool end_array() { return m_frames.pop_back(), value(); }
     bool key(json::string_t& k)
@@ -229,7 +244,7 @@ private:
     struct Frame {
         bool object = false;
         std::set<std::string> keys;
-        std::string key;       ///< in an object: the key being read
+        std::string key; ///< in an object: the key being read
         std::size_t index = 0; ///< in an array: the element being read
     };
     bool value()
@@ -292,7 +307,8 @@ json parseJsonText(const std::string& text, const std::string& file)
                 ++col;
             }
         }
-        throw InputError("", "not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(col), file);
+        throw InputError(
+            "", "not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(col), file);
     } catch (const json::exception&) {
         // Found by fuzzing: a number beyond double's range (1e999) throws out_of_range, not parse_error.
         throw InputError("", "not valid JSON: a number beyond the range of a double (about 1.8e308)", file);
@@ -359,9 +375,10 @@ std::string scenarioFileText(const Scenario& sc)
         return text;
     text = doc.dump() + "\n";
     if (text.size() > kMaxScenarioFileBytes)
-        throw InputError("", "the scenario would be " + formatBytes(static_cast<Bytes>(text.size())) + " written, more than the " +
-                                 formatBytes(static_cast<Bytes>(kMaxScenarioFileBytes)) +
-                                 " a scenario file may be (it could not be opened again); remove unknown keys");
+        throw InputError("",
+            "the scenario would be " + formatBytes(static_cast<Bytes>(text.size())) + " written, more than the "
+                + formatBytes(static_cast<Bytes>(kMaxScenarioFileBytes))
+                + " a scenario file may be (it could not be opened again); remove unknown keys");
     return text;
 }
 

@@ -10,19 +10,25 @@ namespace vramlab {
 
 ComponentKind timelineComponent(TimelineCategory c)
 {
-    static constexpr ComponentKind kinds[] = {ComponentKind::Weights,         ComponentKind::MasterWeights, ComponentKind::Gradients,
-                                              ComponentKind::OptimizerStates, ComponentKind::Activations,   ComponentKind::Temporaries,
-                                              ComponentKind::Overhead};
+    static constexpr ComponentKind kinds[] = { ComponentKind::Weights, ComponentKind::MasterWeights,
+        ComponentKind::Gradients, ComponentKind::OptimizerStates, ComponentKind::Activations,
+        ComponentKind::Temporaries, ComponentKind::Overhead };
     static_assert(std::size(kinds) == kTimelineCategories);
     return kinds[static_cast<int>(c)];
 }
 
-std::string_view timelineCategoryKey(TimelineCategory c) { return componentKey(timelineComponent(c)); }
-std::string_view timelineCategoryLabel(TimelineCategory c) { return componentLabel(timelineComponent(c)); }
+std::string_view timelineCategoryKey(TimelineCategory c)
+{
+    return componentKey(timelineComponent(c));
+}
+std::string_view timelineCategoryLabel(TimelineCategory c)
+{
+    return componentLabel(timelineComponent(c));
+}
 
 std::string_view toString(StepPhase p)
 {
-    static constexpr std::string_view names[] = {"start", "forward", "loss", "backward", "optimizer"};
+    static constexpr std::string_view names[] = { "start", "forward", "loss", "backward", "optimizer" };
     return names[static_cast<int>(p)];
 }
 
@@ -54,7 +60,12 @@ using Cat = TimelineCategory;
 /// Walks the step, keeping what is alive per category and the highest point.
 class Simulation {
 public:
-    Simulation(const StepInputs& in, StepTimeline& out, bool record) : m_in(in), m_out(out), m_record(record) {}
+    Simulation(const StepInputs& in, StepTimeline& out, bool record)
+        : m_in(in)
+        , m_out(out)
+        , m_record(record)
+    {
+    }
 
     void run()
     {
@@ -101,7 +112,7 @@ private:
 
     void emit(StepPhase phase, Count microBatch, Count layer, std::string_view what)
     {
-        TimelineEvent e{phase, microBatch, layer, what, m_now};
+        TimelineEvent e { phase, microBatch, layer, what, m_now };
         const Bytes total = e.total();
         if (total > m_out.peak || !m_any) {
             m_out.peak = total;
@@ -171,7 +182,8 @@ private:
             }
             // Optimizer in backward (torchtune register_optim_in_bwd_hooks@1814feb): the layer's
             // gradients exist only until its parameters are stepped, with that step's temporaries.
-            const Bytes stepped = in.optimizerInBackward ? share(in.gradients, l) + share(in.optimizerTemporaries, l) : 0;
+            const Bytes stepped
+                = in.optimizerInBackward ? share(in.gradients, l) + share(in.optimizerTemporaries, l) : 0;
             const Bytes working = in.backwardWorkingSet + in.zero3Gather + in.layerGradientBucket + stepped;
             at(Cat::Temporaries) += working;
             if (gradsAppear)
@@ -181,8 +193,8 @@ private:
             const bool edge = l >= in.layers - 2 * segment || l < 2 * segment;
             if (m_record || edge)
                 emit(StepPhase::Backward, mb, l,
-                 in.recompute > 0 ? "backward: layer rebuilt by recomputation, gradients flow"
-                                  : "backward: layer's gradients flow, its saved tensors are released");
+                    in.recompute > 0 ? "backward: layer rebuilt by recomputation, gradients flow"
+                                     : "backward: layer's gradients flow, its saved tensors are released");
             at(Cat::Temporaries) -= working;
             at(Cat::Activations) -= share(layerActs, l);
             if (rebuilt > 0) { // the rebuilt layers free one by one as backward leaves them
@@ -205,7 +217,7 @@ private:
     bool m_record;
     bool m_any = false;
     bool m_gradientsMade = false;
-    std::array<Bytes, kTimelineCategories> m_now{};
+    std::array<Bytes, kTimelineCategories> m_now {};
 };
 
 } // namespace
@@ -222,9 +234,10 @@ StepTimeline simulateStep(const StepInputs& in, int step, bool record)
     if (record) {
         const Count events = timelineEventCount(in);
         if (events > kMaxTimelineEvents)
-            throw InputError("model.num_layers", "the timeline records at most " + formatCount(kMaxTimelineEvents) +
-                                                     " events; this step has " + formatCount(events) + " (" +
-                                                     formatCount(in.layers) + " layers per stage): fewer layers or more pipeline stages");
+            throw InputError("model.num_layers",
+                "the timeline records at most " + formatCount(kMaxTimelineEvents) + " events; this step has "
+                    + formatCount(events) + " (" + formatCount(in.layers)
+                    + " layers per stage): fewer layers or more pipeline stages");
         out.events.reserve(static_cast<size_t>(events));
     }
     Simulation(in, out, record).run();

@@ -17,13 +17,13 @@ struct ParamName {
     const char* key;
 };
 constexpr ParamName kParams[] = {
-    {SweepParam::SequenceLength, "run.sequence_length"},
-    {SweepParam::MicroBatchSize, "run.micro_batch_size"},
-    {SweepParam::GradientAccumulation, "run.gradient_accumulation_steps"},
-    {SweepParam::Gpus, "run.parallelism.gpus"},
-    {SweepParam::ContextLength, "run.context_length"},
-    {SweepParam::BatchSize, "run.batch_size"},
-    {SweepParam::LoraRank, "run.finetune.rank"},
+    { SweepParam::SequenceLength, "run.sequence_length" },
+    { SweepParam::MicroBatchSize, "run.micro_batch_size" },
+    { SweepParam::GradientAccumulation, "run.gradient_accumulation_steps" },
+    { SweepParam::Gpus, "run.parallelism.gpus" },
+    { SweepParam::ContextLength, "run.context_length" },
+    { SweepParam::BatchSize, "run.batch_size" },
+    { SweepParam::LoraRank, "run.finetune.rank" },
 };
 } // namespace
 
@@ -54,7 +54,10 @@ std::vector<SweepParam> sweepParams()
     return all;
 }
 
-const ScenarioField& sweepField(SweepParam p) { return *findField(keyPathOf(p)); }
+const ScenarioField& sweepField(SweepParam p)
+{
+    return *findField(keyPathOf(p));
+}
 
 Scenario withValue(const Scenario& base, SweepParam p, Count v)
 {
@@ -72,33 +75,38 @@ void setValue(RunSpec& r, SweepParam p, Count v)
     r = std::move(s.run);
 }
 
-Count valueOf(const Scenario& s, SweepParam p) { return std::get<Count>(sweepField(p).get(s)); }
+Count valueOf(const Scenario& s, SweepParam p)
+{
+    return std::get<Count>(sweepField(p).get(s));
+}
 
 std::vector<SweepPoint> sweep(const Scenario& base, SweepParam p, Count from, Count to, int points, bool logScale)
 {
     if (from < 1)
         throw InputError("--from", "expected a value of at least 1, got " + std::to_string(from));
     if (to < from)
-        throw InputError("--to", "expected a value of at least --from (" + std::to_string(from) + "), got " + std::to_string(to));
+        throw InputError(
+            "--to", "expected a value of at least --from (" + std::to_string(from) + "), got " + std::to_string(to));
     if (points < 1 || points > 1'000'000)
         throw InputError("--points", "expected 1 to 1,000,000 points, got " + std::to_string(points));
     std::vector<SweepPoint> out;
     out.reserve(static_cast<size_t>(points));
     validateScenario(base);
-    const EstimateOptions lean{false};
+    const EstimateOptions lean { false };
     Scenario scratch; // the run is copied once, the swept key set in place
     scratch.run = base.run;
     const ScenarioField& field = sweepField(p);
     EstimateCache cache;
     for (int i = 0; i < points; ++i) {
         const double f = points == 1 ? 0.0 : static_cast<double>(i) / (points - 1);
-        const double v = logScale ? std::exp(std::log(double(from)) + f * (std::log(double(to)) - std::log(double(from))))
-                                  : double(from) + f * double(to - from);
+        const double v = logScale
+            ? std::exp(std::log(double(from)) + f * (std::log(double(to)) - std::log(double(from))))
+            : double(from) + f * double(to - from);
         const Count value = static_cast<Count>(std::llround(v));
         if (!out.empty() && out.back().value == value)
             continue;
         field.set(scratch, value);
-        out.push_back({value, estimate(base.model, scratch.run, lean, &cache)});
+        out.push_back({ value, estimate(base.model, scratch.run, lean, &cache) });
         out.back().report.scenarioName = base.name;
     }
     return out;

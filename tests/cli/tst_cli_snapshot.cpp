@@ -14,8 +14,14 @@ namespace {
 
 using vramlab::test::Run;
 
-Run cli(const QStringList& args) { return vramlab::test::runProgram(QStringLiteral(VRAMLAB_CLI), args); }
-QString snap(const char* name) { return vramlab::test::dataFile("snapshots/") + QString::fromUtf8(name); }
+Run cli(const QStringList& args)
+{
+    return vramlab::test::runProgram(QStringLiteral(VRAMLAB_CLI), args);
+}
+QString snap(const char* name)
+{
+    return vramlab::test::dataFile("snapshots/") + QString::fromUtf8(name);
+}
 
 } // namespace
 
@@ -24,10 +30,11 @@ class TestCliSnapshot : public QObject {
 private slots:
     void textNamesPeaksBlocksAndRules()
     {
-        const Run r = cli({"snapshot", snap("step1_protocol4.pickle")});
+        const Run r = cli({ "snapshot", snap("step1_protocol4.pickle") });
         QCOMPARE(r.code, 0);
         QVERIFY(r.err.isEmpty());
-        QVERIFY2(r.out.contains("peak allocated       31.0 MiB  (32505856 bytes, entry 26, optimizer)"), r.out.constData());
+        QVERIFY2(
+            r.out.contains("peak allocated       31.0 MiB  (32505856 bytes, entry 26, optimizer)"), r.out.constData());
         QVERIFY(r.out.contains("peak reserved        64.0 MiB  (67108864 bytes)"));
         QVERIFY(r.out.contains("    Optimizer states        12.0 MiB\n"));
         QVERIFY(r.out.contains("         6.0 MiB  Temporaries  adam.py:500:_multi_tensor_adam\n"
@@ -39,8 +46,8 @@ private slots:
     {
         QTemporaryDir dir;
         const QString csv = dir.filePath(QStringLiteral("curve.csv"));
-        const Run r = cli({"snapshot", snap("step2_protocol5.pickle"), "--json", "--csv", csv,
-                           "--scenario", vramlab::test::dataFile("scenarios/gpt2-tiny.json")});
+        const Run r = cli({ "snapshot", snap("step2_protocol5.pickle"), "--json", "--csv", csv, "--scenario",
+            vramlab::test::dataFile("scenarios/gpt2-tiny.json") });
         QCOMPARE(r.code, 0);
         const QJsonObject j = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(j.value("format").toString(), QStringLiteral("vramlab.snapshot"));
@@ -65,7 +72,8 @@ private slots:
 
     void comparisonText()
     {
-        const Run r = cli({"snapshot", snap("step1_protocol2.pickle"), "--scenario", vramlab::test::dataFile("scenarios/gpt2-tiny.json")});
+        const Run r = cli({ "snapshot", snap("step1_protocol2.pickle"), "--scenario",
+            vramlab::test::dataFile("scenarios/gpt2-tiny.json") });
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains("measured (device 0) beside predicted (scenario "));
         QVERIFY(r.out.contains("why they differ:\n  - Peak allocated: measured 31.00 MiB (optimizer) against "));
@@ -75,17 +83,23 @@ private slots:
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("says");
-        QTest::newRow("os.system") << "hostile/global_reduce.pickle" << "byte 20: opcode GLOBAL (0x63): refused: it imports a Python object by name (posix.system)";
-        QTest::newRow("STACK_GLOBAL") << "hostile/stack_global.pickle" << "byte 41: opcode STACK_GLOBAL (0x93): refused";
-        QTest::newRow("memo bomb") << "hostile/memo_bomb.pickle" << "a memo expansion bomb";
-        QTest::newRow("wrong type") << "hostile/size_is_a_string.pickle" << "device_traces[0][3].size: expected an int, got str 'abc'";
-        QTest::newRow("missing") << "hostile/no_such_file.pickle" << "cannot open the file";
+        QTest::newRow("os.system")
+            << "hostile/global_reduce.pickle"
+            << "byte 20: opcode GLOBAL (0x63): refused: it imports a Python object by name (posix.system)";
+        QTest::newRow("STACK_GLOBAL") << "hostile/stack_global.pickle"
+                                      << "byte 41: opcode STACK_GLOBAL (0x93): refused";
+        QTest::newRow("memo bomb") << "hostile/memo_bomb.pickle"
+                                   << "a memo expansion bomb";
+        QTest::newRow("wrong type") << "hostile/size_is_a_string.pickle"
+                                    << "device_traces[0][3].size: expected an int, got str 'abc'";
+        QTest::newRow("missing") << "hostile/no_such_file.pickle"
+                                 << "cannot open the file";
     }
     void hostileFilesExitTwoInOneLine()
     {
         QFETCH(QString, file);
         QFETCH(QString, says);
-        const Run r = cli({"snapshot", snap(file.toUtf8().constData())});
+        const Run r = cli({ "snapshot", snap(file.toUtf8().constData()) });
         QCOMPARE(r.code, 2);
         QVERIFY(r.out.isEmpty());
         QCOMPARE(r.err.count('\n'), 1);
@@ -94,10 +108,10 @@ private slots:
 
     void helpAndUsage()
     {
-        const Run r = cli({"snapshot", "--help"});
+        const Run r = cli({ "snapshot", "--help" });
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.startsWith("usage: vramlab-cli snapshot FILE.pickle"));
-        QCOMPARE(cli({"snapshot"}).code, 2);
+        QCOMPARE(cli({ "snapshot" }).code, 2);
     }
 };
 

@@ -17,7 +17,10 @@ using namespace vramlab;
 
 namespace {
 
-Scenario example(const char* file) { return loadScenarioFile(std::string(VRAMLAB_TEST_DATA_DIR "/scenarios/") + file); }
+Scenario example(const char* file)
+{
+    return loadScenarioFile(std::string(VRAMLAB_TEST_DATA_DIR "/scenarios/") + file);
+}
 
 Scenario gpt2()
 {
@@ -43,7 +46,8 @@ bool sameEvents(const StepTimeline& a, const StepTimeline& b)
         return false;
     for (size_t i = 0; i < a.events.size(); ++i) {
         const TimelineEvent &x = a.events[i], &y = b.events[i];
-        if (x.bytes != y.bytes || x.phase != y.phase || x.layer != y.layer || x.microBatch != y.microBatch || x.what != y.what)
+        if (x.bytes != y.bytes || x.phase != y.phase || x.layer != y.layer || x.microBatch != y.microBatch
+            || x.what != y.what)
             return false;
     }
     return true;
@@ -112,10 +116,11 @@ private slots:
         QCOMPARE(s.points.back().report.bytesOf("activations"), Bytes(895'492));
         QCOMPARE(s.points.back().report.peak, estimate(sc).peak);
 
-        const std::vector<std::string> csv = lines(chartCsv(ChartKind::SweepSequence, {sc}, {}));
+        const std::vector<std::string> csv = lines(chartCsv(ChartKind::SweepSequence, { sc }, {}));
         QCOMPARE(csv.size(), size_t(1 + 46));
-        QCOMPARE(csv.front(), std::string("run.sequence_length,weights,master_weights,gradients,optimizer_states,activations,"
-                                          "kv_cache,overhead,total,peak,fits"));
+        QCOMPARE(csv.front(),
+            std::string("run.sequence_length,weights,master_weights,gradients,optimizer_states,activations,"
+                        "kv_cache,overhead,total,peak,fits"));
         QCOMPARE(csv.back(), std::string("64,2234368,0,2234368,4468736,895492,0,570425852,580258816,581597692,"));
     }
 
@@ -188,18 +193,21 @@ private slots:
         Scenario bad = test::llama3_8b();
         bad.run.parallelism.gpus = 3;
         bad.run.parallelism.tensorParallel = 2;
-        const std::vector<ChartColumn> cols = chartColumns(ChartKind::CompareFiles, {test::llama3_8b(), bad}, {"a", "b"});
+        const std::vector<ChartColumn> cols
+            = chartColumns(ChartKind::CompareFiles, { test::llama3_8b(), bad }, { "a", "b" });
         QCOMPARE(cols.size(), size_t(2));
         QVERIFY(cols[0].report);
         QVERIFY(!cols[1].report);
         QVERIFY(!cols[1].error.empty());
         const std::vector<std::string> csv = lines(columnsCsv(cols));
         QCOMPARE(csv.size(), size_t(3));
-        QCOMPARE(csv[0], std::string("column,weights,master_weights,gradients,optimizer_states,activations,kv_cache,overhead,total,peak,fits"));
+        QCOMPARE(csv[0],
+            std::string("column,weights,master_weights,gradients,optimizer_states,activations,kv_cache,overhead,total,"
+                        "peak,fits"));
         QCOMPARE(QString::fromStdString(csv[2]), QStringLiteral("b,,,,,,,,,,invalid"));
         QVERIFY(csv[1].starts_with("a," + std::to_string(cols[0].report->bytesOf("weights")) + ","));
         QVERIFY(csv[1].ends_with("," + std::to_string(cols[0].report->peak) + ",false")); // 8B trained on one GPU
-        QVERIFY_THROWS_EXCEPTION(InputError, chartColumns(ChartKind::Timeline, {bad}, {}));
+        QVERIFY_THROWS_EXCEPTION(InputError, chartColumns(ChartKind::Timeline, { bad }, {}));
     }
 
     void timelineIsSimulatedOnceByTheEstimate()
@@ -213,8 +221,8 @@ private slots:
         QCOMPARE(r.timeline.peak, r.peak);
         QVERIFY(sameEvents(timelineSeries(r, 1), simulateStep(r.stepInputs, 1)));
         // Sweeps and fits need only the bytes: nothing recorded.
-        QVERIFY(estimate(test::llama3_8b(), EstimateOptions{false}).timeline.events.empty());
-        QCOMPARE(estimate(test::llama3_8b(), EstimateOptions{false}).peak, r.peak);
+        QVERIFY(estimate(test::llama3_8b(), EstimateOptions { false }).timeline.events.empty());
+        QCOMPARE(estimate(test::llama3_8b(), EstimateOptions { false }).peak, r.peak);
     }
 
     void timelineRefusals()
@@ -233,7 +241,7 @@ private slots:
         Scenario serving = test::llama3_8b();
         serving.run.mode = Mode::Inference;
         QVERIFY_THROWS_EXCEPTION(InputError, timelineSeries(estimate(serving)));
-        const std::vector<std::string> csv = lines(chartCsv(ChartKind::Timeline, {test::llama3_8b()}, {}));
+        const std::vector<std::string> csv = lines(chartCsv(ChartKind::Timeline, { test::llama3_8b() }, {}));
         QCOMPARE(csv.size(), 1 + estimate(test::llama3_8b()).timeline.events.size());
     }
 };

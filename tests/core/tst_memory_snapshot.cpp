@@ -12,11 +12,17 @@ using namespace vramlab;
 
 namespace {
 
-std::string dataPath(const char* name) { return std::string(VRAMLAB_TEST_DATA_DIR) + "/snapshots/" + name; }
+std::string dataPath(const char* name)
+{
+    return std::string(VRAMLAB_TEST_DATA_DIR) + "/snapshots/" + name;
+}
 
 constexpr Bytes MiB = kMiB;
 
-Bytes cat(const SnapshotDevice& d, SnapshotCategory c) { return d.categoryAtPeak(c); }
+Bytes cat(const SnapshotDevice& d, SnapshotCategory c)
+{
+    return d.categoryAtPeak(c);
+}
 
 QByteArray errorOf(const char* name)
 {
@@ -69,13 +75,15 @@ private slots:
         QCOMPARE(top.sizeBytes, 6 * MiB);
         QVERIFY(top.category == SnapshotCategory::Temporaries);
         QCOMPARE(QString::fromStdString(top.rule),
-                 QStringLiteral("a working buffer of the optimizer step (adam.py:500:_multi_tensor_adam), freed before the step ended"));
+            QStringLiteral("a working buffer of the optimizer step (adam.py:500:_multi_tensor_adam), freed before the "
+                           "step ended"));
         QCOMPARE(QString::fromStdString(top.frames.front().text()), QStringLiteral("adam.py:500:_multi_tensor_adam"));
         QCOMPARE(top.frames.size(), std::size_t(5));
         const SnapshotBlock& w1 = d.aliveAtPeak[1];
         QCOMPARE(w1.sizeBytes, 4 * MiB);
         QVERIFY(w1.category == SnapshotCategory::Weights);
-        QCOMPARE(QString::fromStdString(w1.rule), QStringLiteral("allocated while building or loading the model (module.py:810:_apply)"));
+        QCOMPARE(QString::fromStdString(w1.rule),
+            QStringLiteral("allocated while building or loading the model (module.py:810:_apply)"));
         // The curve: before the trace, then one point per alloc, free and segment entry.
         QCOMPARE(d.curve.front().allocatedBytes, Bytes(0));
         QCOMPARE(d.curve.back().allocatedBytes, 18 * MiB);
@@ -91,7 +99,7 @@ private slots:
 
     void stepTwoStartsWithWeightsWithoutStacks()
     {
-        for (const char* file : {"step2_protocol5.pickle", "step2_protocol0.pickle"}) {
+        for (const char* file : { "step2_protocol5.pickle", "step2_protocol0.pickle" }) {
             const MemorySnapshot s = readMemorySnapshot(dataPath(file));
             QCOMPARE(s.devices.size(), std::size_t(2));
             const SnapshotDevice& d = s.devices[0];
@@ -104,7 +112,7 @@ private slots:
             QVERIFY(d.peakPhase == SnapshotPhase::Backward);
             QCOMPARE(d.peakReservedBytes, 64 * MiB);
             QCOMPARE(d.curve.front().reservedBytes, 32 * MiB); // the second segment comes in the trace
-            QCOMPARE(cat(d, SnapshotCategory::Weights), 6 * MiB);          // by size: one per gradient
+            QCOMPARE(cat(d, SnapshotCategory::Weights), 6 * MiB); // by size: one per gradient
             QCOMPARE(cat(d, SnapshotCategory::OptimizerStates), 12 * MiB); // the rest of those sizes
             QCOMPARE(cat(d, SnapshotCategory::Gradients), 6 * MiB);
             QCOMPARE(cat(d, SnapshotCategory::Activations), 3 * MiB);
@@ -113,7 +121,8 @@ private slots:
             int sizeRule = 0;
             for (const SnapshotBlock& b : d.aliveAtPeak) {
                 if (b.category == SnapshotCategory::Activations)
-                    QCOMPARE(QString::fromStdString(b.rule), QStringLiteral("saved by the forward (model.py:12:forward) and freed in backward"));
+                    QCOMPARE(QString::fromStdString(b.rule),
+                        QStringLiteral("saved by the forward (model.py:12:forward) and freed in backward"));
                 if (b.rule.find("a gradient has its size") != std::string::npos)
                     ++sizeRule;
             }
@@ -150,15 +159,17 @@ private slots:
         QVERIFY(!d.hasTrace);
         QCOMPARE(d.peakAllocatedBytes, 18 * MiB);
         QCOMPARE(d.peakReservedBytes, 64 * MiB);
-        QCOMPARE(cat(d, SnapshotCategory::Weights), 6 * MiB);          // module.to in the block's stack
+        QCOMPARE(cat(d, SnapshotCategory::Weights), 6 * MiB); // module.to in the block's stack
         QCOMPARE(cat(d, SnapshotCategory::OptimizerStates), 12 * MiB); // Adam's _init_group
         QCOMPARE(d.curve.size(), std::size_t(1));
     }
 
     void fieldsOfTheWrongTypeAreNamed()
     {
-        QVERIFY(errorOf("hostile/size_is_a_string.pickle").endsWith("device_traces[0][3].size: expected an int, got str 'abc'"));
-        QVERIFY(errorOf("hostile/negative_size.pickle").endsWith("device_traces[0][5].size: expected a size of 0 bytes or more, got -5"));
+        QVERIFY(errorOf("hostile/size_is_a_string.pickle")
+                    .endsWith("device_traces[0][3].size: expected an int, got str 'abc'"));
+        QVERIFY(errorOf("hostile/negative_size.pickle")
+                    .endsWith("device_traces[0][5].size: expected a size of 0 bytes or more, got -5"));
         QVERIFY(errorOf("hostile/segments_not_a_list.pickle").endsWith("segments: expected a list, got dict of 1"));
         QVERIFY(errorOf("hostile/not_a_snapshot.pickle").contains("segments: missing: not a PyTorch memory snapshot"));
     }
@@ -170,7 +181,8 @@ private slots:
         r.scenarioName = "hand";
         r.stepInputs.training = true;
         r.peak = 600 * MiB;
-        r.overheadParts = {{"cuda_context", "CUDA context", 500 * MiB, {}, {}}, {"allocator", "Allocator", 10 * MiB, {}, {}}};
+        r.overheadParts
+            = { { "cuda_context", "CUDA context", 500 * MiB, {}, {} }, { "allocator", "Allocator", 10 * MiB, {}, {} } };
         r.peakEvent.phase = StepPhase::Backward;
         auto put = [&](TimelineCategory c, Bytes b) { r.peakEvent.bytes[static_cast<std::size_t>(c)] = b; };
         put(TimelineCategory::Weights, 4 * MiB);
@@ -193,8 +205,11 @@ private slots:
         QCOMPARE(c.categories[5].predictedBytes, 20 * MiB); // the workspace, inside the allocator
         // Peaks first, then the differences by size: activations (-37), other (-19).
         QCOMPARE(c.explanations.size(), std::size_t(4));
-        QVERIFY2(QByteArray::fromStdString(c.explanations[0]).startsWith("Peak allocated: measured 33.00 MiB (backward) against 90.00 MiB predicted (backward) (-63 %)"),
-                 c.explanations[0].c_str());
+        QVERIFY2(
+            QByteArray::fromStdString(c.explanations[0])
+                .startsWith(
+                    "Peak allocated: measured 33.00 MiB (backward) against 90.00 MiB predicted (backward) (-63 %)"),
+            c.explanations[0].c_str());
         QVERIFY(c.explanations[2].starts_with("Activations: measured 3.00 MiB, predicted 40.00 MiB (-37.00 MiB)"));
         QVERIFY(c.explanations[3].starts_with("Other: measured 1.00 MiB, predicted 20.00 MiB"));
     }

@@ -33,7 +33,7 @@ Scenario richScenario()
     sc.model.moe.sharedExpertFfnHiddenSize = 1024;
     sc.model.moe.sharedExpertGate = true;
     sc.model.attentionType = AttentionType::Mla;
-    sc.model.mla = {512, 256, 64, 32, 64};
+    sc.model.mla = { 512, 256, 64, 32, 64 };
     sc.run.finetune.method = FinetuneMethod::Qlora;
     sc.run.parallelism.fsdp2 = true;
     sc.run.parallelism.gpus = 8;
@@ -48,7 +48,7 @@ Scenario richScenario()
     sc.run.optimizerInBackward = true;
     sc.run.overheads.commBufferBytes = 300 * kMiB;
     sc.run.gpu = findGpu("h100-sxm-80gb");
-    sc.run.checkpointing = {Checkpointing::Kind::Every, 4};
+    sc.run.checkpointing = { Checkpointing::Kind::Every, 4 };
     return sc;
 }
 
@@ -64,14 +64,17 @@ FieldValue otherValue(const ScenarioField& f, const FieldValue& v)
         const double d = std::get<double>(v);
         return d + 0.25 < f.max ? d + 0.25 : (d + f.min) / 2;
     }
-    case FieldKind::Boolean: return !std::get<bool>(v);
-    case FieldKind::Text: return std::get<std::string>(v) + " (edited)";
+    case FieldKind::Boolean:
+        return !std::get<bool>(v);
+    case FieldKind::Text:
+        return std::get<std::string>(v) + " (edited)";
     case FieldKind::Choice:
         for (const ChoiceName& c : f.choices)
             if (!std::holds_alternative<std::string>(v) || c.name != std::get<std::string>(v))
                 return std::string(c.name);
         break;
-    default: break;
+    default:
+        break;
     }
     return v;
 }
@@ -103,12 +106,22 @@ private slots:
             QVERIFY2(!f.description.empty(), std::string(f.key).c_str());
             switch (f.kind) {
             case FieldKind::Integer:
-            case FieldKind::Real: QVERIFY2(f.min < f.max, std::string(f.key).c_str()); [[fallthrough]];
+            case FieldKind::Real:
+                QVERIFY2(f.min < f.max, std::string(f.key).c_str());
+                [[fallthrough]];
             case FieldKind::Boolean:
-            case FieldKind::Text: QVERIFY(f.get && f.set); break;
-            case FieldKind::Choice: QVERIFY(f.get && f.set && f.choices.size() >= 2); break;
-            case FieldKind::Custom: QVERIFY(f.read && f.write); break;
-            case FieldKind::Unmodelled: QVERIFY(!json::parse(f.modelledJson).is_discarded()); break;
+            case FieldKind::Text:
+                QVERIFY(f.get && f.set);
+                break;
+            case FieldKind::Choice:
+                QVERIFY(f.get && f.set && f.choices.size() >= 2);
+                break;
+            case FieldKind::Custom:
+                QVERIFY(f.read && f.write);
+                break;
+            case FieldKind::Unmodelled:
+                QVERIFY(!json::parse(f.modelledJson).is_discarded());
+                break;
             }
         }
         QCOMPARE(fieldParent("run.parallelism.gpus"), std::string_view("run.parallelism"));
@@ -161,7 +174,7 @@ private slots:
     {
         std::set<std::string> written;
         leafKeys(scenarioToJson(richScenario()), "", written);
-        for (const std::string& k : {"format", "version", "name"})
+        for (const std::string& k : { "format", "version", "name" })
             QVERIFY(written.erase(k) == 1);
         std::set<std::string> table;
         for (const ScenarioField& f : scenarioFields())
@@ -201,7 +214,7 @@ private slots:
     {
         QFETCH(QString, key);
         const ScenarioField& f = *findField(key.toStdString());
-        json doc = {{"model", {{"preset", "llama-3-8b"}}}, {"run", json::object()}};
+        json doc = { { "model", { { "preset", "llama-3-8b" } } }, { "run", json::object() } };
         const json::json_pointer at("/" + QString(key).replace(QLatin1Char('.'), QLatin1Char('/')).toStdString());
         const json modelled = json::parse(f.modelledJson);
         if (!modelled.is_null()) {
@@ -228,7 +241,8 @@ private slots:
             QFAIL("accepted fp64");
         } catch (const InputError& e) {
             QCOMPARE(QString::fromUtf8(e.what()),
-                     QStringLiteral("run.precision: expected one of fp32, bf16, fp16, mixed-bf16, mixed-fp16, got \"fp64\""));
+                QStringLiteral(
+                    "run.precision: expected one of fp32, bf16, fp16, mixed-bf16, mixed-fp16, got \"fp64\""));
         }
     }
 
@@ -269,7 +283,8 @@ private slots:
             (void)readScenario(bad);
             QFAIL("accepted a margin of 90 %");
         } catch (const InputError& e) {
-            QCOMPARE(QString::fromUtf8(e.what()), QStringLiteral("run.safety_margin: expected a number from 0 to 0.5, got 0.9"));
+            QCOMPARE(QString::fromUtf8(e.what()),
+                QStringLiteral("run.safety_margin: expected a number from 0 to 0.5, got 0.9"));
         }
     }
 
@@ -279,9 +294,9 @@ private slots:
         json lesson = json::parse("{\"format\": \"vramlab.lesson\", \"version\": 1, \"id\": \"t\", \"title\": \"T\", "
                                   "\"scenario\": {\"model\": {\"preset\": \"llama-2-7b\"}}, "
                                   "\"steps\": [{\"title\": \"A\", \"text\": \"x\"}]}");
-        lesson["steps"][0]["highlight"] = {"run.parallelism.zero_stage", "model.preset", "run.gpu", "chart.weights"};
+        lesson["steps"][0]["highlight"] = { "run.parallelism.zero_stage", "model.preset", "run.gpu", "chart.weights" };
         QCOMPARE(readLesson(lesson).steps[0].highlight.size(), std::size_t(4));
-        lesson["steps"][0]["highlight"] = {"run.sequence_lenght"};
+        lesson["steps"][0]["highlight"] = { "run.sequence_lenght" };
         try {
             (void)readLesson(lesson);
             QFAIL("accepted a misspelt key");

@@ -15,7 +15,10 @@ using namespace vramlab;
 
 namespace {
 
-QString sourcePath(const char* rel) { return QStringLiteral(VRAMLAB_SOURCE_DIR "/") + QLatin1String(rel); }
+QString sourcePath(const char* rel)
+{
+    return QStringLiteral(VRAMLAB_SOURCE_DIR "/") + QLatin1String(rel);
+}
 
 /// A value of the control other than `v`.
 QVariant otherValue(const ParamDescriptor& d, const QVariant& v)
@@ -27,10 +30,14 @@ QVariant otherValue(const ParamDescriptor& d, const QVariant& v)
             if (c != v.toString() && !c.isEmpty())
                 return c;
         break;
-    case K::Toggle: return !v.toBool();
+    case K::Toggle:
+        return !v.toBool();
     case K::Integer:
-    case K::LogInteger: return QVariant::fromValue<qlonglong>(v.toLongLong() < qlonglong(d.max) ? v.toLongLong() + 1 : v.toLongLong() - 1);
-    case K::Real: return v.toDouble() + 0.125 <= d.max ? v.toDouble() + 0.125 : v.toDouble() - 0.125;
+    case K::LogInteger:
+        return QVariant::fromValue<qlonglong>(
+            v.toLongLong() < qlonglong(d.max) ? v.toLongLong() + 1 : v.toLongLong() - 1);
+    case K::Real:
+        return v.toDouble() + 0.125 <= d.max ? v.toDouble() + 0.125 : v.toDouble() - 0.125;
     }
     return v;
 }
@@ -53,7 +60,8 @@ private slots:
             }
             if (f->kind == FieldKind::Choice)
                 for (const QString& c : d.choices)
-                    QVERIFY2(c == QLatin1String("default") || valueNamed<int>(f->choices, c.toStdString()), qPrintable(d.key + ": " + c));
+                    QVERIFY2(c == QLatin1String("default") || valueNamed<int>(f->choices, c.toStdString()),
+                        qPrintable(d.key + ": " + c));
         }
         // Only the derived controls (parameters in billions, GPU capacity) stand outside the table.
         QCOMPARE(backed, int(parameterDescriptors().size()) - 2);

@@ -57,7 +57,7 @@ private slots:
         ScenarioDocument doc;
         const Count before = doc.scenario().run.sequenceLength;
         QSignalSpy changed(&doc, &ScenarioDocument::changed);
-        for (int v : {1024, 2048, 3072, 8192}) // one drag: merged by the key's merge id
+        for (int v : { 1024, 2048, 3072, 8192 }) // one drag: merged by the key's merge id
             doc.setParameter(QStringLiteral("run.sequence_length"), v, true);
         QCOMPARE(changed.count(), 4); // every position still updates the views
         QCOMPARE(doc.undoStack()->count(), 1);
@@ -101,7 +101,8 @@ private slots:
     {
         ScenarioDocument doc;
         QSignalSpy changed(&doc, &ScenarioDocument::changed);
-        doc.setParameter(QStringLiteral("run.parallelism.gpus"), 3); // 3 GPUs alone run; with tensor parallel 2 they cannot
+        doc.setParameter(
+            QStringLiteral("run.parallelism.gpus"), 3); // 3 GPUs alone run; with tensor parallel 2 they cannot
         doc.setParameter(QStringLiteral("run.parallelism.tensor_parallel"), 2);
         QCOMPARE(changed.count(), 2);
         QCOMPARE(doc.scenario().run.parallelism.gpus, Count(3));

@@ -69,8 +69,8 @@ std::vector<ChartColumn> methodVariants(const Scenario& scenario);
 std::vector<ChartColumn> zeroVariants(const Scenario& scenario);
 /// The columns of a bar chart kind (breakdown: one; compare-files: one per scenario,
 /// named by `labels` or else by the scenario's name). Throws for the other kinds.
-std::vector<ChartColumn> chartColumns(ChartKind kind, const std::vector<Scenario>& scenarios,
-                                      const std::vector<std::string>& labels);
+std::vector<ChartColumn> chartColumns(
+    ChartKind kind, const std::vector<Scenario>& scenarios, const std::vector<std::string>& labels);
 
 /// The timeline chart's data: training step `step` (1 or 2) of the report's GPU, the
 /// report's own step-2 recording when it has one (estimate() with explain), else

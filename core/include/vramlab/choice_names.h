@@ -18,50 +18,50 @@ struct ChoiceName {
     int value;
 };
 
-template <typename E>
-constexpr ChoiceName choiceName(std::string_view name, E value)
+template <typename E> constexpr ChoiceName choiceName(std::string_view name, E value)
 {
-    return {name, static_cast<int>(value)};
+    return { name, static_cast<int>(value) };
 }
 
-inline constexpr ChoiceName kMlpNames[] = {choiceName("swiglu", MlpKind::SwiGlu), choiceName("geglu", MlpKind::GeGlu),
-                                           choiceName("gelu", MlpKind::Gelu)};
-inline constexpr ChoiceName kNormNames[] = {choiceName("rmsnorm", NormKind::RmsNorm), choiceName("layernorm", NormKind::LayerNorm)};
-inline constexpr ChoiceName kPositionNames[] = {choiceName("rope", PositionKind::Rope), choiceName("learned", PositionKind::Learned)};
-inline constexpr ChoiceName kAttentionTypeNames[] = {choiceName("mha", AttentionType::Mha), choiceName("mla", AttentionType::Mla)};
-inline constexpr ChoiceName kModeNames[] = {choiceName("training", Mode::Training), choiceName("inference", Mode::Inference)};
-inline constexpr ChoiceName kPrecisionNames[] = {
-    choiceName("fp32", Precision::Fp32),             choiceName("bf16", Precision::Bf16), choiceName("fp16", Precision::Fp16),
-    choiceName("mixed-bf16", Precision::MixedBf16), choiceName("mixed-fp16", Precision::MixedFp16)};
-inline constexpr ChoiceName kOptimizerNames[] = {
-    choiceName("adamw", Optimizer::AdamW),      choiceName("adam", Optimizer::Adam),
-    choiceName("adamw-8bit", Optimizer::AdamW8bit), choiceName("sgd", Optimizer::Sgd),
-    choiceName("sgd-momentum", Optimizer::SgdMomentum), choiceName("lion", Optimizer::Lion),
-    choiceName("adafactor", Optimizer::Adafactor)};
-inline constexpr ChoiceName kAttentionNames[] = {choiceName("eager", AttentionImpl::Eager), choiceName("flash", AttentionImpl::Flash)};
-inline constexpr ChoiceName kFinetuneNames[] = {choiceName("full", FinetuneMethod::Full), choiceName("lora", FinetuneMethod::Lora),
-                                                choiceName("qlora", FinetuneMethod::Qlora)};
-inline constexpr ChoiceName kFrameworkNames[] = {
-    choiceName("plain", Framework::Plain),         choiceName("torchtitan", Framework::Torchtitan),
-    choiceName("hf-transformers", Framework::HfTransformers), choiceName("torchtune", Framework::Torchtune),
-    choiceName("litgpt", Framework::Litgpt),       choiceName("deepspeed", Framework::Deepspeed),
-    choiceName("megatron", Framework::Megatron)};
-inline constexpr ChoiceName kLossNames[] = {
-    choiceName("upcast", LossKind::Upcast),   choiceName("native", LossKind::Native),
-    choiceName("hf-shift", LossKind::HfShift), choiceName("chunked", LossKind::Chunked),
-    choiceName("fused", LossKind::Fused),     choiceName("loss-parallel", LossKind::LossParallel)};
-inline constexpr ChoiceName kOptimizerImplNames[] = {choiceName("foreach", OptimizerImpl::Foreach),
-                                                     choiceName("fused", OptimizerImpl::Fused),
-                                                     choiceName("paged-32bit", OptimizerImpl::Paged32)};
+inline constexpr ChoiceName kMlpNames[]
+    = { choiceName("swiglu", MlpKind::SwiGlu), choiceName("geglu", MlpKind::GeGlu), choiceName("gelu", MlpKind::Gelu) };
+inline constexpr ChoiceName kNormNames[]
+    = { choiceName("rmsnorm", NormKind::RmsNorm), choiceName("layernorm", NormKind::LayerNorm) };
+inline constexpr ChoiceName kPositionNames[]
+    = { choiceName("rope", PositionKind::Rope), choiceName("learned", PositionKind::Learned) };
+inline constexpr ChoiceName kAttentionTypeNames[]
+    = { choiceName("mha", AttentionType::Mha), choiceName("mla", AttentionType::Mla) };
+inline constexpr ChoiceName kModeNames[]
+    = { choiceName("training", Mode::Training), choiceName("inference", Mode::Inference) };
+inline constexpr ChoiceName kPrecisionNames[]
+    = { choiceName("fp32", Precision::Fp32), choiceName("bf16", Precision::Bf16), choiceName("fp16", Precision::Fp16),
+          choiceName("mixed-bf16", Precision::MixedBf16), choiceName("mixed-fp16", Precision::MixedFp16) };
+inline constexpr ChoiceName kOptimizerNames[] = { choiceName("adamw", Optimizer::AdamW),
+    choiceName("adam", Optimizer::Adam), choiceName("adamw-8bit", Optimizer::AdamW8bit),
+    choiceName("sgd", Optimizer::Sgd), choiceName("sgd-momentum", Optimizer::SgdMomentum),
+    choiceName("lion", Optimizer::Lion), choiceName("adafactor", Optimizer::Adafactor) };
+inline constexpr ChoiceName kAttentionNames[]
+    = { choiceName("eager", AttentionImpl::Eager), choiceName("flash", AttentionImpl::Flash) };
+inline constexpr ChoiceName kFinetuneNames[] = { choiceName("full", FinetuneMethod::Full),
+    choiceName("lora", FinetuneMethod::Lora), choiceName("qlora", FinetuneMethod::Qlora) };
+inline constexpr ChoiceName kFrameworkNames[] = { choiceName("plain", Framework::Plain),
+    choiceName("torchtitan", Framework::Torchtitan), choiceName("hf-transformers", Framework::HfTransformers),
+    choiceName("torchtune", Framework::Torchtune), choiceName("litgpt", Framework::Litgpt),
+    choiceName("deepspeed", Framework::Deepspeed), choiceName("megatron", Framework::Megatron) };
+inline constexpr ChoiceName kLossNames[]
+    = { choiceName("upcast", LossKind::Upcast), choiceName("native", LossKind::Native),
+          choiceName("hf-shift", LossKind::HfShift), choiceName("chunked", LossKind::Chunked),
+          choiceName("fused", LossKind::Fused), choiceName("loss-parallel", LossKind::LossParallel) };
+inline constexpr ChoiceName kOptimizerImplNames[] = { choiceName("foreach", OptimizerImpl::Foreach),
+    choiceName("fused", OptimizerImpl::Fused), choiceName("paged-32bit", OptimizerImpl::Paged32) };
 /// Every storage type; the fields below offer subsets of it.
-inline constexpr ChoiceName kDTypeNames[] = {
-    choiceName("fp32", DType::Fp32), choiceName("bf16", DType::Bf16), choiceName("fp16", DType::Fp16),
-    choiceName("fp8", DType::Fp8),   choiceName("int8", DType::Int8), choiceName("int4", DType::Int4),
-    choiceName("nf4", DType::Nf4),   choiceName("nf4 (no double quantization)", DType::Nf4NoDq)};
+inline constexpr ChoiceName kDTypeNames[]
+    = { choiceName("fp32", DType::Fp32), choiceName("bf16", DType::Bf16), choiceName("fp16", DType::Fp16),
+          choiceName("fp8", DType::Fp8), choiceName("int8", DType::Int8), choiceName("int4", DType::Int4),
+          choiceName("nf4", DType::Nf4), choiceName("nf4 (no double quantization)", DType::Nf4NoDq) };
 
 /// The spelling of `value` in `names` ("?" when absent).
-template <typename E>
-constexpr std::string_view nameOf(std::span<const ChoiceName> names, E value)
+template <typename E> constexpr std::string_view nameOf(std::span<const ChoiceName> names, E value)
 {
     for (const ChoiceName& c : names)
         if (c.value == static_cast<int>(value))
@@ -70,8 +70,7 @@ constexpr std::string_view nameOf(std::span<const ChoiceName> names, E value)
 }
 
 /// The value spelled `name` in `names`.
-template <typename E>
-constexpr std::optional<E> valueNamed(std::span<const ChoiceName> names, std::string_view name)
+template <typename E> constexpr std::optional<E> valueNamed(std::span<const ChoiceName> names, std::string_view name)
 {
     for (const ChoiceName& c : names)
         if (c.name == name)

@@ -25,30 +25,39 @@ enum class ColourRole : uint8_t { Blue, SkyBlue, BluishGreen, Orange, Vermillion
 
 struct ComponentInfo {
     ComponentKind kind;
-    std::string_view key;   ///< the report's key: "optimizer_states"
+    std::string_view key; ///< the report's key: "optimizer_states"
     std::string_view label; ///< "Optimizer states"
     ColourRole colour;
 };
 
-inline constexpr std::array<ComponentInfo, 8> kComponents = {{
-    {ComponentKind::Weights, "weights", "Weights", ColourRole::Blue},
-    {ComponentKind::MasterWeights, "master_weights", "Master weights", ColourRole::SkyBlue},
-    {ComponentKind::Gradients, "gradients", "Gradients", ColourRole::BluishGreen},
-    {ComponentKind::OptimizerStates, "optimizer_states", "Optimizer states", ColourRole::Orange},
-    {ComponentKind::Activations, "activations", "Activations", ColourRole::Vermillion},
-    {ComponentKind::KvCache, "kv_cache", "KV cache", ColourRole::ReddishPurple},
-    {ComponentKind::Temporaries, "temporaries", "Temporaries", ColourRole::Yellow},
-    {ComponentKind::Overhead, "overhead", "Overhead", ColourRole::Grey},
-}};
+inline constexpr std::array<ComponentInfo, 8> kComponents = { {
+    { ComponentKind::Weights, "weights", "Weights", ColourRole::Blue },
+    { ComponentKind::MasterWeights, "master_weights", "Master weights", ColourRole::SkyBlue },
+    { ComponentKind::Gradients, "gradients", "Gradients", ColourRole::BluishGreen },
+    { ComponentKind::OptimizerStates, "optimizer_states", "Optimizer states", ColourRole::Orange },
+    { ComponentKind::Activations, "activations", "Activations", ColourRole::Vermillion },
+    { ComponentKind::KvCache, "kv_cache", "KV cache", ColourRole::ReddishPurple },
+    { ComponentKind::Temporaries, "temporaries", "Temporaries", ColourRole::Yellow },
+    { ComponentKind::Overhead, "overhead", "Overhead", ColourRole::Grey },
+} };
 
 /// The report's bar segments, bottom to top (every kind but the timeline's temporaries).
-inline constexpr std::array<ComponentKind, 7> kReportComponents = {
-    ComponentKind::Weights,     ComponentKind::MasterWeights, ComponentKind::Gradients, ComponentKind::OptimizerStates,
-    ComponentKind::Activations, ComponentKind::KvCache,       ComponentKind::Overhead};
+inline constexpr std::array<ComponentKind, 7> kReportComponents
+    = { ComponentKind::Weights, ComponentKind::MasterWeights, ComponentKind::Gradients, ComponentKind::OptimizerStates,
+          ComponentKind::Activations, ComponentKind::KvCache, ComponentKind::Overhead };
 
-constexpr const ComponentInfo& componentInfo(ComponentKind k) { return kComponents[static_cast<std::size_t>(k)]; }
-constexpr std::string_view componentKey(ComponentKind k) { return componentInfo(k).key; }
-constexpr std::string_view componentLabel(ComponentKind k) { return componentInfo(k).label; }
+constexpr const ComponentInfo& componentInfo(ComponentKind k)
+{
+    return kComponents[static_cast<std::size_t>(k)];
+}
+constexpr std::string_view componentKey(ComponentKind k)
+{
+    return componentInfo(k).key;
+}
+constexpr std::string_view componentLabel(ComponentKind k)
+{
+    return componentInfo(k).label;
+}
 /// The kind with report key `key` (the colour of an unknown key is the overhead's).
 constexpr const ComponentInfo* findComponent(std::string_view key)
 {
@@ -58,11 +67,13 @@ constexpr const ComponentInfo* findComponent(std::string_view key)
     return nullptr;
 }
 
-static_assert([] {
-    for (std::size_t i = 0; i < kComponents.size(); ++i)
-        if (static_cast<std::size_t>(kComponents[i].kind) != i)
-            return false;
-    return true;
-}(), "kComponents is indexed by ComponentKind");
+static_assert(
+    [] {
+        for (std::size_t i = 0; i < kComponents.size(); ++i)
+            if (static_cast<std::size_t>(kComponents[i].kind) != i)
+                return false;
+        return true;
+    }(),
+    "kComponents is indexed by ComponentKind");
 
 } // namespace vramlab

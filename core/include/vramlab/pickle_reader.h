@@ -28,17 +28,17 @@ using PickleId = uint32_t;
 /// One value. Containers hold ids of their items (a dict: key, value, key, value, ...).
 struct PickleNode {
     PickleKind kind = PickleKind::None;
-    int64_t integer = 0;        ///< Int, Bool (0 or 1)
-    double real = 0;            ///< Float
-    std::string text;           ///< String (UTF-8), Binary (bytes)
+    int64_t integer = 0; ///< Int, Bool (0 or 1)
+    double real = 0; ///< Float
+    std::string text; ///< String (UTF-8), Binary (bytes)
     std::vector<PickleId> items;
 };
 
 /// What one file may hold. The defaults fit a long recorded snapshot (hundreds of MB).
 struct PickleLimits {
     std::size_t maxFileBytes = 512ull * 1024 * 1024;
-    std::size_t maxValues = 20'000'000;      ///< values created (each string, int, container)
-    std::size_t maxDepth = 200;              ///< nesting of containers (and of MARKs)
+    std::size_t maxValues = 20'000'000; ///< values created (each string, int, container)
+    std::size_t maxDepth = 200; ///< nesting of containers (and of MARKs)
     std::size_t maxStringBytes = 16ull * 1024 * 1024;
     std::size_t maxMemo = 20'000'000;
     uint64_t maxExpandedValues = 4'000'000'000ull; ///< values counted as a tree (shared ones each time)
@@ -60,7 +60,11 @@ class PickleDocument;
 /// A read-only handle on one value of a document (cheap to copy).
 class PickleView {
 public:
-    PickleView(const PickleDocument& doc, PickleId id) : m_doc(&doc), m_id(id) {}
+    PickleView(const PickleDocument& doc, PickleId id)
+        : m_doc(&doc)
+        , m_id(id)
+    {
+    }
     PickleId id() const { return m_id; }
     const PickleNode& node() const;
     PickleKind kind() const { return node().kind; }
@@ -74,7 +78,7 @@ public:
     std::optional<PickleView> get(std::string_view key) const;
     std::optional<int64_t> integer() const; ///< an int (a bool is not one)
     std::optional<std::string_view> string() const;
-    std::optional<double> number() const;   ///< an int or a float
+    std::optional<double> number() const; ///< an int or a float
     std::optional<bool> boolean() const;
     /// Python's repr-like short text for an error: "dict", "str 'abc'", "int 12".
     std::string describe() const;

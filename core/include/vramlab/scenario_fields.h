@@ -22,9 +22,9 @@ enum class FieldKind {
     Integer,
     Real,
     Boolean,
-    Choice,     ///< one of `choices`, by name
+    Choice, ///< one of `choices`, by name
     Text,
-    Custom,     ///< read and written by its own functions (an object or a string, a list)
+    Custom, ///< read and written by its own functions (an object or a string, a list)
     Unmodelled, ///< a key that changes memory but is not modelled: only `modelledJson` is accepted
 };
 
@@ -36,14 +36,15 @@ struct ScenarioField {
     std::string_view key; ///< full key path: "run.parallelism.gpus"
     FieldKind kind = FieldKind::Integer;
     double min = 0, max = 0; ///< Integer, Real: the accepted range
-    bool maxOpen = false;    ///< Real: strictly below max
-    std::string_view unit;   ///< "tokens", "bytes", ...; empty for none
+    bool maxOpen = false; ///< Real: strictly below max
+    std::string_view unit; ///< "tokens", "bytes", ...; empty for none
     std::string_view description;
     std::span<const ChoiceName> choices; ///< Choice: the accepted names
     FieldValue (*get)(const Scenario&) = nullptr;
     void (*set)(Scenario&, const FieldValue&) = nullptr; ///< throws InputError on a value it cannot take
     /// Custom: reads the key's JSON value (present, not null); errors name `keyPath`.
-    void (*read)(Scenario&, const nlohmann::json& value, const std::string& keyPath, std::vector<std::string>& warnings) = nullptr;
+    void (*read)(Scenario&, const nlohmann::json& value, const std::string& keyPath, std::vector<std::string>& warnings)
+        = nullptr;
     /// Custom: the key's JSON value, or null to leave the key out.
     nlohmann::json (*write)(const Scenario&) = nullptr;
     std::string_view modelledJson; ///< Unmodelled: the one value accepted ("null": only absence)

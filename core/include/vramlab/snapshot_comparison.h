@@ -15,7 +15,7 @@ namespace vramlab {
 
 struct SnapshotCategoryComparison {
     SnapshotCategory category = SnapshotCategory::Other;
-    Bytes measuredBytes = 0;  ///< alive at the measured peak
+    Bytes measuredBytes = 0; ///< alive at the measured peak
     Bytes predictedBytes = 0; ///< alive at the simulated peak
     Bytes differenceBytes() const { return measuredBytes - predictedBytes; }
 };
@@ -28,17 +28,17 @@ struct PredictedPhaseMark {
 
 struct SnapshotComparison {
     std::string scenarioName;
-    int device = 0;                       ///< the measured device compared (the busiest)
+    int device = 0; ///< the measured device compared (the busiest)
     Bytes measuredPeakAllocatedBytes = 0;
     Bytes measuredPeakReservedBytes = 0;
     SnapshotPhase measuredPeakPhase = SnapshotPhase::Unknown;
-    Bytes predictedPeakBytes = 0;         ///< the report's peak (CUDA context and allocator rounding included)
-    Bytes predictedAllocatedBytes = 0;    ///< what PyTorch would count as allocated: peak - context - allocator rounding
-    Bytes predictedReservedBytes = 0;     ///< what the allocator would reserve: peak - context
+    Bytes predictedPeakBytes = 0; ///< the report's peak (CUDA context and allocator rounding included)
+    Bytes predictedAllocatedBytes = 0; ///< what PyTorch would count as allocated: peak - context - allocator rounding
+    Bytes predictedReservedBytes = 0; ///< what the allocator would reserve: peak - context
     StepPhase predictedPeakPhase = StepPhase::Start;
     std::vector<SnapshotCategoryComparison> categories; ///< the six measured categories, in order
-    std::vector<std::string> explanations;              ///< the biggest differences first, in words
-    std::vector<PredictedPhaseMark> predictedPhases;    ///< to align the measured curve phase by phase
+    std::vector<std::string> explanations; ///< the biggest differences first, in words
+    std::vector<PredictedPhaseMark> predictedPhases; ///< to align the measured curve phase by phase
 };
 
 /// Compares the busiest device of `snapshot` with `report` (an estimate of a training
