@@ -76,7 +76,7 @@ Scenario ScenarioDocument::defaultScenario()
 void ScenarioDocument::recompute()
 {
     try {
-        m_report = estimate(m_scenario);
+        m_report = estimate(m_scenario, EstimateOptions { true, true });
         m_error.clear();
     } catch (const InputError& e) {
         m_report.reset();

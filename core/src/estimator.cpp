@@ -412,8 +412,9 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
 
     if (training) {
         rep.stepInputs = stepInputs(m, r, reg, st.states, st.slice, rep, st.inFlight);
-        // Explained (the window's report), the events are kept: the Timeline chart reuses them.
-        const bool record = explain && timelineEventCount(rep.stepInputs) <= kMaxTimelineEvents;
+        // The window's report keeps the events: the Timeline chart reuses them.
+        const bool record
+            = explain && options.recordTimeline && timelineEventCount(rep.stepInputs) <= kMaxTimelineEvents;
         rep.timeline = simulateStep(rep.stepInputs, 2, record);
         rep.peak = rep.timeline.peak;
         rep.peakEvent = rep.timeline.atPeak;

@@ -212,8 +212,8 @@ private slots:
 
     void timelineIsSimulatedOnceByTheEstimate()
     {
-        // The explained estimate keeps the step it simulated for the peak; the chart reuses it.
-        const Report r = estimate(test::llama3_8b());
+        // The window's estimate keeps the step it simulated for the peak; the chart reuses it.
+        const Report r = estimate(test::llama3_8b(), EstimateOptions { true, true });
         QVERIFY(!r.timeline.events.empty());
         const StepTimeline again = simulateStep(r.stepInputs, 2);
         QVERIFY(sameEvents(r.timeline, again));
@@ -229,7 +229,7 @@ private slots:
     {
         Scenario deep = test::llama3_8b();
         deep.model.numLayers = 100'000;
-        const Report r = estimate(deep); // the peak still comes
+        const Report r = estimate(deep, EstimateOptions { true, true }); // the peak still comes
         QVERIFY(r.timeline.events.empty());
         QVERIFY(r.peak > 0);
         try {

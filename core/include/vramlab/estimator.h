@@ -17,6 +17,9 @@ struct EstimateOptions {
     /// Formulas and the per-tensor activation list; off for sweeps, fits and planners,
     /// which need only the bytes (several times faster).
     bool explain = true;
+    /// Keep step 2's events (with explain): the window's Timeline draws them instead of
+    /// simulating the step again; the CLI's estimate does not pay for them.
+    bool recordTimeline = false;
 };
 
 /// Scenario in, report out: memory per GPU by component with formulas, FLOPs, step time
