@@ -4,6 +4,7 @@
 #include "json_reader.h"
 #include "vramlab/errors.h"
 #include "vramlab/presets.h"
+#include "vramlab/serving_io.h"
 
 #include <cerrno>
 #include <cstring>
@@ -35,7 +36,7 @@ const std::vector<std::pair<std::string, MlpKind>> kMlp = {{"swiglu", MlpKind::S
 const std::vector<std::pair<std::string, NormKind>> kNorm = {{"rmsnorm", NormKind::RmsNorm}, {"layernorm", NormKind::LayerNorm}};
 const std::vector<std::pair<std::string, PositionKind>> kPosition = {{"rope", PositionKind::Rope}, {"learned", PositionKind::Learned}};
 const std::vector<std::pair<std::string, AttentionType>> kAttnType = {{"mha", AttentionType::Mha}, {"mla", AttentionType::Mla}};
-const std::vector<std::pair<std::string, Mode>> kMode = {{"training", Mode::Training}, {"inference", Mode::Inference}};
+const std::vector<std::pair<std::string, Mode>> kMode = {{"training", Mode::Training}, {"inference", Mode::Inference}, {"serving", Mode::Inference}};
 const std::vector<std::pair<std::string, Precision>> kPrecision = {
     {"fp32", Precision::Fp32}, {"bf16", Precision::Bf16}, {"fp16", Precision::Fp16},
     {"mixed-bf16", Precision::MixedBf16}, {"mixed-fp16", Precision::MixedFp16}};
@@ -366,6 +367,7 @@ RunSpec readRun(const json& doc, std::vector<std::string>& warnings)
     }
     if (r.has("gpu"))
         run.gpu = readGpu(r, warnings);
+    readServing(r, run);
     r.collectUnknown(warnings);
     return run;
 }
@@ -665,6 +667,7 @@ json scenarioToJson(const Scenario& sc)
         jr["gpu"] = gpuToJson(*r.gpu);
     else
         jr.erase("gpu");
+    writeServing(r, jr);
     return doc;
 }
 
