@@ -3,6 +3,7 @@
 
 #include "cli_args.h"
 #include "command_main.h"
+#include "serve_commands.h"
 #include "text_report.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
@@ -65,6 +66,8 @@ void write(const std::string& text) { writeStandardOutput(text); }
 
 int runEstimate(const std::vector<std::string>& words)
 {
+    if (isServingScenario(words))
+        return runServeEstimate(words); // run.mode "serving": the engine's budget, not a training step
     CliArgs a(words, {}, {"--json"});
     const std::string file = onlyFile(a, "estimate");
     const Scenario sc = load(file);
@@ -118,6 +121,8 @@ constexpr int kExitNothingFits = 3;
 
 int runFit(const std::vector<std::string>& words)
 {
+    if (isServingScenario(words))
+        return runServeFit(words);
     CliArgs a(words, {"--max"}, {"--min-gpus", "--json"});
     const std::string file = onlyFile(a, "fit");
     const Scenario sc = load(file);
