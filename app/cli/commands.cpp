@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "cli_args.h"
+#include "cli_scenario.h"
 #include "command_main.h"
 #include "serve_commands.h"
 #include "text_report.h"
@@ -28,37 +29,6 @@ namespace vramlab::cli {
 using nlohmann::json;
 
 namespace {
-
-std::string onlyFile(const CliArgs& a, const char* command)
-{
-    if (a.positionals().size() != 1)
-        throw InputError(command, "expected exactly one scenario file");
-    return a.positionals().front();
-}
-
-/// Loads and estimates; errors that come from the scenario name its file.
-Scenario load(const std::string& file)
-{
-    Scenario sc = loadScenarioFile(file);
-    try {
-        validateScenario(sc);
-    } catch (const InputError& e) {
-        throw e.withFile(file);
-    }
-    return sc;
-}
-
-template <typename F>
-auto withFile(const std::string& file, F&& f)
-{
-    try {
-        return f();
-    } catch (const InputError& e) {
-        throw e.withFile(file);
-    } catch (const SizeOverflow& e) {
-        throw InputError("", std::string("the configuration is too large: ") + e.what(), file);
-    }
-}
 
 void write(const std::string& text) { writeStandardOutput(text); }
 

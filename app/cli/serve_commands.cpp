@@ -3,6 +3,7 @@
 #include "serve_commands.h"
 
 #include "cli_args.h"
+#include "cli_scenario.h"
 #include "command_main.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
@@ -26,34 +27,10 @@ constexpr int kExitNothingFits = 3;
 
 Scenario loadServing(const std::string& file)
 {
-    Scenario sc = loadScenarioFile(file);
-    try {
-        validateScenario(sc);
-    } catch (const InputError& e) {
-        throw e.withFile(file);
-    }
+    Scenario sc = load(file);
     if (!sc.run.serving)
         throw InputError("run.mode", "expected \"serving\" with a run.serving object (see the README, Serving)", file);
     return sc;
-}
-
-template <typename F>
-auto inFile(const std::string& file, F&& f)
-{
-    try {
-        return f();
-    } catch (const InputError& e) {
-        throw e.withFile(file);
-    } catch (const SizeOverflow& e) {
-        throw InputError("", std::string("the configuration is too large: ") + e.what(), file);
-    }
-}
-
-std::string scenarioFile(const CliArgs& a, const char* command)
-{
-    if (a.positionals().size() != 1)
-        throw InputError(command, "expected exactly one scenario file");
-    return a.positionals().front();
 }
 
 /// Speed at the batch the cache holds (at most max_num_seqs), unless --batch says otherwise.
@@ -84,10 +61,10 @@ bool isServingScenario(const std::vector<std::string>& words)
 int runServeEstimate(const std::vector<std::string>& words)
 {
     CliArgs a(words, {"--batch", "--context", "--prompt"}, {"--json"});
-    const std::string file = scenarioFile(a, "serve-estimate");
+    const std::string file = onlyFile(a, "serve-estimate");
     const Scenario sc = loadServing(file);
-    const ServingEstimate e = inFile(file, [&] { return servingEstimate(sc.model, sc.run); });
-    const ServingSpeed s = inFile(file, [&] { return speedFor(sc, e, a); });
+    const ServingEstimate e = withFile(file, [&] { return servingEstimate(sc.model, sc.run); });
+    const ServingSpeed s = withFile(file, [&] { return speedFor(sc, e, a); });
     if (a.flag("--json")) {
         json j = {{"format", "vramlab.report"}, {"version", 1}, {"scenario", sc.name}, {"serving", servingToJson(e, s)}};
         writeStandardOutput(j.dump(2) + "\n");
@@ -100,13 +77,13 @@ int runServeEstimate(const std::vector<std::string>& words)
 int runServeFit(const std::vector<std::string>& words)
 {
     CliArgs a(words, {"--max", "--concurrency", "--context"}, {"--min-gpus", "--json"});
-    const std::string file = scenarioFile(a, "fit");
+    const std::string file = onlyFile(a, "fit");
     const Scenario sc = loadServing(file);
     const std::string what = a.value("--max").value_or(a.flag("--min-gpus") ? "gpus" : "");
     if (what.empty() || (a.flag("--min-gpus") && a.value("--max")))
         throw InputError("fit", "expected --max concurrency|context|gpu_layers or --min-gpus for a serving scenario");
     const Count concurrency = a.integer("--concurrency", 1, 1'000'000).value_or(1);
-    ServingFit f = inFile(file, [&] {
+    ServingFit f = withFile(file, [&] {
         if (what == "concurrency") {
             const Count context = a.integer("--context", 1, 100'000'000).value_or(servingEstimate(sc.model, sc.run).maxModelLen);
             return maxConcurrency(sc.model, sc.run, context);

@@ -72,7 +72,28 @@ void checkKeys(const json& obj, ServingEngine engine)
     }
 }
 
-Bytes bytesOf(double value, Bytes unit) { return static_cast<Bytes>(value * static_cast<double>(unit)); }
+template <typename Field, typename Value>
+void set(Field& field, const std::optional<Value>& v)
+{
+    if (v)
+        field = *v;
+}
+
+std::optional<Bytes> gibBytes(const std::optional<double>& gib)
+{
+    if (!gib)
+        return std::nullopt;
+    return static_cast<Bytes>(*gib * static_cast<double>(kGiB));
+}
+
+/// A share of the GPU: above 0, at most 1 (or below 1 with `hiOpen`).
+std::optional<double> fraction(JsonObjectReader& r, const std::string& key, bool hiOpen)
+{
+    const std::optional<double> v = r.number(key, 0.0, 1.0, hiOpen);
+    if (v && *v <= 0)
+        throw InputError(r.keyPath(key), std::string("expected a number above 0 and ") + (hiOpen ? "below 1" : "at most 1") + ", got 0");
+    return v;
+}
 
 WeightQuant readQuantization(JsonObjectReader& r, ServingEngine engine)
 {
@@ -132,61 +153,35 @@ void readServing(JsonObjectReader& run, RunSpec& out)
     if (s.engine != ServingEngine::LlamaCpp && s.engine != ServingEngine::HfGenerate &&
         (s.engineVersion.empty() || !std::isdigit(static_cast<unsigned char>(s.engineVersion[0]))))
         throw InputError("run.serving.engine_version", "expected a version such as \"0.6.4\", got \"" + s.engineVersion + "\"");
-    if (auto d = r.choice("dtype", kDtype))
-        s.dtype = *d;
+    set(s.dtype, r.choice("dtype", kDtype));
     s.quantization = readQuantization(r, s.engine);
-    if (auto kv = r.choice("kv_cache_dtype", kKvDtype))
-        s.kvCacheDtype = *kv;
-    if (auto v = r.integer("max_num_seqs", 1, 1'000'000))
-        s.maxNumSeqs = *v;
-    if (auto v = r.number("non_torch_gib", 0, 1e6))
-        s.nonTorchBytes = bytesOf(*v, kGiB);
+    set(s.kvCacheDtype, r.choice("kv_cache_dtype", kKvDtype));
+    set(s.maxNumSeqs, r.integer("max_num_seqs", 1, 1'000'000));
+    set(s.nonTorchBytes, gibBytes(r.number("non_torch_gib", 0, 1e6)));
     // vLLM (vllm/config.py CacheConfig / SchedulerConfig defaults; chosen per version in serving_vllm.cpp).
-    if (auto v = r.number("gpu_memory_utilization", 0.0, 1.0)) {
-        if (*v <= 0)
-            throw InputError("run.serving.gpu_memory_utilization", "expected a number above 0 and at most 1, got 0");
-        s.gpuMemoryUtilization = *v;
-    }
-    if (auto v = r.integer("max_model_len", 1, 100'000'000))
-        s.maxModelLen = *v;
-    if (auto v = r.integer("max_num_batched_tokens", 1, 100'000'000))
-        s.maxNumBatchedTokens = *v;
-    if (auto v = r.integer("block_size", 1, 1'000'000))
-        s.blockSize = *v;
-    if (auto v = r.boolean("enforce_eager"))
-        s.enforceEager = *v;
-    if (auto v = r.boolean("enable_chunked_prefill"))
-        s.enableChunkedPrefill = *v;
-    if (auto v = r.number("swap_space", 0, 1e6))
-        s.swapSpaceGib = *v;
-    if (auto v = r.number("cuda_graph_gib", 0, 1e6))
-        s.cudaGraphBytes = bytesOf(*v, kGiB);
+    set(s.gpuMemoryUtilization, fraction(r, "gpu_memory_utilization", false));
+    set(s.maxModelLen, r.integer("max_model_len", 1, 100'000'000));
+    set(s.maxNumBatchedTokens, r.integer("max_num_batched_tokens", 1, 100'000'000));
+    set(s.blockSize, r.integer("block_size", 1, 1'000'000));
+    set(s.enforceEager, r.boolean("enforce_eager"));
+    set(s.enableChunkedPrefill, r.boolean("enable_chunked_prefill"));
+    set(s.swapSpaceGib, r.number("swap_space", 0, 1e6));
+    set(s.cudaGraphBytes, gibBytes(r.number("cuda_graph_gib", 0, 1e6)));
     // SGLang (python/sglang/srt/server_args.py).
-    if (auto v = r.number("mem_fraction_static", 0.0, 1.0, true)) {
-        if (*v <= 0)
-            throw InputError("run.serving.mem_fraction_static", "expected a number above 0 and below 1, got 0");
-        s.memFractionStatic = *v;
-    }
-    if (auto v = r.integer("context_length", 1, 100'000'000))
-        s.contextLength = *v;
+    set(s.memFractionStatic, fraction(r, "mem_fraction_static", true));
+    set(s.contextLength, r.integer("context_length", 1, 100'000'000));
     // llama.cpp (common/common.h defaults: n_ctx 4096, n_batch 2048, n_ubatch 512, f16 cache, no flash attention).
-    if (auto v = r.integer("n_ctx", 1, 100'000'000))
-        s.nCtx = *v;
+    set(s.nCtx, r.integer("n_ctx", 1, 100'000'000));
     if (auto v = r.integer("n_gpu_layers", -1, 100'000))
         s.nGpuLayers = *v < 0 ? 100'000 : *v; // -1: every layer, as llama.cpp's 999
-    if (auto v = r.integer("n_batch", 1, 100'000'000))
-        s.nBatch = *v;
-    if (auto v = r.integer("n_ubatch", 1, 100'000'000))
-        s.nUbatch = *v;
+    set(s.nBatch, r.integer("n_batch", 1, 100'000'000));
+    set(s.nUbatch, r.integer("n_ubatch", 1, 100'000'000));
     const std::vector<std::pair<std::string, GgmlType>> cacheTypes = {
         {"f32", GgmlType::F32}, {"f16", GgmlType::F16}, {"bf16", GgmlType::Bf16}, {"q8_0", GgmlType::Q8_0}, {"q4_0", GgmlType::Q4_0},
         {"q4_1", GgmlType::Q4_1}, {"iq4_nl", GgmlType::IQ4_NL}, {"q5_0", GgmlType::Q5_0}, {"q5_1", GgmlType::Q5_1}};
-    if (auto t = r.choice("type_k", cacheTypes))
-        s.typeK = *t;
-    if (auto t = r.choice("type_v", cacheTypes))
-        s.typeV = *t;
-    if (auto v = r.boolean("flash_attn"))
-        s.flashAttn = *v;
+    set(s.typeK, r.choice("type_k", cacheTypes));
+    set(s.typeV, r.choice("type_v", cacheTypes));
+    set(s.flashAttn, r.boolean("flash_attn"));
     if (r.has("tensor_split")) {
         const json& a = r.at("tensor_split");
         if (!a.is_array() || a.empty() || a.size() > 64)
@@ -201,7 +196,7 @@ void readServing(JsonObjectReader& run, RunSpec& out)
             throw InputError("run.serving.tensor_split", "expected at least one proportion above 0");
     }
     if (auto v = r.number("compute_buffer_mib", 0, 1e9))
-        s.computeBufferBytes = bytesOf(*v, kMiB);
+        s.computeBufferBytes = static_cast<Bytes>(*v * static_cast<double>(kMiB));
     out.serving = s;
 }
 
@@ -247,7 +242,7 @@ void writeServing(const RunSpec& run, json& jr)
     }
     if (s.engine == ServingEngine::LlamaCpp) {
         j["n_ctx"] = s.nCtx;
-        j["n_gpu_layers"] = s.nGpuLayers;
+        j["n_gpu_layers"] = s.nGpuLayers >= 100'000 ? Count(-1) : s.nGpuLayers;
         j["n_batch"] = s.nBatch;
         j["n_ubatch"] = s.nUbatch;
         j["type_k"] = std::string(ggmlTypeInfo(s.typeK).name);

@@ -16,6 +16,9 @@ void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     const Count tp = r.parallelism.tensorParallel;
     if (r.parallelism.pipelineParallel > 1)
         throw InputError("run.parallelism.pipeline_parallel", "expected 1 for SGLang (its pipeline parallelism is not modelled)");
+    if (m.numHeads % tp != 0)
+        throw InputError("run.parallelism.tensor_parallel", "expected a divisor of model.num_heads (" + std::to_string(m.numHeads) + "), got " +
+                                                                std::to_string(tp));
     // python/sglang/srt/server_args.py (v0.4.x __post_init__): mem_fraction_static by tensor parallel size.
     const double mfs = s.memFractionStatic.value_or(tp >= 16 ? 0.79 : tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88);
     e.rule = "SGLang (model_runner.profile_max_num_token): rest = free memory after loading the weights - total x (1 - mem_fraction_static); "

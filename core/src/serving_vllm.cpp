@@ -101,6 +101,13 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     e.maxModelLen = s.maxModelLen.value_or(m.maxPositionEmbeddings);
     if (e.maxModelLen <= 0)
         throw InputError("run.serving.max_model_len", "required: the model states no max_position_embeddings");
+    // vllm/config.py _get_and_verify_max_len: a longer max_model_len than the model's is refused.
+    if (m.maxPositionEmbeddings > 0 && e.maxModelLen > m.maxPositionEmbeddings)
+        throw InputError("run.serving.max_model_len", "expected at most model.max_position_embeddings (" + std::to_string(m.maxPositionEmbeddings) +
+                                                          "), as vLLM requires; got " + std::to_string(e.maxModelLen));
+    if (m.numHeads % tp != 0)
+        throw InputError("run.parallelism.tensor_parallel", "expected a divisor of model.num_heads (" + std::to_string(m.numHeads) +
+                                                                "), as vLLM requires; got " + std::to_string(tp));
     // Defaults of the version: vllm/config.py SchedulerConfig (V0: max_num_seqs 256; without
     // chunked prefill max_num_batched_tokens = max(max_model_len, 2048); chunked: 512 before
     // 0.7, 2048 after); vllm/engine/arg_utils.py (V0 0.5.1+: chunked prefill switched on above
