@@ -134,9 +134,18 @@ Bytes vllmActivationPeakBytes(const ModelSpec& m, const Serving& s, Count tp, co
         // logit row per sequence. vllm/model_executor/layers/sampler.py (v0.4-v0.6) _apply_top_k_top_p
         // holds, per logit: the bf16 logits (2 B), their fp32 copy (4), logits_sort (4), logits_idx
         // int64 (8), top_k_mask bool (1), probs_sort (4), probs_sum (4), top_p_mask (1) and the
-        // re-sorted logits (4) = 32 B; the model's last hidden states [T, H] are still referenced.
+        // re-sorted logits (4) = 32 B. Its logits.sort() is larger while it runs: PyTorch's
+        // aten/src/ATen/native/cuda/SortStable.cu launch_stable_sort_kernel sorts 128 rows or more
+        // with segmented_sort_pairs (an int64 reverse_indices array, 8 B, and cub's
+        // DeviceSegmentedRadixSort::SortPairs, whose temporary storage holds alternate key and value
+        // buffers, 4 + 8 B): 2 + 4 + 4 + 8 + 8 + 12 = 38 B; fewer rows go through
+        // segmented_sort_pairs_by_full_sort (two int2 index-and-segment arrays, 16 B, and the pair
+        // sort's alternate fp32 key and int2 value buffers, 12 B): 2 + 4 + 4 + 8 + 16 + 12 = 46 B; a
+        // single row sorts in place of its segment (below 32 B). The model's last hidden states
+        // [T, H] are still referenced.
         const Count rows = std::min(seqs, tokens);
-        samplerPhase = checkedAdd(checkedMul(checkedMul(rows, paddedVocab(m.vocabSize)), 32), checkedMul(checkedMul(tokens, h), e));
+        const Count perLogit = rows >= 128 ? 38 : rows > 1 ? 46 : 32;
+        samplerPhase = checkedAdd(checkedMul(checkedMul(rows, paddedVocab(m.vocabSize)), perLogit), checkedMul(checkedMul(tokens, h), e));
     }
     return std::max(layerPhase, samplerPhase);
 }

@@ -168,8 +168,8 @@ void TstServing::vllmPipelineStages()
     QCOMPARE(e.ranks[0].kvBytesPerToken, Bytes(65536));
     // Stage 0 holds the embedding, stage 1 the LM head and final norm: equal sizes, plus the norm.
     QCOMPARE(e.ranks[1].weightsBytes - e.ranks[0].weightsBytes, Bytes(4096 * 2));
-    // The last stage runs the sampler: 256 x 128256 logits x 32 B + the final hidden states.
-    QCOMPARE(e.ranks[1].activationPeakBytes, Bytes(256LL * 128256 * 32 + 8192LL * 4096 * 2));
+    // The last stage runs the sampler: 256 x 128256 logits x 38 B while they are sorted + the final hidden states.
+    QCOMPARE(e.ranks[1].activationPeakBytes, Bytes(256LL * 128256 * 38 + 8192LL * 4096 * 2));
     QCOMPARE(e.limitingRank, std::size_t(1));
 }
 
