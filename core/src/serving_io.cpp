@@ -31,7 +31,7 @@ const std::vector<std::pair<std::string, QuantKind>> kQuant = {
 // Which engine each flag belongs to (a flag of another engine is refused, not ignored).
 const std::set<std::string> kVllmKeys = {"gpu_memory_utilization", "max_model_len", "max_num_batched_tokens", "block_size",
                                          "enforce_eager", "enable_chunked_prefill", "swap_space", "cuda_graph_gib"};
-const std::set<std::string> kSglangKeys = {"mem_fraction_static", "context_length"};
+const std::set<std::string> kSglangKeys = {"mem_fraction_static", "context_length", "multimodal"};
 const std::set<std::string> kLlamaKeys = {"n_ctx", "n_gpu_layers", "n_batch", "n_ubatch", "type_k", "type_v", "flash_attn",
                                           "tensor_split", "compute_buffer_mib"};
 const std::set<std::string> kCommonKeys = {"engine", "engine_version", "dtype", "quantization", "group_size", "weight_block_size",
@@ -170,6 +170,7 @@ void readServing(JsonObjectReader& run, RunSpec& out)
     // SGLang (python/sglang/srt/server_args.py).
     set(s.memFractionStatic, fraction(r, "mem_fraction_static", true));
     set(s.contextLength, r.integer("context_length", 1, 100'000'000));
+    set(s.multimodal, r.boolean("multimodal"));
     // llama.cpp (common/common.h defaults: n_ctx 4096, n_batch 2048, n_ubatch 512, f16 cache, no flash attention).
     set(s.nCtx, r.integer("n_ctx", 1, 100'000'000));
     if (auto v = r.integer("n_gpu_layers", -1, 100'000))
@@ -239,6 +240,8 @@ void writeServing(const RunSpec& run, json& jr)
             j["mem_fraction_static"] = *s.memFractionStatic;
         if (s.contextLength)
             j["context_length"] = *s.contextLength;
+        if (s.multimodal)
+            j["multimodal"] = true;
     }
     if (s.engine == ServingEngine::LlamaCpp) {
         j["n_ctx"] = s.nCtx;

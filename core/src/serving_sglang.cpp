@@ -19,21 +19,27 @@ void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     if (m.numHeads % tp != 0)
         throw InputError("run.parallelism.tensor_parallel", "expected a divisor of model.num_heads (" + std::to_string(m.numHeads) + "), got " +
                                                                 std::to_string(tp));
-    // python/sglang/srt/server_args.py (v0.4.x __post_init__): mem_fraction_static by tensor parallel size.
-    const double mfs = s.memFractionStatic.value_or(tp >= 16 ? 0.79 : tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88);
-    e.rule = "SGLang (model_runner.profile_max_num_token): rest = free memory after loading the weights - total x (1 - mem_fraction_static); "
-             "max_total_num_tokens = rest // cell size; no profiling forward (activations and CUDA graphs live in the 1 - mem_fraction_static share)";
+    // python/sglang/srt/server_args.py (v0.4.x __post_init__): mem_fraction_static by tensor parallel size;
+    // model_runner.py (v0.3-v0.4): "if self.is_multimodal: self.mem_fraction_static *= 0.95".
+    const double mfsGiven = s.memFractionStatic.value_or(tp >= 16 ? 0.79 : tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88);
+    const double mfs = s.multimodal ? mfsGiven * 0.95 : mfsGiven;
+    e.rule = "SGLang (model_runner.profile_max_num_token): rest = free memory after loading the weights - free memory before loading "
+             "x (1 - mem_fraction_static); max_total_num_tokens = rest // cell size; no profiling forward (activations and CUDA "
+             "graphs live in the 1 - mem_fraction_static share)";
     e.maxModelLen = s.contextLength.value_or(m.maxPositionEmbeddings);
     const Stage st = pipelineStage(m, 0, 1);
     ServingRank k;
     k.name = "tp rank 0";
     k.layers = m.numLayers;
     k.weightsBytes = rankWeightsBytes(m, s, tp, st);
-    // Memory taken before the measurement besides the weights (CUDA context, NCCL): an input.
+    // Memory taken before the model loads (CUDA context, NCCL): an input. What the rule calls
+    // total_gpu_memory is the free memory then (init_torch_distributed returns
+    // get_available_gpu_memory(), passed on as min_per_gpu_memory / pre_model_load_memory).
     k.nonTorchBytes = s.nonTorchBytes.value_or(r.overheads.cudaContextBytes + (tp > 1 ? r.overheads.commBufferBytes.value_or(256 * kMiB) : 0));
-    const Bytes available = e.totalGpuBytes - k.weightsBytes - k.nonTorchBytes;
-    const Bytes reserved = static_cast<Bytes>(static_cast<double>(e.totalGpuBytes) * (1.0 - mfs));
-    k.budgetBytes = static_cast<Bytes>(static_cast<double>(e.totalGpuBytes) * mfs);
+    const Bytes preLoad = e.totalGpuBytes - k.nonTorchBytes;
+    const Bytes available = preLoad - k.weightsBytes;
+    const Bytes reserved = static_cast<Bytes>(static_cast<double>(preLoad) * (1.0 - mfs));
+    k.budgetBytes = preLoad - reserved;
     k.kvCacheBytes = available - reserved;
     // get_cell_size_per_token: kv heads per rank x (head_dim + v_head_dim) x layers x element size;
     // one pool for every layer (sliding-window layers get their own pool only from the hybrid-SWA versions).

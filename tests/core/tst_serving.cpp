@@ -185,9 +185,11 @@ void TstServing::sglangCellAndDefaults()
     const ServingEstimate e = run(doc);
     // 94 layers x 1 KV head per rank x (128 + 128) x 2 B.
     QCOMPARE(e.limiting().kvBytesPerToken, Bytes(48128));
-    // server_args.py: mem_fraction_static 0.85 at tensor parallel 4.
-    const Bytes total = e.totalGpuBytes;
-    QCOMPARE(e.limiting().budgetBytes, static_cast<Bytes>(static_cast<double>(total) * 0.85));
+    // server_args.py: mem_fraction_static 0.85 at tensor parallel 4, of the free memory before
+    // loading (the total less the default 512 MiB context and 256 MiB NCCL).
+    const Bytes preLoad = e.totalGpuBytes - 768 * kMiB;
+    QCOMPARE(e.limiting().nonTorchBytes, Bytes(768) * kMiB);
+    QCOMPARE(e.limiting().budgetBytes, preLoad - static_cast<Bytes>(static_cast<double>(preLoad) * 0.15));
     QCOMPARE(e.kvCacheTokens, e.limiting().kvCacheBytes / 48128);
     QCOMPARE(e.maxNumSeqs, e.kvCacheTokens * 512 / 40960); // min(max(tokens / 40960 x 512, 2048), 4096)
     QVERIFY(e.maxNumSeqs > 2048 && e.maxNumSeqs < 4096);

@@ -37,6 +37,7 @@ struct Serving {
     // SGLang
     std::optional<double> memFractionStatic;
     std::optional<Count> contextLength;       ///< --context-length (SGLang)
+    bool multimodal = false;                  ///< the checkpoint has a vision tower (SGLang lowers mem_fraction_static)
 
     // llama.cpp
     Count nCtx = 4096;
