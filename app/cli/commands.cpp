@@ -48,6 +48,7 @@ int runEstimate(const std::vector<std::string>& words)
 
 int runSweep(const std::vector<std::string>& words)
 {
+    refuseServingScenario(words, "sweep");
     CliArgs a(words, {"--param", "--from", "--to", "--points"}, {"--csv", "--json", "--log"});
     const std::string file = onlyFile(a, "sweep");
     const Scenario sc = load(file);
@@ -147,6 +148,7 @@ int runFit(const std::vector<std::string>& words)
 
 int runTimeline(const std::vector<std::string>& words)
 {
+    refuseServingScenario(words, "timeline");
     CliArgs a(words, {"--step"}, {"--json", "--csv"});
     const std::string file = onlyFile(a, "timeline");
     const Scenario sc = load(file);
@@ -186,6 +188,7 @@ int runTimeline(const std::vector<std::string>& words)
 
 int runPlan(const std::vector<std::string>& words)
 {
+    refuseServingScenario(words, "plan");
     CliArgs a(words, {"--gpus", "--global-batch", "--top", "--max-tp", "--max-pp"}, {"--json", "--no-offload"});
     const std::string file = onlyFile(a, "plan");
     const Scenario sc = load(file);

@@ -58,6 +58,15 @@ bool isServingScenario(const std::vector<std::string>& words)
     return false;
 }
 
+void refuseServingScenario(const std::vector<std::string>& words, const char* command)
+{
+    if (!isServingScenario(words))
+        return;
+    const auto file = std::find_if(words.begin(), words.end(), [](const std::string& w) { return w.rfind("--", 0) != 0; });
+    throw InputError("run.mode", std::string("\"serving\" is not for ") + command + " (a training or single-process inference view); use serve-estimate or fit",
+                     *file);
+}
+
 int runServeEstimate(const std::vector<std::string>& words)
 {
     CliArgs a(words, {"--batch", "--context", "--prompt"}, {"--json"});

@@ -46,7 +46,10 @@ ServingSpeed servingSpeed(const ModelSpec& m, const RunSpec& r, const ServingEst
         return s;
     const Serving& sv = *r.serving;
     const Count tp = std::max<Count>(1, r.parallelism.tensorParallel);
-    const double peak = r.gpu->peakTflops(sv.dtype) * 1e12;
+    // FP8 checkpoints run fp8 GEMMs where the GPU has them (vLLM's fp8.py: cutlass / torch._scaled_mm);
+    // weight-only formats (AWQ, GPTQ, Marlin, bitsandbytes, GGUF) dequantize into the activation dtype.
+    const bool fp8 = sv.quantization.kind == QuantKind::Fp8 || sv.quantization.kind == QuantKind::Fp8Block;
+    const double peak = r.gpu->peakTflops(fp8 && r.gpu->fp8Tflops > 0 ? DType::Fp8 : sv.dtype) * 1e12;
     const double bw = r.gpu->memoryBandwidthGBs * 1e9;
     if (peak <= 0)
         return s;

@@ -167,6 +167,12 @@ private slots:
         const Run bad = cli({"fit", file, "--max", "micro_batch_size"});
         QCOMPARE(bad.code, 2);
         QVERIFY(bad.err.contains("--max"));
+        // Training-only commands refuse a serving scenario, naming the file and the key.
+        const Run sweep = cli({"sweep", file, "--param", "run.batch_size", "--from", "1", "--to", "4", "--points", "2"});
+        QCOMPARE(sweep.code, 2);
+        QVERIFY(sweep.err.contains("llama-3.1-8b-vllm-rtx3090.json: run.mode:"));
+        QCOMPARE(cli({"plan", file}).code, 2);
+        QCOMPARE(cli({"timeline", file}).code, 2);
     }
 
     void timelineJsonAndCsv()

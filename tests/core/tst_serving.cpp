@@ -30,6 +30,7 @@ private slots:
     void scenarioKeys();
     void moeDecodeReadsRoutedExperts();
     void fits();
+    void hfGenerateIsTodaysInference();
 };
 
 namespace {
@@ -319,6 +320,19 @@ void TstServing::fits()
     more.serving->nGpuLayers = *g.value + 1;
     const ServingEstimate over = servingEstimate(q.model, more);
     QVERIFY(over.devices[0].weightsBytes + over.devices[0].kvBufferBytes > q.run.gpu->memoryBytes);
+}
+
+void TstServing::hfGenerateIsTodaysInference()
+{
+    json doc = {{"model", {{"preset", "llama-3-8b"}}},
+                {"run", {{"mode", "serving"}, {"gpu", "h100-sxm-80gb"},
+                         {"serving", {{"engine", "hf-generate"}, {"max_model_len", 8192}, {"max_num_seqs", 4}}}}}};
+    const ServingEstimate e = run(doc);
+    // 4 sequences x 8192 tokens x 32 layers x 2 x 8 heads x 128 x 2 B = 4 GiB, no reservation.
+    QCOMPARE(e.kvCacheBytes, Bytes(4) * kGiB);
+    QCOMPARE(e.limiting().weightsBytes, Bytes(8030261248LL * 2));
+    QVERIFY(!e.gpuBlocks);
+    QCOMPARE(e.kvCacheTokens, Count(4 * 8192));
 }
 
 QTEST_APPLESS_MAIN(TstServing)
