@@ -31,8 +31,10 @@ Bytes rankWeightsBytes(const ModelSpec& m, const Serving& s, Count tp, const Sta
 /// KV bytes one token takes on one rank for `layers` layers (MLA: the latent and rope key).
 Bytes kvBytesPerToken(const ModelSpec& m, Count tp, Count layers, DType kvDtype);
 
-/// Peak of vLLM's profiling forward above the weights, per rank.
-Bytes vllmActivationPeakBytes(const ModelSpec& m, const Serving& s, Count tp, const Stage& stage, Count tokens, Count seqs);
+/// Peak of vLLM's profiling forward above the weights, per rank. `v1Sampler`: the V1 engine's
+/// dummy sampler run, which skips top-k/top-p (no sort).
+Bytes vllmActivationPeakBytes(const ModelSpec& m, const Serving& s, Count tp, const Stage& stage, Count tokens, Count seqs,
+                              bool v1Sampler = false);
 
 /// KV cache element type: kv_cache_dtype, else "auto" = the model dtype.
 DType kvDtype(const Serving& s);

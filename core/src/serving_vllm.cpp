@@ -142,7 +142,7 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         k.layers = st.layers();
         k.budgetBytes = budget;
         k.weightsBytes = rankWeightsBytes(m, s, tp, st);
-        k.activationPeakBytes = vllmActivationPeakBytes(m, s, tp, st, e.maxNumBatchedTokens, e.maxNumSeqs);
+        k.activationPeakBytes = vllmActivationPeakBytes(m, s, tp, st, e.maxNumBatchedTokens, e.maxNumSeqs, v1);
         k.nonTorchBytes = nonTorch;
         k.cudaGraphBytes = graphs;
         k.kvCacheBytes = budget - k.weightsBytes - k.activationPeakBytes - nonTorch - graphs;

@@ -103,7 +103,7 @@ Bytes kvBytesPerToken(const ModelSpec& m, Count tp, Count layers, DType kv)
     return storageBytes(kv, checkedMul(width, layers));
 }
 
-Bytes vllmActivationPeakBytes(const ModelSpec& m, const Serving& s, Count tp, const Stage& st, Count tokens, Count seqs)
+Bytes vllmActivationPeakBytes(const ModelSpec& m, const Serving& s, Count tp, const Stage& st, Count tokens, Count seqs, bool v1Sampler)
 {
     const Count h = m.hiddenSize;
     const Bytes e = storageBytes(s.dtype, 1);
@@ -144,7 +144,10 @@ Bytes vllmActivationPeakBytes(const ModelSpec& m, const Serving& s, Count tp, co
         // single row sorts in place of its segment (below 32 B). The model's last hidden states
         // [T, H] are still referenced.
         const Count rows = std::min(seqs, tokens);
-        const Count perLogit = rows >= 128 ? 38 : rows > 1 ? 46 : 32;
+        // V1 (vllm/v1/worker/gpu_model_runner.py _dummy_sampler_run: "the sampler may skip top_k,
+        // top_p, and logprobs"): vllm/v1/sample/sampler.py keeps the bf16 logits (2 B), their fp32
+        // copy (4), the softmax probabilities (4) and the exponential noise q (4) = 14 B.
+        const Count perLogit = v1Sampler ? 14 : rows >= 128 ? 38 : rows > 1 ? 46 : 32;
         samplerPhase = checkedAdd(checkedMul(checkedMul(rows, paddedVocab(m.vocabSize)), perLogit), checkedMul(checkedMul(tokens, h), e));
     }
     return std::max(layerPhase, samplerPhase);

@@ -157,6 +157,8 @@ void TstServing::vllmFailures()
     const ServingEstimate v1 = run(llama31Vllm("0.10.0", 8192));
     QVERIFY(v1.logLines.back().rfind("Maximum concurrency for 8,192 tokens per request: ", 0) == 0);
     QCOMPARE(v1.maxNumBatchedTokens, Count(2048)); // the V1 OpenAI server on a GPU below 70 GiB
+    // V1's dummy sampler skips top-k/top-p: 14 B per logit for 256 rows, above the MLP phase at 2048 tokens.
+    QCOMPARE(v1.limiting().activationPeakBytes, Bytes(256LL * 128256 * 14 + 2048LL * 4096 * 2));
 }
 
 void TstServing::vllmPipelineStages()
