@@ -58,6 +58,7 @@ ServingEstimate servingEstimate(const ModelSpec& m, const RunSpec& r)
 {
     if (!r.serving)
         throw InputError("run.mode", "expected \"serving\" with a run.serving object for a serving estimate");
+    validateRun(m, r); // heads and KV heads, parallel sizes against the model, as for any estimate
     const Serving& s = *r.serving;
     ServingEstimate e;
     e.engine = s.engine;
