@@ -33,7 +33,7 @@ const std::set<std::string> kVllmKeys = {"gpu_memory_utilization", "max_model_le
                                          "enforce_eager", "enable_chunked_prefill", "swap_space", "cuda_graph_gib"};
 const std::set<std::string> kSglangKeys = {"mem_fraction_static", "context_length", "multimodal"};
 const std::set<std::string> kLlamaKeys = {"n_ctx", "n_gpu_layers", "n_batch", "n_ubatch", "type_k", "type_v", "flash_attn",
-                                          "tensor_split", "compute_buffer_mib"};
+                                          "tensor_split", "compute_buffer_mib", "swa_full"};
 const std::set<std::string> kCommonKeys = {"engine", "engine_version", "dtype", "quantization", "group_size", "weight_block_size",
                                            "kv_cache_dtype", "max_num_seqs", "non_torch_gib"};
 
@@ -183,6 +183,7 @@ void readServing(JsonObjectReader& run, RunSpec& out)
     set(s.typeK, r.choice("type_k", cacheTypes));
     set(s.typeV, r.choice("type_v", cacheTypes));
     set(s.flashAttn, r.boolean("flash_attn"));
+    set(s.swaFull, r.boolean("swa_full"));
     if (r.has("tensor_split")) {
         const json& a = r.at("tensor_split");
         if (!a.is_array() || a.empty() || a.size() > 64)
@@ -251,6 +252,8 @@ void writeServing(const RunSpec& run, json& jr)
         j["type_k"] = std::string(ggmlTypeInfo(s.typeK).name);
         j["type_v"] = std::string(ggmlTypeInfo(s.typeV).name);
         j["flash_attn"] = s.flashAttn;
+        if (s.swaFull)
+            j["swa_full"] = true;
         if (!s.tensorSplit.empty())
             j["tensor_split"] = s.tensorSplit;
         if (s.computeBufferBytes)

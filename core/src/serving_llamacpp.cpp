@@ -75,13 +75,24 @@ void llamaCppEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
 
     const Count nLayer = m.numLayers;
     const Count kWidth = std::max<Count>(1, m.numKvHeads) * m.headDim, vWidth = kWidth;
+    // Interleaved sliding-window models (Gemma 2/3, Cohere2, gpt-oss: a global layer every N) get
+    // llama_kv_cache_iswa from PR #13194 (May 2025, build b5450 on): the SWA layers keep
+    // min(n_ctx, GGML_PAD(n_swa x n_seq_max + n_ubatch, n_pad)) cells unless --swa-full
+    // (src/llama-kv-cache-iswa.cpp). Earlier builds, and all-local models such as Mistral v0.1
+    // (llama.cpp runs its llama architecture without a window), keep n_ctx cells in every layer.
+    const bool iswa = m.slidingWindow > 0 && m.globalLayerInterval > 0 && !s.swaFull &&
+                      versionKey(s.engineVersion.substr(s.engineVersion.rfind('b', 0) == 0 ? 1 : 0)) >= versionKey("5450");
+    const Count swaCells = iswa ? std::min(e.nCtxPadded, roundUp(m.slidingWindow + s.nUbatch, s.flashAttn ? 256 : 32)) : e.nCtxPadded;
     for (Count il = 0; il < nLayer; ++il) {
         LlamaCppDevice& d = device(layerDevice(il, nLayer, s.nGpuLayers, cumulative));
         ++d.layers;
+        // hparams.is_swa(il): Gemma 3's pattern of 6 has layers 5, 11, ... global.
+        const bool swa = iswa && (il + 1) % m.globalLayerInterval != 0;
+        const Count cells = swa ? swaCells : e.nCtxPadded;
         // llama_kv_cache: K [n_embd_k_gqa, kv_size], V [n_embd_v_gqa, kv_size] in type_k / type_v.
-        accumulate(d.kvBufferBytes, checkedMul(e.nCtxPadded, ggmlBytes(s.typeK, kWidth) + ggmlBytes(s.typeV, vWidth)));
-        accumulate(e.kBytes, checkedMul(e.nCtxPadded, ggmlBytes(s.typeK, kWidth)));
-        accumulate(e.vBytes, checkedMul(e.nCtxPadded, ggmlBytes(s.typeV, vWidth)));
+        accumulate(d.kvBufferBytes, checkedMul(cells, ggmlBytes(s.typeK, kWidth) + ggmlBytes(s.typeV, vWidth)));
+        accumulate(e.kBytes, checkedMul(cells, ggmlBytes(s.typeK, kWidth)));
+        accumulate(e.vBytes, checkedMul(cells, ggmlBytes(s.typeV, vWidth)));
     }
     const std::string& ft = s.quantization.ggufFileType.empty() ? std::string("F16") : s.quantization.ggufFileType;
     for (const ParamTensor& t : parameterTensors(m)) {
@@ -112,8 +123,8 @@ void llamaCppEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     e.kvCacheBytes = e.kBytes + e.vBytes;
     e.kvCacheTokens = e.nCtxPadded;
     e.maxConcurrency = 1;
-    if (m.slidingWindow > 0)
-        e.warnings.push_back("sliding-window layers keep the full context here, as llama.cpp builds before the iSWA cache did");
+    if (m.slidingWindow > 0 && !iswa)
+        e.warnings.push_back("sliding-window layers keep the full context here (llama.cpp before b5450, --swa-full, or a model without global layers)");
     if (!s.computeBufferBytes)
         e.warnings.push_back("compute buffers (graph reservation for n_ubatch) are not modelled; set run.serving.compute_buffer_mib to include them");
 

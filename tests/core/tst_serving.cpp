@@ -31,6 +31,7 @@ private slots:
     void moeDecodeReadsRoutedExperts();
     void fits();
     void hfGenerateIsTodaysInference();
+    void llamaCppSlidingWindowCache();
 };
 
 namespace {
@@ -335,6 +336,22 @@ void TstServing::hfGenerateIsTodaysInference()
     QCOMPARE(e.limiting().weightsBytes, Bytes(8030261248LL * 2));
     QVERIFY(!e.gpuBlocks);
     QCOMPARE(e.kvCacheTokens, Count(4 * 8192));
+}
+
+void TstServing::llamaCppSlidingWindowCache()
+{
+    // Gemma 3 12B: 48 layers, every 6th global, window 1024, 8 KV heads x 256, f16: 8192 B a cell and layer.
+    json doc = {{"model", {{"preset", "gemma-3-12b"}}},
+                {"run", {{"mode", "serving"}, {"gpu", "rtx-4090-24gb"},
+                         {"serving", {{"engine", "llama.cpp"}, {"engine_version", "b5500"}, {"n_ctx", 32768}, {"flash_attn", true},
+                                      {"n_gpu_layers", -1}}}}}};
+    // iSWA (PR #13194): 8 global layers x 32768 cells + 40 local layers x pad(1024 + 512, 256) = 1536 cells.
+    QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(8LL * 32768 * 8192 + 40LL * 1536 * 8192));
+    doc["run"]["serving"]["swa_full"] = true;
+    QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(48LL * 32768 * 8192));
+    doc["run"]["serving"].erase("swa_full");
+    doc["run"]["serving"]["engine_version"] = "b4500"; // before the iSWA cache
+    QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(48LL * 32768 * 8192));
 }
 
 QTEST_APPLESS_MAIN(TstServing)

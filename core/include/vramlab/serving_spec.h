@@ -47,6 +47,7 @@ struct Serving {
     GgmlType typeK = GgmlType::F16;
     GgmlType typeV = GgmlType::F16;
     bool flashAttn = false;
+    bool swaFull = false;                     ///< --swa-full: sliding-window layers keep the whole context
     std::vector<double> tensorSplit;          ///< --tensor-split proportions; empty: one GPU
 
     // Inputs no flag states (documented defaults in serving_io.cpp)
