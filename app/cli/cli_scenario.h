@@ -30,8 +30,7 @@ inline Scenario load(const std::string& file)
     return sc;
 }
 
-template <typename F>
-auto withFile(const std::string& file, F&& f)
+template <typename F> auto withFile(const std::string& file, F&& f)
 {
     try {
         return f();

@@ -37,7 +37,8 @@ Scenario loadServing(const std::string& file)
 ServingSpeed speedFor(const Scenario& sc, const ServingEstimate& e, const CliArgs& a)
 {
     const Count held = std::max<Count>(1, static_cast<Count>(std::floor(e.maxConcurrency)));
-    const Count batch = a.integer("--batch", 1, 1'000'000).value_or(std::min<Count>(std::max<Count>(1, e.maxNumSeqs), held));
+    const Count batch
+        = a.integer("--batch", 1, 1'000'000).value_or(std::min<Count>(std::max<Count>(1, e.maxNumSeqs), held));
     const Count context = a.integer("--context", 1, 100'000'000).value_or(e.maxModelLen);
     const Count prompt = a.integer("--prompt", 1, 100'000'000).value_or(context);
     return servingSpeed(sc.model, sc.run, e, batch, prompt, context);
@@ -62,20 +63,24 @@ void refuseServingScenario(const std::vector<std::string>& words, const char* co
 {
     if (!isServingScenario(words))
         return;
-    const auto file = std::find_if(words.begin(), words.end(), [](const std::string& w) { return w.rfind("--", 0) != 0; });
-    throw InputError("run.mode", std::string("\"serving\" is not for ") + command + " (a training or single-process inference view); use serve-estimate or fit",
-                     *file);
+    const auto file
+        = std::find_if(words.begin(), words.end(), [](const std::string& w) { return w.rfind("--", 0) != 0; });
+    throw InputError("run.mode",
+        std::string("\"serving\" is not for ") + command
+            + " (a training or single-process inference view); use serve-estimate or fit",
+        *file);
 }
 
 int runServeEstimate(const std::vector<std::string>& words)
 {
-    CliArgs a(words, {"--batch", "--context", "--prompt"}, {"--json"});
+    CliArgs a(words, { "--batch", "--context", "--prompt" }, { "--json" });
     const std::string file = onlyFile(a, "serve-estimate");
     const Scenario sc = loadServing(file);
     const ServingEstimate e = withFile(file, [&] { return servingEstimate(sc.model, sc.run); });
     const ServingSpeed s = withFile(file, [&] { return speedFor(sc, e, a); });
     if (a.flag("--json")) {
-        json j = {{"format", "vramlab.report"}, {"version", 1}, {"scenario", sc.name}, {"serving", servingToJson(e, s)}};
+        json j = { { "format", "vramlab.report" }, { "version", 1 }, { "scenario", sc.name },
+            { "serving", servingToJson(e, s) } };
         writeStandardOutput(j.dump(2) + "\n");
     } else {
         writeStandardOutput(servingText(sc.name, e, s));
@@ -85,7 +90,7 @@ int runServeEstimate(const std::vector<std::string>& words)
 
 int runServeFit(const std::vector<std::string>& words)
 {
-    CliArgs a(words, {"--max", "--concurrency", "--context"}, {"--min-gpus", "--json"});
+    CliArgs a(words, { "--max", "--concurrency", "--context" }, { "--min-gpus", "--json" });
     const std::string file = onlyFile(a, "fit");
     const Scenario sc = loadServing(file);
     const std::string what = a.value("--max").value_or(a.flag("--min-gpus") ? "gpus" : "");
@@ -94,7 +99,8 @@ int runServeFit(const std::vector<std::string>& words)
     const Count concurrency = a.integer("--concurrency", 1, 1'000'000).value_or(1);
     ServingFit f = withFile(file, [&] {
         if (what == "concurrency") {
-            const Count context = a.integer("--context", 1, 100'000'000).value_or(servingEstimate(sc.model, sc.run).maxModelLen);
+            const Count context
+                = a.integer("--context", 1, 100'000'000).value_or(servingEstimate(sc.model, sc.run).maxModelLen);
             return maxConcurrency(sc.model, sc.run, context);
         }
         if (what == "context")
@@ -103,18 +109,20 @@ int runServeFit(const std::vector<std::string>& words)
             return fewestGpus(sc.model, sc.run, concurrency);
         if (what == "gpu_layers")
             return mostGpuLayers(sc.model, sc.run);
-        throw InputError("--max", "expected concurrency, context or gpu_layers for a serving scenario, got \"" + what + "\"");
+        throw InputError(
+            "--max", "expected concurrency, context or gpu_layers for a serving scenario, got \"" + what + "\"");
     });
     if (a.flag("--json")) {
-        json j = {{"format", "vramlab.fit"}, {"version", 1}, {"param", what}, {"fits", f.value.has_value()},
-                  {"value", f.value ? json(*f.value) : json(nullptr)}, {"explanation", f.explanation}};
+        json j = { { "format", "vramlab.fit" }, { "version", 1 }, { "param", what }, { "fits", f.value.has_value() },
+            { "value", f.value ? json(*f.value) : json(nullptr) }, { "explanation", f.explanation } };
         if (f.estimate)
-            j["serving"] = servingToJson(*f.estimate, ServingSpeed{});
+            j["serving"] = servingToJson(*f.estimate, ServingSpeed {});
         writeStandardOutput(j.dump(2) + "\n");
     } else {
         std::ostringstream o;
         if (f.value)
-            o << (what == "gpus" ? "fewest GPUs" : "largest " + what) << ": " << *f.value << " (" << f.explanation << ")\n";
+            o << (what == "gpus" ? "fewest GPUs" : "largest " + what) << ": " << *f.value << " (" << f.explanation
+              << ")\n";
         else
             o << "nothing fits: " << f.explanation << "\n";
         writeStandardOutput(o.str());

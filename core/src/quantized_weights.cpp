@@ -13,27 +13,45 @@ namespace {
 // block_q4_0 {d; qs[16]} = 18 B per 32, block_q8_0 {d; qs[32]} = 34 B per 32,
 // block_q4_K {d, dmin, scales[12], qs[128]} = 144 B per 256, block_q6_K {ql[128], qh[64],
 // scales[16], d} = 210 B per 256, block_iq4_xs {d, scales_h, scales_l[4], qs[128]} = 136 B per 256, ...
-constexpr std::array<GgmlTypeInfo, 22> kTypes = {{
-    {GgmlType::F32, "f32", 1, 4},       {GgmlType::F16, "f16", 1, 2},         {GgmlType::Bf16, "bf16", 1, 2},
-    {GgmlType::Q4_0, "q4_0", 32, 18},   {GgmlType::Q4_1, "q4_1", 32, 20},     {GgmlType::Q5_0, "q5_0", 32, 22},
-    {GgmlType::Q5_1, "q5_1", 32, 24},   {GgmlType::Q8_0, "q8_0", 32, 34},     {GgmlType::Q2_K, "q2_K", 256, 84},
-    {GgmlType::Q3_K, "q3_K", 256, 110}, {GgmlType::Q4_K, "q4_K", 256, 144},   {GgmlType::Q5_K, "q5_K", 256, 176},
-    {GgmlType::Q6_K, "q6_K", 256, 210}, {GgmlType::IQ1_S, "iq1_s", 256, 50},  {GgmlType::IQ1_M, "iq1_m", 256, 56},
-    {GgmlType::IQ2_XXS, "iq2_xxs", 256, 66}, {GgmlType::IQ2_XS, "iq2_xs", 256, 74}, {GgmlType::IQ2_S, "iq2_s", 256, 82},
-    {GgmlType::IQ3_XXS, "iq3_xxs", 256, 98}, {GgmlType::IQ3_S, "iq3_s", 256, 110}, {GgmlType::IQ4_NL, "iq4_nl", 32, 18},
-    {GgmlType::IQ4_XS, "iq4_xs", 256, 136},
-}};
+constexpr std::array<GgmlTypeInfo, 22> kTypes = { {
+    { GgmlType::F32, "f32", 1, 4 },
+    { GgmlType::F16, "f16", 1, 2 },
+    { GgmlType::Bf16, "bf16", 1, 2 },
+    { GgmlType::Q4_0, "q4_0", 32, 18 },
+    { GgmlType::Q4_1, "q4_1", 32, 20 },
+    { GgmlType::Q5_0, "q5_0", 32, 22 },
+    { GgmlType::Q5_1, "q5_1", 32, 24 },
+    { GgmlType::Q8_0, "q8_0", 32, 34 },
+    { GgmlType::Q2_K, "q2_K", 256, 84 },
+    { GgmlType::Q3_K, "q3_K", 256, 110 },
+    { GgmlType::Q4_K, "q4_K", 256, 144 },
+    { GgmlType::Q5_K, "q5_K", 256, 176 },
+    { GgmlType::Q6_K, "q6_K", 256, 210 },
+    { GgmlType::IQ1_S, "iq1_s", 256, 50 },
+    { GgmlType::IQ1_M, "iq1_m", 256, 56 },
+    { GgmlType::IQ2_XXS, "iq2_xxs", 256, 66 },
+    { GgmlType::IQ2_XS, "iq2_xs", 256, 74 },
+    { GgmlType::IQ2_S, "iq2_s", 256, 82 },
+    { GgmlType::IQ3_XXS, "iq3_xxs", 256, 98 },
+    { GgmlType::IQ3_S, "iq3_s", 256, 110 },
+    { GgmlType::IQ4_NL, "iq4_nl", 32, 18 },
+    { GgmlType::IQ4_XS, "iq4_xs", 256, 136 },
+} };
 
 std::string lower(std::string_view s)
 {
     std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(
+        out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return out;
 }
 
 /// llama-quant.cpp use_more_bits(i_layer, n_layers): the first and last eighth and every
 /// third layer in between get the bigger type in the _M mixes.
-bool useMoreBits(Count i, Count n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
+bool useMoreBits(Count i, Count n)
+{
+    return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
+}
 
 /// llama-quant.cpp: a k-quant needs rows that are a multiple of QK_K (256); otherwise the
 /// quantizer falls back ("tensor cols ... are not divisible by 256, required for ...").
@@ -44,11 +62,16 @@ GgmlType fallbackIfIncompatible(GgmlType t, Count cols)
     switch (t) {
     case GgmlType::Q2_K:
     case GgmlType::Q3_K:
-    case GgmlType::IQ4_XS: return GgmlType::IQ4_NL;
-    case GgmlType::Q4_K: return GgmlType::Q5_0;
-    case GgmlType::Q5_K: return GgmlType::Q5_1;
-    case GgmlType::Q6_K: return GgmlType::Q8_0;
-    default: return GgmlType::Q8_0;
+    case GgmlType::IQ4_XS:
+        return GgmlType::IQ4_NL;
+    case GgmlType::Q4_K:
+        return GgmlType::Q5_0;
+    case GgmlType::Q5_K:
+        return GgmlType::Q5_1;
+    case GgmlType::Q6_K:
+        return GgmlType::Q8_0;
+    default:
+        return GgmlType::Q8_0;
     }
 }
 
@@ -80,15 +103,24 @@ Bytes ggmlBytes(GgmlType t, Count n)
 std::string quantizationName(const WeightQuant& q)
 {
     switch (q.kind) {
-    case QuantKind::None: return "none";
-    case QuantKind::Awq: return "awq";
-    case QuantKind::Gptq: return "gptq";
-    case QuantKind::Marlin: return "marlin";
-    case QuantKind::Fp8: return "fp8";
-    case QuantKind::Fp8Block: return "fp8-block";
-    case QuantKind::BnbNf4: return "bnb-nf4";
-    case QuantKind::BnbInt8: return "bnb-int8";
-    case QuantKind::Gguf: return q.ggufFileType;
+    case QuantKind::None:
+        return "none";
+    case QuantKind::Awq:
+        return "awq";
+    case QuantKind::Gptq:
+        return "gptq";
+    case QuantKind::Marlin:
+        return "marlin";
+    case QuantKind::Fp8:
+        return "fp8";
+    case QuantKind::Fp8Block:
+        return "fp8-block";
+    case QuantKind::BnbNf4:
+        return "bnb-nf4";
+    case QuantKind::BnbInt8:
+        return "bnb-int8";
+    case QuantKind::Gguf:
+        return q.ggufFileType;
     }
     return "?";
 }
@@ -98,7 +130,8 @@ Bytes quantizedLinearBytes(const WeightQuant& q, Count in, Count out, DType dtyp
     const Count n = checkedMul(in, out);
     const Count groups = q.groupSize > 0 ? ceilDiv(in, q.groupSize) : 1;
     switch (q.kind) {
-    case QuantKind::None: return storageBytes(dtype, n);
+    case QuantKind::None:
+        return storageBytes(dtype, n);
     case QuantKind::Awq:
         // vllm/model_executor/layers/quantization/awq.py, AWQLinearMethod.create_weights:
         // qweight int32 [in, out/8], qzeros int32 [in/group, out/8], scales fp16 [in/group, out].
@@ -122,12 +155,14 @@ Bytes quantizedLinearBytes(const WeightQuant& q, Count in, Count out, DType dtyp
     case QuantKind::BnbNf4:
         // bitsandbytes functional.quantize_4bit(blocksize=64, compress_statistics=True), as the
         // pre-quantized checkpoints store it: packed 4-bit weights, one uint8 absmax per 64 values,
-        // one fp32 absmax per 256 blocks (vllm/model_executor/model_loader/bitsandbytes_loader.py loads them as stored).
+        // one fp32 absmax per 256 blocks (vllm/model_executor/model_loader/bitsandbytes_loader.py loads them as
+        // stored).
         return storageBytes(DType::Nf4, n);
     case QuantKind::BnbInt8:
         // bitsandbytes Int8Params (LLM.int8): int8 weight, one fp32 scale (SCB) per output row.
         return checkedAdd(n, checkedMul(out, 4));
-    case QuantKind::Gguf: return 0; // per tensor: ggufTensorType()
+    case QuantKind::Gguf:
+        return 0; // per tensor: ggufTensorType()
     }
     return 0;
 }

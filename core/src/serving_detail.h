@@ -26,15 +26,16 @@ Stage pipelineStage(const ModelSpec& m, Count rank, Count pp);
 /// o/down, vocabulary-parallel embedding and LM head (vocabulary padded to 64), norms and
 /// routers replicated; plus the rotary cos/sin cache (vLLM RotaryEmbedding: [max_position,
 /// rotary_dim] in the model dtype). `expertBytes`: the routed experts' share (MoE decode speed).
-Bytes rankWeightsBytes(const ModelSpec& m, const Serving& s, Count tp, const Stage& stage, Bytes* expertBytes = nullptr);
+Bytes rankWeightsBytes(
+    const ModelSpec& m, const Serving& s, Count tp, const Stage& stage, Bytes* expertBytes = nullptr);
 
 /// KV bytes one token takes on one rank for `layers` layers (MLA: the latent and rope key).
 Bytes kvBytesPerToken(const ModelSpec& m, Count tp, Count layers, DType kvDtype);
 
 /// Peak of vLLM's profiling forward above the weights, per rank. `v1Sampler`: the V1 engine's
 /// dummy sampler run, which skips top-k/top-p (no sort).
-Bytes vllmActivationPeakBytes(const ModelSpec& m, const Serving& s, Count tp, const Stage& stage, Count tokens, Count seqs,
-                              bool v1Sampler = false);
+Bytes vllmActivationPeakBytes(const ModelSpec& m, const Serving& s, Count tp, const Stage& stage, Count tokens,
+    Count seqs, bool v1Sampler = false);
 
 /// KV cache element type: kv_cache_dtype, else "auto" = the model dtype.
 DType kvDtype(const Serving& s);
@@ -42,8 +43,8 @@ DType kvDtype(const Serving& s);
 /// Major.minor.patch of an engine version ("0.6.4.post1" -> 0.6.4) as one comparable number.
 long versionKey(const std::string& version);
 
-std::string gib(Bytes b, int decimals = 2);   ///< "3.81GiB" without the unit: "3.81"
-std::string mib(Bytes b);                     ///< "2788.00"
+std::string gib(Bytes b, int decimals = 2); ///< "3.81GiB" without the unit: "3.81"
+std::string mib(Bytes b); ///< "2788.00"
 
 void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& out);
 void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& out);

@@ -14,31 +14,31 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<std::pair<std::string, ServingEngine>> kEngines = {
-    {"vllm", ServingEngine::Vllm}, {"sglang", ServingEngine::Sglang}, {"llama.cpp", ServingEngine::LlamaCpp}, {"hf-generate", ServingEngine::HfGenerate}};
+const std::vector<std::pair<std::string, ServingEngine>> kEngines
+    = { { "vllm", ServingEngine::Vllm }, { "sglang", ServingEngine::Sglang }, { "llama.cpp", ServingEngine::LlamaCpp },
+          { "hf-generate", ServingEngine::HfGenerate } };
 // --dtype of vLLM/SGLang ("auto" needs the checkpoint's torch_dtype, which a scenario does not carry).
-const std::vector<std::pair<std::string, DType>> kDtype = {
-    {"bfloat16", DType::Bf16}, {"bf16", DType::Bf16}, {"float16", DType::Fp16}, {"half", DType::Fp16}, {"fp16", DType::Fp16},
-    {"float32", DType::Fp32}, {"fp32", DType::Fp32}};
+const std::vector<std::pair<std::string, DType>> kDtype
+    = { { "bfloat16", DType::Bf16 }, { "bf16", DType::Bf16 }, { "float16", DType::Fp16 }, { "half", DType::Fp16 },
+          { "fp16", DType::Fp16 }, { "float32", DType::Fp32 }, { "fp32", DType::Fp32 } };
 // --kv-cache-dtype: "auto" follows --dtype; the fp8 formats take one byte.
-const std::vector<std::pair<std::string, std::optional<DType>>> kKvDtype = {
-    {"auto", std::nullopt}, {"fp8", DType::Fp8}, {"fp8_e4m3", DType::Fp8}, {"fp8_e5m2", DType::Fp8},
-    {"bfloat16", DType::Bf16}, {"float16", DType::Fp16}};
-const std::vector<std::pair<std::string, QuantKind>> kQuant = {
-    {"none", QuantKind::None}, {"awq", QuantKind::Awq}, {"gptq", QuantKind::Gptq}, {"marlin", QuantKind::Marlin},
-    {"fp8", QuantKind::Fp8}, {"fp8-block", QuantKind::Fp8Block}, {"bnb-nf4", QuantKind::BnbNf4}, {"bnb-int8", QuantKind::BnbInt8}};
+const std::vector<std::pair<std::string, std::optional<DType>>> kKvDtype
+    = { { "auto", std::nullopt }, { "fp8", DType::Fp8 }, { "fp8_e4m3", DType::Fp8 }, { "fp8_e5m2", DType::Fp8 },
+          { "bfloat16", DType::Bf16 }, { "float16", DType::Fp16 } };
+const std::vector<std::pair<std::string, QuantKind>> kQuant = { { "none", QuantKind::None }, { "awq", QuantKind::Awq },
+    { "gptq", QuantKind::Gptq }, { "marlin", QuantKind::Marlin }, { "fp8", QuantKind::Fp8 },
+    { "fp8-block", QuantKind::Fp8Block }, { "bnb-nf4", QuantKind::BnbNf4 }, { "bnb-int8", QuantKind::BnbInt8 } };
 
 // Which engine each flag belongs to (a flag of another engine is refused, not ignored).
-const std::set<std::string> kVllmKeys = {"gpu_memory_utilization", "max_model_len", "max_num_batched_tokens", "block_size",
-                                         "enforce_eager", "enable_chunked_prefill", "swap_space", "cuda_graph_gib"};
-const std::set<std::string> kSglangKeys = {"mem_fraction_static", "context_length", "multimodal"};
-const std::set<std::string> kLlamaKeys = {"n_ctx", "n_gpu_layers", "n_batch", "n_ubatch", "type_k", "type_v", "flash_attn",
-                                          "tensor_split", "compute_buffer_mib", "swa_full"};
-const std::set<std::string> kCommonKeys = {"engine", "engine_version", "dtype", "quantization", "group_size", "weight_block_size",
-                                           "kv_cache_dtype", "max_num_seqs", "non_torch_gib"};
+const std::set<std::string> kVllmKeys = { "gpu_memory_utilization", "max_model_len", "max_num_batched_tokens",
+    "block_size", "enforce_eager", "enable_chunked_prefill", "swap_space", "cuda_graph_gib" };
+const std::set<std::string> kSglangKeys = { "mem_fraction_static", "context_length", "multimodal" };
+const std::set<std::string> kLlamaKeys = { "n_ctx", "n_gpu_layers", "n_batch", "n_ubatch", "type_k", "type_v",
+    "flash_attn", "tensor_split", "compute_buffer_mib", "swa_full" };
+const std::set<std::string> kCommonKeys = { "engine", "engine_version", "dtype", "quantization", "group_size",
+    "weight_block_size", "kv_cache_dtype", "max_num_seqs", "non_torch_gib" };
 
-template <typename T>
-std::string nameOf(const std::vector<std::pair<std::string, T>>& table, const T& value)
+template <typename T> std::string nameOf(const std::vector<std::pair<std::string, T>>& table, const T& value)
 {
     for (const auto& [name, v] : table)
         if (v == value)
@@ -72,8 +72,7 @@ void checkKeys(const json& obj, ServingEngine engine)
     }
 }
 
-template <typename Field, typename Value>
-void set(Field& field, const std::optional<Value>& v)
+template <typename Field, typename Value> void set(Field& field, const std::optional<Value>& v)
 {
     if (v)
         field = *v;
@@ -91,7 +90,8 @@ std::optional<double> fraction(JsonObjectReader& r, const std::string& key, bool
 {
     const std::optional<double> v = r.number(key, 0.0, 1.0, hiOpen);
     if (v && *v <= 0)
-        throw InputError(r.keyPath(key), std::string("expected a number above 0 and ") + (hiOpen ? "below 1" : "at most 1") + ", got 0");
+        throw InputError(r.keyPath(key),
+            std::string("expected a number above 0 and ") + (hiOpen ? "below 1" : "at most 1") + ", got 0");
     return v;
 }
 
@@ -103,15 +103,18 @@ WeightQuant readQuantization(JsonObjectReader& r, ServingEngine engine)
         q.kind = QuantKind::Gguf;
         q.ggufFileType = r.string("quantization").value_or("F16");
         if (!knownGgufFileType(q.ggufFileType))
-            throw InputError("run.serving.quantization", "expected a GGUF type (F16, BF16, Q8_0, Q6_K, Q5_K, Q4_K, Q4_0, Q3_K, Q2_K, IQ4_XS, "
-                                                         "IQ4_NL, IQ3_S, IQ2_XS, ... or the mixes Q4_K_M, Q5_K_M), got \"" + q.ggufFileType + "\"");
+            throw InputError("run.serving.quantization",
+                "expected a GGUF type (F16, BF16, Q8_0, Q6_K, Q5_K, Q4_K, Q4_0, Q3_K, Q2_K, IQ4_XS, "
+                "IQ4_NL, IQ3_S, IQ2_XS, ... or the mixes Q4_K_M, Q5_K_M), got \""
+                    + q.ggufFileType + "\"");
         return q;
     }
     if (auto k = r.choice("quantization", kQuant))
         q.kind = *k;
     if (auto g = r.integer("group_size", -1, 1 << 20)) {
         if (*g == 0 || (*g > 0 && *g % 8 != 0))
-            throw InputError("run.serving.group_size", "expected -1 (one group per column) or a positive multiple of 8, got " + std::to_string(*g));
+            throw InputError("run.serving.group_size",
+                "expected -1 (one group per column) or a positive multiple of 8, got " + std::to_string(*g));
         q.groupSize = *g;
     }
     if (auto b = r.integer("weight_block_size", 1, 1 << 20))
@@ -124,10 +127,14 @@ WeightQuant readQuantization(JsonObjectReader& r, ServingEngine engine)
 std::string defaultEngineVersion(ServingEngine engine)
 {
     switch (engine) {
-    case ServingEngine::Vllm: return "0.10.0";   // V1, rule 5 (serving-engines.md)
-    case ServingEngine::Sglang: return "0.4.9";
-    case ServingEngine::LlamaCpp: return "b4500";
-    case ServingEngine::HfGenerate: return "any";
+    case ServingEngine::Vllm:
+        return "0.10.0"; // V1, rule 5 (serving-engines.md)
+    case ServingEngine::Sglang:
+        return "0.4.9";
+    case ServingEngine::LlamaCpp:
+        return "b4500";
+    case ServingEngine::HfGenerate:
+        return "any";
     }
     return {};
 }
@@ -150,9 +157,10 @@ void readServing(JsonObjectReader& run, RunSpec& out)
     s.engine = *engine;
     checkKeys(run.at("serving"), s.engine);
     s.engineVersion = r.string("engine_version").value_or(defaultEngineVersion(s.engine));
-    if (s.engine != ServingEngine::LlamaCpp && s.engine != ServingEngine::HfGenerate &&
-        (s.engineVersion.empty() || !std::isdigit(static_cast<unsigned char>(s.engineVersion[0]))))
-        throw InputError("run.serving.engine_version", "expected a version such as \"0.6.4\", got \"" + s.engineVersion + "\"");
+    if (s.engine != ServingEngine::LlamaCpp && s.engine != ServingEngine::HfGenerate
+        && (s.engineVersion.empty() || !std::isdigit(static_cast<unsigned char>(s.engineVersion[0]))))
+        throw InputError(
+            "run.serving.engine_version", "expected a version such as \"0.6.4\", got \"" + s.engineVersion + "\"");
     set(s.dtype, r.choice("dtype", kDtype));
     s.quantization = readQuantization(r, s.engine);
     set(s.kvCacheDtype, r.choice("kv_cache_dtype", kKvDtype));
@@ -177,9 +185,10 @@ void readServing(JsonObjectReader& run, RunSpec& out)
         s.nGpuLayers = *v < 0 ? 100'000 : *v; // -1: every layer, as llama.cpp's 999
     set(s.nBatch, r.integer("n_batch", 1, 100'000'000));
     set(s.nUbatch, r.integer("n_ubatch", 1, 100'000'000));
-    const std::vector<std::pair<std::string, GgmlType>> cacheTypes = {
-        {"f32", GgmlType::F32}, {"f16", GgmlType::F16}, {"bf16", GgmlType::Bf16}, {"q8_0", GgmlType::Q8_0}, {"q4_0", GgmlType::Q4_0},
-        {"q4_1", GgmlType::Q4_1}, {"iq4_nl", GgmlType::IQ4_NL}, {"q5_0", GgmlType::Q5_0}, {"q5_1", GgmlType::Q5_1}};
+    const std::vector<std::pair<std::string, GgmlType>> cacheTypes
+        = { { "f32", GgmlType::F32 }, { "f16", GgmlType::F16 }, { "bf16", GgmlType::Bf16 }, { "q8_0", GgmlType::Q8_0 },
+              { "q4_0", GgmlType::Q4_0 }, { "q4_1", GgmlType::Q4_1 }, { "iq4_nl", GgmlType::IQ4_NL },
+              { "q5_0", GgmlType::Q5_0 }, { "q5_1", GgmlType::Q5_1 } };
     set(s.typeK, r.choice("type_k", cacheTypes));
     set(s.typeV, r.choice("type_v", cacheTypes));
     set(s.flashAttn, r.boolean("flash_attn"));
@@ -187,11 +196,12 @@ void readServing(JsonObjectReader& run, RunSpec& out)
     if (r.has("tensor_split")) {
         const json& a = r.at("tensor_split");
         if (!a.is_array() || a.empty() || a.size() > 64)
-            throw InputError("run.serving.tensor_split", "expected an array of 1 to 64 proportions, got " + JsonObjectReader::describe(a));
+            throw InputError("run.serving.tensor_split",
+                "expected an array of 1 to 64 proportions, got " + JsonObjectReader::describe(a));
         for (std::size_t i = 0; i < a.size(); ++i) {
             if (!a[i].is_number() || a[i].get<double>() < 0 || !std::isfinite(a[i].get<double>()))
-                throw InputError("run.serving.tensor_split[" + std::to_string(i) + "]", "expected a proportion (a number from 0), got " +
-                                                                                        JsonObjectReader::describe(a[i]));
+                throw InputError("run.serving.tensor_split[" + std::to_string(i) + "]",
+                    "expected a proportion (a number from 0), got " + JsonObjectReader::describe(a[i]));
             s.tensorSplit.push_back(a[i].get<double>());
         }
         if (*std::max_element(s.tensorSplit.begin(), s.tensorSplit.end()) <= 0)
@@ -210,9 +220,10 @@ void writeServing(const RunSpec& run, json& jr)
     }
     const Serving& s = *run.serving;
     jr["mode"] = "serving";
-    json j = {{"engine", std::string(toString(s.engine))}, {"engine_version", s.engineVersion},
-              {"dtype", nameOf(kDtype, s.dtype)}, {"quantization", quantizationName(s.quantization)}};
-    if (s.quantization.kind == QuantKind::Awq || s.quantization.kind == QuantKind::Gptq || s.quantization.kind == QuantKind::Marlin)
+    json j = { { "engine", std::string(toString(s.engine)) }, { "engine_version", s.engineVersion },
+        { "dtype", nameOf(kDtype, s.dtype) }, { "quantization", quantizationName(s.quantization) } };
+    if (s.quantization.kind == QuantKind::Awq || s.quantization.kind == QuantKind::Gptq
+        || s.quantization.kind == QuantKind::Marlin)
         j["group_size"] = s.quantization.groupSize;
     if (s.quantization.kind == QuantKind::Fp8Block)
         j["weight_block_size"] = s.quantization.fp8Block;

@@ -40,7 +40,8 @@ int layerDevice(Count il, Count nLayer, Count ngl, const std::vector<double>& cu
     const Count act = std::min(ngl, nLayer + 1);
     const double x = static_cast<double>(il - start) / static_cast<double>(act);
     const auto it = std::upper_bound(cumulative.begin(), cumulative.end(), x);
-    return static_cast<int>(std::min<std::ptrdiff_t>(it - cumulative.begin(), static_cast<std::ptrdiff_t>(cumulative.size()) - 1));
+    return static_cast<int>(
+        std::min<std::ptrdiff_t>(it - cumulative.begin(), static_cast<std::ptrdiff_t>(cumulative.size()) - 1));
 }
 
 } // namespace
@@ -49,19 +50,23 @@ void llamaCppEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
 {
     const Serving& s = *r.serving;
     if (r.parallelism.tensorParallel > 1 || r.parallelism.pipelineParallel > 1)
-        throw InputError("run.parallelism", "expected tensor_parallel 1 and pipeline_parallel 1 for llama.cpp; split layers over GPUs with run.serving.tensor_split");
+        throw InputError("run.parallelism",
+            "expected tensor_parallel 1 and pipeline_parallel 1 for llama.cpp; split layers over GPUs with "
+            "run.serving.tensor_split");
     const GgmlTypeInfo& tk = ggmlTypeInfo(s.typeK);
     const GgmlTypeInfo& tv = ggmlTypeInfo(s.typeV);
     // llama.cpp refuses a quantized V cache without flash attention ("V cache quantization requires flash_attn").
     if (tv.blockValues > 1 && !s.flashAttn)
-        throw InputError("run.serving.type_v", "a quantized V cache needs flash_attn true (llama.cpp refuses it otherwise); got " + std::string(tv.name));
-    e.rule = "llama.cpp: GGUF tensors in their ggml types (block scales included); K and V of every layer, n_ctx padded to 256 with flash "
+        throw InputError("run.serving.type_v",
+            "a quantized V cache needs flash_attn true (llama.cpp refuses it otherwise); got " + std::string(tv.name));
+    e.rule = "llama.cpp: GGUF tensors in their ggml types (block scales included); K and V of every layer, n_ctx "
+             "padded to 256 with flash "
              "attention and 32 without (llama_kv_cache_get_padding), on the device that holds the layer";
     // src/llama.cpp: cparams.n_ctx = GGML_PAD(n_ctx, llama_kv_cache_get_padding(cparams)).
     e.nCtxPadded = roundUp(s.nCtx, s.flashAttn ? 256 : 32);
     e.maxModelLen = e.nCtxPadded;
     std::vector<double> cumulative;
-    const std::vector<double> split = s.tensorSplit.empty() ? std::vector<double>{1.0} : s.tensorSplit;
+    const std::vector<double> split = s.tensorSplit.empty() ? std::vector<double> { 1.0 } : s.tensorSplit;
     double sum = 0;
     for (double p : split)
         sum += p;
@@ -69,9 +74,10 @@ void llamaCppEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     for (double p : split)
         cumulative.push_back((acc += p) / sum);
     for (std::size_t i = 0; i < split.size(); ++i)
-        e.devices.push_back({"CUDA" + std::to_string(i), 0, 0, 0, s.computeBufferBytes});
-    e.devices.push_back({"CPU", 0, 0, 0, std::nullopt});
-    auto device = [&](int d) -> LlamaCppDevice& { return d < 0 ? e.devices.back() : e.devices[static_cast<std::size_t>(d)]; };
+        e.devices.push_back({ "CUDA" + std::to_string(i), 0, 0, 0, s.computeBufferBytes });
+    e.devices.push_back({ "CPU", 0, 0, 0, std::nullopt });
+    auto device
+        = [&](int d) -> LlamaCppDevice& { return d < 0 ? e.devices.back() : e.devices[static_cast<std::size_t>(d)]; };
 
     const Count nLayer = m.numLayers;
     const Count kWidth = std::max<Count>(1, m.numKvHeads) * m.headDim, vWidth = kWidth;
@@ -80,9 +86,10 @@ void llamaCppEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     // min(n_ctx, GGML_PAD(n_swa x n_seq_max + n_ubatch, n_pad)) cells unless --swa-full
     // (src/llama-kv-cache-iswa.cpp). Earlier builds, and all-local models such as Mistral v0.1
     // (llama.cpp runs its llama architecture without a window), keep n_ctx cells in every layer.
-    const bool iswa = m.slidingWindow > 0 && m.globalLayerInterval > 0 && !s.swaFull &&
-                      versionKey(s.engineVersion.substr(s.engineVersion.rfind('b', 0) == 0 ? 1 : 0)) >= versionKey("5450");
-    const Count swaCells = iswa ? std::min(e.nCtxPadded, roundUp(m.slidingWindow + s.nUbatch, s.flashAttn ? 256 : 32)) : e.nCtxPadded;
+    const bool iswa = m.slidingWindow > 0 && m.globalLayerInterval > 0 && !s.swaFull
+        && versionKey(s.engineVersion.substr(s.engineVersion.rfind('b', 0) == 0 ? 1 : 0)) >= versionKey("5450");
+    const Count swaCells
+        = iswa ? std::min(e.nCtxPadded, roundUp(m.slidingWindow + s.nUbatch, s.flashAttn ? 256 : 32)) : e.nCtxPadded;
     for (Count il = 0; il < nLayer; ++il) {
         LlamaCppDevice& d = device(layerDevice(il, nLayer, s.nGpuLayers, cumulative));
         ++d.layers;
@@ -96,12 +103,13 @@ void llamaCppEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     }
     const std::string& ft = s.quantization.ggufFileType.empty() ? std::string("F16") : s.quantization.ggufFileType;
     for (const ParamTensor& t : parameterTensors(m)) {
-        const bool perLayer = t.group != ParamGroup::Embedding && t.group != ParamGroup::Head && t.group != ParamGroup::Position &&
-                              t.name.rfind("final_norm", 0) != 0;
-        const Count perLayerCopies = perLayer ? t.copies / (t.group == ParamGroup::Expert || t.group == ParamGroup::SharedExpert ||
-                                                                     t.name.rfind("moe_layers.", 0) == 0
-                                                                 ? std::max<Count>(1, m.moeLayers())
-                                                                 : (t.name.rfind("layers.mlp.", 0) == 0 ? std::max<Count>(1, m.denseLayers()) : nLayer))
+        const bool perLayer = t.group != ParamGroup::Embedding && t.group != ParamGroup::Head
+            && t.group != ParamGroup::Position && t.name.rfind("final_norm", 0) != 0;
+        const Count perLayerCopies = perLayer ? t.copies
+                / (t.group == ParamGroup::Expert || t.group == ParamGroup::SharedExpert
+                            || t.name.rfind("moe_layers.", 0) == 0
+                        ? std::max<Count>(1, m.moeLayers())
+                        : (t.name.rfind("layers.mlp.", 0) == 0 ? std::max<Count>(1, m.denseLayers()) : nLayer))
                                               : 1;
         for (Count il = 0; il < (perLayer ? nLayer : 1); ++il) {
             if (perLayer && t.name.rfind("moe_layers.", 0) == 0 && il < m.moe.firstDenseLayers)
@@ -109,12 +117,13 @@ void llamaCppEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
             if (perLayer && t.name.rfind("layers.mlp.", 0) == 0 && il >= m.denseLayers())
                 continue;
             // 1-D tensors stay F32 in GGUF; 2-D ones take the file type's choice for them.
-            const Bytes bytes = t.rows == 1 ? checkedMul(t.cols, 4)
-                                            : checkedMul(ggmlBytes(ggufTensorType(ft, ggufModule(t), il, nLayer, t.rows), t.rows), t.cols);
+            const Bytes bytes = t.rows == 1
+                ? checkedMul(t.cols, 4)
+                : checkedMul(ggmlBytes(ggufTensorType(ft, ggufModule(t), il, nLayer, t.rows), t.rows), t.cols);
             // The input embedding always stays on the CPU; the output layer is "layer n_layer".
             const int dev = t.group == ParamGroup::Embedding || t.group == ParamGroup::Position
-                                ? -1
-                                : layerDevice(perLayer ? il : nLayer, nLayer, s.nGpuLayers, cumulative);
+                ? -1
+                : layerDevice(perLayer ? il : nLayer, nLayer, s.nGpuLayers, cumulative);
             accumulate(device(dev).weightsBytes, checkedMul(bytes, perLayerCopies));
         }
     }
@@ -124,30 +133,35 @@ void llamaCppEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     e.kvCacheTokens = e.nCtxPadded;
     e.maxConcurrency = 1;
     if (m.slidingWindow > 0 && !iswa)
-        e.warnings.push_back("sliding-window layers keep the full context here (llama.cpp before b5450, --swa-full, or a model without global layers)");
+        e.warnings.push_back("sliding-window layers keep the full context here (llama.cpp before b5450, --swa-full, or "
+                             "a model without global layers)");
     if (!s.computeBufferBytes)
-        e.warnings.push_back("compute buffers (graph reservation for n_ubatch) are not modelled; set run.serving.compute_buffer_mib to include them");
+        e.warnings.push_back("compute buffers (graph reservation for n_ubatch) are not modelled; set "
+                             "run.serving.compute_buffer_mib to include them");
 
     char buf[256];
     const Count offloaded = std::min(s.nGpuLayers, nLayer + 1);
     std::snprintf(buf, sizeof buf, "load_tensors: offloaded %lld/%lld layers to GPU", static_cast<long long>(offloaded),
-                  static_cast<long long>(nLayer + 1));
+        static_cast<long long>(nLayer + 1));
     e.logLines.push_back(buf);
     for (const LlamaCppDevice& d : e.devices) {
-        std::snprintf(buf, sizeof buf, "load_tensors: %10s model buffer size = %10s MiB", d.name == "CPU" ? "CPU_Mapped" : d.name.c_str(),
-                      mib(d.weightsBytes).c_str());
+        std::snprintf(buf, sizeof buf, "load_tensors: %10s model buffer size = %10s MiB",
+            d.name == "CPU" ? "CPU_Mapped" : d.name.c_str(), mib(d.weightsBytes).c_str());
         e.logLines.push_back(buf);
     }
     for (const LlamaCppDevice& d : e.devices)
         if (d.kvBufferBytes > 0) {
-            std::snprintf(buf, sizeof buf, "llama_kv_cache_init: %10s KV buffer size = %8s MiB", d.name.c_str(), mib(d.kvBufferBytes).c_str());
+            std::snprintf(buf, sizeof buf, "llama_kv_cache_init: %10s KV buffer size = %8s MiB", d.name.c_str(),
+                mib(d.kvBufferBytes).c_str());
             e.logLines.push_back(buf);
         }
-    std::snprintf(buf, sizeof buf, "llama_new_context_with_model: KV self size  = %7s MiB, K (%s): %7s MiB, V (%s): %7s MiB",
-                  mib(e.kBytes + e.vBytes).c_str(), std::string(tk.name).c_str(), mib(e.kBytes).c_str(), std::string(tv.name).c_str(),
-                  mib(e.vBytes).c_str());
+    std::snprintf(buf, sizeof buf,
+        "llama_new_context_with_model: KV self size  = %7s MiB, K (%s): %7s MiB, V (%s): %7s MiB",
+        mib(e.kBytes + e.vBytes).c_str(), std::string(tk.name).c_str(), mib(e.kBytes).c_str(),
+        std::string(tv.name).c_str(), mib(e.vBytes).c_str());
     e.logLines.push_back(buf);
-    std::snprintf(buf, sizeof buf, "llama_new_context_with_model:  CUDA_Host  output buffer size = %8s MiB", mib(e.outputBufferBytes).c_str());
+    std::snprintf(buf, sizeof buf, "llama_new_context_with_model:  CUDA_Host  output buffer size = %8s MiB",
+        mib(e.outputBufferBytes).c_str());
     e.logLines.push_back(buf);
 }
 

@@ -10,10 +10,14 @@ namespace vramlab {
 std::string_view toString(ServingEngine e)
 {
     switch (e) {
-    case ServingEngine::Vllm: return "vllm";
-    case ServingEngine::Sglang: return "sglang";
-    case ServingEngine::LlamaCpp: return "llama.cpp";
-    case ServingEngine::HfGenerate: return "hf-generate";
+    case ServingEngine::Vllm:
+        return "vllm";
+    case ServingEngine::Sglang:
+        return "sglang";
+    case ServingEngine::LlamaCpp:
+        return "llama.cpp";
+    case ServingEngine::HfGenerate:
+        return "hf-generate";
     }
     return "?";
 }
@@ -34,7 +38,8 @@ void hfGenerateEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e
     run.inference.kvCacheDtype = detail::kvDtype(s);
     run.inference.weightDtype = s.dtype;
     const Report rep = estimate(m, run);
-    e.rule = "hf-generate: weights + KV cache of max_num_seqs x max_model_len tokens + one layer's prefill, grown on demand (no reservation)";
+    e.rule = "hf-generate: weights + KV cache of max_num_seqs x max_model_len tokens + one layer's prefill, grown on "
+             "demand (no reservation)";
     ServingRank k;
     k.name = "rank 0";
     k.layers = m.numLayers;
@@ -67,10 +72,18 @@ ServingEstimate servingEstimate(const ModelSpec& m, const RunSpec& r)
         throw InputError("run.gpu", "required for serving: the engine budgets the GPU's memory");
     e.totalGpuBytes = r.gpu ? r.gpu->memoryBytes : 0;
     switch (s.engine) {
-    case ServingEngine::Vllm: detail::vllmEstimate(m, r, e); break;
-    case ServingEngine::Sglang: detail::sglangEstimate(m, r, e); break;
-    case ServingEngine::LlamaCpp: detail::llamaCppEstimate(m, r, e); break;
-    case ServingEngine::HfGenerate: hfGenerateEstimate(m, r, e); break;
+    case ServingEngine::Vllm:
+        detail::vllmEstimate(m, r, e);
+        break;
+    case ServingEngine::Sglang:
+        detail::sglangEstimate(m, r, e);
+        break;
+    case ServingEngine::LlamaCpp:
+        detail::llamaCppEstimate(m, r, e);
+        break;
+    case ServingEngine::HfGenerate:
+        hfGenerateEstimate(m, r, e);
+        break;
     }
     return e;
 }

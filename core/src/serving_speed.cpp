@@ -22,9 +22,9 @@ std::string ms(double s)
 /// Causal attention FLOPs (QK^T and PV) of `tokens` new tokens over `past` earlier ones, per layer set.
 double attentionFlops(const ModelSpec& m, double tokens, double past)
 {
-    const double width = m.attentionType == AttentionType::Mla
-                             ? static_cast<double>(m.numHeads) * static_cast<double>(m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim + m.mla.vHeadDim)
-                             : 2.0 * static_cast<double>(m.qWidth());
+    const double width = m.attentionType == AttentionType::Mla ? static_cast<double>(m.numHeads)
+            * static_cast<double>(m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim + m.mla.vHeadDim)
+                                                               : 2.0 * static_cast<double>(m.qWidth());
     const double attended = tokens * past + tokens * (tokens + 1) / 2; // each new token sees the past and itself
     double span = attended * static_cast<double>(m.globalLayers());
     if (m.localLayers() > 0) {
@@ -36,7 +36,8 @@ double attentionFlops(const ModelSpec& m, double tokens, double past)
 
 } // namespace
 
-ServingSpeed servingSpeed(const ModelSpec& m, const RunSpec& r, const ServingEstimate& e, Count batch, Count prompt, Count context)
+ServingSpeed servingSpeed(
+    const ModelSpec& m, const RunSpec& r, const ServingEstimate& e, Count batch, Count prompt, Count context)
 {
     ServingSpeed s;
     s.batch = std::max<Count>(1, batch);
@@ -63,11 +64,13 @@ ServingSpeed servingSpeed(const ModelSpec& m, const RunSpec& r, const ServingEst
         accumulate(weights, detail::rankWeightsBytes(m, sv, tp, st, &ex));
         accumulate(experts, ex);
     }
-    if (sv.engine == ServingEngine::LlamaCpp) // the GGUF bytes of the offloaded part (CPU layers are not on this roofline)
+    if (sv.engine
+        == ServingEngine::LlamaCpp) // the GGUF bytes of the offloaded part (CPU layers are not on this roofline)
         weights = e.devices.front().weightsBytes, experts = 0;
     const double kvPerToken = static_cast<double>(detail::kvBytesPerToken(m, tp, m.numLayers, detail::kvDtype(sv)));
     const double dense = static_cast<double>(pc.matmulActive);
-    const double B = static_cast<double>(s.batch), P = static_cast<double>(s.promptTokens), C = static_cast<double>(s.contextTokens);
+    const double B = static_cast<double>(s.batch), P = static_cast<double>(s.promptTokens),
+                 C = static_cast<double>(s.contextTokens);
     const double TP = static_cast<double>(tp);
 
     // Prefill: 2 x active matmul parameters per token + causal attention; the weights read once.
@@ -93,13 +96,14 @@ ServingSpeed servingSpeed(const ModelSpec& m, const RunSpec& r, const ServingEst
     s.decodeBound = dc_t >= db_t ? "compute-bound" : "bandwidth-bound";
     s.tokensPerSPerUser = 1.0 / s.tpotS;
     s.tokensPerSTotal = B / s.tpotS;
-    s.formula = "TTFT = max(prefill FLOPs " + ms(pc_t) + ", weights + KV written " + ms(pb_t) + "); TPOT = max(step FLOPs " + ms(dc_t) +
-                ", weights read once + " + std::to_string(s.batch) + " x " + std::to_string(s.contextTokens) + " tokens of KV " + ms(db_t) +
-                ") at " + std::to_string(static_cast<long long>(r.gpu->memoryBandwidthGBs)) + " GB/s";
+    s.formula = "TTFT = max(prefill FLOPs " + ms(pc_t) + ", weights + KV written " + ms(pb_t)
+        + "); TPOT = max(step FLOPs " + ms(dc_t) + ", weights read once + " + std::to_string(s.batch) + " x "
+        + std::to_string(s.contextTokens) + " tokens of KV " + ms(db_t) + ") at "
+        + std::to_string(static_cast<long long>(r.gpu->memoryBandwidthGBs)) + " GB/s";
     if (m.moe.enabled()) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "; MoE: %.1f of %lld experts read per layer per step", s.expectedExperts,
-                      static_cast<long long>(m.moe.numExperts));
+            static_cast<long long>(m.moe.numExperts));
         s.formula += buf;
     }
     return s;

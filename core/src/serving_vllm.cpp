@@ -25,18 +25,30 @@ int vllmRule(long v)
         return 4; // PR #10511: baseline snapshot, weights + non-torch increase + activation peak
     if (v < versionKey("0.21.0"))
         return 5; // V1 gpu_worker.determine_available_memory after PR #19312
-    return 6;     // V1 with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default
+    return 6; // V1 with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default
 }
 
 const char* ruleText(int rule)
 {
     switch (rule) {
-    case 1: return "vLLM <= 0.2.4: KV = total x gpu_memory_utilization - torch max_memory_allocated after the profile run (weights + activations; memory outside torch is not seen)";
-    case 2: return "vLLM 0.2.5-0.6.3 (vllm/worker/worker.py determine_num_available_blocks): KV = total x gpu_memory_utilization - (free memory at init - free memory after the profile run)";
-    case 3: return "vLLM 0.6.4 (PR #9352): KV = total x gpu_memory_utilization - torch allocated peak (weights included) - non-torch memory";
-    case 4: return "vLLM 0.6.5-0.9.1 (PR #10511, memory_profiling): KV = total x gpu_memory_utilization - weights - non-torch increase - PyTorch activation peak";
-    case 5: return "vLLM V1 0.9.2+ (vllm/v1/worker/gpu_worker.py determine_available_memory, PR #19312): Available KV cache memory = requested - weights - non-torch - activation peak; CUDA graphs not subtracted";
-    default: return "vLLM V1 with CUDA-graph memory profiling (PR #30515): KV = requested - weights - non-torch - activation peak - CUDA-graph estimate";
+    case 1:
+        return "vLLM <= 0.2.4: KV = total x gpu_memory_utilization - torch max_memory_allocated after the profile run "
+               "(weights + activations; memory outside torch is not seen)";
+    case 2:
+        return "vLLM 0.2.5-0.6.3 (vllm/worker/worker.py determine_num_available_blocks): KV = total x "
+               "gpu_memory_utilization - (free memory at init - free memory after the profile run)";
+    case 3:
+        return "vLLM 0.6.4 (PR #9352): KV = total x gpu_memory_utilization - torch allocated peak (weights included) - "
+               "non-torch memory";
+    case 4:
+        return "vLLM 0.6.5-0.9.1 (PR #10511, memory_profiling): KV = total x gpu_memory_utilization - weights - "
+               "non-torch increase - PyTorch activation peak";
+    case 5:
+        return "vLLM V1 0.9.2+ (vllm/v1/worker/gpu_worker.py determine_available_memory, PR #19312): Available KV "
+               "cache memory = requested - weights - non-torch - activation peak; CUDA graphs not subtracted";
+    default:
+        return "vLLM V1 with CUDA-graph memory profiling (PR #30515): KV = requested - weights - non-torch - "
+               "activation peak - CUDA-graph estimate";
     }
 }
 
@@ -66,25 +78,29 @@ void logLines(ServingEstimate& e, int rule, const Serving& s)
     std::vector<std::string>& L = e.logLines;
     L.push_back("Loading model weights took " + gib(k.weightsBytes, 4) + " GB");
     if (rule == 3) {
-        L.push_back("Memory profiling results: total_gpu_memory=" + gib(e.totalGpuBytes) + "GiB peak_torch_memory=" +
-                    gib(k.weightsBytes + k.activationPeakBytes) + "GiB non_torch_memory=" + gib(k.nonTorchBytes) +
-                    "GiB kv_cache_size=" + gib(k.kvCacheBytes) + "GiB gpu_memory_utilization=" + fmt("%.2f", s.gpuMemoryUtilization));
+        L.push_back("Memory profiling results: total_gpu_memory=" + gib(e.totalGpuBytes)
+            + "GiB peak_torch_memory=" + gib(k.weightsBytes + k.activationPeakBytes)
+            + "GiB non_torch_memory=" + gib(k.nonTorchBytes) + "GiB kv_cache_size=" + gib(k.kvCacheBytes)
+            + "GiB gpu_memory_utilization=" + fmt("%.2f", s.gpuMemoryUtilization));
     } else if (rule == 4) {
-        L.push_back("the current vLLM instance can use total_gpu_memory (" + gib(e.totalGpuBytes) + "GiB) x gpu_memory_utilization (" +
-                    fmt("%.2f", s.gpuMemoryUtilization) + ") = " + gib(k.budgetBytes) + "GiB");
-        L.push_back("model weights take " + gib(k.weightsBytes) + "GiB; non_torch_memory takes " + gib(k.nonTorchBytes) +
-                    "GiB; PyTorch activation peak memory takes " + gib(k.activationPeakBytes) +
-                    "GiB; the rest of the memory reserved for KV Cache is " + gib(k.kvCacheBytes) + "GiB.");
+        L.push_back("the current vLLM instance can use total_gpu_memory (" + gib(e.totalGpuBytes)
+            + "GiB) x gpu_memory_utilization (" + fmt("%.2f", s.gpuMemoryUtilization) + ") = " + gib(k.budgetBytes)
+            + "GiB");
+        L.push_back("model weights take " + gib(k.weightsBytes) + "GiB; non_torch_memory takes " + gib(k.nonTorchBytes)
+            + "GiB; PyTorch activation peak memory takes " + gib(k.activationPeakBytes)
+            + "GiB; the rest of the memory reserved for KV Cache is " + gib(k.kvCacheBytes) + "GiB.");
     } else if (rule >= 5) {
         L.push_back("Available KV cache memory: " + gib(k.kvCacheBytes) + " GiB");
     }
     const Count blocks = e.gpuBlocks.value_or(0);
     if (rule <= 4) {
         L.push_back("# GPU blocks: " + std::to_string(blocks) + ", # CPU blocks: " + std::to_string(e.cpuBlocks));
-        L.push_back("Maximum concurrency for " + std::to_string(e.maxModelLen) + " tokens per request: " + fmt("%.2fx", e.maxConcurrency));
+        L.push_back("Maximum concurrency for " + std::to_string(e.maxModelLen)
+            + " tokens per request: " + fmt("%.2fx", e.maxConcurrency));
     } else {
         L.push_back("GPU KV cache size: " + thousands(e.kvCacheTokens) + " tokens");
-        L.push_back("Maximum concurrency for " + thousands(e.maxModelLen) + " tokens per request: " + fmt("%.2fx", e.maxConcurrency));
+        L.push_back("Maximum concurrency for " + thousands(e.maxModelLen)
+            + " tokens per request: " + fmt("%.2fx", e.maxConcurrency));
     }
 }
 
@@ -103,11 +119,13 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         throw InputError("run.serving.max_model_len", "required: the model states no max_position_embeddings");
     // vllm/config.py _get_and_verify_max_len: a longer max_model_len than the model's is refused.
     if (m.maxPositionEmbeddings > 0 && e.maxModelLen > m.maxPositionEmbeddings)
-        throw InputError("run.serving.max_model_len", "expected at most model.max_position_embeddings (" + std::to_string(m.maxPositionEmbeddings) +
-                                                          "), as vLLM requires; got " + std::to_string(e.maxModelLen));
+        throw InputError("run.serving.max_model_len",
+            "expected at most model.max_position_embeddings (" + std::to_string(m.maxPositionEmbeddings)
+                + "), as vLLM requires; got " + std::to_string(e.maxModelLen));
     if (m.numHeads % tp != 0)
-        throw InputError("run.parallelism.tensor_parallel", "expected a divisor of model.num_heads (" + std::to_string(m.numHeads) +
-                                                                "), as vLLM requires; got " + std::to_string(tp));
+        throw InputError("run.parallelism.tensor_parallel",
+            "expected a divisor of model.num_heads (" + std::to_string(m.numHeads) + "), as vLLM requires; got "
+                + std::to_string(tp));
     // Defaults of the version: vllm/config.py SchedulerConfig (V0: max_num_seqs 256; without
     // chunked prefill max_num_batched_tokens = max(max_model_len, 2048); chunked: 512 before
     // 0.7, 2048 after); vllm/engine/arg_utils.py (V0 0.5.1+: chunked prefill switched on above
@@ -119,26 +137,28 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     const Count chunk = v1 ? (bigGpu ? 8192 : 2048) : (v < versionKey("0.7.0") ? 512 : 2048);
     e.maxNumBatchedTokens = s.maxNumBatchedTokens.value_or(chunked ? chunk : std::max<Count>(e.maxModelLen, 2048));
     if (!chunked && e.maxNumBatchedTokens < e.maxModelLen)
-        throw InputError("run.serving.max_num_batched_tokens", "expected at least max_model_len (" + std::to_string(e.maxModelLen) +
-                                                                   ") without chunked prefill, as vLLM requires; got " +
-                                                                   std::to_string(e.maxNumBatchedTokens));
+        throw InputError("run.serving.max_num_batched_tokens",
+            "expected at least max_model_len (" + std::to_string(e.maxModelLen)
+                + ") without chunked prefill, as vLLM requires; got " + std::to_string(e.maxNumBatchedTokens));
 
     const DType kv = kvDtype(s);
     const Bytes budget = static_cast<Bytes>(s.gpuMemoryUtilization * static_cast<double>(e.totalGpuBytes));
     // Memory outside torch's allocator: not derivable from the model (CUDA context, lazily loaded
     // kernels, NCCL); run.serving.non_torch_gib, default the scenario's CUDA context (+ NCCL buffers
     // with more than one GPU). Rule 1 does not see it at all.
-    const Bytes nonTorchDefault = r.overheads.cudaContextBytes +
-                                  (tp * pp > 1 ? r.overheads.commBufferBytes.value_or(256 * kMiB) : 0);
+    const Bytes nonTorchDefault
+        = r.overheads.cudaContextBytes + (tp * pp > 1 ? r.overheads.commBufferBytes.value_or(256 * kMiB) : 0);
     const Bytes nonTorch = rule == 1 ? 0 : s.nonTorchBytes.value_or(nonTorchDefault);
     const Bytes graphs = rule == 6 && !s.enforceEager ? s.cudaGraphBytes.value_or(0) : 0;
     if (rule == 6 && !s.enforceEager && !s.cudaGraphBytes)
-        e.warnings.push_back("vLLM " + e.engineVersion + " subtracts its CUDA-graph estimate, which depends on the captured sizes; "
-                             "set run.serving.cuda_graph_gib (0 assumed)");
+        e.warnings.push_back("vLLM " + e.engineVersion
+            + " subtracts its CUDA-graph estimate, which depends on the captured sizes; "
+              "set run.serving.cuda_graph_gib (0 assumed)");
     for (Count rank = 0; rank < pp; ++rank) {
         const Stage st = pipelineStage(m, rank, pp);
         ServingRank k;
-        k.name = "pp rank " + std::to_string(rank) + " (layers " + std::to_string(st.first) + "-" + std::to_string(st.last - 1) + ")";
+        k.name = "pp rank " + std::to_string(rank) + " (layers " + std::to_string(st.first) + "-"
+            + std::to_string(st.last - 1) + ")";
         k.layers = st.layers();
         k.budgetBytes = budget;
         k.weightsBytes = rankWeightsBytes(m, s, tp, st);
@@ -165,12 +185,14 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     e.maxConcurrency = static_cast<double>(e.kvCacheTokens) / static_cast<double>(e.maxModelLen);
     if (k.blocks <= 0) {
         e.startupFails = true;
-        e.failure = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.";
+        e.failure = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                    "initializing the engine.";
     } else if (e.kvCacheTokens < e.maxModelLen) {
         e.startupFails = true;
-        e.failure = "The model's max seq len (" + std::to_string(e.maxModelLen) +
-                    ") is larger than the maximum number of tokens that can be stored in KV cache (" + std::to_string(e.kvCacheTokens) +
-                    "). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.";
+        e.failure = "The model's max seq len (" + std::to_string(e.maxModelLen)
+            + ") is larger than the maximum number of tokens that can be stored in KV cache ("
+            + std::to_string(e.kvCacheTokens)
+            + "). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.";
     }
     logLines(e, rule, s);
 }

@@ -11,7 +11,10 @@ namespace vramlab::detail {
 namespace {
 
 /// vllm/model_executor/layers/vocab_parallel_embedding.py: DEFAULT_VOCAB_PADDING_SIZE = 64.
-Count paddedVocab(Count vocab) { return roundUp(vocab, 64); }
+Count paddedVocab(Count vocab)
+{
+    return roundUp(vocab, 64);
+}
 
 /// Copies of a per-layer tensor that fall in the stage (dense MLPs sit in the first layers).
 Count stageCopies(const ParamTensor& t, const ModelSpec& m, const Stage& st)
@@ -56,7 +59,8 @@ Bytes rankWeightsBytes(const ModelSpec& m, const Serving& s, Count tp, const Sta
             if (!st.holdsEmbedding && !(st.holdsHead && m.tiedEmbeddings))
                 continue;
             // A tied LM head on a later pipeline stage loads its own copy of the embedding.
-            const Count stagesHolding = (st.holdsEmbedding ? 1 : 0) + (st.holdsHead && m.tiedEmbeddings && !st.holdsEmbedding ? 1 : 0);
+            const Count stagesHolding
+                = (st.holdsEmbedding ? 1 : 0) + (st.holdsHead && m.tiedEmbeddings && !st.holdsEmbedding ? 1 : 0);
             each = checkedMul(storageBytes(dt, checkedMul(ceilDiv(paddedVocab(t.rows), tp), t.cols)), stagesHolding);
         } else if (t.group == ParamGroup::Head) {
             if (!st.holdsHead)
@@ -103,7 +107,8 @@ Bytes kvBytesPerToken(const ModelSpec& m, Count tp, Count layers, DType kv)
     return storageBytes(kv, checkedMul(width, layers));
 }
 
-Bytes vllmActivationPeakBytes(const ModelSpec& m, const Serving& s, Count tp, const Stage& st, Count tokens, Count seqs, bool v1Sampler)
+Bytes vllmActivationPeakBytes(
+    const ModelSpec& m, const Serving& s, Count tp, const Stage& st, Count tokens, Count seqs, bool v1Sampler)
 {
     const Count h = m.hiddenSize;
     const Bytes e = storageBytes(s.dtype, 1);
@@ -148,16 +153,20 @@ Bytes vllmActivationPeakBytes(const ModelSpec& m, const Serving& s, Count tp, co
         // top_p, and logprobs"): vllm/v1/sample/sampler.py keeps the bf16 logits (2 B), their fp32
         // copy (4), the softmax probabilities (4) and the exponential noise q (4) = 14 B.
         const Count perLogit = v1Sampler ? 14 : rows >= 128 ? 38 : rows > 1 ? 46 : 32;
-        samplerPhase = checkedAdd(checkedMul(checkedMul(rows, paddedVocab(m.vocabSize)), perLogit), checkedMul(checkedMul(tokens, h), e));
+        samplerPhase = checkedAdd(
+            checkedMul(checkedMul(rows, paddedVocab(m.vocabSize)), perLogit), checkedMul(checkedMul(tokens, h), e));
     }
     return std::max(layerPhase, samplerPhase);
 }
 
-DType kvDtype(const Serving& s) { return s.kvCacheDtype.value_or(s.dtype); }
+DType kvDtype(const Serving& s)
+{
+    return s.kvCacheDtype.value_or(s.dtype);
+}
 
 long versionKey(const std::string& v)
 {
-    long parts[3] = {0, 0, 0};
+    long parts[3] = { 0, 0, 0 };
     int i = 0;
     std::size_t p = 0;
     while (i < 3 && p < v.size() && std::isdigit(static_cast<unsigned char>(v[p]))) {

@@ -38,13 +38,12 @@ namespace {
 
 json llama31Vllm(const std::string& version, Count maxModelLen, double gmu = 0.9)
 {
-    return {{"model", {{"preset", "llama-3-8b"}, {"max_position_embeddings", 131072}}},
-            {"run",
-             {{"mode", "serving"},
-              {"gpu", {{"base", "rtx-3090-24gb"}, {"memory_gib", 23.58}}},
-              {"serving",
-               {{"engine", "vllm"}, {"engine_version", version}, {"max_model_len", maxModelLen}, {"gpu_memory_utilization", gmu},
-                {"non_torch_gib", 0.35}}}}}};
+    return { { "model", { { "preset", "llama-3-8b" }, { "max_position_embeddings", 131072 } } },
+        { "run",
+            { { "mode", "serving" }, { "gpu", { { "base", "rtx-3090-24gb" }, { "memory_gib", 23.58 } } },
+                { "serving",
+                    { { "engine", "vllm" }, { "engine_version", version }, { "max_model_len", maxModelLen },
+                        { "gpu_memory_utilization", gmu }, { "non_torch_gib", 0.35 } } } } } };
 }
 
 ServingEstimate run(const json& doc)
@@ -56,10 +55,11 @@ ServingEstimate run(const json& doc)
 json qwen32bLlamaCpp(json serving)
 {
     serving["engine"] = "llama.cpp";
-    return {{"model",
-             {{"vocab_size", 152064}, {"hidden_size", 5120}, {"num_layers", 64}, {"num_heads", 40}, {"num_kv_heads", 8},
-              {"head_dim", 128}, {"ffn_hidden_size", 27648}, {"qkv_bias", true}, {"max_position_embeddings", 32768}}},
-            {"run", {{"mode", "serving"}, {"gpu", "rtx-3090-ti-24gb"}, {"serving", serving}}}};
+    return { { "model",
+                 { { "vocab_size", 152064 }, { "hidden_size", 5120 }, { "num_layers", 64 }, { "num_heads", 40 },
+                     { "num_kv_heads", 8 }, { "head_dim", 128 }, { "ffn_hidden_size", 27648 }, { "qkv_bias", true },
+                     { "max_position_embeddings", 32768 } } },
+        { "run", { { "mode", "serving" }, { "gpu", "rtx-3090-ti-24gb" }, { "serving", serving } } } };
 }
 
 } // namespace
@@ -132,7 +132,7 @@ void TstServing::vllmRule3Llama31()
     QCOMPARE(k.activationPeakBytes, Bytes(2211840000));
     QCOMPARE(k.kvBytesPerToken, Bytes(131072));
     QCOMPARE(e.gpuBlocks.value(), Count(1957)); // logged 1952
-    QCOMPARE(e.cpuBlocks, Count(2048));         // 4 GiB of 2 MiB blocks, as logged
+    QCOMPARE(e.cpuBlocks, Count(2048)); // 4 GiB of 2 MiB blocks, as logged
     QCOMPARE(e.kvCacheTokens, Count(31312));
     QVERIFY(!e.startupFails);
     QCOMPARE(e.logLines.at(2), std::string("# GPU blocks: 1957, # CPU blocks: 2048"));
@@ -144,7 +144,8 @@ void TstServing::vllmFailures()
     const ServingEstimate tooLong = run(llama31Vllm("0.6.4", 29000));
     QVERIFY(tooLong.startupFails);
     QCOMPARE(tooLong.kvCacheTokens, Count(23712)); // logged 23648
-    QVERIFY(tooLong.failure.find("max seq len (29000) is larger than the maximum number of tokens") != std::string::npos);
+    QVERIFY(
+        tooLong.failure.find("max seq len (29000) is larger than the maximum number of tokens") != std::string::npos);
 
     const ServingEstimate none = run(llama31Vllm("0.6.4", 8192, 0.6));
     QVERIFY(none.startupFails);
@@ -165,7 +166,7 @@ void TstServing::vllmFailures()
 void TstServing::vllmPipelineStages()
 {
     json doc = llama31Vllm("0.8.5", 8192);
-    doc["run"]["parallelism"] = {{"gpus", 2}, {"pipeline_parallel", 2}};
+    doc["run"]["parallelism"] = { { "gpus", 2 }, { "pipeline_parallel", 2 } };
     const ServingEstimate e = run(doc);
     QCOMPARE(e.ranks.size(), std::size_t(2));
     QCOMPARE(e.ranks[0].layers, Count(16));
@@ -179,13 +180,16 @@ void TstServing::vllmPipelineStages()
 
 void TstServing::sglangCellAndDefaults()
 {
-    const json doc = {{"model",
-                       {{"vocab_size", 151936}, {"hidden_size", 4096}, {"num_layers", 94}, {"num_heads", 64}, {"num_kv_heads", 4},
-                        {"head_dim", 128}, {"qk_norm", true}, {"max_position_embeddings", 40960},
-                        {"moe", {{"num_experts", 128}, {"top_k", 8}, {"expert_ffn_hidden_size", 1536}}}}},
-                      {"run",
-                       {{"mode", "serving"}, {"gpu", "h100-sxm-80gb"}, {"parallelism", {{"gpus", 4}, {"tensor_parallel", 4}}},
-                        {"serving", {{"engine", "sglang"}, {"quantization", "fp8-block"}}}}}};
+    const json doc = {
+        { "model",
+            { { "vocab_size", 151936 }, { "hidden_size", 4096 }, { "num_layers", 94 }, { "num_heads", 64 },
+                { "num_kv_heads", 4 }, { "head_dim", 128 }, { "qk_norm", true }, { "max_position_embeddings", 40960 },
+                { "moe", { { "num_experts", 128 }, { "top_k", 8 }, { "expert_ffn_hidden_size", 1536 } } } } },
+        { "run",
+            { { "mode", "serving" }, { "gpu", "h100-sxm-80gb" },
+                { "parallelism", { { "gpus", 4 }, { "tensor_parallel", 4 } } },
+                { "serving", { { "engine", "sglang" }, { "quantization", "fp8-block" } } } } }
+    };
     const ServingEstimate e = run(doc);
     // 94 layers x 1 KV head per rank x (128 + 128) x 2 B.
     QCOMPARE(e.limiting().kvBytesPerToken, Bytes(48128));
@@ -202,38 +206,40 @@ void TstServing::sglangCellAndDefaults()
 
 void TstServing::llamaCppKvAndPadding()
 {
-    const ServingEstimate e = run(qwen32bLlamaCpp({{"n_ctx", 32768}, {"type_k", "q8_0"}, {"type_v", "q8_0"}, {"flash_attn", true},
-                                                   {"n_gpu_layers", -1}, {"tensor_split", {0.625, 0.375}}}));
+    const ServingEstimate e = run(qwen32bLlamaCpp({ { "n_ctx", 32768 }, { "type_k", "q8_0" }, { "type_v", "q8_0" },
+        { "flash_attn", true }, { "n_gpu_layers", -1 }, { "tensor_split", { 0.625, 0.375 } } }));
     QCOMPARE(e.devices.at(0).layers, Count(41));
     QCOMPARE(e.devices.at(0).kvBufferBytes, Bytes(2788) * kMiB); // logged in llama.cpp#11200
     QCOMPARE(e.devices.at(1).kvBufferBytes, Bytes(1564) * kMiB);
     QCOMPARE(e.kBytes, Bytes(2176) * kMiB);
     QCOMPARE(e.outputBufferBytes, Bytes(152064 * 4));
     // n_ctx padded to 256 with flash attention, 32 without.
-    QCOMPARE(run(qwen32bLlamaCpp({{"n_ctx", 5000}, {"flash_attn", true}})).nCtxPadded, Count(5120));
-    QCOMPARE(run(qwen32bLlamaCpp({{"n_ctx", 5000}})).nCtxPadded, Count(5024));
+    QCOMPARE(run(qwen32bLlamaCpp({ { "n_ctx", 5000 }, { "flash_attn", true } })).nCtxPadded, Count(5120));
+    QCOMPARE(run(qwen32bLlamaCpp({ { "n_ctx", 5000 } })).nCtxPadded, Count(5024));
     // Every layer on the CPU by default: no GPU KV buffer.
-    const ServingEstimate cpu = run(qwen32bLlamaCpp({{"n_ctx", 4096}}));
+    const ServingEstimate cpu = run(qwen32bLlamaCpp({ { "n_ctx", 4096 } }));
     QCOMPARE(cpu.devices.at(0).kvBufferBytes, Bytes(0));
     QCOMPARE(cpu.devices.back().kvBufferBytes, Bytes(64) * 4096 * 1024 * 2 * 2);
     // Q4_K_M file: bartowski/Qwen2.5-32B-Instruct-GGUF's Qwen2.5-32B-Instruct-Q4_K_M.gguf is
     // 19,851,351,776 bytes (pinned by a public installer's model table, code-search file
     // 65769254363); the tensors take all but the metadata and the tokenizer.
-    const ServingEstimate km = run(qwen32bLlamaCpp({{"n_ctx", 4096}, {"n_gpu_layers", 65}, {"quantization", "Q4_K_M"}}));
+    const ServingEstimate km
+        = run(qwen32bLlamaCpp({ { "n_ctx", 4096 }, { "n_gpu_layers", 65 }, { "quantization", "Q4_K_M" } }));
     Bytes tensors = 0;
     for (const LlamaCppDevice& d : km.devices)
         tensors += d.weightsBytes;
     QCOMPARE(tensors, Bytes(19845357568));
     QVERIFY(19851351776 - tensors < 8 * kMiB);
     // Q4_0 file: 64 layers of Q4_0 matrices, the output in Q6_K, the embedding Q4_0 on the CPU.
-    const ServingEstimate q = run(qwen32bLlamaCpp({{"n_ctx", 4096}, {"n_gpu_layers", 65}, {"quantization", "Q4_0"}}));
+    const ServingEstimate q
+        = run(qwen32bLlamaCpp({ { "n_ctx", 4096 }, { "n_gpu_layers", 65 }, { "quantization", "Q4_0" } }));
     QCOMPARE(q.devices.back().weightsBytes, ggmlBytes(GgmlType::Q4_0, 5120) * 152064);
 }
 
 void TstServing::llamaCppRefusesQuantizedVWithoutFlash()
 {
     try {
-        run(qwen32bLlamaCpp({{"type_v", "q4_0"}}));
+        run(qwen32bLlamaCpp({ { "type_v", "q4_0" } }));
         QFAIL("expected a refusal");
     } catch (const InputError& e) {
         QCOMPARE(e.keyPath(), std::string("run.serving.type_v"));
@@ -284,10 +290,12 @@ void TstServing::scenarioKeys()
 
 void TstServing::moeDecodeReadsRoutedExperts()
 {
-    const json doc = {{"model", {{"preset", "mixtral-8x7b"}}},
-                      {"run",
-                       {{"mode", "serving"}, {"gpu", "rtx-4090-24gb"},
-                        {"serving", {{"engine", "vllm"}, {"engine_version", "0.6.4"}, {"quantization", "awq"}, {"max_model_len", 4096}}}}}};
+    const json doc = { { "model", { { "preset", "mixtral-8x7b" } } },
+        { "run",
+            { { "mode", "serving" }, { "gpu", "rtx-4090-24gb" },
+                { "serving",
+                    { { "engine", "vllm" }, { "engine_version", "0.6.4" }, { "quantization", "awq" },
+                        { "max_model_len", 4096 } } } } } };
     const Scenario sc = readScenario(doc);
     const ServingEstimate e = servingEstimate(sc.model, sc.run);
     const ServingSpeed one = servingSpeed(sc.model, sc.run, e, 1, 512, 1024);
@@ -314,7 +322,7 @@ void TstServing::fits()
     longer.serving->maxModelLen = *l.value;
     QVERIFY(!servingEstimate(sc.model, longer).startupFails);
     // llama.cpp: Qwen2.5-32B Q4_K_M on a 24 GiB card at 32768 tokens (8 GiB of f16 KV): not all 65 layers.
-    const Scenario q = readScenario(qwen32bLlamaCpp({{"n_ctx", 32768}, {"quantization", "Q4_K_M"}}));
+    const Scenario q = readScenario(qwen32bLlamaCpp({ { "n_ctx", 32768 }, { "quantization", "Q4_K_M" } }));
     const ServingFit g = mostGpuLayers(q.model, q.run);
     QVERIFY(g.value.has_value());
     qInfo("%s", g.explanation.c_str());
@@ -327,9 +335,10 @@ void TstServing::fits()
 
 void TstServing::hfGenerateIsTodaysInference()
 {
-    json doc = {{"model", {{"preset", "llama-3-8b"}}},
-                {"run", {{"mode", "serving"}, {"gpu", "h100-sxm-80gb"},
-                         {"serving", {{"engine", "hf-generate"}, {"max_model_len", 8192}, {"max_num_seqs", 4}}}}}};
+    json doc = { { "model", { { "preset", "llama-3-8b" } } },
+        { "run",
+            { { "mode", "serving" }, { "gpu", "h100-sxm-80gb" },
+                { "serving", { { "engine", "hf-generate" }, { "max_model_len", 8192 }, { "max_num_seqs", 4 } } } } } };
     const ServingEstimate e = run(doc);
     // 4 sequences x 8192 tokens x 32 layers x 2 x 8 heads x 128 x 2 B = 4 GiB, no reservation.
     QCOMPARE(e.kvCacheBytes, Bytes(4) * kGiB);
@@ -341,10 +350,12 @@ void TstServing::hfGenerateIsTodaysInference()
 void TstServing::llamaCppSlidingWindowCache()
 {
     // Gemma 3 12B: 48 layers, every 6th global, window 1024, 8 KV heads x 256, f16: 8192 B a cell and layer.
-    json doc = {{"model", {{"preset", "gemma-3-12b"}}},
-                {"run", {{"mode", "serving"}, {"gpu", "rtx-4090-24gb"},
-                         {"serving", {{"engine", "llama.cpp"}, {"engine_version", "b5500"}, {"n_ctx", 32768}, {"flash_attn", true},
-                                      {"n_gpu_layers", -1}}}}}};
+    json doc = { { "model", { { "preset", "gemma-3-12b" } } },
+        { "run",
+            { { "mode", "serving" }, { "gpu", "rtx-4090-24gb" },
+                { "serving",
+                    { { "engine", "llama.cpp" }, { "engine_version", "b5500" }, { "n_ctx", 32768 },
+                        { "flash_attn", true }, { "n_gpu_layers", -1 } } } } } };
     // iSWA (PR #13194): 8 global layers x 32768 cells + 40 local layers x pad(1024 + 512, 256) = 1536 cells.
     QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(8LL * 32768 * 8192 + 40LL * 1536 * 8192));
     doc["run"]["serving"]["swa_full"] = true;

@@ -24,8 +24,14 @@ private slots:
 
 namespace {
 
-double gibOf(Bytes b) { return static_cast<double>(b) / static_cast<double>(kGiB); }
-double mibOf(Bytes b) { return static_cast<double>(b) / static_cast<double>(kMiB); }
+double gibOf(Bytes b)
+{
+    return static_cast<double>(b) / static_cast<double>(kGiB);
+}
+double mibOf(Bytes b)
+{
+    return static_cast<double>(b) / static_cast<double>(kMiB);
+}
 
 /// The predicted value named by a case file's "predicted" key.
 double predicted(const ServingEstimate& e, const std::string& key)
@@ -37,22 +43,38 @@ double predicted(const ServingEstimate& e, const std::string& key)
                 return d;
         throw std::runtime_error("no device " + name);
     };
-    if (key == "gpu_blocks") return static_cast<double>(e.gpuBlocks.value_or(0));
-    if (key == "cpu_blocks") return static_cast<double>(e.cpuBlocks);
-    if (key == "kv_cache_tokens") return static_cast<double>(e.kvCacheTokens);
-    if (key == "kv_cache_gib") return gibOf(k->kvCacheBytes);
-    if (key == "weights_gib") return gibOf(k->weightsBytes);
-    if (key == "activation_peak_gib") return gibOf(k->activationPeakBytes);
-    if (key == "peak_torch_gib") return gibOf(k->weightsBytes + k->activationPeakBytes);
-    if (key == "max_concurrency") return e.maxConcurrency;
-    if (key == "k_size_gib") return gibOf(checkedMul(e.kvCacheTokens, k->kvBytesPerToken) / 2);
-    if (key == "n_ctx_padded") return static_cast<double>(e.nCtxPadded);
-    if (key == "cuda0_kv_buffer_mib") return mibOf(device("CUDA0").kvBufferBytes);
-    if (key == "cuda1_kv_buffer_mib") return mibOf(device("CUDA1").kvBufferBytes);
-    if (key == "kv_self_mib") return mibOf(e.kBytes + e.vBytes);
-    if (key == "k_mib") return mibOf(e.kBytes);
-    if (key == "v_mib") return mibOf(e.vBytes);
-    if (key == "output_buffer_mib") return mibOf(e.outputBufferBytes);
+    if (key == "gpu_blocks")
+        return static_cast<double>(e.gpuBlocks.value_or(0));
+    if (key == "cpu_blocks")
+        return static_cast<double>(e.cpuBlocks);
+    if (key == "kv_cache_tokens")
+        return static_cast<double>(e.kvCacheTokens);
+    if (key == "kv_cache_gib")
+        return gibOf(k->kvCacheBytes);
+    if (key == "weights_gib")
+        return gibOf(k->weightsBytes);
+    if (key == "activation_peak_gib")
+        return gibOf(k->activationPeakBytes);
+    if (key == "peak_torch_gib")
+        return gibOf(k->weightsBytes + k->activationPeakBytes);
+    if (key == "max_concurrency")
+        return e.maxConcurrency;
+    if (key == "k_size_gib")
+        return gibOf(checkedMul(e.kvCacheTokens, k->kvBytesPerToken) / 2);
+    if (key == "n_ctx_padded")
+        return static_cast<double>(e.nCtxPadded);
+    if (key == "cuda0_kv_buffer_mib")
+        return mibOf(device("CUDA0").kvBufferBytes);
+    if (key == "cuda1_kv_buffer_mib")
+        return mibOf(device("CUDA1").kvBufferBytes);
+    if (key == "kv_self_mib")
+        return mibOf(e.kBytes + e.vBytes);
+    if (key == "k_mib")
+        return mibOf(e.kBytes);
+    if (key == "v_mib")
+        return mibOf(e.vBytes);
+    if (key == "output_buffer_mib")
+        return mibOf(e.outputBufferBytes);
     throw std::runtime_error("unknown predicted key " + key);
 }
 
@@ -75,7 +97,8 @@ void TstServingPublished::everyCaseComparedOrRefused()
         const json c = parseJsonText(readTextFile(f.string()), f.string());
         const std::string id = c.at("id").get<std::string>();
         const fs::path pin = dir / "scenarios" / (id + ".json");
-        QVERIFY2(fs::exists(pin), qPrintable(QString::fromStdString(id + ": no scenarios/" + id + ".json (compared or refused)")));
+        QVERIFY2(fs::exists(pin),
+            qPrintable(QString::fromStdString(id + ": no scenarios/" + id + ".json (compared or refused)")));
         const json p = parseJsonText(readTextFile(pin.string()), pin.string());
         if (p.contains("refused")) {
             QVERIFY(!p.at("refused").get<std::string>().empty());
@@ -87,8 +110,10 @@ void TstServingPublished::everyCaseComparedOrRefused()
         const json& logged = c.at("logged");
         if (p.contains("not_compared"))
             for (auto it = p.at("not_compared").begin(); it != p.at("not_compared").end(); ++it) {
-                QVERIFY2(logged.contains(it.key()), qPrintable(QString::fromStdString(id + ": nothing logged as " + it.key())));
-                qInfo("%-62s %-24s not compared: %s", id.c_str(), it.key().c_str(), it.value().get<std::string>().c_str());
+                QVERIFY2(logged.contains(it.key()),
+                    qPrintable(QString::fromStdString(id + ": nothing logged as " + it.key())));
+                qInfo("%-62s %-24s not compared: %s", id.c_str(), it.key().c_str(),
+                    it.value().get<std::string>().c_str());
             }
         for (const json& run : p.at("runs")) {
             const Scenario sc = readScenario(run.at("scenario"));
@@ -110,11 +135,13 @@ void TstServingPublished::everyCaseComparedOrRefused()
                     got = predicted(e, pk);
                     err = want == 0 ? (got == 0 ? 0 : 100) : 100 * (got - want) / std::abs(want);
                 }
-                qInfo("%-62s %-24s logged %12.4f predicted %12.4f error %+7.2f %% (bound %.1f %%)", id.c_str(), lk.c_str(), want, got, err, bound);
-                QVERIFY2(std::abs(err) <= bound, qPrintable(QString::fromStdString(id + " " + lk) +
-                                                            QStringLiteral(": error %1 % beyond %2 %").arg(err, 0, 'f', 2).arg(bound)));
-                if (lk == "gpu_blocks" || lk.rfind("gpu_blocks_rule", 0) == 0 || lk == "kv_cache_tokens" ||
-                    lk.find("kv_buffer") != std::string::npos || lk == "kv_self_mib") {
+                qInfo("%-62s %-24s logged %12.4f predicted %12.4f error %+7.2f %% (bound %.1f %%)", id.c_str(),
+                    lk.c_str(), want, got, err, bound);
+                QVERIFY2(std::abs(err) <= bound,
+                    qPrintable(QString::fromStdString(id + " " + lk)
+                        + QStringLiteral(": error %1 % beyond %2 %").arg(err, 0, 'f', 2).arg(bound)));
+                if (lk == "gpu_blocks" || lk.rfind("gpu_blocks_rule", 0) == 0 || lk == "kv_cache_tokens"
+                    || lk.find("kv_buffer") != std::string::npos || lk == "kv_self_mib") {
                     if (want > 0) {
                         ++kvCount;
                         kvSum += std::abs(err);
@@ -125,8 +152,9 @@ void TstServingPublished::everyCaseComparedOrRefused()
         }
         ++comparedCases;
     }
-    qInfo("%d cases compared, %d refused; KV capacity (blocks, tokens, llama.cpp KV buffers): %d numbers, mean |error| %.2f %%, worst %.2f %%",
-          comparedCases, refused, kvCount, kvSum / std::max(1, kvCount), kvWorst);
+    qInfo("%d cases compared, %d refused; KV capacity (blocks, tokens, llama.cpp KV buffers): %d numbers, mean |error| "
+          "%.2f %%, worst %.2f %%",
+        comparedCases, refused, kvCount, kvSum / std::max(1, kvCount), kvWorst);
     QCOMPARE(comparedCases + refused, static_cast<int>(files.size()));
     QVERIFY(comparedCases >= 14);
 }

@@ -12,15 +12,35 @@ namespace vramlab {
 
 /// ggml tensor types (ggml/src/ggml-common.h block layouts).
 enum class GgmlType {
-    F32, F16, Bf16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K,
-    IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ4_NL, IQ4_XS
+    F32,
+    F16,
+    Bf16,
+    Q4_0,
+    Q4_1,
+    Q5_0,
+    Q5_1,
+    Q8_0,
+    Q2_K,
+    Q3_K,
+    Q4_K,
+    Q5_K,
+    Q6_K,
+    IQ1_S,
+    IQ1_M,
+    IQ2_XXS,
+    IQ2_XS,
+    IQ2_S,
+    IQ3_XXS,
+    IQ3_S,
+    IQ4_NL,
+    IQ4_XS
 };
 
 struct GgmlTypeInfo {
     GgmlType type;
-    std::string_view name;  ///< ggml's lower-case name: "q8_0", "q4_K"
-    Count blockValues;      ///< values per block (1 for the float types)
-    Count blockBytes;       ///< bytes per block, scales and minimums included
+    std::string_view name; ///< ggml's lower-case name: "q8_0", "q4_K"
+    Count blockValues; ///< values per block (1 for the float types)
+    Count blockBytes; ///< bytes per block, scales and minimums included
 };
 
 const GgmlTypeInfo& ggmlTypeInfo(GgmlType t);
@@ -34,9 +54,9 @@ enum class QuantKind { None, Awq, Gptq, Marlin, Fp8, Fp8Block, BnbNf4, BnbInt8, 
 
 struct WeightQuant {
     QuantKind kind = QuantKind::None;
-    Count groupSize = 128;     ///< AWQ/GPTQ/Marlin group (-1: one group per column)
-    Count fp8Block = 128;      ///< Fp8Block: square blocks of this side
-    std::string ggufFileType;  ///< Gguf: "Q4_K_M", "Q5_K_M" or a plain type "Q8_0", "F16"
+    Count groupSize = 128; ///< AWQ/GPTQ/Marlin group (-1: one group per column)
+    Count fp8Block = 128; ///< Fp8Block: square blocks of this side
+    std::string ggufFileType; ///< Gguf: "Q4_K_M", "Q5_K_M" or a plain type "Q8_0", "F16"
 };
 
 std::string quantizationName(const WeightQuant& q);

@@ -19,41 +19,41 @@ enum class ServingEngine { Vllm, Sglang, LlamaCpp, HfGenerate };
 /// Unset optionals take the engine's default at `engineVersion` (serving_io.cpp cites each).
 struct Serving {
     ServingEngine engine = ServingEngine::Vllm;
-    std::string engineVersion;               ///< "0.6.4"; empty: the engine's default version
-    DType dtype = DType::Bf16;               ///< --dtype: weights and activations of unquantized tensors
-    WeightQuant quantization;                ///< --quantization (vLLM/SGLang) or the GGUF file type (llama.cpp)
+    std::string engineVersion; ///< "0.6.4"; empty: the engine's default version
+    DType dtype = DType::Bf16; ///< --dtype: weights and activations of unquantized tensors
+    WeightQuant quantization; ///< --quantization (vLLM/SGLang) or the GGUF file type (llama.cpp)
 
     // vLLM
     double gpuMemoryUtilization = 0.9;
-    std::optional<Count> maxModelLen;         ///< default: model.max_position_embeddings
+    std::optional<Count> maxModelLen; ///< default: model.max_position_embeddings
     std::optional<Count> maxNumSeqs;
     std::optional<Count> maxNumBatchedTokens;
     Count blockSize = 16;
-    std::optional<DType> kvCacheDtype;        ///< unset: "auto" = dtype
+    std::optional<DType> kvCacheDtype; ///< unset: "auto" = dtype
     bool enforceEager = false;
     std::optional<bool> enableChunkedPrefill;
-    double swapSpaceGib = 4;                  ///< V0 CPU blocks
+    double swapSpaceGib = 4; ///< V0 CPU blocks
 
     // SGLang
     std::optional<double> memFractionStatic;
-    std::optional<Count> contextLength;       ///< --context-length (SGLang)
-    bool multimodal = false;                  ///< the checkpoint has a vision tower (SGLang lowers mem_fraction_static)
+    std::optional<Count> contextLength; ///< --context-length (SGLang)
+    bool multimodal = false; ///< the checkpoint has a vision tower (SGLang lowers mem_fraction_static)
 
     // llama.cpp
     Count nCtx = 4096;
-    Count nGpuLayers = 0;                     ///< llama.cpp's default keeps every layer on the CPU
+    Count nGpuLayers = 0; ///< llama.cpp's default keeps every layer on the CPU
     Count nBatch = 2048;
     Count nUbatch = 512;
     GgmlType typeK = GgmlType::F16;
     GgmlType typeV = GgmlType::F16;
     bool flashAttn = false;
-    bool swaFull = false;                     ///< --swa-full: sliding-window layers keep the whole context
-    std::vector<double> tensorSplit;          ///< --tensor-split proportions; empty: one GPU
+    bool swaFull = false; ///< --swa-full: sliding-window layers keep the whole context
+    std::vector<double> tensorSplit; ///< --tensor-split proportions; empty: one GPU
 
     // Inputs no flag states (documented defaults in serving_io.cpp)
-    std::optional<Bytes> nonTorchBytes;       ///< memory outside torch's allocator the rule counts
-    std::optional<Bytes> cudaGraphBytes;      ///< CUDA-graph pool, for the rules that subtract it
-    std::optional<Bytes> computeBufferBytes;  ///< llama.cpp compute buffer per GPU (not modelled)
+    std::optional<Bytes> nonTorchBytes; ///< memory outside torch's allocator the rule counts
+    std::optional<Bytes> cudaGraphBytes; ///< CUDA-graph pool, for the rules that subtract it
+    std::optional<Bytes> computeBufferBytes; ///< llama.cpp compute buffer per GPU (not modelled)
 };
 
 std::string_view toString(ServingEngine e);
