@@ -3,8 +3,8 @@
 // (target >= 100,000 configurations per second) on one core.
 #include "vramlab/estimator.h"
 #include "vramlab/planner.h"
-#include "vramlab/step_timeline.h"
 #include "vramlab/presets.h"
+#include "vramlab/step_timeline.h"
 #include "vramlab/sweep.h"
 
 #include <benchmark/benchmark.h>
@@ -73,7 +73,10 @@ void plannerBenchmark(benchmark::State& state, const Scenario& sc, Count gpus, C
     state.counters["configs"] = static_cast<double>(configs) / static_cast<double>(state.iterations());
 }
 
-void BM_PlanLlama8bOn8(benchmark::State& state) { plannerBenchmark(state, llama8bOn8H100(), 8, 64); }
+void BM_PlanLlama8bOn8(benchmark::State& state)
+{
+    plannerBenchmark(state, llama8bOn8H100(), 8, 64);
+}
 BENCHMARK(BM_PlanLlama8bOn8)->Unit(benchmark::kMillisecond);
 
 void BM_PlanLlama70bOn64(benchmark::State& state)

@@ -27,22 +27,39 @@ void sliderSweep(benchmark::State& state, int tab, const char* key)
     window.tabs()->setCurrentIndex(tab);
     QApplication::processEvents();
     QSlider* slider = window.panel()->slider(QString::fromLatin1(key));
-    QCustomPlot* plot = tab == 1 ? window.sweepChart()->plot() : tab == 4 ? window.timelineChart()->plot() : window.chart()->plot();
+    QCustomPlot* plot = tab == 1 ? window.sweepChart()->plot()
+        : tab == 4               ? window.timelineChart()->plot()
+                                 : window.chart()->plot();
     int pos = slider->minimum();
     for (auto _ : state) {
         pos = pos >= slider->maximum() ? slider->minimum() : pos + 1;
-        slider->setValue(pos);            // one step of a drag: edit, recompute, update views
-        QApplication::processEvents();    // the queued replot and repaints
+        slider->setValue(pos); // one step of a drag: edit, recompute, update views
+        QApplication::processEvents(); // the queued replot and repaints
         plot->replot(QCustomPlot::rpImmediateRefresh); // make sure a frame was drawn
     }
 }
 
-void BM_SliderBreakdownTab(benchmark::State& state) { sliderSweep(state, 0, "run.sequence_length"); }
-void BM_SliderSweepTab(benchmark::State& state) { sliderSweep(state, 1, "run.micro_batch_size"); }
-void BM_SliderExplainTab(benchmark::State& state) { sliderSweep(state, 3, "run.parallelism.gpus"); }
-void BM_SliderTimelineTab(benchmark::State& state) { sliderSweep(state, 4, "run.sequence_length"); }
+void BM_SliderBreakdownTab(benchmark::State& state)
+{
+    sliderSweep(state, 0, "run.sequence_length");
+}
+void BM_SliderSweepTab(benchmark::State& state)
+{
+    sliderSweep(state, 1, "run.micro_batch_size");
+}
+void BM_SliderExplainTab(benchmark::State& state)
+{
+    sliderSweep(state, 3, "run.parallelism.gpus");
+}
+void BM_SliderTimelineTab(benchmark::State& state)
+{
+    sliderSweep(state, 4, "run.sequence_length");
+}
 /// Plan tab: three fit searches and the planner (433 setups for the default scenario) per move.
-void BM_SliderPlanTab(benchmark::State& state) { sliderSweep(state, 5, "run.sequence_length"); }
+void BM_SliderPlanTab(benchmark::State& state)
+{
+    sliderSweep(state, 5, "run.sequence_length");
+}
 
 } // namespace
 

@@ -10,10 +10,12 @@
 
 namespace vramlab {
 
-BreakdownTable::BreakdownTable(QWidget* parent) : QTreeWidget(parent)
+BreakdownTable::BreakdownTable(QWidget* parent)
+    : QTreeWidget(parent)
 {
     setColumnCount(4);
-    setHeaderLabels({QStringLiteral("Component"), QStringLiteral("Size"), QStringLiteral("Bytes"), QStringLiteral("Share")});
+    setHeaderLabels(
+        { QStringLiteral("Component"), QStringLiteral("Size"), QStringLiteral("Bytes"), QStringLiteral("Share") });
     header()->setSectionResizeMode(0, QHeaderView::Stretch);
     header()->setMinimumSectionSize(60);
     for (int c = 1; c < 4; ++c)
@@ -30,13 +32,16 @@ void BreakdownTable::setReport(const Report* r)
     if (!r)
         return;
     const QLocale en(QLocale::English);
-    auto share = [&](Bytes b) { return r->total > 0 ? QStringLiteral("%1%").arg(100.0 * double(b) / double(r->total), 0, 'f', 1) : QString(); };
+    auto share = [&](Bytes b) {
+        return r->total > 0 ? QStringLiteral("%1%").arg(100.0 * double(b) / double(r->total), 0, 'f', 1) : QString();
+    };
     for (const char* key : kComponentKeys) {
         const Component* c = r->component(key);
         if (!c)
             continue;
-        auto* item = new QTreeWidgetItem(this, {componentLabel(QString::fromLatin1(key)), bytesText(c->bytes),
-                                                en.toString(qlonglong(c->bytes)), share(c->bytes)});
+        auto* item = new QTreeWidgetItem(this,
+            { componentLabel(QString::fromLatin1(key)), bytesText(c->bytes), en.toString(qlonglong(c->bytes)),
+                share(c->bytes) });
         item->setIcon(0, [&] {
             QPixmap swatch(12, 12);
             swatch.fill(PlotTheme::componentColor(QString::fromLatin1(key)));
@@ -47,12 +52,12 @@ void BreakdownTable::setReport(const Report* r)
             item->setTextAlignment(col, Qt::AlignRight | Qt::AlignVCenter);
         if (QLatin1String(key) == QLatin1String("activations")) {
             const QString per = r->microBatchesInFlight > 1
-                                    ? QStringLiteral(" (per micro-batch; x%1 in flight)").arg(r->microBatchesInFlight)
-                                    : QString();
+                ? QStringLiteral(" (per micro-batch; x%1 in flight)").arg(r->microBatchesInFlight)
+                : QString();
             for (const ActivationTensor& t : r->activations.tensors) {
-                auto* child = new QTreeWidgetItem(item, {QString::fromStdString(t.name) +
-                                                             (t.count > 1 ? QStringLiteral(" x%1").arg(t.count) : QString()),
-                                                         bytesText(t.total()), en.toString(qlonglong(t.total())), share(t.total())});
+                auto* child = new QTreeWidgetItem(item,
+                    { QString::fromStdString(t.name) + (t.count > 1 ? QStringLiteral(" x%1").arg(t.count) : QString()),
+                        bytesText(t.total()), en.toString(qlonglong(t.total())), share(t.total()) });
                 child->setToolTip(0, QString::fromStdString(t.shapeText()) + per);
                 for (int col = 1; col < 4; ++col)
                     child->setTextAlignment(col, Qt::AlignRight | Qt::AlignVCenter);
@@ -61,11 +66,12 @@ void BreakdownTable::setReport(const Report* r)
         }
         if (QLatin1String(key) == QLatin1String("overhead"))
             for (const Component& part : r->overheadParts)
-                new QTreeWidgetItem(item, {QString::fromUtf8(part.label.data(), int(part.label.size())), bytesText(part.bytes),
-                                           en.toString(qlonglong(part.bytes)), share(part.bytes)});
+                new QTreeWidgetItem(item,
+                    { QString::fromUtf8(part.label.data(), int(part.label.size())), bytesText(part.bytes),
+                        en.toString(qlonglong(part.bytes)), share(part.bytes) });
     }
-    auto* total = new QTreeWidgetItem(this, {QStringLiteral("Total"), bytesText(r->total), en.toString(qlonglong(r->total)),
-                                             QStringLiteral("100%")});
+    auto* total = new QTreeWidgetItem(this,
+        { QStringLiteral("Total"), bytesText(r->total), en.toString(qlonglong(r->total)), QStringLiteral("100%") });
     QFont bold = total->font(0);
     bold.setBold(true);
     for (int col = 0; col < 4; ++col) {
@@ -81,7 +87,8 @@ QString BreakdownTable::toCsv() const
     for (int i = 0; i < topLevelItemCount(); ++i) {
         const QTreeWidgetItem* it = topLevelItem(i);
         auto field = [](const QString& s) { return QString::fromStdString(csvField(s.toStdString())); };
-        csv += QStringLiteral("%1,%2,%3\n").arg(field(it->text(0)), field(QString(it->text(2)).remove(QLatin1Char(','))), field(it->text(3)));
+        csv += QStringLiteral("%1,%2,%3\n")
+                   .arg(field(it->text(0)), field(QString(it->text(2)).remove(QLatin1Char(','))), field(it->text(3)));
     }
     return csv;
 }

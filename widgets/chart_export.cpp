@@ -34,10 +34,13 @@ namespace {
 const QVector<QPair<ChartKind, QString>>& kinds()
 {
     static const QVector<QPair<ChartKind, QString>> all = {
-        {ChartKind::Breakdown, QStringLiteral("breakdown")},         {ChartKind::SweepSequence, QStringLiteral("sweep-seq")},
-        {ChartKind::SweepBatch, QStringLiteral("sweep-batch")},      {ChartKind::CompareMethods, QStringLiteral("compare-methods")},
-        {ChartKind::CompareZero, QStringLiteral("compare-zero")},    {ChartKind::CompareFiles, QStringLiteral("compare-files")},
-        {ChartKind::Timeline, QStringLiteral("timeline")},
+        { ChartKind::Breakdown, QStringLiteral("breakdown") },
+        { ChartKind::SweepSequence, QStringLiteral("sweep-seq") },
+        { ChartKind::SweepBatch, QStringLiteral("sweep-batch") },
+        { ChartKind::CompareMethods, QStringLiteral("compare-methods") },
+        { ChartKind::CompareZero, QStringLiteral("compare-zero") },
+        { ChartKind::CompareFiles, QStringLiteral("compare-files") },
+        { ChartKind::Timeline, QStringLiteral("timeline") },
     };
     return all;
 }
@@ -53,20 +56,25 @@ SweepParam sweepParam(ChartKind kind, const Scenario& sc)
 QString sweepLabel(SweepParam p)
 {
     switch (p) {
-    case SweepParam::SequenceLength: return QStringLiteral("sequence length (tokens)");
-    case SweepParam::MicroBatchSize: return QStringLiteral("micro-batch (samples)");
-    case SweepParam::ContextLength: return QStringLiteral("context length (tokens)");
-    case SweepParam::BatchSize: return QStringLiteral("batch (sequences)");
-    default: return QString::fromStdString(keyPathOf(p));
+    case SweepParam::SequenceLength:
+        return QStringLiteral("sequence length (tokens)");
+    case SweepParam::MicroBatchSize:
+        return QStringLiteral("micro-batch (samples)");
+    case SweepParam::ContextLength:
+        return QStringLiteral("context length (tokens)");
+    case SweepParam::BatchSize:
+        return QStringLiteral("batch (sequences)");
+    default:
+        return QString::fromStdString(keyPathOf(p));
     }
 }
 
 StackedBarChart::Column columnFor(const QString& label, const Scenario& sc)
 {
     try {
-        return {label, estimate(sc), {}};
+        return { label, estimate(sc), {} };
     } catch (const std::exception& e) {
-        return {label, std::nullopt, QString::fromUtf8(e.what())};
+        return { label, std::nullopt, QString::fromUtf8(e.what()) };
     }
 }
 
@@ -98,8 +106,8 @@ QByteArray chartCsv(ChartKind kind, const QVector<Scenario>& scenarios, const QS
             out += QByteArray::number(qlonglong(pt.value));
             for (const char* k : kComponentKeys)
                 out += ',' + QByteArray::number(qlonglong(pt.report.bytesOf(k)));
-            out += ',' + QByteArray::number(qlonglong(pt.report.total)) + ',' + QByteArray::number(qlonglong(pt.report.peak)) +
-                   ',' + pt.report.fitsCsv() + '\n';
+            out += ',' + QByteArray::number(qlonglong(pt.report.total)) + ','
+                + QByteArray::number(qlonglong(pt.report.peak)) + ',' + pt.report.fitsCsv() + '\n';
         }
         return out;
     }
@@ -119,8 +127,8 @@ QByteArray chartCsv(ChartKind kind, const QVector<Scenario>& scenarios, const QS
         out += QByteArray::fromStdString(csvField(c.label.toStdString())); // labels come from file names
         for (const char* k : kComponentKeys)
             out += ',' + (c.report ? QByteArray::number(qlonglong(c.report->bytesOf(k))) : QByteArray());
-        out += c.report ? ',' + QByteArray::number(qlonglong(c.report->total)) + ',' + QByteArray::number(qlonglong(c.report->peak)) +
-                              ',' + c.report->fitsCsv() + '\n'
+        out += c.report ? ',' + QByteArray::number(qlonglong(c.report->total)) + ','
+                + QByteArray::number(qlonglong(c.report->peak)) + ',' + c.report->fitsCsv() + '\n'
                         : QByteArray(",,,invalid\n");
     }
     return out;
@@ -152,7 +160,7 @@ QString htmlTable(const ReportTable& table)
 
 QVector<ChartKind> reviewCharts(const Scenario& sc)
 {
-    QVector<ChartKind> charts = {ChartKind::Breakdown, ChartKind::SweepSequence, ChartKind::CompareMethods};
+    QVector<ChartKind> charts = { ChartKind::Breakdown, ChartKind::SweepSequence, ChartKind::CompareMethods };
     if (sc.run.mode == Mode::Training)
         charts << ChartKind::CompareZero << ChartKind::Timeline;
     return charts;
@@ -184,8 +192,8 @@ QStringList chartKindNames()
     return names;
 }
 
-ExportedChart::ExportedChart(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels, QSize size,
-                             const PlotTheme& theme)
+ExportedChart::ExportedChart(
+    ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels, QSize size, const PlotTheme& theme)
     : m_size(size)
 {
     const Scenario& sc = scenarios.front();
@@ -226,7 +234,10 @@ ExportedChart::ExportedChart(ChartKind kind, const QVector<Scenario>& scenarios,
 
 ExportedChart::~ExportedChart() = default;
 
-QCustomPlot* ExportedChart::plot() const { return m_plot; }
+QCustomPlot* ExportedChart::plot() const
+{
+    return m_plot;
+}
 
 QByteArray ExportedChart::png(double scale) const
 {
@@ -297,7 +308,7 @@ QByteArray reviewHtml(const Scenario& sc, QSize chartSize, const PlotTheme& them
     const QString breakdown = htmlTable(breakdownTable(r));
     QString charts;
     for (ChartKind kind : reviewCharts(sc)) {
-        const ExportedChart chart(kind, {sc}, {}, chartSize, theme);
+        const ExportedChart chart(kind, { sc }, {}, chartSize, theme);
         QByteArray svg = chart.svg();
         svg = svg.mid(svg.indexOf("<svg")); // inline: drop the XML prolog
         charts += QStringLiteral("<figure>%1<figcaption>%2</figcaption></figure>\n")
@@ -319,9 +330,10 @@ th { background: #f2f2f2; } code { font-size: 90%; } figure { margin: 1.5em 0; }
 <p><em>Made with VRAM Lab %8; every figure is reproducible with <code>vramlab-cli estimate</code>.</em></p>
 </body></html>
 )")
-                             .arg(QString::fromStdString(sc.name).toHtmlEscaped(), r.fits ? QStringLiteral("#00783c") : QStringLiteral("#be1e14"),
-                                  verdictText(r).toHtmlEscaped(), settings, breakdown, charts, ExplainView::html(r),
-                                  QCoreApplication::applicationVersion().toHtmlEscaped());
+                             .arg(QString::fromStdString(sc.name).toHtmlEscaped(),
+                                 r.fits ? QStringLiteral("#00783c") : QStringLiteral("#be1e14"),
+                                 verdictText(r).toHtmlEscaped(), settings, breakdown, charts, ExplainView::html(r),
+                                 QCoreApplication::applicationVersion().toHtmlEscaped());
     return html.toUtf8();
 }
 
@@ -344,7 +356,8 @@ int moveFolderIntoPlace(const std::string& tmp, const std::string& folder, bool 
 }
 
 /// The review report OUT.md and its images in OUT_files/, all or nothing.
-bool exportReviewMarkdown(const Scenario& sc, const QString& outPath, QSize size, const PlotTheme& theme, QString* error)
+bool exportReviewMarkdown(
+    const Scenario& sc, const QString& outPath, QSize size, const PlotTheme& theme, QString* error)
 {
     namespace fs = std::filesystem;
     const QFileInfo out(outPath);
@@ -376,7 +389,7 @@ bool exportReviewMarkdown(const Scenario& sc, const QString& outPath, QSize size
         for (ChartKind k : reviewCharts(sc)) {
             const QString name = chartKindName(k) + QStringLiteral(".png");
             writeFileAtomically(tmp + "/" + QFile::encodeName(name).toStdString(),
-                                ExportedChart(k, {sc}, {}, size, theme).png(2.0).toStdString());
+                ExportedChart(k, { sc }, {}, size, theme).png(2.0).toStdString());
             images.emplace_back(chartKindName(k).toStdString(), (folderName + QLatin1Char('/') + name).toStdString());
         }
         const std::string report = reviewMarkdown(sc, estimate(sc), images);
@@ -400,8 +413,8 @@ bool exportReviewMarkdown(const Scenario& sc, const QString& outPath, QSize size
 
 } // namespace
 
-bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels, const QString& outPath,
-                    QSize size, const PlotTheme& theme, QString* error)
+bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels,
+    const QString& outPath, QSize size, const PlotTheme& theme, QString* error)
 {
     const QString ext = QFileInfo(outPath).suffix().toLower();
     auto fail = [&](const QString& why) {
@@ -421,7 +434,9 @@ bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QS
     try {
         if (ext == QLatin1String("png") || ext == QLatin1String("svg") || ext == QLatin1String("pdf")) {
             const ExportedChart chart(kind, scenarios, labels, size, theme);
-            const QByteArray data = ext == QLatin1String("png") ? chart.png(2.0) : ext == QLatin1String("svg") ? chart.svg() : chart.pdf();
+            const QByteArray data = ext == QLatin1String("png") ? chart.png(2.0)
+                : ext == QLatin1String("svg")                   ? chart.svg()
+                                                                : chart.pdf();
             return writeFileAtomic(outPath, data, error);
         }
         if (ext == QLatin1String("csv"))

@@ -32,7 +32,7 @@ class ExportedChart {
 public:
     /// `scenarios`: one (two or more for compare-files); `labels` name them (file names).
     ExportedChart(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels, QSize size,
-                  const PlotTheme& theme);
+        const PlotTheme& theme);
     ~ExportedChart();
     QCustomPlot* plot() const;
     QSize size() const { return m_size; }
@@ -59,8 +59,8 @@ bool writeFileAtomic(const QString& path, const QByteArray& data, QString* error
 /// .png .svg .pdf (the chart), .csv .md (the breakdown table; .md with `--chart` other
 /// than breakdown is the review report with its chart images beside it), .html (one
 /// self-contained review report with the charts inline). Errors name the file and why.
-bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels, const QString& outPath,
-                    QSize size, const PlotTheme& theme, QString* error);
+bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels,
+    const QString& outPath, QSize size, const PlotTheme& theme, QString* error);
 
 /// The self-contained HTML review report (settings, verdict, breakdown, inline SVG charts,
 /// FLOPs, formulas).

@@ -11,8 +11,8 @@
 namespace vramlab {
 
 /// The seven bar segments, bottom to top, as the report names them.
-inline constexpr std::array<const char*, 7> kComponentKeys = {"weights", "master_weights", "gradients", "optimizer_states",
-                                                              "activations", "kv_cache", "overhead"};
+inline constexpr std::array<const char*, 7> kComponentKeys
+    = { "weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead" };
 
 QString componentLabel(const QString& key);
 /// "45.07 GiB" (binary units, as GPU memory is sold and reported).

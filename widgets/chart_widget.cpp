@@ -6,7 +6,9 @@
 namespace vramlab {
 
 ChartWidget::ChartWidget(QWidget* parent)
-    : QWidget(parent), m_plot(createPlotIn(this)), m_theme(PlotTheme::fromPalette(palette(), false))
+    : QWidget(parent)
+    , m_plot(createPlotIn(this))
+    , m_theme(PlotTheme::fromPalette(palette(), false))
 {
 }
 

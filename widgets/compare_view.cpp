@@ -22,9 +22,9 @@ namespace {
 StackedBarChart::Column column(const QString& label, const Scenario& sc)
 {
     try {
-        return {label, estimate(sc), {}};
+        return { label, estimate(sc), {} };
     } catch (const std::exception& e) {
-        return {label, std::nullopt, QString::fromUtf8(e.what())};
+        return { label, std::nullopt, QString::fromUtf8(e.what()) };
     }
 }
 
@@ -68,7 +68,8 @@ CompareView::CompareView(QWidget* parent)
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     abLayout->addWidget(split, 1);
-    m_abTable->setHorizontalHeaderLabels({QStringLiteral("Component"), QStringLiteral("A"), QStringLiteral("B"), QStringLiteral("B - A")});
+    m_abTable->setHorizontalHeaderLabels(
+        { QStringLiteral("Component"), QStringLiteral("A"), QStringLiteral("B"), QStringLiteral("B - A") });
     m_abTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_abTable->verticalHeader()->setVisible(false);
     m_abTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -76,7 +77,10 @@ CompareView::CompareView(QWidget* parent)
     rebuildAb();
 }
 
-int CompareView::currentView() const { return m_tabs->currentIndex(); }
+int CompareView::currentView() const
+{
+    return m_tabs->currentIndex();
+}
 
 QVector<Scenario> CompareView::sides(QStringList* labels) const
 {
@@ -92,7 +96,7 @@ QVector<Scenario> CompareView::sides(QStringList* labels) const
 
 void CompareView::setTheme(const PlotTheme& theme)
 {
-    for (StackedBarChart* c : {m_methods, m_zero, m_ab})
+    for (StackedBarChart* c : { m_methods, m_zero, m_ab })
         c->setTheme(theme);
 }
 
@@ -102,7 +106,7 @@ QVector<StackedBarChart::Column> CompareView::methodColumns(const Scenario& base
     inf.run.mode = Mode::Inference;
     inf.run.inference.batchSize = 1;
     inf.run.inference.contextLength = base.run.sequenceLength;
-    for (Scenario* s : {&full, &lora, &qlora})
+    for (Scenario* s : { &full, &lora, &qlora })
         s->run.mode = Mode::Training;
     full.run.finetune.method = FinetuneMethod::Full;
     lora.run.finetune.method = FinetuneMethod::Lora;
@@ -110,8 +114,8 @@ QVector<StackedBarChart::Column> CompareView::methodColumns(const Scenario& base
     if (qlora.run.precision == Precision::Fp32)
         qlora.run.precision = Precision::MixedBf16;
     const QString rank = QString::number(base.run.finetune.rank);
-    return {column(QStringLiteral("Inference"), inf), column(QStringLiteral("Full training"), full),
-            column(QStringLiteral("LoRA r=%1").arg(rank), lora), column(QStringLiteral("QLoRA r=%1").arg(rank), qlora)};
+    return { column(QStringLiteral("Inference"), inf), column(QStringLiteral("Full training"), full),
+        column(QStringLiteral("LoRA r=%1").arg(rank), lora), column(QStringLiteral("QLoRA r=%1").arg(rank), qlora) };
 }
 
 QVector<StackedBarChart::Column> CompareView::zeroColumns(const Scenario& base)
@@ -125,7 +129,8 @@ QVector<StackedBarChart::Column> CompareView::zeroColumns(const Scenario& base)
     const QString gpus = QString::number(sc.run.parallelism.gpus);
     for (int stage = 0; stage <= 3; ++stage) {
         sc.run.parallelism.zeroStage = stage;
-        cols << column(stage == 0 ? QStringLiteral("DP (no ZeRO), %1 GPUs").arg(gpus) : QStringLiteral("ZeRO-%1").arg(stage), sc);
+        cols << column(
+            stage == 0 ? QStringLiteral("DP (no ZeRO), %1 GPUs").arg(gpus) : QStringLiteral("ZeRO-%1").arg(stage), sc);
     }
     return cols;
 }
@@ -148,11 +153,12 @@ void CompareView::rebuildAb()
     QVector<StackedBarChart::Column> cols;
     for (int side = 0; side < 2; ++side)
         if (m_sides[side])
-            cols << column(QStringLiteral("%1: %2").arg(side == 0 ? QStringLiteral("A") : QStringLiteral("B"), m_labels[side]),
-                           *m_sides[side]);
+            cols << column(
+                QStringLiteral("%1: %2").arg(side == 0 ? QStringLiteral("A") : QStringLiteral("B"), m_labels[side]),
+                *m_sides[side]);
     m_ab->setColumns(cols);
-    m_abHint->setText(cols.size() < 2 ? QStringLiteral("Choose two scenarios to compare them component by component.")
-                                      : QString());
+    m_abHint->setText(
+        cols.size() < 2 ? QStringLiteral("Choose two scenarios to compare them component by component.") : QString());
     m_abTable->setRowCount(0);
     if (cols.size() < 2 || !cols[0].report || !cols[1].report)
         return;
@@ -169,8 +175,8 @@ void CompareView::rebuildAb()
         m_abTable->insertRow(row);
         const Bytes diff = vb - va;
         const QString sign = diff > 0 ? QStringLiteral("+") : diff < 0 ? QStringLiteral("-") : QString();
-        const QStringList cells = {key == QLatin1String("total") ? QStringLiteral("Peak") : componentLabel(key), bytesText(va),
-                                   bytesText(vb), diff == 0 ? QStringLiteral("=") : sign + bytesText(diff < 0 ? -diff : diff)};
+        const QStringList cells = { key == QLatin1String("total") ? QStringLiteral("Peak") : componentLabel(key),
+            bytesText(va), bytesText(vb), diff == 0 ? QStringLiteral("=") : sign + bytesText(diff < 0 ? -diff : diff) };
         for (int c = 0; c < 4; ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c > 0)
@@ -182,7 +188,8 @@ void CompareView::rebuildAb()
                 if (c == 3)
                     item->setForeground(diff > 0 ? QColor(190, 30, 20) : QColor(0, 130, 60));
             }
-            item->setToolTip(QStringLiteral("A: %1 bytes, B: %2 bytes").arg(en.toString(qlonglong(va)), en.toString(qlonglong(vb))));
+            item->setToolTip(
+                QStringLiteral("A: %1 bytes, B: %2 bytes").arg(en.toString(qlonglong(va)), en.toString(qlonglong(vb))));
             m_abTable->setItem(row, c, item);
         }
     }

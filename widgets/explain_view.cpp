@@ -8,36 +8,48 @@
 
 namespace vramlab {
 
-ExplainView::ExplainView(QWidget* parent) : QTextBrowser(parent) { setOpenExternalLinks(false); }
+ExplainView::ExplainView(QWidget* parent)
+    : QTextBrowser(parent)
+{
+    setOpenExternalLinks(false);
+}
 
 QString ExplainView::html(const Report& r)
 {
     auto view = [](std::string_view s) { return QString::fromUtf8(s.data(), int(s.size())).toHtmlEscaped(); };
-    QString h = QStringLiteral("<h2>%1</h2><p>%2 parameters, %3 trainable. Memory per GPU (%4):</p><table cellpadding='4'>")
-                    .arg(QString::fromStdString(r.scenarioName).toHtmlEscaped(), QString::fromStdString(formatCount(r.params.total)),
-                         QString::fromStdString(formatCount(r.trainableParams)), QString::fromStdString(r.stage).toHtmlEscaped());
+    QString h
+        = QStringLiteral("<h2>%1</h2><p>%2 parameters, %3 trainable. Memory per GPU (%4):</p><table cellpadding='4'>")
+              .arg(QString::fromStdString(r.scenarioName).toHtmlEscaped(),
+                  QString::fromStdString(formatCount(r.params.total)),
+                  QString::fromStdString(formatCount(r.trainableParams)),
+                  QString::fromStdString(r.stage).toHtmlEscaped());
     for (const char* key : kComponentKeys) {
         const Component* c = r.component(key);
         if (!c || (c->bytes == 0 && QLatin1String(key) != QLatin1String("weights")))
             continue;
-        h += QStringLiteral("<tr><td><span style='color:%1'>&#9632;</span> <b>%2</b></td><td align='right'><b>%3</b></td></tr>"
-                            "<tr><td colspan='2'>%4<br><code>%5</code></td></tr>")
+        h += QStringLiteral(
+            "<tr><td><span style='color:%1'>&#9632;</span> <b>%2</b></td><td align='right'><b>%3</b></td></tr>"
+            "<tr><td colspan='2'>%4<br><code>%5</code></td></tr>")
                  .arg(PlotTheme::componentColor(QString::fromLatin1(key)).name(), view(c->label), bytesText(c->bytes),
-                      view(c->explanation), QString::fromStdString(c->formula).toHtmlEscaped());
+                     view(c->explanation), QString::fromStdString(c->formula).toHtmlEscaped());
     }
     h += QStringLiteral("</table>");
     if (r.stepInputs.training && r.stepInputs.lastStage) // which framework behaviour made the loss tensors
-        h += QStringLiteral("<h3>Loss</h3><p>%1 (%2): %3 saved by the final norm, LM head and loss, %4 alive while it runs forward, %5 in its backward.</p>")
-                 .arg(view(r.activations.lossSource), view(r.activations.lossFramework), bytesText(r.activations.headBytes),
-                      bytesText(r.activations.lossHeldBytes + r.activations.lossForwardBytes),
-                      bytesText(r.activations.lossBackwardBytes));
+        h += QStringLiteral("<h3>Loss</h3><p>%1 (%2): %3 saved by the final norm, LM head and loss, %4 alive while it "
+                            "runs forward, %5 in its backward.</p>")
+                 .arg(view(r.activations.lossSource), view(r.activations.lossFramework),
+                     bytesText(r.activations.headBytes),
+                     bytesText(r.activations.lossHeldBytes + r.activations.lossForwardBytes),
+                     bytesText(r.activations.lossBackwardBytes));
     h += QStringLiteral("<h3>Overhead, part by part</h3><ul>");
     for (const Component& p : r.overheadParts)
         h += QStringLiteral("<li><b>%1</b> %2: %3 <code>%4</code></li>")
-                 .arg(view(p.label), bytesText(p.bytes), view(p.explanation), QString::fromStdString(p.formula).toHtmlEscaped());
+                 .arg(view(p.label), bytesText(p.bytes), view(p.explanation),
+                     QString::fromStdString(p.formula).toHtmlEscaped());
     h += QStringLiteral("</ul><h3>Verdict</h3><p>%1").arg(verdictText(r).toHtmlEscaped());
     if (r.peak != r.total)
-        h += QStringLiteral("<br>The peak is above the sum: %1.").arg(QString::fromStdString(r.peakWhere).toHtmlEscaped());
+        h += QStringLiteral("<br>The peak is above the sum: %1.")
+                 .arg(QString::fromStdString(r.peakWhere).toHtmlEscaped());
     if (r.hostBytes > 0)
         h += QStringLiteral("<br>Host memory per GPU process: %1 (%2).")
                  .arg(bytesText(r.hostBytes), QString::fromStdString(r.hostFormula).toHtmlEscaped());

@@ -10,11 +10,11 @@
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
-#include <QTextDocument>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRadioButton>
 #include <QScrollArea>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -23,7 +23,10 @@ namespace vramlab {
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
 
 /// "Model states (the article's convention)", "KV cache", "flops per step".
 QString quantityLabel(const std::string& quantity)
@@ -40,7 +43,10 @@ QString quantityLabel(const std::string& quantity)
     return last;
 }
 
-QString quantityText(double value, const std::string& unit) { return qs(formatQuantity(value, unit)); }
+QString quantityText(double value, const std::string& unit)
+{
+    return qs(formatQuantity(value, unit));
+}
 
 } // namespace
 
@@ -76,7 +82,7 @@ LessonPlayer::LessonPlayer(ScenarioDocument* document, QWidget* parent)
     scroll->setWidget(content);
     outer->addWidget(scroll, 1);
     auto* layout = new QVBoxLayout(content);
-    for (QLabel* l : {m_lessonTitle, m_title, m_text, m_prompt, m_feedback, m_numbers}) {
+    for (QLabel* l : { m_lessonTitle, m_title, m_text, m_prompt, m_feedback, m_numbers }) {
         l->setWordWrap(true);
         l->setTextFormat(Qt::PlainText);
     }
@@ -110,7 +116,7 @@ LessonPlayer::LessonPlayer(ScenarioDocument* document, QWidget* parent)
     outer->addLayout(buttons);
     outer->addWidget(m_tryIt);
     // Buttons never take the focus: Space and the arrows always drive the lesson.
-    for (QPushButton* b : {m_back, m_next, m_tryIt, m_answer})
+    for (QPushButton* b : { m_back, m_next, m_tryIt, m_answer })
         b->setFocusPolicy(Qt::NoFocus);
     m_tryIt->setToolTip(QStringLiteral("Leave the lesson and keep exploring this step's scenario"));
 
@@ -186,7 +192,9 @@ void LessonPlayer::reveal()
     const LessonStep& step = m_lesson->steps[size_t(m_step)];
     const int n = int(m_lesson->steps.size());
     m_back->setEnabled(m_step > 0);
-    m_next->setText(!m_revealed ? QStringLiteral("Reveal ▶") : m_step + 1 < n ? QStringLiteral("Next ▶") : QStringLiteral("Finish"));
+    m_next->setText(!m_revealed ? QStringLiteral("Reveal ▶")
+            : m_step + 1 < n    ? QStringLiteral("Next ▶")
+                                : QStringLiteral("Finish"));
     // Once revealed the inputs step aside: the prompt, the verdict and the numbers remain.
     const bool numberQuestion = step.question && step.question->kind == LessonQuestion::Kind::Number;
     m_answer->setVisible(!m_revealed);
@@ -199,8 +207,10 @@ void LessonPlayer::reveal()
     if (m_revealed && step.question) {
         const LessonQuestion& q = *step.question;
         const QString answer = q.kind == LessonQuestion::Kind::Choice ? qs(q.options[size_t(q.answerIndex)])
-                                                                       : quantityText(q.answerValue, q.unit);
-        feedback = !m_correct ? QStringLiteral("Answer: ") : *m_correct ? QStringLiteral("✔ Right: ") : QStringLiteral("✘ Not quite. Answer: ");
+                                                                      : quantityText(q.answerValue, q.unit);
+        feedback = !m_correct ? QStringLiteral("Answer: ")
+            : *m_correct      ? QStringLiteral("✔ Right: ")
+                              : QStringLiteral("✘ Not quite. Answer: ");
         feedback += answer;
         if (!q.explanation.empty())
             feedback += QStringLiteral("\n") + qs(q.explanation);
@@ -217,8 +227,9 @@ void LessonPlayer::reveal()
             for (const ExpectationResult& r : evaluateStep(step, *m_doc->report())) {
                 const LessonExpectation& e = *r.expectation;
                 numbers += QStringLiteral("%1 %2: <b>%3</b>")
-                               .arg(r.ok ? QStringLiteral("✔") : QStringLiteral("≠"), quantityLabel(e.quantity).toHtmlEscaped(),
-                                    quantityText(r.actual, e.unit).toHtmlEscaped());
+                               .arg(r.ok ? QStringLiteral("✔") : QStringLiteral("≠"),
+                                   quantityLabel(e.quantity).toHtmlEscaped(),
+                                   quantityText(r.actual, e.unit).toHtmlEscaped());
                 if (!r.ok)
                     numbers += QStringLiteral(" (lesson says %1)").arg(quantityText(e.value, e.unit).toHtmlEscaped());
                 numbers += QStringLiteral("<br>");
@@ -245,7 +256,10 @@ void LessonPlayer::next()
     }
 }
 
-void LessonPlayer::back() { goToStep(m_step - 1); }
+void LessonPlayer::back()
+{
+    goToStep(m_step - 1);
+}
 
 bool LessonPlayer::answerChoice(int option)
 {
@@ -336,7 +350,7 @@ void LessonPlayer::applyFonts()
     sized(m_number, 13, 18, false);
     sized(m_feedback, 13, 18, true);
     sized(m_numbers, 12, 17, false);
-    for (QPushButton* b : {m_back, m_next, m_tryIt, m_answer})
+    for (QPushButton* b : { m_back, m_next, m_tryIt, m_answer })
         sized(b, 12, 18, false);
     setMinimumWidth(m_presenter ? 600 : 420);
 }

@@ -14,7 +14,7 @@ using K = ParamDescriptor::Kind;
 
 /// The fields every descriptor has; get, set and applies are filled in by the caller.
 ParamDescriptor describe(QString key, QString group, QString label, QString unit, QString tip, K kind, double lo = 0,
-                         double hi = 0, int decimals = 0)
+    double hi = 0, int decimals = 0)
 {
     ParamDescriptor d;
     d.key = std::move(key);
@@ -38,14 +38,24 @@ GpuSpec customGpu(const Scenario& s)
     return g;
 }
 
-bool training(const Scenario& s) { return s.run.mode == Mode::Training; }
-bool inference(const Scenario& s) { return s.run.mode == Mode::Inference; }
-bool always(const Scenario&) { return true; }
-
-ParamDescriptor integer(QString key, QString group, QString label, QString unit, QString tip, K kind, double lo, double hi,
-                        std::function<Count&(Scenario&)> field, std::function<bool(const Scenario&)> applies = always)
+bool training(const Scenario& s)
 {
-    ParamDescriptor d = describe(std::move(key), std::move(group), std::move(label), std::move(unit), std::move(tip), kind, lo, hi);
+    return s.run.mode == Mode::Training;
+}
+bool inference(const Scenario& s)
+{
+    return s.run.mode == Mode::Inference;
+}
+bool always(const Scenario&)
+{
+    return true;
+}
+
+ParamDescriptor integer(QString key, QString group, QString label, QString unit, QString tip, K kind, double lo,
+    double hi, std::function<Count&(Scenario&)> field, std::function<bool(const Scenario&)> applies = always)
+{
+    ParamDescriptor d
+        = describe(std::move(key), std::move(group), std::move(label), std::move(unit), std::move(tip), kind, lo, hi);
     if (field) { // a plain integer field; callers with side effects set get/set themselves
         d.get = [field](const Scenario& s) { return QVariant::fromValue<qlonglong>(field(const_cast<Scenario&>(s))); };
         d.set = [field](Scenario& s, const QVariant& v) { field(s) = v.toLongLong(); };
@@ -56,18 +66,19 @@ ParamDescriptor integer(QString key, QString group, QString label, QString unit,
 
 /// The value of an enum option as the scenario file spells it: the core's own name, so
 /// the panel, undo and files can never disagree.
-template <typename E>
-QString valueName(E e)
+template <typename E> QString valueName(E e)
 {
     const std::string_view name = toString(e);
     return QString::fromUtf8(name.data(), qsizetype(name.size()));
 }
 
 template <typename E>
-ParamDescriptor choice(QString key, QString group, QString label, QString tip, std::vector<std::pair<QString, E>> options,
-                       std::function<E&(Scenario&)> field, std::function<bool(const Scenario&)> applies = always)
+ParamDescriptor choice(QString key, QString group, QString label, QString tip,
+    std::vector<std::pair<QString, E>> options, std::function<E&(Scenario&)> field,
+    std::function<bool(const Scenario&)> applies = always)
 {
-    ParamDescriptor d = describe(std::move(key), std::move(group), std::move(label), QString(), std::move(tip), K::Choice);
+    ParamDescriptor d
+        = describe(std::move(key), std::move(group), std::move(label), QString(), std::move(tip), K::Choice);
     for (const auto& [shown, e] : options) {
         d.choices << valueName(e);
         d.choiceLabels << shown;
@@ -83,9 +94,10 @@ ParamDescriptor choice(QString key, QString group, QString label, QString tip, s
 }
 
 ParamDescriptor toggle(QString key, QString group, QString label, QString tip, std::function<bool&(Scenario&)> field,
-                       std::function<bool(const Scenario&)> applies = always)
+    std::function<bool(const Scenario&)> applies = always)
 {
-    ParamDescriptor d = describe(std::move(key), std::move(group), std::move(label), QString(), std::move(tip), K::Toggle);
+    ParamDescriptor d
+        = describe(std::move(key), std::move(group), std::move(label), QString(), std::move(tip), K::Toggle);
     d.get = [field](const Scenario& s) { return QVariant(field(const_cast<Scenario&>(s))); };
     d.set = [field](Scenario& s, const QVariant& v) { field(s) = v.toBool(); };
     d.applies = std::move(applies);
@@ -97,12 +109,13 @@ QVector<ParamDescriptor> build()
     QVector<ParamDescriptor> all;
     const QString model = QStringLiteral("Model"), seq = QStringLiteral("Sequence and batch"),
                   prec = QStringLiteral("Precision and memory savers"), ft = QStringLiteral("Mode and fine-tuning"),
-                  inf = QStringLiteral("Inference"), par = QStringLiteral("Parallelism"), hw = QStringLiteral("Hardware");
+                  inf = QStringLiteral("Inference"), par = QStringLiteral("Parallelism"),
+                  hw = QStringLiteral("Hardware");
 
     // Model: a preset, a scaled family member, or shapes of one's own.
-    ParamDescriptor preset =
-        describe(QStringLiteral("model.preset"), model, QStringLiteral("Preset"), QString(),
-                 QStringLiteral("A published model with its exact shapes. Editing a shape below makes it a custom model."), K::Choice);
+    ParamDescriptor preset = describe(QStringLiteral("model.preset"), model, QStringLiteral("Preset"), QString(),
+        QStringLiteral("A published model with its exact shapes. Editing a shape below makes it a custom model."),
+        K::Choice);
     for (const Preset& p : presets()) {
         preset.choices << QString::fromStdString(p.key);
         preset.choiceLabels << QString::fromStdString(p.model.name);
@@ -119,21 +132,21 @@ QVector<ParamDescriptor> build()
     preset.applies = always;
     all << preset;
 
-    ParamDescriptor size =
-        describe(QStringLiteral("model.parameters_b"), model, QStringLiteral("Parameters"), QStringLiteral("B"),
-                 QStringLiteral("Scales this model family to another size: width by the cube root, then the layer count "
-                                "to land on the target. For quick what-ifs; the shapes below show the result."),
-                 K::Real, 0.01, 2000, 2);
+    ParamDescriptor size
+        = describe(QStringLiteral("model.parameters_b"), model, QStringLiteral("Parameters"), QStringLiteral("B"),
+            QStringLiteral("Scales this model family to another size: width by the cube root, then the layer count "
+                           "to land on the target. For quick what-ifs; the shapes below show the result."),
+            K::Real, 0.01, 2000, 2);
     size.get = [](const Scenario& s) { return QVariant(double(countParameters(s.model).total) / 1e9); };
-    size.set = [](Scenario& s, const QVariant& v) {
-        s.model = scaleModel(s.model, static_cast<Count>(v.toDouble() * 1e9));
-    };
+    size.set
+        = [](Scenario& s, const QVariant& v) { s.model = scaleModel(s.model, static_cast<Count>(v.toDouble() * 1e9)); };
     size.applies = always;
     all << size;
 
-    auto shape = [&](const char* key, const char* label, const char* tip, double lo, double hi, Count ModelSpec::*field) {
+    auto shape = [&](const char* key, const char* label, const char* tip, double lo, double hi,
+                     Count ModelSpec::*field) {
         ParamDescriptor d = integer(QString::fromLatin1(key), model, QString::fromLatin1(label), QString(),
-                                    QString::fromLatin1(tip), K::Integer, lo, hi, [field](Scenario& s) -> Count& { return s.model.*field; });
+            QString::fromLatin1(tip), K::Integer, lo, hi, [field](Scenario& s) -> Count& { return s.model.*field; });
         d.set = [field](Scenario& s, const QVariant& v) {
             ModelSpec& m = s.model;
             // Keep what was derived derived: head_dim = hidden / heads, MHA stays MHA.
@@ -151,120 +164,128 @@ QVector<ParamDescriptor> build()
     };
     shape("model.num_layers", "Layers", "Transformer blocks.", 1, 1000, &ModelSpec::numLayers);
     shape("model.hidden_size", "Hidden size", "Width of the residual stream.", 64, 65536, &ModelSpec::hiddenSize);
-    shape("model.num_heads", "Attention heads", "Query heads (hidden = heads x head_dim unless head_dim is set apart).", 1, 1024,
-          &ModelSpec::numHeads);
+    shape("model.num_heads", "Attention heads", "Query heads (hidden = heads x head_dim unless head_dim is set apart).",
+        1, 1024, &ModelSpec::numHeads);
     shape("model.num_kv_heads", "KV heads", "1 = multi-query, fewer than the heads = grouped-query attention.", 1, 1024,
-          &ModelSpec::numKvHeads);
-    shape("model.ffn_hidden_size", "FFN size", "Width of the MLP (of one expert for MoE).", 64, 1000000, &ModelSpec::ffnHiddenSize);
-    shape("model.vocab_size", "Vocabulary", "Tokens in the vocabulary: sets the embedding and the logits.", 256, 1000000,
-          &ModelSpec::vocabSize);
+        &ModelSpec::numKvHeads);
+    shape("model.ffn_hidden_size", "FFN size", "Width of the MLP (of one expert for MoE).", 64, 1000000,
+        &ModelSpec::ffnHiddenSize);
+    shape("model.vocab_size", "Vocabulary", "Tokens in the vocabulary: sets the embedding and the logits.", 256,
+        1000000, &ModelSpec::vocabSize);
 
     all << choice<Mode>(QStringLiteral("run.mode"), ft, QStringLiteral("Mode"),
-                        QStringLiteral("Training keeps gradients, optimizer states and activations; inference keeps a KV cache."),
-                        {{QStringLiteral("Training / fine-tuning"), Mode::Training},
-                         {QStringLiteral("Inference (serving)"), Mode::Inference}},
-                        [](Scenario& s) -> Mode& { return s.run.mode; });
-    all << choice<FinetuneMethod>(QStringLiteral("run.finetune.method"), ft, QStringLiteral("Method"),
-                                  QStringLiteral("Full: every weight trains. LoRA: a frozen base plus small adapters. "
-                                                 "QLoRA: the frozen base in 4-bit NF4."),
-                                  {{QStringLiteral("Full training"), FinetuneMethod::Full},
-                                   {QStringLiteral("LoRA"), FinetuneMethod::Lora},
-                                   {QStringLiteral("QLoRA (NF4 base)"), FinetuneMethod::Qlora}},
-                                  [](Scenario& s) -> FinetuneMethod& { return s.run.finetune.method; }, training);
-    all << integer(QStringLiteral("run.finetune.rank"), ft, QStringLiteral("LoRA rank"), QString(),
-                   QStringLiteral("Rank r of each adapter: r x (in + out) parameters per targeted layer."), K::LogInteger, 1, 1024,
-                   [](Scenario& s) -> Count& { return s.run.finetune.rank; },
-                   [](const Scenario& s) { return training(s) && s.run.finetune.method != FinetuneMethod::Full; });
+        QStringLiteral("Training keeps gradients, optimizer states and activations; inference keeps a KV cache."),
+        { { QStringLiteral("Training / fine-tuning"), Mode::Training },
+            { QStringLiteral("Inference (serving)"), Mode::Inference } },
+        [](Scenario& s) -> Mode& { return s.run.mode; });
+    all << choice<FinetuneMethod>(
+        QStringLiteral("run.finetune.method"), ft, QStringLiteral("Method"),
+        QStringLiteral("Full: every weight trains. LoRA: a frozen base plus small adapters. "
+                       "QLoRA: the frozen base in 4-bit NF4."),
+        { { QStringLiteral("Full training"), FinetuneMethod::Full }, { QStringLiteral("LoRA"), FinetuneMethod::Lora },
+            { QStringLiteral("QLoRA (NF4 base)"), FinetuneMethod::Qlora } },
+        [](Scenario& s) -> FinetuneMethod& { return s.run.finetune.method; }, training);
+    all << integer(
+        QStringLiteral("run.finetune.rank"), ft, QStringLiteral("LoRA rank"), QString(),
+        QStringLiteral("Rank r of each adapter: r x (in + out) parameters per targeted layer."), K::LogInteger, 1, 1024,
+        [](Scenario& s) -> Count& { return s.run.finetune.rank; },
+        [](const Scenario& s) { return training(s) && s.run.finetune.method != FinetuneMethod::Full; });
 
-    all << integer(QStringLiteral("run.sequence_length"), seq, QStringLiteral("Sequence length"), QStringLiteral("tokens"),
-                   QStringLiteral("Tokens per training sample. Activations grow with it (quadratically with eager attention)."),
-                   K::LogInteger, 128, 1048576, [](Scenario& s) -> Count& { return s.run.sequenceLength; }, training);
-    all << integer(QStringLiteral("run.micro_batch_size"), seq, QStringLiteral("Micro-batch"), QStringLiteral("samples"),
-                   QStringLiteral("Samples per GPU per forward pass. Activations grow linearly with it."), K::LogInteger, 1, 1024,
-                   [](Scenario& s) -> Count& { return s.run.microBatchSize; }, training);
-    all << integer(QStringLiteral("run.gradient_accumulation_steps"), seq, QStringLiteral("Accumulation"), QStringLiteral("steps"),
-                   QStringLiteral("Micro-batches summed before each optimizer step: a larger global batch at no memory cost "
-                                  "(except in-flight pipeline micro-batches)."),
-                   K::LogInteger, 1, 1024, [](Scenario& s) -> Count& { return s.run.gradientAccumulationSteps; }, training);
+    all << integer(
+        QStringLiteral("run.sequence_length"), seq, QStringLiteral("Sequence length"), QStringLiteral("tokens"),
+        QStringLiteral("Tokens per training sample. Activations grow with it (quadratically with eager attention)."),
+        K::LogInteger, 128, 1048576, [](Scenario& s) -> Count& { return s.run.sequenceLength; }, training);
+    all << integer(
+        QStringLiteral("run.micro_batch_size"), seq, QStringLiteral("Micro-batch"), QStringLiteral("samples"),
+        QStringLiteral("Samples per GPU per forward pass. Activations grow linearly with it."), K::LogInteger, 1, 1024,
+        [](Scenario& s) -> Count& { return s.run.microBatchSize; }, training);
+    all << integer(
+        QStringLiteral("run.gradient_accumulation_steps"), seq, QStringLiteral("Accumulation"), QStringLiteral("steps"),
+        QStringLiteral("Micro-batches summed before each optimizer step: a larger global batch at no memory cost "
+                       "(except in-flight pipeline micro-batches)."),
+        K::LogInteger, 1, 1024, [](Scenario& s) -> Count& { return s.run.gradientAccumulationSteps; }, training);
 
-    all << choice<Precision>(QStringLiteral("run.precision"), prec, QStringLiteral("Precision"),
-                             QStringLiteral("Mixed keeps an fp32 master copy, fp32 gradients and fp32 optimizer states beside "
-                                            "16-bit weights and activations: faster, not smaller."),
-                             {{QStringLiteral("Mixed BF16"), Precision::MixedBf16},
-                              {QStringLiteral("Mixed FP16"), Precision::MixedFp16},
-                              {QStringLiteral("Pure BF16"), Precision::Bf16},
-                              {QStringLiteral("Pure FP16"), Precision::Fp16},
-                              {QStringLiteral("FP32"), Precision::Fp32}},
-                             [](Scenario& s) -> Precision& { return s.run.precision; }, training);
-    all << choice<Optimizer>(QStringLiteral("run.optimizer"), prec, QStringLiteral("Optimizer"),
-                             QStringLiteral("AdamW keeps two states per trainable weight; SGD none; Lion one; 8-bit Adam two "
-                                            "bytes; Adafactor a factored second moment."),
-                             {{QStringLiteral("AdamW"), Optimizer::AdamW},
-                              {QStringLiteral("AdamW 8-bit"), Optimizer::AdamW8bit},
-                              {QStringLiteral("Adafactor"), Optimizer::Adafactor},
-                              {QStringLiteral("Lion"), Optimizer::Lion},
-                              {QStringLiteral("SGD + momentum"), Optimizer::SgdMomentum},
-                              {QStringLiteral("SGD"), Optimizer::Sgd}},
-                             [](Scenario& s) -> Optimizer& { return s.run.optimizer; }, training);
+    all << choice<Precision>(
+        QStringLiteral("run.precision"), prec, QStringLiteral("Precision"),
+        QStringLiteral("Mixed keeps an fp32 master copy, fp32 gradients and fp32 optimizer states beside "
+                       "16-bit weights and activations: faster, not smaller."),
+        { { QStringLiteral("Mixed BF16"), Precision::MixedBf16 },
+            { QStringLiteral("Mixed FP16"), Precision::MixedFp16 }, { QStringLiteral("Pure BF16"), Precision::Bf16 },
+            { QStringLiteral("Pure FP16"), Precision::Fp16 }, { QStringLiteral("FP32"), Precision::Fp32 } },
+        [](Scenario& s) -> Precision& { return s.run.precision; }, training);
+    all << choice<Optimizer>(
+        QStringLiteral("run.optimizer"), prec, QStringLiteral("Optimizer"),
+        QStringLiteral("AdamW keeps two states per trainable weight; SGD none; Lion one; 8-bit Adam two "
+                       "bytes; Adafactor a factored second moment."),
+        { { QStringLiteral("AdamW"), Optimizer::AdamW }, { QStringLiteral("AdamW 8-bit"), Optimizer::AdamW8bit },
+            { QStringLiteral("Adafactor"), Optimizer::Adafactor }, { QStringLiteral("Lion"), Optimizer::Lion },
+            { QStringLiteral("SGD + momentum"), Optimizer::SgdMomentum }, { QStringLiteral("SGD"), Optimizer::Sgd } },
+        [](Scenario& s) -> Optimizer& { return s.run.optimizer; }, training);
 
-    ParamDescriptor ckpt =
-        describe(QStringLiteral("run.checkpointing"), prec, QStringLiteral("Checkpointing"), QString(),
-                 QStringLiteral("Full: each layer keeps only its input and is recomputed in backward (~33% more compute). "
-                                "Selective: only the attention core is recomputed. Every k: one input per k layers."),
-                 K::Choice);
-    ckpt.choices = {QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("selective-op"), QStringLiteral("full"),
-                    QStringLiteral("every 2"), QStringLiteral("every 4"), QStringLiteral("every 8")};
-    ckpt.choiceLabels = {QStringLiteral("None"), QStringLiteral("Selective (attention)"),
-                         QStringLiteral("Selective op (torchtitan save list)"), QStringLiteral("Full (every layer)"),
-                         QStringLiteral("Every 2 layers"), QStringLiteral("Every 4 layers"), QStringLiteral("Every 8 layers")};
-    ckpt.get = [](const Scenario& s) { return QVariant(QString::fromStdString(toString(s.run.checkpointing)).remove(QStringLiteral(" layers"))); };
+    ParamDescriptor ckpt
+        = describe(QStringLiteral("run.checkpointing"), prec, QStringLiteral("Checkpointing"), QString(),
+            QStringLiteral("Full: each layer keeps only its input and is recomputed in backward (~33% more compute). "
+                           "Selective: only the attention core is recomputed. Every k: one input per k layers."),
+            K::Choice);
+    ckpt.choices = { QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("selective-op"),
+        QStringLiteral("full"), QStringLiteral("every 2"), QStringLiteral("every 4"), QStringLiteral("every 8") };
+    ckpt.choiceLabels = { QStringLiteral("None"), QStringLiteral("Selective (attention)"),
+        QStringLiteral("Selective op (torchtitan save list)"), QStringLiteral("Full (every layer)"),
+        QStringLiteral("Every 2 layers"), QStringLiteral("Every 4 layers"), QStringLiteral("Every 8 layers") };
+    ckpt.get = [](const Scenario& s) {
+        return QVariant(QString::fromStdString(toString(s.run.checkpointing)).remove(QStringLiteral(" layers")));
+    };
     ckpt.set = [](Scenario& s, const QVariant& v) {
         const QString t = v.toString();
         if (t.startsWith(QLatin1String("every ")))
-            s.run.checkpointing = {Checkpointing::Kind::Every, t.mid(6).toLongLong()};
+            s.run.checkpointing = { Checkpointing::Kind::Every, t.mid(6).toLongLong() };
         else
-            s.run.checkpointing = {t == QLatin1String("full")           ? Checkpointing::Kind::Full
-                                   : t == QLatin1String("selective")    ? Checkpointing::Kind::Selective
-                                   : t == QLatin1String("selective-op") ? Checkpointing::Kind::SelectiveOp
-                                                                        : Checkpointing::Kind::None,
-                                   0};
+            s.run.checkpointing = { t == QLatin1String("full") ? Checkpointing::Kind::Full
+                    : t == QLatin1String("selective")          ? Checkpointing::Kind::Selective
+                    : t == QLatin1String("selective-op")       ? Checkpointing::Kind::SelectiveOp
+                                                               : Checkpointing::Kind::None,
+                0 };
     };
     ckpt.applies = training;
     all << ckpt;
-    all << choice<AttentionImpl>(QStringLiteral("run.attention"), prec, QStringLiteral("Attention"),
-                                 QStringLiteral("Eager keeps the s x s softmax for backward; flash (FlashAttention / SDPA) "
-                                                "keeps only its output and a log-sum-exp."),
-                                 {{QStringLiteral("Flash / SDPA"), AttentionImpl::Flash},
-                                  {QStringLiteral("Eager (softmax kept)"), AttentionImpl::Eager}},
-                                 [](Scenario& s) -> AttentionImpl& { return s.run.attention; }, training);
-    all << choice<Framework>(QStringLiteral("run.framework"), prec, QStringLiteral("Framework"),
-                             QStringLiteral("Whose training code runs: it sets the loss and optimizer implementation "
-                                            "(unless set below) and the model code's own copies (fp32 norms, repeated K/V)."),
-                             {{QStringLiteral("Plain PyTorch"), Framework::Plain},
-                              {QStringLiteral("torchtitan"), Framework::Torchtitan},
-                              {QStringLiteral("HF Transformers"), Framework::HfTransformers},
-                              {QStringLiteral("torchtune"), Framework::Torchtune},
-                              {QStringLiteral("LitGPT"), Framework::Litgpt},
-                              {QStringLiteral("DeepSpeed"), Framework::Deepspeed},
-                              {QStringLiteral("Megatron-LM"), Framework::Megatron}},
-                             [](Scenario& s) -> Framework& { return s.run.framework; }, training);
+    all << choice<AttentionImpl>(
+        QStringLiteral("run.attention"), prec, QStringLiteral("Attention"),
+        QStringLiteral("Eager keeps the s x s softmax for backward; flash (FlashAttention / SDPA) "
+                       "keeps only its output and a log-sum-exp."),
+        { { QStringLiteral("Flash / SDPA"), AttentionImpl::Flash },
+            { QStringLiteral("Eager (softmax kept)"), AttentionImpl::Eager } },
+        [](Scenario& s) -> AttentionImpl& { return s.run.attention; }, training);
+    all << choice<Framework>(
+        QStringLiteral("run.framework"), prec, QStringLiteral("Framework"),
+        QStringLiteral("Whose training code runs: it sets the loss and optimizer implementation "
+                       "(unless set below) and the model code's own copies (fp32 norms, repeated K/V)."),
+        { { QStringLiteral("Plain PyTorch"), Framework::Plain },
+            { QStringLiteral("torchtitan"), Framework::Torchtitan },
+            { QStringLiteral("HF Transformers"), Framework::HfTransformers },
+            { QStringLiteral("torchtune"), Framework::Torchtune }, { QStringLiteral("LitGPT"), Framework::Litgpt },
+            { QStringLiteral("DeepSpeed"), Framework::Deepspeed },
+            { QStringLiteral("Megatron-LM"), Framework::Megatron } },
+        [](Scenario& s) -> Framework& { return s.run.framework; }, training);
     {
         // The framework's loss unless one is chosen: "default" leaves run.loss unset.
-        const std::vector<std::pair<QString, LossKind>> losses = {
-            {QStringLiteral("fp32 upcast"), LossKind::Upcast},        {QStringLiteral("16-bit, no upcast"), LossKind::Native},
-            {QStringLiteral("HF ForCausalLMLoss"), LossKind::HfShift}, {QStringLiteral("Chunked"), LossKind::Chunked},
-            {QStringLiteral("Fused (Liger)"), LossKind::Fused},        {QStringLiteral("Vocab-parallel"), LossKind::LossParallel}};
+        const std::vector<std::pair<QString, LossKind>> losses = { { QStringLiteral("fp32 upcast"), LossKind::Upcast },
+            { QStringLiteral("16-bit, no upcast"), LossKind::Native },
+            { QStringLiteral("HF ForCausalLMLoss"), LossKind::HfShift },
+            { QStringLiteral("Chunked"), LossKind::Chunked }, { QStringLiteral("Fused (Liger)"), LossKind::Fused },
+            { QStringLiteral("Vocab-parallel"), LossKind::LossParallel } };
         ParamDescriptor loss = describe(QStringLiteral("run.loss"), prec, QStringLiteral("Loss"), QString(),
-                                        QStringLiteral("How the cross-entropy holds the logits: an fp32 copy, 16-bit, in chunks, "
-                                                       "fused with the LM head (no full logits), or split by vocabulary."),
-                                        K::Choice);
+            QStringLiteral("How the cross-entropy holds the logits: an fp32 copy, 16-bit, in chunks, "
+                           "fused with the LM head (no full logits), or split by vocabulary."),
+            K::Choice);
         loss.choices << QStringLiteral("default");
         loss.choiceLabels << QStringLiteral("Framework default");
         for (const auto& [shown, kind] : losses) {
             loss.choices << valueName(kind);
             loss.choiceLabels << shown;
         }
-        loss.get = [](const Scenario& s) { return QVariant(s.run.loss ? valueName(*s.run.loss) : QStringLiteral("default")); };
+        loss.get = [](const Scenario& s) {
+            return QVariant(s.run.loss ? valueName(*s.run.loss) : QStringLiteral("default"));
+        };
         loss.set = [losses](Scenario& s, const QVariant& v) {
             s.run.loss.reset();
             for (const auto& [shown, kind] : losses)
@@ -275,56 +296,62 @@ QVector<ParamDescriptor> build()
         all << loss;
     }
 
-    all << integer(QStringLiteral("run.batch_size"), inf, QStringLiteral("Batch"), QStringLiteral("sequences"),
-                   QStringLiteral("Sequences served at once; each has its own KV cache."), K::LogInteger, 1, 4096,
-                   [](Scenario& s) -> Count& { return s.run.inference.batchSize; }, inference);
-    all << integer(QStringLiteral("run.context_length"), inf, QStringLiteral("Context"), QStringLiteral("tokens"),
-                   QStringLiteral("Prompt plus generated tokens held in the KV cache."), K::LogInteger, 128, 1048576,
-                   [](Scenario& s) -> Count& { return s.run.inference.contextLength; }, inference);
-    const std::vector<std::pair<QString, DType>> weightTypes = {
-        {QStringLiteral("BF16"), DType::Bf16}, {QStringLiteral("FP16"), DType::Fp16},
-        {QStringLiteral("FP8"), DType::Fp8},    {QStringLiteral("INT8"), DType::Int8},
-        {QStringLiteral("INT4 (group 128)"), DType::Int4},
-        {QStringLiteral("NF4"), DType::Nf4}};
-    all << choice<DType>(QStringLiteral("run.weight_dtype"), inf, QStringLiteral("Weights"),
-                         QStringLiteral("Storage type of the served weights (linear layers; embeddings stay 16-bit)."),
-                         weightTypes, [](Scenario& s) -> DType& { return s.run.inference.weightDtype; }, inference);
-    all << choice<DType>(QStringLiteral("run.kv_cache_dtype"), inf, QStringLiteral("KV cache"),
-                         QStringLiteral("Storage type of the cached keys and values."),
-                         {{QStringLiteral("BF16"), DType::Bf16},
-                          {QStringLiteral("FP8"), DType::Fp8},
-                          {QStringLiteral("INT8"), DType::Int8},
-                          {QStringLiteral("INT4"), DType::Int4}},
-                         [](Scenario& s) -> DType& { return s.run.inference.kvCacheDtype; }, inference);
+    all << integer(
+        QStringLiteral("run.batch_size"), inf, QStringLiteral("Batch"), QStringLiteral("sequences"),
+        QStringLiteral("Sequences served at once; each has its own KV cache."), K::LogInteger, 1, 4096,
+        [](Scenario& s) -> Count& { return s.run.inference.batchSize; }, inference);
+    all << integer(
+        QStringLiteral("run.context_length"), inf, QStringLiteral("Context"), QStringLiteral("tokens"),
+        QStringLiteral("Prompt plus generated tokens held in the KV cache."), K::LogInteger, 128, 1048576,
+        [](Scenario& s) -> Count& { return s.run.inference.contextLength; }, inference);
+    const std::vector<std::pair<QString, DType>> weightTypes
+        = { { QStringLiteral("BF16"), DType::Bf16 }, { QStringLiteral("FP16"), DType::Fp16 },
+              { QStringLiteral("FP8"), DType::Fp8 }, { QStringLiteral("INT8"), DType::Int8 },
+              { QStringLiteral("INT4 (group 128)"), DType::Int4 }, { QStringLiteral("NF4"), DType::Nf4 } };
+    all << choice<DType>(
+        QStringLiteral("run.weight_dtype"), inf, QStringLiteral("Weights"),
+        QStringLiteral("Storage type of the served weights (linear layers; embeddings stay 16-bit)."), weightTypes,
+        [](Scenario& s) -> DType& { return s.run.inference.weightDtype; }, inference);
+    all << choice<DType>(
+        QStringLiteral("run.kv_cache_dtype"), inf, QStringLiteral("KV cache"),
+        QStringLiteral("Storage type of the cached keys and values."),
+        { { QStringLiteral("BF16"), DType::Bf16 }, { QStringLiteral("FP8"), DType::Fp8 },
+            { QStringLiteral("INT8"), DType::Int8 }, { QStringLiteral("INT4"), DType::Int4 } },
+        [](Scenario& s) -> DType& { return s.run.inference.kvCacheDtype; }, inference);
 
     all << integer(QStringLiteral("run.parallelism.gpus"), par, QStringLiteral("GPUs"), QStringLiteral("GPUs"),
-                   QStringLiteral("All GPUs: data-parallel x tensor-parallel x pipeline-parallel."), K::LogInteger, 1, 16384,
-                   [](Scenario& s) -> Count& { return s.run.parallelism.gpus; });
-    ParamDescriptor zero = integer(QStringLiteral("run.parallelism.zero_stage"), par, QStringLiteral("ZeRO stage"), QString(),
-                                   QStringLiteral("Shards over the data-parallel GPUs: 1 optimizer states, 2 + gradients, "
-                                                  "3 + weights (FSDP)."),
-                                   K::Integer, 0, 3, nullptr, training);
+        QStringLiteral("All GPUs: data-parallel x tensor-parallel x pipeline-parallel."), K::LogInteger, 1, 16384,
+        [](Scenario& s) -> Count& { return s.run.parallelism.gpus; });
+    ParamDescriptor zero
+        = integer(QStringLiteral("run.parallelism.zero_stage"), par, QStringLiteral("ZeRO stage"), QString(),
+            QStringLiteral("Shards over the data-parallel GPUs: 1 optimizer states, 2 + gradients, "
+                           "3 + weights (FSDP)."),
+            K::Integer, 0, 3, nullptr, training);
     zero.get = [](const Scenario& s) { return QVariant::fromValue<qlonglong>(s.run.parallelism.zeroStage); };
     zero.set = [](Scenario& s, const QVariant& v) { s.run.parallelism.zeroStage = static_cast<int>(v.toLongLong()); };
     all << zero;
-    all << integer(QStringLiteral("run.parallelism.tensor_parallel"), par, QStringLiteral("Tensor parallel"), QStringLiteral("GPUs"),
-                   QStringLiteral("Splits every layer's heads and MLP over this many GPUs."), K::LogInteger, 1, 64,
-                   [](Scenario& s) -> Count& { return s.run.parallelism.tensorParallel; });
-    all << integer(QStringLiteral("run.parallelism.pipeline_parallel"), par, QStringLiteral("Pipeline parallel"), QStringLiteral("stages"),
-                   QStringLiteral("Splits the layers into stages; the first stage holds several micro-batches in flight."),
-                   K::LogInteger, 1, 128, [](Scenario& s) -> Count& { return s.run.parallelism.pipelineParallel; });
-    all << toggle(QStringLiteral("run.parallelism.sequence_parallel"), par, QStringLiteral("Sequence parallel"),
-                  QStringLiteral("With tensor parallelism, also splits the norms' and residuals' activations."),
-                  [](Scenario& s) -> bool& { return s.run.parallelism.sequenceParallel; }, training);
-    all << toggle(QStringLiteral("run.parallelism.offload_optimizer"), par, QStringLiteral("Offload optimizer"),
-                  QStringLiteral("Keeps optimizer states and master weights in host memory (ZeRO-Offload)."),
-                  [](Scenario& s) -> bool& { return s.run.parallelism.offloadOptimizer; }, training);
-    all << toggle(QStringLiteral("run.parallelism.offload_params"), par, QStringLiteral("Offload weights"),
-                  QStringLiteral("Keeps the weights in host memory and gathers one layer at a time (ZeRO-3 only)."),
-                  [](Scenario& s) -> bool& { return s.run.parallelism.offloadParams; }, training);
+    all << integer(QStringLiteral("run.parallelism.tensor_parallel"), par, QStringLiteral("Tensor parallel"),
+        QStringLiteral("GPUs"), QStringLiteral("Splits every layer's heads and MLP over this many GPUs."),
+        K::LogInteger, 1, 64, [](Scenario& s) -> Count& { return s.run.parallelism.tensorParallel; });
+    all << integer(QStringLiteral("run.parallelism.pipeline_parallel"), par, QStringLiteral("Pipeline parallel"),
+        QStringLiteral("stages"),
+        QStringLiteral("Splits the layers into stages; the first stage holds several micro-batches in flight."),
+        K::LogInteger, 1, 128, [](Scenario& s) -> Count& { return s.run.parallelism.pipelineParallel; });
+    all << toggle(
+        QStringLiteral("run.parallelism.sequence_parallel"), par, QStringLiteral("Sequence parallel"),
+        QStringLiteral("With tensor parallelism, also splits the norms' and residuals' activations."),
+        [](Scenario& s) -> bool& { return s.run.parallelism.sequenceParallel; }, training);
+    all << toggle(
+        QStringLiteral("run.parallelism.offload_optimizer"), par, QStringLiteral("Offload optimizer"),
+        QStringLiteral("Keeps optimizer states and master weights in host memory (ZeRO-Offload)."),
+        [](Scenario& s) -> bool& { return s.run.parallelism.offloadOptimizer; }, training);
+    all << toggle(
+        QStringLiteral("run.parallelism.offload_params"), par, QStringLiteral("Offload weights"),
+        QStringLiteral("Keeps the weights in host memory and gathers one layer at a time (ZeRO-3 only)."),
+        [](Scenario& s) -> bool& { return s.run.parallelism.offloadParams; }, training);
 
     ParamDescriptor gpu = describe(QStringLiteral("run.gpu"), hw, QStringLiteral("GPU"), QString(),
-                                   QStringLiteral("Memory, peak TFLOP/s and bandwidth from the catalog."), K::Choice);
+        QStringLiteral("Memory, peak TFLOP/s and bandwidth from the catalog."), K::Choice);
     for (const GpuSpec& g : gpuCatalog()) {
         gpu.choices << QString::fromStdString(g.name);
         gpu.choiceLabels << QString::fromStdString(g.displayName);
@@ -345,10 +372,11 @@ QVector<ParamDescriptor> build()
     gpu.applies = always;
     all << gpu;
 
-    ParamDescriptor mem = describe(QStringLiteral("run.gpu.memory_gib"), hw, QStringLiteral("Capacity"), QStringLiteral("GiB"),
-                                   QStringLiteral("Device memory of one GPU; changing it makes the GPU custom."), K::Real, 1,
-                                   1024, 1);
-    mem.get = [](const Scenario& s) { return QVariant(s.run.gpu ? double(s.run.gpu->memoryBytes) / double(kGiB) : 80.0); };
+    ParamDescriptor mem
+        = describe(QStringLiteral("run.gpu.memory_gib"), hw, QStringLiteral("Capacity"), QStringLiteral("GiB"),
+            QStringLiteral("Device memory of one GPU; changing it makes the GPU custom."), K::Real, 1, 1024, 1);
+    mem.get
+        = [](const Scenario& s) { return QVariant(s.run.gpu ? double(s.run.gpu->memoryBytes) / double(kGiB) : 80.0); };
     mem.set = [](Scenario& s, const QVariant& v) {
         const Bytes bytes = static_cast<Bytes>(v.toDouble() * double(kGiB));
         if (!s.run.gpu || bytes != s.run.gpu->memoryBytes) {
@@ -360,10 +388,9 @@ QVector<ParamDescriptor> build()
     mem.applies = always;
     all << mem;
 
-    ParamDescriptor mfu =
-        describe(QStringLiteral("run.mfu"), hw, QStringLiteral("MFU"), QStringLiteral("of peak"),
-                 QStringLiteral("Model FLOPs utilization assumed for the step time: 0.4-0.6 is typical for large runs."), K::Real,
-                 0.05, 1.0, 2);
+    ParamDescriptor mfu = describe(QStringLiteral("run.mfu"), hw, QStringLiteral("MFU"), QStringLiteral("of peak"),
+        QStringLiteral("Model FLOPs utilization assumed for the step time: 0.4-0.6 is typical for large runs."),
+        K::Real, 0.05, 1.0, 2);
     mfu.get = [](const Scenario& s) { return QVariant(s.run.mfu); };
     mfu.set = [](Scenario& s, const QVariant& v) { s.run.mfu = v.toDouble(); };
     mfu.applies = always;

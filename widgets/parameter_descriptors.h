@@ -17,16 +17,16 @@ namespace vramlab {
 /// so every parameter behaves the same way.
 struct ParamDescriptor {
     enum class Kind {
-        Integer,    ///< slider + spin box, linear
+        Integer, ///< slider + spin box, linear
         LogInteger, ///< slider on a log2 scale + spin box
-        Real,       ///< spin box with decimals (slider on a log scale when logScale)
-        Choice,     ///< combo box over `choices` (values) shown as `choiceLabels`
-        Toggle,     ///< check box
+        Real, ///< spin box with decimals (slider on a log scale when logScale)
+        Choice, ///< combo box over `choices` (values) shown as `choiceLabels`
+        Toggle, ///< check box
     };
-    QString key;     ///< "run.sequence_length"
-    QString group;   ///< panel section
+    QString key; ///< "run.sequence_length"
+    QString group; ///< panel section
     QString label;
-    QString unit;    ///< "tokens", "GPUs", "B params", ...
+    QString unit; ///< "tokens", "GPUs", "B params", ...
     QString tooltip; ///< what it does
     Kind kind = Kind::Integer;
     double min = 0, max = 0;

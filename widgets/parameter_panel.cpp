@@ -28,7 +28,8 @@ constexpr int kSliderSteps = 1000;
 
 bool logScale(const ParamDescriptor& d)
 {
-    return d.kind == ParamDescriptor::Kind::LogInteger || (d.kind == ParamDescriptor::Kind::Real && d.min > 0 && d.max / d.min >= 100);
+    return d.kind == ParamDescriptor::Kind::LogInteger
+        || (d.kind == ParamDescriptor::Kind::Real && d.min > 0 && d.max / d.min >= 100);
 }
 bool hasSlider(const ParamDescriptor& d)
 {
@@ -59,12 +60,15 @@ double ParameterPanel::sliderValue(const ParamDescriptor& d, int position)
 }
 
 ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
-    : QWidget(parent), m_doc(document), m_error(new QLabel)
+    : QWidget(parent)
+    , m_doc(document)
+    , m_error(new QLabel)
 {
     auto* outer = new QVBoxLayout(this);
     m_error->setWordWrap(true);
     m_error->setTextFormat(Qt::PlainText); // the error echoes values from the file
-    m_error->setStyleSheet(QStringLiteral("QLabel { color: white; background: #b8251a; padding: 6px; border-radius: 3px; }"));
+    m_error->setStyleSheet(
+        QStringLiteral("QLabel { color: white; background: #b8251a; padding: 6px; border-radius: 3px; }"));
     m_error->setVisible(false);
     outer->addWidget(m_error);
 
@@ -81,8 +85,9 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
         if (d.key == QLatin1String("model.parameters_b")) { // after the preset picker: the other way to a model
             auto* import = new QPushButton(QStringLiteral("From config.json…"));
             import->setObjectName(QStringLiteral("importConfig"));
-            import->setToolTip(QStringLiteral("Read a Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2, Gemma, GPT-2, "
-                                              "Phi-3, DeepSeek-V3); you can also drop one on the window"));
+            import->setToolTip(
+                QStringLiteral("Read a Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2, Gemma, GPT-2, "
+                               "Phi-3, DeepSeek-V3); you can also drop one on the window"));
             connect(import, &QPushButton::clicked, this, &ParameterPanel::importConfigRequested);
             grid->addWidget(import, grid->rowCount(), 1, 1, 2);
         }
@@ -99,7 +104,8 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
             spin->setRange(int(d.min), int(std::min(d.max, 2e9)));
             spin->setGroupSeparatorShown(true);
             spin->setKeyboardTracking(false);
-            connect(spin, &QSpinBox::valueChanged, this, [this, &d](int v) { edit(d, QVariant::fromValue<qlonglong>(v), false); });
+            connect(spin, &QSpinBox::valueChanged, this,
+                [this, &d](int v) { edit(d, QVariant::fromValue<qlonglong>(v), false); });
             editor = spin;
             break;
         }
@@ -117,7 +123,8 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
             auto* combo = new QComboBox;
             for (int i = 0; i < d.choices.size(); ++i)
                 combo->addItem(d.choiceLabels.value(i, d.choices[i]), d.choices[i]);
-            connect(combo, &QComboBox::activated, this, [this, &d, combo](int i) { edit(d, combo->itemData(i), false); });
+            connect(
+                combo, &QComboBox::activated, this, [this, &d, combo](int i) { edit(d, combo->itemData(i), false); });
             editor = combo;
             break;
         }
@@ -140,7 +147,9 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
             guardWheel(slider);
             connect(slider, &QSlider::valueChanged, this, [this, &d, slider](int pos) {
                 const double v = d.kind == ParamDescriptor::Kind::Integer ? d.min + pos : sliderValue(d, pos);
-                const QVariant value = d.kind == ParamDescriptor::Kind::Real ? QVariant(v) : QVariant::fromValue<qlonglong>(qlonglong(v));
+                const QVariant value = d.kind == ParamDescriptor::Kind::Real
+                    ? QVariant(v)
+                    : QVariant::fromValue<qlonglong>(qlonglong(v));
                 edit(d, value, slider->isSliderDown()); // a drag merges into one undo step
             });
             grid->addWidget(slider, row, 1);
@@ -178,7 +187,8 @@ void ParameterPanel::highlight(const QStringList& keys)
 {
     m_highlighted = keys;
     // Amber with black text reads on the light and the dark palette and on a projector.
-    const QString marked = QStringLiteral("QLabel { background: #ffc845; color: black; font-weight: bold; border-radius: 3px; padding: 1px 4px; }");
+    const QString marked = QStringLiteral(
+        "QLabel { background: #ffc845; color: black; font-weight: bold; border-radius: 3px; padding: 1px 4px; }");
     for (auto it = m_labels.cbegin(); it != m_labels.cend(); ++it)
         it.value()->setStyleSheet(keys.contains(it.key()) ? marked : QString());
 }
@@ -213,7 +223,8 @@ void ParameterPanel::refresh()
             check->setChecked(v.toBool());
         if (QSlider* s = m_sliders.value(d.key); s && !s->isSliderDown()) {
             const QSignalBlocker blockSlider(s);
-            s->setValue(d.kind == ParamDescriptor::Kind::Integer ? int(v.toLongLong() - qlonglong(d.min)) : sliderPosition(d, v.toDouble()));
+            s->setValue(d.kind == ParamDescriptor::Kind::Integer ? int(v.toLongLong() - qlonglong(d.min))
+                                                                 : sliderPosition(d, v.toDouble()));
         }
         const bool on = d.applies(sc);
         e->setEnabled(on);

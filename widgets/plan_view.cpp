@@ -19,15 +19,22 @@ namespace vramlab {
 
 namespace {
 
-const char* const kFitNames[3] = {"Largest micro-batch", "Longest sequence", "Fewest GPUs"};
+const char* const kFitNames[3] = { "Largest micro-batch", "Longest sequence", "Fewest GPUs" };
 
-QString number(Count v) { return QLocale(QLocale::English).toString(qlonglong(v)); }
+QString number(Count v)
+{
+    return QLocale(QLocale::English).toString(qlonglong(v));
+}
 
-QString seconds(double s) { return QString::fromStdString(formatSeconds(s, 3)); }
+QString seconds(double s)
+{
+    return QString::fromStdString(formatSeconds(s, 3));
+}
 
 } // namespace
 
-PlanView::PlanView(QWidget* parent) : QWidget(parent)
+PlanView::PlanView(QWidget* parent)
+    : QWidget(parent)
 {
     m_syncing = true; // no planning while the widgets are being built
     auto* layout = new QVBoxLayout(this);
@@ -63,7 +70,7 @@ PlanView::PlanView(QWidget* parent) : QWidget(parent)
     };
     m_gpus = spin(QStringLiteral("GPUs"), 1, 100000, QStringLiteral("GPUs of the scenario's type to plan for"));
     m_globalBatch = spin(QStringLiteral("Global batch"), 1, 10000000,
-                         QStringLiteral("Sequences per optimizer step: micro-batch x accumulation x data-parallel size"));
+        QStringLiteral("Sequences per optimizer step: micro-batch x accumulation x data-parallel size"));
     m_topK = spin(QStringLiteral("Show"), 1, 200, QStringLiteral("How many of the fastest setups to list"));
     m_topK->setValue(10);
     controls->addStretch(1);
@@ -83,8 +90,9 @@ PlanView::PlanView(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_summary);
 
     m_table = new QTableWidget(0, 5, this);
-    m_table->setHorizontalHeaderLabels({QStringLiteral("Step"), QStringLiteral("Tokens/s"), QStringLiteral("Peak per GPU"),
-                                        QStringLiteral("Setup"), QStringLiteral("Why (hover a row for the time by cause)")});
+    m_table->setHorizontalHeaderLabels(
+        { QStringLiteral("Step"), QStringLiteral("Tokens/s"), QStringLiteral("Peak per GPU"), QStringLiteral("Setup"),
+            QStringLiteral("Why (hover a row for the time by cause)") });
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -92,7 +100,7 @@ PlanView::PlanView(QWidget* parent) : QWidget(parent)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
     connect(m_table, &QTableWidget::itemSelectionChanged, this,
-            [this] { m_apply->setEnabled(!m_table->selectionModel()->selectedRows().isEmpty()); });
+        [this] { m_apply->setEnabled(!m_table->selectionModel()->selectedRows().isEmpty()); });
     connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { applyRow(row); });
     layout->addWidget(m_table, 1);
     m_syncing = false;
@@ -103,12 +111,13 @@ void PlanView::setScenario(const Scenario& sc)
     m_scenario = sc;
     m_syncing = true;
     m_gpus->setValue(int(std::min<Count>(sc.run.parallelism.gpus, 100000)));
-    m_globalBatch->setValue(int(std::min<Count>(
-        sc.run.microBatchSize * sc.run.gradientAccumulationSteps * std::max<Count>(1, sc.run.parallelism.dataParallel()), 10000000)));
+    m_globalBatch->setValue(int(std::min<Count>(sc.run.microBatchSize * sc.run.gradientAccumulationSteps
+            * std::max<Count>(1, sc.run.parallelism.dataParallel()),
+        10000000)));
     m_syncing = false;
 
     // The fit solvers on the scenario as it is.
-    const SweepParam params[3] = {SweepParam::MicroBatchSize, SweepParam::SequenceLength, SweepParam::Gpus};
+    const SweepParam params[3] = { SweepParam::MicroBatchSize, SweepParam::SequenceLength, SweepParam::Gpus };
     for (int i = 0; i < 3; ++i) {
         m_fitValues[i].reset();
         QString text;
@@ -120,7 +129,8 @@ void PlanView::setScenario(const Scenario& sc)
             try {
                 const FitResult f = i == 2 ? fitMinGpus(sc) : fitMax(sc, params[i]);
                 if (!f.value && i == 2) {
-                    text = f.nextReport ? QStringLiteral("nothing fits: even %1 GPUs leave %2 per GPU").arg(number(f.nextValue), bytesText(f.nextReport->peak))
+                    text = f.nextReport ? QStringLiteral("nothing fits: even %1 GPUs leave %2 per GPU")
+                                              .arg(number(f.nextValue), bytesText(f.nextReport->peak))
                                         : QStringLiteral("nothing fits at any GPU count with this setup");
                 } else if (!f.value) {
                     text = QStringLiteral("nothing fits: %1 already needs %2 at its peak")
@@ -141,10 +151,19 @@ void PlanView::setScenario(const Scenario& sc)
     replan();
 }
 
-void PlanView::setGpus(Count gpus) { m_gpus->setValue(int(gpus)); }
-void PlanView::setGlobalBatch(Count sequences) { m_globalBatch->setValue(int(sequences)); }
+void PlanView::setGpus(Count gpus)
+{
+    m_gpus->setValue(int(gpus));
+}
+void PlanView::setGlobalBatch(Count sequences)
+{
+    m_globalBatch->setValue(int(sequences));
+}
 
-QString PlanView::fitText(int row) const { return m_fitLabels[row]->text(); }
+QString PlanView::fitText(int row) const
+{
+    return m_fitLabels[row]->text();
+}
 
 void PlanView::replan()
 {
@@ -163,14 +182,15 @@ void PlanView::replan()
     }
     QString summary = QStringLiteral("%1 setups estimated on %2 GPUs for %3 sequences per step; %4 fit at their peak.")
                           .arg(number(m_result.evaluated), number(m_result.gpus), number(m_result.globalBatch),
-                               number(m_result.fitting));
+                              number(m_result.fitting));
     for (const std::string& note : m_result.notes)
         summary += QLatin1Char(' ') + QString::fromStdString(note) + QLatin1Char('.');
     if (m_result.top.empty())
         summary += QStringLiteral(" Nothing fits: more GPUs, a shorter sequence or a smaller model.");
     if (m_result.fastestUnfit)
         summary += QStringLiteral(" Faster but over the memory: %1, %2.")
-                       .arg(QString::fromStdString(m_result.fastestUnfit->summary()), QString::fromStdString(m_result.fastestUnfit->why));
+                       .arg(QString::fromStdString(m_result.fastestUnfit->summary()),
+                           QString::fromStdString(m_result.fastestUnfit->why));
     m_summary->setText(summary);
 
     m_table->setRowCount(int(m_result.top.size()));
@@ -179,9 +199,9 @@ void PlanView::replan()
         const StepTimeParts& t = c.time;
         const QString parts = QStringLiteral("compute %1, recompute %2, DP %3, TP %4, pipeline %5, offload %6")
                                   .arg(seconds(t.computeS), seconds(t.recomputeS), seconds(t.dataParallelS),
-                                       seconds(t.tensorParallelS), seconds(t.pipelineS), seconds(t.offloadS));
-        const QStringList cells = {seconds(t.total()), number(Count(c.tokensPerS)), bytesText(c.peak),
-                                   QString::fromStdString(c.summary()), QString::fromStdString(c.why)};
+                                      seconds(t.tensorParallelS), seconds(t.pipelineS), seconds(t.offloadS));
+        const QStringList cells = { seconds(t.total()), number(Count(c.tokensPerS)), bytesText(c.peak),
+            QString::fromStdString(c.summary()), QString::fromStdString(c.why) };
         const QString tip = QStringLiteral("%1\n%2\n%3").arg(cells[3], cells[4], parts);
         for (int col = 0; col < cells.size(); ++col) {
             auto* item = new QTableWidgetItem(cells[col]);
@@ -205,7 +225,7 @@ void PlanView::applyRow(int row)
         return;
     const PlanCandidate& c = m_result.top[size_t(row)];
     emit applyRun(applyCandidate(m_scenario.run, c, m_result.gpus),
-                  QStringLiteral("Apply plan #%1 (%2)").arg(QString::number(row + 1), QString::fromStdString(c.summary())));
+        QStringLiteral("Apply plan #%1 (%2)").arg(QString::number(row + 1), QString::fromStdString(c.summary())));
 }
 
 void PlanView::applyFit(int row)
@@ -213,7 +233,7 @@ void PlanView::applyFit(int row)
     if (row < 0 || row > 2 || !m_fitValues[row])
         return;
     RunSpec run = m_scenario.run;
-    const SweepParam params[3] = {SweepParam::MicroBatchSize, SweepParam::SequenceLength, SweepParam::Gpus};
+    const SweepParam params[3] = { SweepParam::MicroBatchSize, SweepParam::SequenceLength, SweepParam::Gpus };
     setValue(run, params[row], *m_fitValues[row]);
     emit applyRun(run, QStringLiteral("%1: %2").arg(QString::fromLatin1(kFitNames[row]), number(*m_fitValues[row])));
 }

@@ -39,7 +39,7 @@ QColor PlotTheme::componentColor(const QString& key)
         return QColor(0xCC, 0x79, 0xA7); // reddish purple
     if (key == QLatin1String("temporaries"))
         return QColor(0xF0, 0xE4, 0x42); // yellow: the step timeline's short-lived buffers
-    return QColor(0x99, 0x99, 0x99);     // overhead: grey
+    return QColor(0x99, 0x99, 0x99); // overhead: grey
 }
 
 QFont PlotTheme::font(int delta) const
@@ -52,7 +52,7 @@ QFont PlotTheme::font(int delta) const
 void PlotTheme::apply(QCustomPlot* plot) const
 {
     plot->setBackground(background);
-    for (QCPAxis* axis : {plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2}) {
+    for (QCPAxis* axis : { plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2 }) {
         const QPen pen(foreground, lineWidth > 2 ? 2 : 1);
         axis->setBasePen(pen);
         axis->setTickPen(pen);
@@ -111,7 +111,7 @@ QPalette lightPalette()
     p.setColor(QPalette::Text, QColor(20, 20, 20));
     p.setColor(QPalette::WindowText, QColor(20, 20, 20));
     p.setColor(QPalette::Highlight, QColor(0, 114, 178));
-    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+    for (auto role : { QPalette::WindowText, QPalette::Text, QPalette::ButtonText })
         p.setColor(QPalette::Disabled, role, QColor(150, 150, 150));
     return p;
 }
@@ -142,7 +142,7 @@ QPalette darkPalette()
     p.setColor(QPalette::Highlight, QColor(0, 114, 178));
     p.setColor(QPalette::HighlightedText, Qt::white);
     p.setColor(QPalette::PlaceholderText, disabled);
-    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+    for (auto role : { QPalette::WindowText, QPalette::Text, QPalette::ButtonText })
         p.setColor(QPalette::Disabled, role, disabled);
     return p;
 }

@@ -6,12 +6,13 @@
 
 namespace vramlab {
 
-ProbeChart::ProbeChart(QWidget* parent) : ChartWidget(parent)
+ProbeChart::ProbeChart(QWidget* parent)
+    : ChartWidget(parent)
 {
     auto* group = new QCPBarsGroup(m_plot);
     m_predictedBars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
     m_measuredBars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
-    for (QCPBars* bars : {m_predictedBars, m_measuredBars}) {
+    for (QCPBars* bars : { m_predictedBars, m_measuredBars }) {
         bars->setWidth(0.38);
         bars->setBarsGroup(group);
     }
@@ -44,11 +45,13 @@ void ProbeChart::setReport(const ProbeReport& report)
         }
     } else if (report.bench) {
         m_unit = QStringLiteral("TFLOP/s");
-        m_predictedBars->setName(tr("Estimate: catalog peak x assumed MFU %1%").arg(100 * report.bench->assumedMfu, 0, 'f', 0));
+        m_predictedBars->setName(
+            tr("Estimate: catalog peak x assumed MFU %1%").arg(100 * report.bench->assumedMfu, 0, 'f', 0));
         m_measuredBars->setName(tr("Achieved"));
         m_peakLine = report.bench->peakTflops;
         for (const ProbeGemm& g : report.bench->gemms) {
-            m_labels << QStringLiteral("%1\n%2").arg(QString::fromStdString(g.layer), QString::fromStdString(g.pass).replace('_', ' '));
+            m_labels << QStringLiteral("%1\n%2").arg(
+                QString::fromStdString(g.layer), QString::fromStdString(g.pass).replace('_', ' '));
             m_predicted << report.bench->peakTflops * report.bench->assumedMfu;
             m_measured << g.tflops;
         }
@@ -73,7 +76,7 @@ void ProbeChart::rebuild()
     for (int i = 0; i < m_labels.size(); ++i) {
         keys << i + 1;
         ticker->addTick(i + 1, m_labels[i]);
-        yMax = std::max({yMax, m_predicted[i], m_measured[i]});
+        yMax = std::max({ yMax, m_predicted[i], m_measured[i] });
     }
     m_predictedBars->setData(keys, m_predicted, true);
     m_measuredBars->setData(keys, m_measured, true);

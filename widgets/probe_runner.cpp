@@ -44,7 +44,8 @@ QString garbage(const QString& what)
 
 } // namespace
 
-ProbeRunner::ProbeRunner(QObject* parent) : QObject(parent)
+ProbeRunner::ProbeRunner(QObject* parent)
+    : QObject(parent)
 {
     m_timer.setSingleShot(true);
     m_timer.setInterval(kDefaultTimeoutMs);
@@ -74,7 +75,10 @@ QString ProbeRunner::defaultProgram()
     return onPath.isEmpty() ? QStringLiteral("vramlab-probe") : onPath;
 }
 
-bool ProbeRunner::isRunning() const { return m_process != nullptr; }
+bool ProbeRunner::isRunning() const
+{
+    return m_process != nullptr;
+}
 
 void ProbeRunner::start(const QString& program, const QStringList& args)
 {
@@ -102,7 +106,7 @@ void ProbeRunner::start(const QString& program, const QStringList& args)
 #endif
     m_timer.start();
     QProcess* process = m_process;
-    process->start(program, args + QStringList{QStringLiteral("--json")});
+    process->start(program, args + QStringList { QStringLiteral("--json") });
 #ifdef Q_OS_UNIX
     if (m_process == process && process->processId() > 0) {
         m_processGroup = process->processId();
@@ -199,13 +203,15 @@ void ProbeRunner::onFinished(int exitCode, QProcess::ExitStatus status)
         return; // the last output was garbage or a flood
     const QByteArray& err = m_stderr;
     if (status != QProcess::NormalExit)
-        return fail(tr("vramlab-probe crashed (%1). No measurement was kept.").arg(firstLine(err, m_process->errorString())));
+        return fail(
+            tr("vramlab-probe crashed (%1). No measurement was kept.").arg(firstLine(err, m_process->errorString())));
     if (exitCode == 3 && !m_report)
         return fail(tr("No usable GPU: %1").arg(firstLine(err, tr("vramlab-probe exited with 3 and gave no reason"))));
     if (exitCode == 2)
         return fail(tr("vramlab-probe rejected its input: %1").arg(firstLine(err, tr("no reason given"))));
     if (exitCode != 0 && exitCode != 3)
-        return fail(tr("vramlab-probe failed (exit %1): %2").arg(QString::number(exitCode), firstLine(err, tr("no reason given"))));
+        return fail(tr("vramlab-probe failed (exit %1): %2")
+                        .arg(QString::number(exitCode), firstLine(err, tr("no reason given"))));
     if (!m_report)
         return fail(tr("vramlab-probe finished without a report."));
     // Exit 3 with a report: the bench ran but could not time GEMMs; keep what it measured.

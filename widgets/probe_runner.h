@@ -64,12 +64,12 @@ private:
 
     QProcess* m_process = nullptr;
     qint64 m_processGroup = 0; ///< the probe's pid, its group's id; 0 when none
-    quint64 m_runId = 0;       ///< changes when a run starts or ends (slots may re-enter)
+    quint64 m_runId = 0; ///< changes when a run starts or ends (slots may re-enter)
     QTimer m_timer;
     QString m_program;
-    QByteArray m_stdout;        ///< the unfinished last line of stdout
+    QByteArray m_stdout; ///< the unfinished last line of stdout
     qsizetype m_scannedBytes = 0; ///< how much of m_stdout has no newline
-    QByteArray m_stderr;        ///< stderr, up to kMaxStderrBytes
+    QByteArray m_stderr; ///< stderr, up to kMaxStderrBytes
     std::optional<ProbeReport> m_report;
     qsizetype m_peakStdoutBytes = 0;
     qsizetype m_peakStderrBytes = 0;

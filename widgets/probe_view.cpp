@@ -33,12 +33,13 @@ constexpr int kProgressIntervalMs = 50;
 /// One arg() call: text from the report is never searched for further %N markers.
 QString deviceText(const ProbeDevice& d)
 {
-    return QStringLiteral("%1%2, compute capability %3.%4, %5 SMs, %6 total, %7 free; CUDA driver %8.%9, runtime %10.%11; catalog: %12")
+    return QStringLiteral(
+        "%1%2, compute capability %3.%4, %5 SMs, %6 total, %7 free; CUDA driver %8.%9, runtime %10.%11; catalog: %12")
         .arg(QString::fromStdString(d.name), d.mig ? QStringLiteral(" (MIG)") : QString(), QString::number(d.ccMajor),
-             QString::number(d.ccMinor), QString::number(d.sms), bytesText(d.totalBytes), bytesText(d.freeBytes),
-             QString::number(d.driverVersion / 1000), QString::number(d.driverVersion % 1000 / 10),
-             QString::number(d.runtimeVersion / 1000), QString::number(d.runtimeVersion % 1000 / 10),
-             d.catalogGpu.empty() ? QStringLiteral("no entry") : QString::fromStdString(d.catalogGpu));
+            QString::number(d.ccMinor), QString::number(d.sms), bytesText(d.totalBytes), bytesText(d.freeBytes),
+            QString::number(d.driverVersion / 1000), QString::number(d.driverVersion % 1000 / 10),
+            QString::number(d.runtimeVersion / 1000), QString::number(d.runtimeVersion % 1000 / 10),
+            d.catalogGpu.empty() ? QStringLiteral("no entry") : QString::fromStdString(d.catalogGpu));
 }
 
 } // namespace
@@ -93,7 +94,8 @@ ProbeView::ProbeView(QWidget* parent)
     connect(m_run, &QPushButton::clicked, this, [this] { run(m_command->currentData().toString()); });
     connect(m_cancel, &QPushButton::clicked, this, &ProbeView::cancel);
     connect(m_import, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Import probe report"), QString(), tr("Probe reports (*.json)"));
+        const QString path
+            = QFileDialog::getOpenFileName(this, tr("Import probe report"), QString(), tr("Probe reports (*.json)"));
         if (!path.isEmpty())
             importReport(path);
     });
@@ -109,7 +111,7 @@ ProbeView::ProbeView(QWidget* parent)
     connect(&m_progressThrottle, &QTimer::timeout, this, &ProbeView::showPendingProgress);
     connect(m_runner, &ProbeRunner::progressed, this, [this](const QString& phase, qint64 done, qint64 total) {
         if (m_progressThrottle.isActive()) {
-            m_pendingProgress = Progress{phase, done, total};
+            m_pendingProgress = Progress { phase, done, total };
         } else {
             showProgress(phase, done, total);
             m_progressThrottle.start();
@@ -130,13 +132,17 @@ ProbeView::ProbeView(QWidget* parent)
     });
     const QString chosen = QSettings().value(kProgramSetting).toString();
     setProgram(QFileInfo(chosen).isExecutable() ? chosen : m_program);
-    setMessage(tr("Run the probe on this machine's GPU, or import a report made with vramlab-probe --json on another."), false);
+    setMessage(tr("Run the probe on this machine's GPU, or import a report made with vramlab-probe --json on another."),
+        false);
     updateButtons();
 }
 
 ProbeView::~ProbeView() = default;
 
-void ProbeView::setScenario(const Scenario& scenario) { m_scenario = scenario; }
+void ProbeView::setScenario(const Scenario& scenario)
+{
+    m_scenario = scenario;
+}
 
 void ProbeView::setProgram(const QString& path)
 {
@@ -144,19 +150,26 @@ void ProbeView::setProgram(const QString& path)
     m_programLabel->setText(tr("Probe: %1").arg(path));
 }
 
-void ProbeView::setTimeoutMs(int ms) { m_runner->setTimeoutMs(ms); }
+void ProbeView::setTimeoutMs(int ms)
+{
+    m_runner->setTimeoutMs(ms);
+}
 
-bool ProbeView::isRunning() const { return m_runner->isRunning(); }
+bool ProbeView::isRunning() const
+{
+    return m_runner->isRunning();
+}
 
 void ProbeView::run(const QString& command)
 {
-    QStringList args{command};
+    QStringList args { command };
     if (command != QLatin1String("info")) {
         const QString path = m_tempDir.filePath(QStringLiteral("scenario.json"));
         try {
             saveScenarioFile(path.toStdString(), m_scenario);
         } catch (const InputError& e) {
-            setMessage(tr("The scenario could not be written for the probe: %1").arg(QString::fromStdString(e.what())), true);
+            setMessage(
+                tr("The scenario could not be written for the probe: %1").arg(QString::fromStdString(e.what())), true);
             return;
         }
         args << path;
@@ -169,7 +182,10 @@ void ProbeView::run(const QString& command)
     updateButtons();
 }
 
-void ProbeView::cancel() { m_runner->cancel(); }
+void ProbeView::cancel()
+{
+    m_runner->cancel();
+}
 
 bool ProbeView::importReport(const QString& path)
 {
@@ -199,36 +215,46 @@ void ProbeView::showPendingProgress()
     m_progressThrottle.start(); // the next one waits its interval too
 }
 
-QString ProbeView::message() const { return m_message->text(); }
+QString ProbeView::message() const
+{
+    return m_message->text();
+}
 
-QString ProbeView::summaryText() const { return m_summary->toPlainText(); }
+QString ProbeView::summaryText() const
+{
+    return m_summary->toPlainText();
+}
 
 void ProbeView::showReport(const ProbeReport& report)
 {
     m_report = report;
     m_chart->setReport(report);
-    QStringList lines{deviceText(report.device)};
+    QStringList lines { deviceText(report.device) };
     if (!report.scenario.empty())
         lines << tr("Scenario: %1").arg(QString::fromStdString(report.scenario));
     if (const auto& f = report.fit) {
         lines << (f->fits ? tr("FITS: every predicted buffer was allocated and touched.")
                           : tr("DID NOT FIT: stopped at %1.").arg(QString::fromStdString(f->stoppedAt)))
               << tr("The estimate said: %1.").arg(f->predictedFits ? tr("fits") : tr("does not fit"))
-              << tr("Allocation granularity %1, safety margin %2.").arg(bytesText(f->granularityBytes), bytesText(f->safetyMarginBytes));
+              << tr("Allocation granularity %1, safety margin %2.")
+                     .arg(bytesText(f->granularityBytes), bytesText(f->safetyMarginBytes));
         for (const ProbeFitComponent& c : f->components)
             lines << tr("  %1: predicted %2, requested %3, measured %4 (%5 of %6 buffers)")
                          .arg(QString::fromStdString(c.label), bytesText(c.predictedBytes), bytesText(c.requestedBytes),
-                              bytesText(c.measuredBytes), QString::number(c.allocatedBuffers), QString::number(c.buffers));
+                             bytesText(c.measuredBytes), QString::number(c.allocatedBuffers),
+                             QString::number(c.buffers));
     }
     if (const auto& b = report.bench) {
         if (!b->gemmError.empty())
             lines << tr("GEMMs not timed: %1").arg(QString::fromStdString(b->gemmError));
-        lines << tr("%1 GEMMs: linear layers take %2 s per step (estimate: %3 s for the whole step); MFU ceiling %4% of the %5 TFLOP/s peak.")
+        lines << tr("%1 GEMMs: linear layers take %2 s per step (estimate: %3 s for the whole step); MFU ceiling %4% "
+                    "of the %5 TFLOP/s peak.")
                      .arg(QString::fromStdString(b->dtype), QString::number(b->gemmStepTimeS, 'g', 4),
-                          QString::number(b->predictedStepTimeS, 'g', 4), QString::number(100 * b->mfuCeiling, 'f', 1),
-                          QString::number(b->peakTflops, 'f', 1))
+                         QString::number(b->predictedStepTimeS, 'g', 4), QString::number(100 * b->mfuCeiling, 'f', 1),
+                         QString::number(b->peakTflops, 'f', 1))
               << tr("Device-to-device copy of %1: %2 GB/s (catalog %3 GB/s).")
-                     .arg(bytesText(b->copyBytes), QString::number(b->copyGBs, 'f', 1), QString::number(b->catalogBandwidthGBs, 'f', 0));
+                     .arg(bytesText(b->copyBytes), QString::number(b->copyGBs, 'f', 1),
+                         QString::number(b->catalogBandwidthGBs, 'f', 0));
         for (const std::string& n : b->notes)
             lines << tr("Note: %1").arg(QString::fromStdString(n));
     }

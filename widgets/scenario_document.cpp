@@ -22,7 +22,11 @@ namespace {
 class EditCommand : public QUndoCommand {
 public:
     EditCommand(ScenarioDocument* doc, Scenario before, Scenario after, const QString& text, int mergeId)
-        : QUndoCommand(text), m_doc(doc), m_before(std::move(before)), m_after(std::move(after)), m_mergeId(mergeId)
+        : QUndoCommand(text)
+        , m_doc(doc)
+        , m_before(std::move(before))
+        , m_after(std::move(after))
+        , m_mergeId(mergeId)
     {
     }
     void undo() override { m_doc->apply(m_before); }
@@ -44,7 +48,8 @@ private:
 
 } // namespace
 
-ScenarioDocument::ScenarioDocument(QObject* parent) : QObject(parent)
+ScenarioDocument::ScenarioDocument(QObject* parent)
+    : QObject(parent)
 {
     m_scenario = defaultScenario();
     recompute();
@@ -133,9 +138,11 @@ bool ScenarioDocument::open(const QString& path, QString* error, QString* notice
         const nlohmann::json doc = parseJsonText(readTextFile(file), file);
         Scenario sc;
         // A Hugging Face config.json has a model_type (or architectures); a scenario has a model.
-        if (doc.is_object() && !doc.contains("model") && (doc.contains("model_type") || doc.contains("architectures"))) {
+        if (doc.is_object() && !doc.contains("model")
+            && (doc.contains("model_type") || doc.contains("architectures"))) {
             const HfImport imported = importHfConfig(doc);
-            sc = scenarioFromHf(imported, QFileInfo(path).dir().dirName().toStdString() + " (" + imported.modelType + ")");
+            sc = scenarioFromHf(
+                imported, QFileInfo(path).dir().dirName().toStdString() + " (" + imported.modelType + ")");
             // A new model under the same run: what still applies stays, and the result is a new
             // untitled document, so Save never writes the model over the scenario's file.
             sc.run = m_scenario.run;
@@ -146,7 +153,8 @@ bool ScenarioDocument::open(const QString& path, QString* error, QString* notice
             if (notice) {
                 *notice = QStringLiteral("Imported %1: the run settings are kept").arg(QFileInfo(path).fileName());
                 for (const std::string& c : changes)
-                    *notice += (c == changes.front() ? QStringLiteral(", except ") : QStringLiteral("; ")) + QString::fromStdString(c);
+                    *notice += (c == changes.front() ? QStringLiteral(", except ") : QStringLiteral("; "))
+                        + QString::fromStdString(c);
                 *notice += QStringLiteral(". Not saved yet.");
             }
             return true;
@@ -160,7 +168,8 @@ bool ScenarioDocument::open(const QString& path, QString* error, QString* notice
             *error = QString::fromStdString(e.withFile(file).what());
     } catch (const SizeOverflow& e) {
         if (error)
-            *error = path + QStringLiteral(": the model is too large to estimate (") + QString::fromUtf8(e.what()) + QStringLiteral("); not opened");
+            *error = path + QStringLiteral(": the model is too large to estimate (") + QString::fromUtf8(e.what())
+                + QStringLiteral("); not opened");
     } catch (const std::exception& e) {
         if (error)
             *error = path + QStringLiteral(": ") + QString::fromUtf8(e.what());

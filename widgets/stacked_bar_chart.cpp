@@ -10,7 +10,8 @@
 
 namespace vramlab {
 
-StackedBarChart::StackedBarChart(QWidget* parent) : ChartWidget(parent)
+StackedBarChart::StackedBarChart(QWidget* parent)
+    : ChartWidget(parent)
 {
     m_plot->setNoAntialiasingOnDrag(true);
 
@@ -109,8 +110,9 @@ QString StackedBarChart::toolTipAt(const QPointF& pixel) const
         if (y >= base && y < top && c->bytes > 0)
             return QStringLiteral("<b>%1</b>: %2 (%3 bytes)<br>%4<br><i>%5</i>")
                 .arg(QString::fromUtf8(c->label.data(), int(c->label.size())), bytesText(c->bytes),
-                     QLocale(QLocale::English).toString(qlonglong(c->bytes)), QString::fromStdString(c->formula).toHtmlEscaped(),
-                     QString::fromUtf8(c->explanation.data(), int(c->explanation.size())));
+                    QLocale(QLocale::English).toString(qlonglong(c->bytes)),
+                    QString::fromStdString(c->formula).toHtmlEscaped(),
+                    QString::fromUtf8(c->explanation.data(), int(c->explanation.size())));
         base = top;
     }
     return {};
@@ -153,7 +155,8 @@ void StackedBarChart::rebuild()
         label->setClipToAxisRect(false);
         if (!col.report) {
             label->position->setCoords(c + 1, 0);
-            label->setText(QStringLiteral("not a valid configuration:\n") + col.error.section(QStringLiteral(": "), -2));
+            label->setText(
+                QStringLiteral("not a valid configuration:\n") + col.error.section(QStringLiteral(": "), -2));
             label->setColor(m_theme.overflow);
             continue;
         }
@@ -175,14 +178,17 @@ void StackedBarChart::rebuild()
             line->start->setCoords(c + 1 - 0.45, cap);
             line->end->setCoords(c + 1 + 0.45, cap);
             const Bytes room = r.usableBytes - r.peak;
-            text += r.fits ? QStringLiteral("\n%1 free").arg(bytesText(room)) : QStringLiteral("\n%1 over").arg(bytesText(-room));
+            text += r.fits ? QStringLiteral("\n%1 free").arg(bytesText(room))
+                           : QStringLiteral("\n%1 over").arg(bytesText(-room));
             label->setColor(r.fits ? m_theme.fits : m_theme.overflow);
-            const bool sameAsBefore = c > 0 && m_columns[c - 1].report && m_columns[c - 1].report->usableBytes == r.usableBytes;
+            const bool sameAsBefore
+                = c > 0 && m_columns[c - 1].report && m_columns[c - 1].report->usableBytes == r.usableBytes;
             if (!sameAsBefore) { // label each different capacity once
                 auto* capLabel = new QCPItemText(m_plot);
                 capLabel->setPositionAlignment(Qt::AlignBottom | Qt::AlignLeft);
                 capLabel->position->setCoords(c + 1 - 0.45, cap);
-                capLabel->setText(QStringLiteral("%1: %2").arg(QString::fromStdString(r.gpu->displayName), bytesText(r.usableBytes)));
+                capLabel->setText(
+                    QStringLiteral("%1: %2").arg(QString::fromStdString(r.gpu->displayName), bytesText(r.usableBytes)));
                 capLabel->setColor(m_theme.foreground);
                 capLabel->setFont(m_theme.font(-1));
             }

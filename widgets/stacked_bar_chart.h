@@ -51,7 +51,6 @@ protected:
     void rebuild() override;
 
 private:
-
     QVector<QCPBars*> m_bars; // one per component, stacked
     QVector<Column> m_columns;
     QString m_title;

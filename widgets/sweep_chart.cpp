@@ -10,7 +10,8 @@
 
 namespace vramlab {
 
-SweepChart::SweepChart(QWidget* parent) : ChartWidget(parent)
+SweepChart::SweepChart(QWidget* parent)
+    : ChartWidget(parent)
 {
     QCPGraph* below = nullptr;
     for (const char* key : kComponentKeys) {
@@ -41,8 +42,8 @@ void SweepChart::recolour()
     m_peak->setPen(QPen(m_theme.foreground, m_theme.lineWidth, Qt::DotLine));
 }
 
-void SweepChart::setSweep(const QString& xLabel, const std::vector<SweepPoint>& points, bool logX,
-                          std::optional<Count> firstNotFitting)
+void SweepChart::setSweep(
+    const QString& xLabel, const std::vector<SweepPoint>& points, bool logX, std::optional<Count> firstNotFitting)
 {
     m_exactBoundary = firstNotFitting;
     m_xLabel = xLabel;
@@ -143,7 +144,8 @@ void SweepChart::rebuild()
                 text->setPositionAlignment(Qt::AlignTop | Qt::AlignRight);
                 text->position->setType(QCPItemPosition::ptPlotCoords);
                 text->position->setCoords(double(*m_firstNotFitting), yMax * 1.2);
-                text->setText(QStringLiteral("does not fit from %1 ").arg(QLocale(QLocale::English).toString(qlonglong(*m_firstNotFitting))));
+                text->setText(QStringLiteral("does not fit from %1 ")
+                                  .arg(QLocale(QLocale::English).toString(qlonglong(*m_firstNotFitting))));
                 text->setColor(m_theme.overflow);
                 text->setFont(m_theme.font());
                 break;

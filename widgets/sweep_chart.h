@@ -5,7 +5,6 @@
 #include "vramlab/scenario.h"
 #include "vramlab/sweep.h"
 
-
 #include <optional>
 #include <vector>
 
@@ -24,7 +23,7 @@ public:
     /// `firstNotFitting`: the exact boundary (from a fit search) to mark; without it the
     /// first sampled point that does not fit is marked.
     void setSweep(const QString& xLabel, const std::vector<SweepPoint>& points, bool logX,
-                  std::optional<Count> firstNotFitting = std::nullopt);
+        std::optional<Count> firstNotFitting = std::nullopt);
     /// The first swept value whose peak does not fit, if any.
     std::optional<Count> firstNotFitting() const { return m_firstNotFitting; }
 
@@ -37,9 +36,8 @@ protected:
     void rebuild() override;
 
 private:
-
     QVector<QCPGraph*> m_graphs; // cumulative, one per component
-    QCPGraph* m_peak = nullptr;  // the step's peak where it rises above the sum
+    QCPGraph* m_peak = nullptr; // the step's peak where it rises above the sum
     std::vector<SweepPoint> m_points;
     QString m_xLabel;
     bool m_logX = true;

@@ -10,11 +10,15 @@ namespace vramlab {
 
 namespace {
 
-QString categoryKey(int c) { return QString::fromLatin1(timelineCategoryKey(static_cast<TimelineCategory>(c))); }
+QString categoryKey(int c)
+{
+    return QString::fromLatin1(timelineCategoryKey(static_cast<TimelineCategory>(c)));
+}
 
 } // namespace
 
-TimelineChart::TimelineChart(QWidget* parent) : ChartWidget(parent)
+TimelineChart::TimelineChart(QWidget* parent)
+    : ChartWidget(parent)
 {
     QCPGraph* below = nullptr;
     for (int c = 0; c < kTimelineCategories; ++c) {
@@ -61,9 +65,10 @@ QString TimelineChart::eventText(int index) const
         where += QStringLiteral(", micro-batch %1 of %2").arg(e.microBatch + 1).arg(m_inputs.microBatches);
     if (e.layer >= 0)
         where += QStringLiteral(", layer %1 of %2").arg(e.layer + 1).arg(m_inputs.layers);
-    QString text = QStringLiteral("<b>%1</b><br>%2<br>alive: <b>%3</b>%4<table>")
-                       .arg(QString::fromLatin1(e.what.data(), int(e.what.size())).toHtmlEscaped(), where, bytesText(e.total()),
-                            e.total() == m_timeline.peak ? QStringLiteral(" (the peak)") : QString());
+    QString text
+        = QStringLiteral("<b>%1</b><br>%2<br>alive: <b>%3</b>%4<table>")
+              .arg(QString::fromLatin1(e.what.data(), int(e.what.size())).toHtmlEscaped(), where, bytesText(e.total()),
+                  e.total() == m_timeline.peak ? QStringLiteral(" (the peak)") : QString());
     for (int c = kTimelineCategories - 1; c >= 0; --c)
         if (e.bytes[size_t(c)] > 0)
             text += QStringLiteral("<tr><td>%1</td><td align=right>&nbsp;%2</td></tr>")
@@ -111,14 +116,21 @@ void TimelineChart::rebuild()
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     for (int i = 0; i < n; ++i) {
         const TimelineEvent& e = events[size_t(i)];
-        const bool starts = i == 0 || events[size_t(i - 1)].phase != e.phase || events[size_t(i - 1)].microBatch != e.microBatch;
+        const bool starts
+            = i == 0 || events[size_t(i - 1)].phase != e.phase || events[size_t(i - 1)].microBatch != e.microBatch;
         if (!starts || e.phase == StepPhase::Loss || e.phase == StepPhase::Start)
             continue; // "start" is event 0, right beside the first forward's label
         QString label;
         switch (e.phase) {
-        case StepPhase::Forward: label = QStringLiteral("F%1").arg(e.microBatch + 1); break;
-        case StepPhase::Backward: label = QStringLiteral("B%1").arg(e.microBatch + 1); break;
-        default: label = QStringLiteral("optimizer"); break;
+        case StepPhase::Forward:
+            label = QStringLiteral("F%1").arg(e.microBatch + 1);
+            break;
+        case StepPhase::Backward:
+            label = QStringLiteral("B%1").arg(e.microBatch + 1);
+            break;
+        default:
+            label = QStringLiteral("optimizer");
+            break;
         }
         ticker->addTick(i, label);
     }
@@ -159,7 +171,9 @@ void TimelineChart::rebuild()
         const bool late = peakAt > n / 2;
         text->setPositionAlignment(Qt::AlignBottom | (late ? Qt::AlignRight : Qt::AlignLeft));
         text->position->setCoords(peakAt + 0.5, peak + yMax * 0.03);
-        text->setText(QStringLiteral("peak %1: %2").arg(bytesText(m_timeline.peak), QString::fromLatin1(toString(events[size_t(peakAt)].phase))));
+        text->setText(
+            QStringLiteral("peak %1: %2")
+                .arg(bytesText(m_timeline.peak), QString::fromLatin1(toString(events[size_t(peakAt)].phase))));
         text->setColor(over ? m_theme.overflow : m_theme.foreground);
         text->setFont(m_theme.font());
     }

@@ -7,7 +7,8 @@
 
 namespace vramlab::cli {
 
-CliArgs::CliArgs(const std::vector<std::string>& words, const std::set<std::string>& valued, const std::set<std::string>& flags)
+CliArgs::CliArgs(
+    const std::vector<std::string>& words, const std::set<std::string>& valued, const std::set<std::string>& flags)
 {
     for (size_t i = 0; i < words.size(); ++i) {
         const std::string& w = words[i];
@@ -57,7 +58,8 @@ std::optional<long long> CliArgs::integer(const std::string& name, long long lo,
     long long out = 0;
     const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
     if (ec != std::errc() || ptr != v->data() + v->size() || out < lo || out > hi)
-        throw InputError(name, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got \"" + *v + "\"");
+        throw InputError(name,
+            "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got \"" + *v + "\"");
     return out;
 }
 

@@ -14,7 +14,8 @@ class CliArgs {
 public:
     /// `valued`: options that take a value; anything else starting with "--" is a flag.
     /// Throws InputError for an unknown option or a missing value.
-    CliArgs(const std::vector<std::string>& words, const std::set<std::string>& valued, const std::set<std::string>& flags);
+    CliArgs(
+        const std::vector<std::string>& words, const std::set<std::string>& valued, const std::set<std::string>& flags);
 
     const std::vector<std::string>& positionals() const { return m_positionals; }
     bool flag(const std::string& name) const { return m_flags.count(name) > 0; }

@@ -15,8 +15,8 @@
 #include "vramlab/presets.h"
 #include "vramlab/report_json.h"
 #include "vramlab/report_text.h"
-#include "vramlab/step_timeline.h"
 #include "vramlab/scenario_io.h"
+#include "vramlab/step_timeline.h"
 #include "vramlab/sweep.h"
 #include "vramlab/text_escape.h"
 
@@ -30,7 +30,10 @@ using nlohmann::json;
 
 namespace {
 
-void write(const std::string& text) { writeStandardOutput(text); }
+void write(const std::string& text)
+{
+    writeStandardOutput(text);
+}
 
 } // namespace
 
@@ -38,7 +41,7 @@ int runEstimate(const std::vector<std::string>& words)
 {
     if (isServingScenario(words))
         return runServeEstimate(words); // run.mode "serving": the engine's budget, not a training step
-    CliArgs a(words, {}, {"--json"});
+    CliArgs a(words, {}, { "--json" });
     const std::string file = onlyFile(a, "estimate");
     const Scenario sc = load(file);
     const Report r = withFile(file, [&] { return estimate(sc); });
@@ -49,7 +52,7 @@ int runEstimate(const std::vector<std::string>& words)
 int runSweep(const std::vector<std::string>& words)
 {
     refuseServingScenario(words, "sweep");
-    CliArgs a(words, {"--param", "--from", "--to", "--points"}, {"--csv", "--json", "--log"});
+    CliArgs a(words, { "--param", "--from", "--to", "--points" }, { "--csv", "--json", "--log" });
     const std::string file = onlyFile(a, "sweep");
     const Scenario sc = load(file);
     const SweepParam p = parseSweepParam(a.value("--param").value_or("run.sequence_length"));
@@ -57,7 +60,8 @@ int runSweep(const std::vector<std::string>& words)
     const Count to = a.integer("--to", 1, 100'000'000).value_or(from);
     const int points = static_cast<int>(a.integer("--points", 1, 1'000'000).value_or(10));
     const auto pts = withFile(file, [&] { return sweep(sc, p, from, to, points, a.flag("--log")); });
-    static const char* keys[] = {"weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead", "total"};
+    static const char* keys[] = { "weights", "master_weights", "gradients", "optimizer_states", "activations",
+        "kv_cache", "overhead", "total" };
     std::ostringstream out;
     if (a.flag("--json")) {
         json arr = json::array();
@@ -65,11 +69,13 @@ int runSweep(const std::vector<std::string>& words)
             json bytes = json::object();
             for (const char* k : keys)
                 bytes[k] = pt.report.bytesOf(k);
-            arr.push_back({{"value", pt.value}, {"per_gpu_bytes", bytes}, {"peak_bytes", pt.report.peak},
-                           {"fits", pt.report.hasVerdict ? json(pt.report.fits) : json(nullptr)},
-                           {"flops_per_step", pt.report.flops.perStep}});
+            arr.push_back({ { "value", pt.value }, { "per_gpu_bytes", bytes }, { "peak_bytes", pt.report.peak },
+                { "fits", pt.report.hasVerdict ? json(pt.report.fits) : json(nullptr) },
+                { "flops_per_step", pt.report.flops.perStep } });
         }
-        out << json{{"format", "vramlab.sweep"}, {"version", 1}, {"param", keyPathOf(p)}, {"points", arr}}.dump(2) << "\n";
+        out << json { { "format", "vramlab.sweep" }, { "version", 1 }, { "param", keyPathOf(p) }, { "points", arr } }
+                   .dump(2)
+            << "\n";
     } else {
         const char sep = a.flag("--csv") ? ',' : '\t';
         out << csvField(keyPathOf(p));
@@ -94,11 +100,12 @@ int runFit(const std::vector<std::string>& words)
 {
     if (isServingScenario(words))
         return runServeFit(words);
-    CliArgs a(words, {"--max"}, {"--min-gpus", "--json"});
+    CliArgs a(words, { "--max" }, { "--min-gpus", "--json" });
     const std::string file = onlyFile(a, "fit");
     const Scenario sc = load(file);
     if (a.flag("--min-gpus") == a.value("--max").has_value())
-        throw InputError("fit", "expected either --max micro_batch_size|sequence_length|context_length|batch_size or --min-gpus");
+        throw InputError(
+            "fit", "expected either --max micro_batch_size|sequence_length|context_length|batch_size or --min-gpus");
     FitResult res = withFile(file, [&] {
         if (a.flag("--min-gpus"))
             return fitMinGpus(sc);
@@ -108,7 +115,7 @@ int runFit(const std::vector<std::string>& words)
     });
     const std::string key = keyPathOf(res.param);
     if (a.flag("--json")) {
-        json j = {{"format", "vramlab.fit"}, {"version", 1}, {"param", key}, {"fits", res.value.has_value()}};
+        json j = { { "format", "vramlab.fit" }, { "version", 1 }, { "param", key }, { "fits", res.value.has_value() } };
         j["value"] = res.value ? json(*res.value) : json(nullptr);
         if (res.report)
             j["peak_bytes"] = res.report->peak;
@@ -132,11 +139,13 @@ int runFit(const std::vector<std::string>& words)
         out << "nothing fits on " << gpu << ": " << key << " = " << res.nextValue << " needs "
             << formatBytes(res.nextReport ? res.nextReport->peak : 0) << " at its peak\n";
     } else if (res.param == SweepParam::Gpus) {
-        out << "fewest GPUs: " << *res.value << " (peak " << formatBytes(res.report->peak) << " per GPU on " << gpu << ")\n";
+        out << "fewest GPUs: " << *res.value << " (peak " << formatBytes(res.report->peak) << " per GPU on " << gpu
+            << ")\n";
         if (res.nextReport)
             out << "with " << res.nextValue << ": peak " << formatBytes(res.nextReport->peak) << ", does not fit\n";
     } else {
-        out << "largest " << key << ": " << *res.value << " (peak " << formatBytes(res.report->peak) << " on " << gpu << ")\n";
+        out << "largest " << key << ": " << *res.value << " (peak " << formatBytes(res.report->peak) << " on " << gpu
+            << ")\n";
         if (res.nextReport)
             out << "at " << res.nextValue << ": peak " << formatBytes(res.nextReport->peak) << ", does not fit\n";
         else
@@ -149,7 +158,7 @@ int runFit(const std::vector<std::string>& words)
 int runTimeline(const std::vector<std::string>& words)
 {
     refuseServingScenario(words, "timeline");
-    CliArgs a(words, {"--step"}, {"--json", "--csv"});
+    CliArgs a(words, { "--step" }, { "--json", "--csv" });
     const std::string file = onlyFile(a, "timeline");
     const Scenario sc = load(file);
     const int step = static_cast<int>(a.integer("--step", 1, 2).value_or(2));
@@ -177,9 +186,9 @@ int runTimeline(const std::vector<std::string>& words)
     for (size_t i = 0; i < t.events.size(); ++i) {
         const TimelineEvent& e = t.events[i];
         std::snprintf(buf, sizeof buf, "%5zu  %-9s %4s %5s %12s  %s%s\n", i, std::string(toString(e.phase)).c_str(),
-                      e.microBatch >= 0 ? std::to_string(e.microBatch + 1).c_str() : "",
-                      e.layer >= 0 ? std::to_string(e.layer + 1).c_str() : "", formatBytes(e.total()).c_str(),
-                      std::string(e.what).c_str(), e.total() == t.peak ? "  <- peak" : "");
+            e.microBatch >= 0 ? std::to_string(e.microBatch + 1).c_str() : "",
+            e.layer >= 0 ? std::to_string(e.layer + 1).c_str() : "", formatBytes(e.total()).c_str(),
+            std::string(e.what).c_str(), e.total() == t.peak ? "  <- peak" : "");
         out << buf;
     }
     write(out.str());
@@ -189,7 +198,7 @@ int runTimeline(const std::vector<std::string>& words)
 int runPlan(const std::vector<std::string>& words)
 {
     refuseServingScenario(words, "plan");
-    CliArgs a(words, {"--gpus", "--global-batch", "--top", "--max-tp", "--max-pp"}, {"--json", "--no-offload"});
+    CliArgs a(words, { "--gpus", "--global-batch", "--top", "--max-tp", "--max-pp" }, { "--json", "--no-offload" });
     const std::string file = onlyFile(a, "plan");
     const Scenario sc = load(file);
     PlanRequest req;
@@ -217,8 +226,8 @@ int runPlan(const std::vector<std::string>& words)
     for (size_t i = 0; i < res.top.size(); ++i) {
         const PlanCandidate& c = res.top[i];
         // Numbers in fixed columns; the setup and the reason in full, however long.
-        std::snprintf(buf, sizeof buf, "%2zu. %8.3f s/step %10.0f tok/s  peak %10s  ", i + 1, c.time.total(), c.tokensPerS,
-                      formatBytes(c.peak).c_str());
+        std::snprintf(buf, sizeof buf, "%2zu. %8.3f s/step %10.0f tok/s  peak %10s  ", i + 1, c.time.total(),
+            c.tokensPerS, formatBytes(c.peak).c_str());
         out << buf << c.summary() << "\n    " << c.why << "\n";
     }
     if (res.fastestUnfit)
@@ -229,7 +238,7 @@ int runPlan(const std::vector<std::string>& words)
 
 int runPresets(const std::vector<std::string>& words)
 {
-    CliArgs a(words, {}, {"--json"});
+    CliArgs a(words, {}, { "--json" });
     if (!a.positionals().empty())
         throw InputError("presets", "expected no arguments (only --json), got \"" + a.positionals().front() + "\"");
     std::ostringstream out;
@@ -237,8 +246,8 @@ int runPresets(const std::vector<std::string>& words)
         json arr = json::array();
         for (const Preset& p : presets()) {
             const ParameterCount c = countParameters(p.model);
-            arr.push_back({{"key", p.key}, {"name", p.model.name}, {"params", c.total}, {"active_params", c.active},
-                           {"published_params", p.publishedParams}, {"source", p.source}});
+            arr.push_back({ { "key", p.key }, { "name", p.model.name }, { "params", c.total },
+                { "active_params", c.active }, { "published_params", p.publishedParams }, { "source", p.source } });
         }
         out << arr.dump(2) << "\n";
     } else {
@@ -248,7 +257,7 @@ int runPresets(const std::vector<std::string>& words)
         for (const Preset& p : presets()) {
             const ParameterCount c = countParameters(p.model);
             std::snprintf(buf, sizeof buf, "%-16s %-28s %20s %20s\n", p.key.c_str(), p.model.name.c_str(),
-                          formatCount(c.total).c_str(), formatCount(c.active).c_str());
+                formatCount(c.total).c_str(), formatCount(c.active).c_str());
             out << buf;
         }
     }
@@ -258,7 +267,7 @@ int runPresets(const std::vector<std::string>& words)
 
 int runGpus(const std::vector<std::string>& words)
 {
-    CliArgs a(words, {}, {"--json"});
+    CliArgs a(words, {}, { "--json" });
     if (!a.positionals().empty())
         throw InputError("gpus", "expected no arguments (only --json), got \"" + a.positionals().front() + "\"");
     if (a.flag("--json")) {
@@ -274,13 +283,13 @@ int runGpus(const std::vector<std::string>& words)
     std::ostringstream out;
     char buf[256];
     std::snprintf(buf, sizeof buf, "%-18s %-34s %10s %9s %9s %10s %9s %8s\n", "gpu", "model", "memory", "bf16 TF/s",
-                  "fp8 TF/s", "mem GB/s", "link GB/s", "host GB/s");
+        "fp8 TF/s", "mem GB/s", "link GB/s", "host GB/s");
     out << buf;
     for (const GpuSpec& g : gpuCatalog()) {
         const std::string fp8 = g.fp8Tflops > 0 ? std::to_string(static_cast<long long>(g.fp8Tflops + 0.5)) : "-";
-        std::snprintf(buf, sizeof buf, "%-18s %-34s %10s %9.0f %9s %10.0f %9.0f %8.0f\n", g.name.c_str(), g.displayName.c_str(),
-                      formatBytes(g.memoryBytes).c_str(), g.bf16Tflops, fp8.c_str(), g.memoryBandwidthGBs, g.interconnectGBs,
-                      g.hostLinkGBs);
+        std::snprintf(buf, sizeof buf, "%-18s %-34s %10s %9.0f %9s %10.0f %9.0f %8.0f\n", g.name.c_str(),
+            g.displayName.c_str(), formatBytes(g.memoryBytes).c_str(), g.bf16Tflops, fp8.c_str(), g.memoryBandwidthGBs,
+            g.interconnectGBs, g.hostLinkGBs);
         out << buf;
     }
     write(out.str());
@@ -289,7 +298,7 @@ int runGpus(const std::vector<std::string>& words)
 
 int runImportHf(const std::vector<std::string>& words)
 {
-    CliArgs a(words, {"-o", "--output", "--name"}, {});
+    CliArgs a(words, { "-o", "--output", "--name" }, {});
     if (a.positionals().size() != 1)
         throw InputError("import-hf", "expected one Hugging Face config.json");
     const std::string file = a.positionals().front();
@@ -309,8 +318,9 @@ int runImportHf(const std::vector<std::string>& words)
     writeFileAtomically(*outPath, text);
     // The scenario went to the file: say what it holds, so a wrong config is seen at once.
     const ParameterCount c = countParameters(sc.model);
-    write("wrote " + *outPath + ": \"" + sc.name + "\" (" + imported.modelType + "), " + formatCount(c.total) + " parameters" +
-          (c.active != c.total ? " (" + formatCount(c.active) + " active per token)" : std::string()) + "\n");
+    write("wrote " + *outPath + ": \"" + sc.name + "\" (" + imported.modelType + "), " + formatCount(c.total)
+        + " parameters" + (c.active != c.total ? " (" + formatCount(c.active) + " active per token)" : std::string())
+        + "\n");
     return 0;
 }
 

@@ -50,22 +50,24 @@ struct Command {
     const char* usage; ///< what `vramlab-cli NAME --help` prints
 };
 
-const std::array<Command, 10> kCommands = {{
-    {"estimate", vramlab::cli::runEstimate, R"(usage: vramlab-cli estimate FILE [--json]
+const std::array<Command, 10> kCommands = { {
+    { "estimate", vramlab::cli::runEstimate, R"(usage: vramlab-cli estimate FILE [--json]
 
 Memory per GPU by component (weights, master weights, gradients, optimizer states,
 activations, KV cache, overhead), the peak of the step, FLOPs, step time and whether it
 fits run.gpu. --json prints the report object of the scenario spec.
 Exit 0; bad input exits 2 with one line on stderr.
-)"},
-    {"sweep", vramlab::cli::runSweep, R"(usage: vramlab-cli sweep FILE --param KEY --from A --to B --points N [--log] [--csv|--json]
+)" },
+    { "sweep", vramlab::cli::runSweep,
+        R"(usage: vramlab-cli sweep FILE --param KEY --from A --to B --points N [--log] [--csv|--json]
 
 Estimates the scenario at N values of KEY from A to B (--log: spaced by ratio), everything
 else as the file says. KEY: run.sequence_length, run.micro_batch_size,
 run.gradient_accumulation_steps, run.parallelism.gpus, run.context_length, run.batch_size,
 run.finetune.rank. At most 1,000,000 points. Without --csv or --json: a table.
-)"},
-    {"fit", vramlab::cli::runFit, R"(usage: vramlab-cli fit FILE --max micro_batch_size|sequence_length|context_length|batch_size [--json]
+)" },
+    { "fit", vramlab::cli::runFit,
+        R"(usage: vramlab-cli fit FILE --max micro_batch_size|sequence_length|context_length|batch_size [--json]
        vramlab-cli fit FILE --min-gpus [--json]
 
 The largest value whose peak fits run.gpu (the next one does not), or the fewest GPUs
@@ -74,8 +76,9 @@ value fits (and the output says what the smallest one needs), 2 on bad input.
 A serving scenario (run.mode "serving") takes --max concurrency [--context L],
 --max context [--concurrency C], --min-gpus [--concurrency C] (tensor parallel) or
 --max gpu_layers (llama.cpp).
-)"},
-    {"serve-estimate", vramlab::cli::runServeEstimate, R"(usage: vramlab-cli serve-estimate FILE [--batch N] [--context L] [--prompt P] [--json]
+)" },
+    { "serve-estimate", vramlab::cli::runServeEstimate,
+        R"(usage: vramlab-cli serve-estimate FILE [--batch N] [--context L] [--prompt P] [--json]
 
 A scenario with run.mode "serving" as its engine budgets GPU memory (run.serving.engine:
 vllm by version, sglang, llama.cpp, hf-generate): the budget, weights as loaded, the
@@ -84,38 +87,39 @@ blocks, the maximum concurrency at max_model_len, and the engine's own startup l
 compare with a log; then prefill (TTFT) and decode (TPOT, tokens/s) as a roofline for N
 sequences at L tokens (default: as many as the cache holds, at most max_num_seqs).
 estimate FILE on a serving scenario prints the same. --json: {"serving": {...}}.
-)"},
-    {"timeline", vramlab::cli::runTimeline, R"(usage: vramlab-cli timeline FILE [--step 1|2] [--json|--csv]
+)" },
+    { "timeline", vramlab::cli::runTimeline, R"(usage: vramlab-cli timeline FILE [--step 1|2] [--json|--csv]
 
 One training step as allocations and frees (step 2 by default: optimizer states from the
 start; step 1: created at its end), what is alive after each event, and where the peak is.
 At most 200,000 events.
-)"},
-    {"plan", vramlab::cli::runPlan, R"(usage: vramlab-cli plan FILE [--gpus N] [--global-batch B] [--top K] [--max-tp T] [--max-pp P] [--no-offload] [--json]
+)" },
+    { "plan", vramlab::cli::runPlan,
+        R"(usage: vramlab-cli plan FILE [--gpus N] [--global-batch B] [--top K] [--max-tp T] [--max-pp P] [--no-offload] [--json]
 
 The fastest setups that fit run.gpu: ZeRO stage x tensor parallel (with sequence
 parallelism) x pipeline parallel x micro-batch x checkpointing x offload, ranked by
 estimated step time; each row names every setting it applies and why it wins or loses.
-)"},
-    {"presets", vramlab::cli::runPresets, R"(usage: vramlab-cli presets [--json]
+)" },
+    { "presets", vramlab::cli::runPresets, R"(usage: vramlab-cli presets [--json]
 
 The built-in models with their parameter counts (computed and published).
-)"},
-    {"gpus", vramlab::cli::runGpus, R"(usage: vramlab-cli gpus [--json]
+)" },
+    { "gpus", vramlab::cli::runGpus, R"(usage: vramlab-cli gpus [--json]
 
 The GPU catalog: the names run.gpu accepts, memory as the driver reports it, dense
 TFLOP/s by dtype, memory, GPU-to-GPU and host bandwidths.
-)"},
-    {"import-hf", vramlab::cli::runImportHf, R"(usage: vramlab-cli import-hf CONFIG.json [-o OUT.json] [--name NAME]
+)" },
+    { "import-hf", vramlab::cli::runImportHf, R"(usage: vramlab-cli import-hf CONFIG.json [-o OUT.json] [--name NAME]
 
 A scenario from a Hugging Face config.json (printed, or written to OUT.json). A config
 with keys VRAM Lab cannot account for is refused, naming them.
-)"},
-    {"validate", vramlab::cli::runValidate, R"(usage: vramlab-cli validate FILE
+)" },
+    { "validate", vramlab::cli::runValidate, R"(usage: vramlab-cli validate FILE
 
 Checks a scenario file: exit 0 when valid, 2 with one line naming the key when not.
-)"},
-}};
+)" },
+} };
 
 } // namespace
 
@@ -123,17 +127,17 @@ int main(int argc, char** argv)
 {
     using namespace vramlab;
     return commandMain("vramlab-cli", kUsage, VRAMLAB_VERSION, argc, argv,
-                       [](const std::string& cmd, const std::vector<std::string>& rest) -> std::optional<int> {
-                           for (const Command& c : kCommands) {
-                               if (cmd != c.name)
-                                   continue;
-                               for (const std::string& w : rest)
-                                   if (w == "--help" || w == "-h") {
-                                       writeStandardOutput(c.usage);
-                                       return 0;
-                                   }
-                               return c.run(rest);
-                           }
-                           return std::nullopt;
-                       });
+        [](const std::string& cmd, const std::vector<std::string>& rest) -> std::optional<int> {
+            for (const Command& c : kCommands) {
+                if (cmd != c.name)
+                    continue;
+                for (const std::string& w : rest)
+                    if (w == "--help" || w == "-h") {
+                        writeStandardOutput(c.usage);
+                        return 0;
+                    }
+                return c.run(rest);
+            }
+            return std::nullopt;
+        });
 }

@@ -19,7 +19,8 @@ std::string textReport(const Report& r)
 {
     std::string out;
     out += r.scenarioName + "\n";
-    out += line("parameters: %s total, %s trainable", formatCount(r.params.total).c_str(), formatCount(r.trainableParams).c_str());
+    out += line("parameters: %s total, %s trainable", formatCount(r.params.total).c_str(),
+        formatCount(r.trainableParams).c_str());
     if (r.params.active != r.params.total)
         out += line(", %s active per token", formatCount(r.params.active).c_str());
     out += "\nper GPU (" + r.stage + "):\n";
@@ -27,7 +28,8 @@ std::string textReport(const Report& r)
         if (c.bytes == 0 && c.key != "weights")
             continue;
         const double share = r.total > 0 ? 100.0 * static_cast<double>(c.bytes) / static_cast<double>(r.total) : 0.0;
-        out += line("  %-18s %12s  %5.1f%%  %s\n", std::string(c.label).c_str(), formatBytes(c.bytes).c_str(), share, c.formula.c_str());
+        out += line("  %-18s %12s  %5.1f%%  %s\n", std::string(c.label).c_str(), formatBytes(c.bytes).c_str(), share,
+            c.formula.c_str());
     }
     out += line("  %-18s %12s\n", "Total", formatBytes(r.total).c_str());
     if (r.peak != r.total)
@@ -37,8 +39,8 @@ std::string textReport(const Report& r)
     if (r.gpu) {
         const Bytes room = r.usableBytes - r.peak;
         out += line("%s on %s (%s): %s %s\n", r.fits ? "FITS" : "DOES NOT FIT", r.gpu->displayName.c_str(),
-                    formatBytes(r.usableBytes).c_str(), formatBytes(room < 0 ? -room : room).c_str(),
-                    room < 0 ? "over" : "free");
+            formatBytes(r.usableBytes).c_str(), formatBytes(room < 0 ? -room : room).c_str(),
+            room < 0 ? "over" : "free");
     }
     const FlopsEstimate& f = r.flops;
     out += line("FLOPs: %s per step, %s per token", formatFlops(f.perStep).c_str(), formatFlops(f.perToken).c_str());
@@ -47,7 +49,7 @@ std::string textReport(const Report& r)
     out += "\n";
     if (f.stepTimeS > 0)
         out += line("time: %.4g s per step, %s tokens/s at %.0f%% MFU of %.4g TFLOP/s\n", f.stepTimeS,
-                    formatCount(static_cast<Count>(std::llround(f.tokensPerS))).c_str(), f.mfu * 100, f.peakTflops);
+            formatCount(static_cast<Count>(std::llround(f.tokensPerS))).c_str(), f.mfu * 100, f.peakTflops);
     for (const std::string& w : r.warnings)
         out += "warning: " + w + "\n";
     return out;

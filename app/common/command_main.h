@@ -22,7 +22,11 @@ namespace vramlab {
 /// A write to stdout that failed, with its errno: the command stops there.
 class StandardOutputError : public std::runtime_error {
 public:
-    explicit StandardOutputError(int err) : std::runtime_error(std::strerror(err)), m_errno(err) {}
+    explicit StandardOutputError(int err)
+        : std::runtime_error(std::strerror(err))
+        , m_errno(err)
+    {
+    }
     int error() const noexcept { return m_errno; }
 
 private:
@@ -65,14 +69,14 @@ inline void checkArgumentsAreUtf8(const std::vector<std::string>& words)
     for (size_t i = 0; i < words.size(); ++i)
         if (!isValidUtf8(words[i]))
             throw InputError("argument " + std::to_string(i + 1) + " \"" + printableText(words[i]) + "\"",
-                             "not valid UTF-8 (file names and values must be UTF-8)");
+                "not valid UTF-8 (file names and values must be UTF-8)");
 }
 
 /// Runs `dispatch(command, rest)`, which returns the exit code or nullopt for an unknown
 /// command. InputError and SizeOverflow exit 2, any other exception 1, each as one line.
 template <typename Dispatch>
-int runCommand(const char* tool, const char* usage, const char* version, int argc, char** argv, Dispatch dispatch,
-               int& writeErrno)
+int runCommand(
+    const char* tool, const char* usage, const char* version, int argc, char** argv, Dispatch dispatch, int& writeErrno)
 {
     const std::vector<std::string> words(argv + 1, argv + argc);
     if (words.empty() || words[0] == "--help" || words[0] == "-h" || words[0] == "help") {

@@ -37,24 +37,34 @@ bool ownerAlive(qint64 pid, int window)
 
 } // namespace
 
-AutosaveFile::AutosaveFile() : m_window(g_nextWindow++), m_path(pathFor(QCoreApplication::applicationPid(), m_window))
+AutosaveFile::AutosaveFile()
+    : m_window(g_nextWindow++)
+    , m_path(pathFor(QCoreApplication::applicationPid(), m_window))
 {
     liveWindows().insert(m_window);
 }
 
-AutosaveFile::~AutosaveFile() { liveWindows().remove(m_window); }
+AutosaveFile::~AutosaveFile()
+{
+    liveWindows().remove(m_window);
+}
 
-QString AutosaveFile::folder() { return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation); }
+QString AutosaveFile::folder()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+}
 
 QString AutosaveFile::pathFor(qint64 pid, int window)
 {
-    return QDir(folder()).filePath(QStringLiteral("autosave-%1-%2.json").arg(QString::number(pid), QString::number(window)));
+    return QDir(folder()).filePath(
+        QStringLiteral("autosave-%1-%2.json").arg(QString::number(pid), QString::number(window)));
 }
 
 std::optional<QString> AutosaveFile::newestOrphan()
 {
     static const QRegularExpression name(QStringLiteral("^autosave-(\\d+)-(\\d+)\\.json$"));
-    const QFileInfoList files = QDir(folder()).entryInfoList({QStringLiteral("autosave*.json")}, QDir::Files, QDir::Time);
+    const QFileInfoList files
+        = QDir(folder()).entryInfoList({ QStringLiteral("autosave*.json") }, QDir::Files, QDir::Time);
     for (const QFileInfo& f : files) { // newest first
         const QRegularExpressionMatch m = name.match(f.fileName());
         const bool legacy = f.fileName() == QLatin1String("autosave.json");

@@ -14,7 +14,11 @@
 namespace vramlab {
 
 ExportDialog::ExportDialog(const QString& chartName, const QString& suggestedPath, bool dark, QWidget* parent)
-    : QDialog(parent), m_path(new QLineEdit(suggestedPath)), m_width(new QSpinBox), m_height(new QSpinBox), m_theme(new QComboBox)
+    : QDialog(parent)
+    , m_path(new QLineEdit(suggestedPath))
+    , m_width(new QSpinBox)
+    , m_height(new QSpinBox)
+    , m_theme(new QComboBox)
 {
     setWindowTitle(QStringLiteral("Export %1").arg(chartName));
     auto* form = new QFormLayout(this);
@@ -23,9 +27,10 @@ ExportDialog::ExportDialog(const QString& chartName, const QString& suggestedPat
     pathRow->addWidget(m_path, 1);
     pathRow->addWidget(browse);
     form->addRow(QStringLiteral("File"), pathRow);
-    form->addRow(new QLabel(QStringLiteral(".png (2x), .svg and .pdf: the chart; .csv: its data; .md: review report with "
-                                           "images; .html: self-contained review report")));
-    for (QSpinBox* s : {m_width, m_height}) {
+    form->addRow(
+        new QLabel(QStringLiteral(".png (2x), .svg and .pdf: the chart; .csv: its data; .md: review report with "
+                                  "images; .html: self-contained review report")));
+    for (QSpinBox* s : { m_width, m_height }) {
         s->setRange(100, 10000);
         s->setSuffix(QStringLiteral(" px"));
     }
@@ -33,7 +38,7 @@ ExportDialog::ExportDialog(const QString& chartName, const QString& suggestedPat
     m_height->setValue(900);
     form->addRow(QStringLiteral("Width"), m_width);
     form->addRow(QStringLiteral("Height"), m_height);
-    m_theme->addItems({QStringLiteral("Light"), QStringLiteral("Dark")});
+    m_theme->addItems({ QStringLiteral("Light"), QStringLiteral("Dark") });
     m_theme->setCurrentIndex(dark ? 1 : 0);
     form->addRow(QStringLiteral("Theme"), m_theme);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
@@ -43,15 +48,24 @@ ExportDialog::ExportDialog(const QString& chartName, const QString& suggestedPat
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString p = QFileDialog::getSaveFileName(this, QStringLiteral("Export to"), m_path->text(),
-                                                       QStringLiteral("PNG (*.png);;SVG (*.svg);;PDF (*.pdf);;CSV (*.csv);;"
-                                                                      "Markdown report (*.md);;HTML report (*.html)"));
+            QStringLiteral("PNG (*.png);;SVG (*.svg);;PDF (*.pdf);;CSV (*.csv);;"
+                           "Markdown report (*.md);;HTML report (*.html)"));
         if (!p.isEmpty())
             m_path->setText(p);
     });
 }
 
-QString ExportDialog::path() const { return m_path->text(); }
-QSize ExportDialog::size() const { return {m_width->value(), m_height->value()}; }
-bool ExportDialog::dark() const { return m_theme->currentIndex() == 1; }
+QString ExportDialog::path() const
+{
+    return m_path->text();
+}
+QSize ExportDialog::size() const
+{
+    return { m_width->value(), m_height->value() };
+}
+bool ExportDialog::dark() const
+{
+    return m_theme->currentIndex() == 1;
+}
 
 } // namespace vramlab

@@ -29,7 +29,10 @@ namespace {
 constexpr int kMaxExportSide = 4096;
 
 /// An argument echoed in an error: one line, cut to a sane length.
-QString shown(const QString& value) { return QString::fromStdString(printableText(value.toStdString(), 80)); }
+QString shown(const QString& value)
+{
+    return QString::fromStdString(printableText(value.toStdString(), 80));
+}
 
 } // namespace
 
@@ -38,7 +41,7 @@ int checkExportArguments(int argc, char** argv)
     for (int i = 1; i < argc; ++i)
         if (!isValidUtf8(argv[i])) {
             std::fprintf(stderr, "argument %d \"%s\": not valid UTF-8 (file names and values must be UTF-8)\n", i,
-                         printableText(argv[i]).c_str());
+                printableText(argv[i]).c_str());
             return 2;
         }
     return 0;
@@ -52,28 +55,36 @@ int runHeadlessExport(const QStringList& arguments)
     };
     QCommandLineParser parser;
     const QCommandLineOption out(QStringLiteral("export"), QStringLiteral("Output file"), QStringLiteral("OUT"));
-    const QCommandLineOption chart(QStringLiteral("chart"), QStringLiteral("Chart"), QStringLiteral("KIND"), QStringLiteral("breakdown"));
-    const QCommandLineOption width(QStringLiteral("width"), QStringLiteral("Width"), QStringLiteral("W"), QStringLiteral("1600"));
-    const QCommandLineOption height(QStringLiteral("height"), QStringLiteral("Height"), QStringLiteral("H"), QStringLiteral("900"));
-    const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("Theme"), QStringLiteral("light|dark"), QStringLiteral("light"));
-    parser.addOptions({out, chart, width, height, theme});
+    const QCommandLineOption chart(
+        QStringLiteral("chart"), QStringLiteral("Chart"), QStringLiteral("KIND"), QStringLiteral("breakdown"));
+    const QCommandLineOption width(
+        QStringLiteral("width"), QStringLiteral("Width"), QStringLiteral("W"), QStringLiteral("1600"));
+    const QCommandLineOption height(
+        QStringLiteral("height"), QStringLiteral("Height"), QStringLiteral("H"), QStringLiteral("900"));
+    const QCommandLineOption theme(
+        QStringLiteral("theme"), QStringLiteral("Theme"), QStringLiteral("light|dark"), QStringLiteral("light"));
+    parser.addOptions({ out, chart, width, height, theme });
     parser.addPositionalArgument(QStringLiteral("scenario"), QStringLiteral("Scenario files"));
     if (!parser.parse(arguments))
         return fail(QStringLiteral("vramlab --export: ") + parser.errorText());
 
     const QString outPath = parser.value(out);
     if (outPath.isEmpty())
-        return fail(QStringLiteral("--export: the file name is empty; expected an output file (.png, .svg, .pdf, .csv, .md or .html)"));
+        return fail(QStringLiteral(
+            "--export: the file name is empty; expected an output file (.png, .svg, .pdf, .csv, .md or .html)"));
     const std::optional<ChartKind> kind = parseChartKind(parser.value(chart));
     if (!kind)
-        return fail(QStringLiteral("--chart: expected one of %1, got \"%2\"").arg(chartKindNames().join(QStringLiteral(", ")), shown(parser.value(chart))));
+        return fail(QStringLiteral("--chart: expected one of %1, got \"%2\"")
+                        .arg(chartKindNames().join(QStringLiteral(", ")), shown(parser.value(chart))));
     bool okW = false, okH = false;
     const int w = parser.value(width).toInt(&okW), h = parser.value(height).toInt(&okH);
     // 4096 points a side (a PNG is drawn at 2x: 8192 pixels): larger only costs seconds and gigabytes.
     if (!okW || w < 100 || w > kMaxExportSide)
-        return fail(QStringLiteral("--width: expected pixels from 100 to %1, got \"%2\"").arg(QString::number(kMaxExportSide), shown(parser.value(width))));
+        return fail(QStringLiteral("--width: expected pixels from 100 to %1, got \"%2\"")
+                        .arg(QString::number(kMaxExportSide), shown(parser.value(width))));
     if (!okH || h < 100 || h > kMaxExportSide)
-        return fail(QStringLiteral("--height: expected pixels from 100 to %1, got \"%2\"").arg(QString::number(kMaxExportSide), shown(parser.value(height))));
+        return fail(QStringLiteral("--height: expected pixels from 100 to %1, got \"%2\"")
+                        .arg(QString::number(kMaxExportSide), shown(parser.value(height))));
     const QString themeName = parser.value(theme);
     if (themeName != QLatin1String("light") && themeName != QLatin1String("dark"))
         return fail(QStringLiteral("--theme: expected light or dark, got \"%1\"").arg(shown(themeName)));
@@ -96,7 +107,8 @@ int runHeadlessExport(const QStringList& arguments)
         }
     }
     QString error;
-    if (!exportScenario(*kind, scenarios, labels, outPath, QSize(w, h), exportTheme(themeName == QLatin1String("dark"), QSize(w, h)), &error))
+    if (!exportScenario(*kind, scenarios, labels, outPath, QSize(w, h),
+            exportTheme(themeName == QLatin1String("dark"), QSize(w, h)), &error))
         return fail(error);
     return 0;
 }

@@ -36,10 +36,10 @@ For scripts, see vramlab-cli --help.
 const char* unknownOption(int argc, char** argv)
 {
     // QGuiApplication's and QApplication's own options; the first group takes a value.
-    static const char* const withValue[] = {"-platform", "-platformpluginpath", "-platformtheme", "-plugin", "-qmljsdebugger",
-                                            "-qwindowgeometry", "-qwindowicon", "-qwindowtitle", "-session", "-style",
-                                            "-stylesheet", "-display", "-geometry"};
-    static const char* const flags[] = {"-reverse", "-widgetcount", "-nograb", "-dograb", "-sync"};
+    static const char* const withValue[]
+        = { "-platform", "-platformpluginpath", "-platformtheme", "-plugin", "-qmljsdebugger", "-qwindowgeometry",
+              "-qwindowicon", "-qwindowtitle", "-session", "-style", "-stylesheet", "-display", "-geometry" };
+    static const char* const flags[] = { "-reverse", "-widgetcount", "-nograb", "-dograb", "-sync" };
     for (int i = 1; i < argc; ++i) {
         const char* arg = argv[i];
         if (arg[0] != '-' || !std::strcmp(arg, "-"))
@@ -87,8 +87,8 @@ int main(int argc, char** argv)
         if (const int code = vramlab::checkExportArguments(argc, argv))
             return code;
     // An export needs no display: choose the offscreen platform unless one was asked for.
-    if (exporting && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
-        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+    if (exporting && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY")
+        && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     if (exporting) // a command-line tool: only real errors, one line, reach stderr
         qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
@@ -106,7 +106,8 @@ int main(int argc, char** argv)
         return vramlab::runHeadlessExport(QApplication::arguments());
 
     QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Scenario or Hugging Face config.json to open"));
+    parser.addPositionalArgument(
+        QStringLiteral("file"), QStringLiteral("Scenario or Hugging Face config.json to open"));
     parser.process(app);
 
     vramlab::MainWindow window;

@@ -4,10 +4,8 @@
 #include "breakdown_table.h"
 #include "chart_support.h"
 #include "compare_view.h"
-#include "export_dialog.h"
-#include "vramlab/errors.h"
-#include "vramlab/report_text.h"
 #include "explain_view.h"
+#include "export_dialog.h"
 #include "lesson_player.h"
 #include "parameter_panel.h"
 #include "plan_view.h"
@@ -16,6 +14,8 @@
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
 #include "timeline_chart.h"
+#include "vramlab/errors.h"
+#include "vramlab/report_text.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/sweep.h"
 
@@ -31,7 +31,6 @@
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QTextDocument>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -41,9 +40,10 @@
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
-#include <QTimer>
 #include <QStyleFactory>
 #include <QTabWidget>
+#include <QTextDocument>
+#include <QTimer>
 #include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -51,7 +51,10 @@
 #include <algorithm>
 
 // Resources of a static library must be registered by name, outside any namespace.
-static void initResources() { Q_INIT_RESOURCE(vramlab); }
+static void initResources()
+{
+    Q_INIT_RESOURCE(vramlab);
+}
 
 namespace vramlab {
 
@@ -102,10 +105,11 @@ MainWindow::MainWindow(QWidget* parent)
     m_lessonDock->setMinimumWidth(440);
     m_lessonDock->setVisible(false);
     addDockWidget(Qt::RightDockWidgetArea, m_lessonDock);
-    connect(m_lessons, &LessonPlayer::highlightChanged, this, [this](const QStringList& keys, const QStringList& parts) {
-        m_panel->highlight(keys);
-        m_chart->setEmphasis(parts);
-    });
+    connect(
+        m_lessons, &LessonPlayer::highlightChanged, this, [this](const QStringList& keys, const QStringList& parts) {
+            m_panel->highlight(keys);
+            m_chart->setEmphasis(parts);
+        });
     connect(m_lessons, &LessonPlayer::resultMasked, this, &MainWindow::setResultMasked);
     connect(m_lessons, &LessonPlayer::left, this, &MainWindow::leaveLesson);
 
@@ -113,7 +117,7 @@ MainWindow::MainWindow(QWidget* parent)
     auto* layout = new QVBoxLayout(central);
     // Text from files and processes is never markup: `<img src=/dev/zero>` in a value
     // would otherwise be loaded by the label.
-    for (QLabel* l : {m_banner, m_verdict, m_compute})
+    for (QLabel* l : { m_banner, m_verdict, m_compute })
         l->setTextFormat(Qt::PlainText);
     m_timelineInfo->setTextFormat(Qt::RichText); // every value in it is escaped (updateTimeline)
     m_banner->setWordWrap(true);
@@ -121,9 +125,10 @@ MainWindow::MainWindow(QWidget* parent)
     // The error banner: red, selectable, and dismissable (×) once read.
     m_bannerFrame = new QFrame;
     m_bannerFrame->setObjectName(QStringLiteral("errorBanner"));
-    m_bannerFrame->setStyleSheet(QStringLiteral("#errorBanner { background: #b8251a; border-radius: 3px; } "
-                                                "#errorBanner QLabel { color: white; padding: 8px; } "
-                                                "#errorBanner QToolButton { color: white; border: none; font-weight: bold; padding: 4px 8px; }"));
+    m_bannerFrame->setStyleSheet(QStringLiteral(
+        "#errorBanner { background: #b8251a; border-radius: 3px; } "
+        "#errorBanner QLabel { color: white; padding: 8px; } "
+        "#errorBanner QToolButton { color: white; border: none; font-weight: bold; padding: 4px 8px; }"));
     auto* bannerLayout = new QHBoxLayout(m_bannerFrame);
     bannerLayout->setContentsMargins(0, 0, 0, 0);
     bannerLayout->addWidget(m_banner, 1);
@@ -151,7 +156,7 @@ MainWindow::MainWindow(QWidget* parent)
     breakdown->setStretchFactor(0, 3);
     breakdown->setStretchFactor(1, 2);
     m_table->setMinimumWidth(380);
-    breakdown->setSizes({560, 440});
+    breakdown->setSizes({ 560, 440 });
     m_tabs->addTab(breakdown, QStringLiteral("Breakdown"));
 
     auto* sweepPage = new QWidget;
@@ -172,7 +177,8 @@ MainWindow::MainWindow(QWidget* parent)
     auto* timelineBar = new QHBoxLayout;
     m_timelineStep->addItem(QStringLiteral("Step 2 and later: optimizer states from the start"), 2);
     m_timelineStep->addItem(QStringLiteral("Step 1: optimizer states created at the end"), 1);
-    m_timelineStep->setToolTip(QStringLiteral("PyTorch creates Adam's states in the first optimizer.step(): step 1 can fit where step 2 does not"));
+    m_timelineStep->setToolTip(QStringLiteral(
+        "PyTorch creates Adam's states in the first optimizer.step(): step 1 can fit where step 2 does not"));
     timelineBar->addWidget(m_timelineStep);
     m_timelineInfo->setWordWrap(true);
     m_timelineInfo->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -207,7 +213,8 @@ MainWindow::MainWindow(QWidget* parent)
         m_compare->setSide(side, m_doc->scenario(), QString::fromStdString(m_doc->scenario().name));
     });
     connect(m_compare, &CompareView::openSideRequested, this, [this](int side) {
-        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open scenario"), QString(), kFileFilter);
+        const QString path
+            = QFileDialog::getOpenFileName(this, QStringLiteral("Open scenario"), QString(), kFileFilter);
         if (path.isEmpty())
             return;
         try {
@@ -217,8 +224,8 @@ MainWindow::MainWindow(QWidget* parent)
         }
     });
     connect(m_panel, &ParameterPanel::importConfigRequested, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Import a Hugging Face config.json"), QString(),
-                                                          QStringLiteral("config.json (*.json)"));
+        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Import a Hugging Face config.json"),
+            QString(), QStringLiteral("config.json (*.json)"));
         if (!path.isEmpty())
             openFile(path);
     });
@@ -234,7 +241,8 @@ MainWindow::MainWindow(QWidget* parent)
 
     buildMenus();
     applyTheme();
-    statusBar()->showMessage(QStringLiteral("Move any control: the memory picture answers at once. Hover a bar for its formula."));
+    statusBar()->showMessage(
+        QStringLiteral("Move any control: the memory picture answers at once. Hover a bar for its formula."));
     resize(1400, 900);
     fitToScreen();
     updateViews();
@@ -260,7 +268,8 @@ void MainWindow::buildMenus()
     QAction* open = file->addAction(QStringLiteral("&Open…"), this, [this] {
         if (!maybeSave())
             return;
-        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open scenario or config.json"), QString(), kFileFilter);
+        const QString path = QFileDialog::getOpenFileName(
+            this, QStringLiteral("Open scenario or config.json"), QString(), kFileFilter);
         if (!path.isEmpty())
             openFile(path);
     });
@@ -274,14 +283,17 @@ void MainWindow::buildMenus()
     QAction* exportAct = file->addAction(QStringLiteral("&Export…"), this, [this] {
         QVector<Scenario> scenarios;
         const ChartKind kind = currentChart(&scenarios, nullptr);
-        const QString base = m_doc->filePath().isEmpty() ? QStringLiteral("vramlab") : QFileInfo(m_doc->filePath()).completeBaseName();
-        ExportDialog dialog(chartKindName(kind), QDir::home().filePath(base + QLatin1Char('-') + chartKindName(kind) + QStringLiteral(".png")),
-                            m_dark, this);
+        const QString base
+            = m_doc->filePath().isEmpty() ? QStringLiteral("vramlab") : QFileInfo(m_doc->filePath()).completeBaseName();
+        ExportDialog dialog(chartKindName(kind),
+            QDir::home().filePath(base + QLatin1Char('-') + chartKindName(kind) + QStringLiteral(".png")), m_dark,
+            this);
         if (dialog.exec() == QDialog::Accepted && exportTo(dialog.path(), dialog.size(), dialog.dark()))
             statusBar()->showMessage(QStringLiteral("Exported %1").arg(dialog.path()), 5000);
     });
     exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    exportAct->setToolTip(QStringLiteral("The chart on screen as PNG, SVG or PDF; its data as CSV; a review report as Markdown or HTML"));
+    exportAct->setToolTip(
+        QStringLiteral("The chart on screen as PNG, SVG or PDF; its data as CSV; a review report as Markdown or HTML"));
     file->addSeparator();
     QAction* quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -295,7 +307,7 @@ void MainWindow::buildMenus()
     edit->addAction(redo);
     edit->addSeparator();
     QAction* copy = edit->addAction(QStringLiteral("&Copy breakdown as CSV"), this,
-                                    [this] { QApplication::clipboard()->setText(m_table->toCsv()); });
+        [this] { QApplication::clipboard()->setText(m_table->toCsv()); });
     copy->setShortcut(QKeySequence::Copy);
     edit->addAction(QStringLiteral("Copy breakdown as &Markdown"), this, [this] {
         if (m_doc->report())
@@ -316,13 +328,13 @@ void MainWindow::buildMenus()
     m_darkAction = view->addAction(QStringLiteral("&Dark theme"), this, [this](bool on) { setDarkTheme(on); });
     m_darkAction->setCheckable(true);
     m_darkAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
-    m_presenterAction = view->addAction(QStringLiteral("&Presenter mode"), this, [this](bool on) { setPresenterMode(on); });
+    m_presenterAction
+        = view->addAction(QStringLiteral("&Presenter mode"), this, [this](bool on) { setPresenterMode(on); });
     m_presenterAction->setCheckable(true);
     m_presenterAction->setShortcut(QKeySequence(Qt::Key_F5));
     m_presenterAction->setToolTip(QStringLiteral("Large fonts, thick lines, full screen: for projectors (F5)"));
-    QAction* full = view->addAction(QStringLiteral("&Full screen"), this, [this](bool on) {
-        on ? showFullScreen() : showNormal();
-    });
+    QAction* full = view->addAction(
+        QStringLiteral("&Full screen"), this, [this](bool on) { on ? showFullScreen() : showNormal(); });
     full->setCheckable(true);
     full->setShortcut(QKeySequence::FullScreen);
     view->addSeparator();
@@ -332,7 +344,8 @@ void MainWindow::buildMenus()
     }
 
     QMenu* lessons = menuBar()->addMenu(QStringLiteral("&Lessons"));
-    for (const QFileInfo& info : QDir(QStringLiteral(":/lessons")).entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+    for (const QFileInfo& info :
+        QDir(QStringLiteral(":/lessons")).entryInfoList({ QStringLiteral("*.json") }, QDir::Files, QDir::Name)) {
         const QString path = info.filePath();
         QFile f(path);
         if (!f.open(QIODevice::ReadOnly))
@@ -346,8 +359,8 @@ void MainWindow::buildMenus()
     }
     lessons->addSeparator();
     lessons->addAction(QStringLiteral("Open &lesson file…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open lesson"), QString(),
-                                                          QStringLiteral("Lesson (*.json);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(
+            this, QStringLiteral("Open lesson"), QString(), QStringLiteral("Lesson (*.json);;All files (*)"));
         if (!path.isEmpty())
             openLesson(path);
     });
@@ -355,9 +368,9 @@ void MainWindow::buildMenus()
     QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
     help->addAction(QStringLiteral("&About VRAM Lab"), this, [this] {
         QMessageBox::about(this, QStringLiteral("About VRAM Lab"),
-                           QStringLiteral("<h3>VRAM Lab %1</h3><p>Where GPU memory and compute go when a large language "
-                                          "model is trained, fine-tuned or served.</p>")
-                               .arg(QApplication::applicationVersion()));
+            QStringLiteral("<h3>VRAM Lab %1</h3><p>Where GPU memory and compute go when a large language "
+                           "model is trained, fine-tuned or served.</p>")
+                .arg(QApplication::applicationVersion()));
     });
     rebuildRecentMenu();
 }
@@ -383,14 +396,15 @@ void MainWindow::updateViews()
     const std::optional<Report>& rep = m_doc->report();
     const Report* r = rep ? &*rep : nullptr;
     const Scenario& sc = m_doc->scenario();
-    m_chart->setColumns({{QString::fromStdString(sc.model.name), rep, m_doc->error()}});
+    m_chart->setColumns({ { QString::fromStdString(sc.model.name), rep, m_doc->error() } });
     m_table->setReport(r);
     m_explain->setReport(r, m_doc->error());
     m_probe->setScenario(sc);
     if (r) {
         m_verdict->setText(verdictText(*r));
         const PlotTheme theme = PlotTheme::fromPalette(palette(), m_presenter);
-        m_verdict->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg((!r->gpu || r->fits ? theme.fits : theme.overflow).name()));
+        m_verdict->setStyleSheet(
+            QStringLiteral("QLabel { color: %1; }").arg((!r->gpu || r->fits ? theme.fits : theme.overflow).name()));
         QString compute = computeText(*r);
         if (r->peak != r->total)
             compute += QStringLiteral("\nPeak of the step %1 (components add up to %2): %3")
@@ -420,8 +434,9 @@ void MainWindow::updateTimeline()
     const std::optional<Report>& r = m_doc->report();
     if (!r || !r->stepInputs.training) {
         m_timeline->setTimeline({}, {}, 0);
-        m_timelineInfo->setText(r ? QStringLiteral("The timeline simulates a training step; this scenario serves (inference).")
-                                  : m_doc->error().toHtmlEscaped());
+        m_timelineInfo->setText(r
+                ? QStringLiteral("The timeline simulates a training step; this scenario serves (inference).")
+                : m_doc->error().toHtmlEscaped());
         return;
     }
     const int step = m_timelineStep->currentData().toInt();
@@ -434,11 +449,12 @@ void MainWindow::updateTimeline()
         return;
     }
     m_timeline->setTimeline(t, r->stepInputs, r->usableBytes);
-    QString info = QStringLiteral("Peak <b>%1</b> at %2.").arg(bytesText(t.peak), QString::fromStdString(t.peakWhere(r->stepInputs)).toHtmlEscaped());
+    QString info = QStringLiteral("Peak <b>%1</b> at %2.")
+                       .arg(bytesText(t.peak), QString::fromStdString(t.peakWhere(r->stepInputs)).toHtmlEscaped());
     if (t.simulatedMicroBatches < r->stepInputs.microBatches)
         info += QStringLiteral(" Micro-batches %1 to %2 repeat micro-batch %3 exactly and are not drawn.")
                     .arg(QString::number(t.simulatedMicroBatches + 1), QString::number(r->stepInputs.microBatches),
-                         QString::number(t.simulatedMicroBatches));
+                        QString::number(t.simulatedMicroBatches));
     m_timelineInfo->setText(info);
 }
 
@@ -465,7 +481,8 @@ void MainWindow::updateSweep()
     m_sweepParam->setCurrentIndex(std::max(0, m_sweepParam->findData(wanted)));
     if (!m_doc->report())
         return m_sweep->setSweep(QString(), {}, true);
-    m_sweep->showScenario(sc, parseSweepParam(m_sweepParam->currentData().toString().toStdString()), m_sweepParam->currentText());
+    m_sweep->showScenario(
+        sc, parseSweepParam(m_sweepParam->currentData().toString().toStdString()), m_sweepParam->currentText());
 }
 
 void MainWindow::updateCompare()
@@ -489,7 +506,10 @@ void MainWindow::showBanner(const QString& text)
     m_bannerFrame->setVisible(!text.isEmpty());
 }
 
-bool MainWindow::openRequested(const QString& path) { return maybeSave() && openFile(path); }
+bool MainWindow::openRequested(const QString& path)
+{
+    return maybeSave() && openFile(path);
+}
 
 bool MainWindow::openFile(const QString& path)
 {
@@ -523,7 +543,7 @@ bool MainWindow::saveTo(const QString& path)
 ChartKind MainWindow::currentChart(QVector<Scenario>* scenarios, QStringList* labels) const
 {
     if (scenarios)
-        *scenarios = {m_doc->scenario()};
+        *scenarios = { m_doc->scenario() };
     switch (m_tabs->currentIndex()) {
     case 1:
         return m_sweepParam->currentIndex() == 1 ? ChartKind::SweepBatch : ChartKind::SweepSequence;
@@ -561,7 +581,8 @@ bool MainWindow::save()
     if (m_doc->filePath().isEmpty())
         return saveAs();
     if (!m_doc->fileUnchanged()) { // moved, replaced or edited elsewhere: never overwrite it unasked
-        showBanner(QStringLiteral("%1 changed on disk since it was opened or saved: choose where to save.").arg(m_doc->filePath()));
+        showBanner(QStringLiteral("%1 changed on disk since it was opened or saved: choose where to save.")
+                       .arg(m_doc->filePath()));
         return saveAs();
     }
     return saveTo(m_doc->filePath());
@@ -569,8 +590,8 @@ bool MainWindow::save()
 
 bool MainWindow::saveAs()
 {
-    QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save scenario"), m_doc->filePath(),
-                                                QStringLiteral("Scenario (*.json)"));
+    QString path = QFileDialog::getSaveFileName(
+        this, QStringLiteral("Save scenario"), m_doc->filePath(), QStringLiteral("Scenario (*.json)"));
     if (path.isEmpty())
         return false;
     if (!path.endsWith(QLatin1String(".json")))
@@ -583,8 +604,8 @@ bool MainWindow::maybeSave()
     if (!m_doc->isModified())
         return true;
     const auto answer = QMessageBox::question(this, QStringLiteral("Unsaved changes"),
-                                              QStringLiteral("Save the changes to this scenario first?"),
-                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+        QStringLiteral("Save the changes to this scenario first?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
     if (answer == QMessageBox::Save)
         return save();
     return answer == QMessageBox::Discard;
@@ -612,10 +633,13 @@ void MainWindow::rebuildRecentMenu()
             kept << path;
     m_recent = kept;
     for (const QString& path : std::as_const(m_recent))
-        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
-            if (maybeSave())
-                openFile(path);
-        })->setToolTip(Qt::convertFromPlainText(path)); // a file name is not markup
+        m_recentMenu
+            ->addAction(QFileInfo(path).fileName(), this,
+                [this, path] {
+                    if (maybeSave())
+                        openFile(path);
+                })
+            ->setToolTip(Qt::convertFromPlainText(path)); // a file name is not markup
     if (!m_recent.isEmpty()) {
         m_recentMenu->addSeparator();
         m_recentMenu->addAction(QStringLiteral("Clear"), this, [this] {
@@ -711,7 +735,10 @@ void MainWindow::setResultMasked(bool masked)
         m_tabs->setTabEnabled(i, !masked);
 }
 
-bool MainWindow::hasAutosave() const { return QFileInfo::exists(autosavePath()) || AutosaveFile::newestOrphan(); }
+bool MainWindow::hasAutosave() const
+{
+    return QFileInfo::exists(autosavePath()) || AutosaveFile::newestOrphan();
+}
 
 void MainWindow::autosaveNow()
 {
@@ -736,7 +763,8 @@ bool MainWindow::restoreAutosave()
         QFile::remove(*orphan); // the work is this window's now: its own autosave keeps it
         return true;
     } catch (const std::exception& e) {
-        showBanner(QStringLiteral("The unsaved work of the last session could not be read: ") + QString::fromUtf8(e.what()));
+        showBanner(
+            QStringLiteral("The unsaved work of the last session could not be read: ") + QString::fromUtf8(e.what()));
         return false;
     }
 }
@@ -758,8 +786,8 @@ void MainWindow::restoreSession(bool ask)
             // The file becomes the save target only while it still holds this very scenario.
             QString file = s.value(QStringLiteral("lastFile")).toString();
             try {
-                if (!QFileInfo(file).isAbsolute() ||
-                    scenarioToJson(loadScenarioFile(file.toStdString())) != scenarioToJson(sc))
+                if (!QFileInfo(file).isAbsolute()
+                    || scenarioToJson(loadScenarioFile(file.toStdString())) != scenarioToJson(sc))
                     file.clear();
             } catch (const std::exception&) {
                 file.clear();
@@ -771,9 +799,9 @@ void MainWindow::restoreSession(bool ask)
     }
     if (ask && AutosaveFile::newestOrphan()) {
         const auto answer = QMessageBox::question(this, QStringLiteral("Restore unsaved work?"),
-                                                  QStringLiteral("VRAM Lab did not close normally last time. Restore the "
-                                                                 "scenario you were editing?"),
-                                                  QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+            QStringLiteral("VRAM Lab did not close normally last time. Restore the "
+                           "scenario you were editing?"),
+            QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
         if (answer == QMessageBox::Yes)
             restoreAutosave();
         else if (const std::optional<QString> orphan = AutosaveFile::newestOrphan())

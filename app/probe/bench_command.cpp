@@ -33,11 +33,11 @@ struct GemmTypes {
 };
 
 const GemmTypes kTypes[] = {
-    {"fp32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 4, 4, 0x3f800000u},
-    {"tf32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4, 4, 0x3f800000u},
-    {"bf16", CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2, 2, 0x3f80u},
-    {"fp16", CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, 2, 2, 0x3c00u},
-    {"fp8", CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 2, 0x38u}, // TN only, bf16 out
+    { "fp32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 4, 4, 0x3f800000u },
+    { "tf32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4, 4, 0x3f800000u },
+    { "bf16", CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2, 2, 0x3f80u },
+    { "fp16", CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, 2, 2, 0x3c00u },
+    { "fp8", CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 2, 0x38u }, // TN only, bf16 out
 };
 
 const GemmTypes& typesNamed(const std::string& name)
@@ -66,13 +66,13 @@ void fill(void* dst, Bytes bytes, const GemmTypes& t)
     }
     for (Bytes done = 0; done < bytes; done += static_cast<Bytes>(host.size())) {
         const size_t n = static_cast<size_t>(std::min<Bytes>(static_cast<Bytes>(host.size()), bytes - done));
-        check(cudaMemcpy(static_cast<unsigned char*>(dst) + done, host.data(), n, cudaMemcpyHostToDevice), "cudaMemcpy");
+        check(
+            cudaMemcpy(static_cast<unsigned char*>(dst) + done, host.data(), n, cudaMemcpyHostToDevice), "cudaMemcpy");
     }
 }
 
 /// Median milliseconds of one launch of `launch` on `stream`, after warm-up.
-template <typename F>
-double medianMs(cudaStream_t stream, int samples, F launch)
+template <typename F> double medianMs(cudaStream_t stream, int samples, F launch)
 {
     cudaEvent_t start = nullptr, stop = nullptr;
     check(cudaEventCreate(&start), "cudaEventCreate");
@@ -99,34 +99,39 @@ double medianMs(cudaStream_t stream, int samples, F launch)
 /// Times D (m x n) = A^T B with A stored k x m and B k x n ("TN", the layout FP8 needs).
 /// Returns 0 when cuBLASLt has no algorithm for the shape.
 double timeGemm(const CublasLtLibrary& lt, cublasLtHandle_t handle, const GemmTypes& t, Count m, Count n, Count k,
-                void* a, void* b, void* d, void* workspace, cudaStream_t stream, int samples)
+    void* a, void* b, void* d, void* workspace, cudaStream_t stream, int samples)
 {
     cublasLtMatmulDesc_t op = nullptr;
     cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
     cublasLtMatmulPreference_t pref = nullptr;
     const cublasOperation_t transA = CUBLAS_OP_T;
     const size_t wsBytes = kWorkspaceBytes;
-    bool ok = lt.matmulDescCreate(&op, t.compute, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS &&
-              lt.matmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &transA, sizeof transA) == CUBLAS_STATUS_SUCCESS &&
-              lt.matrixLayoutCreate(&la, t.ab, static_cast<uint64_t>(k), static_cast<uint64_t>(m), k) == CUBLAS_STATUS_SUCCESS &&
-              lt.matrixLayoutCreate(&lb, t.ab, static_cast<uint64_t>(k), static_cast<uint64_t>(n), k) == CUBLAS_STATUS_SUCCESS &&
-              lt.matrixLayoutCreate(&ld, t.d, static_cast<uint64_t>(m), static_cast<uint64_t>(n), m) == CUBLAS_STATUS_SUCCESS &&
-              lt.preferenceCreate(&pref) == CUBLAS_STATUS_SUCCESS &&
-              lt.preferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsBytes, sizeof wsBytes) ==
-                  CUBLAS_STATUS_SUCCESS;
-    cublasLtMatmulHeuristicResult_t heuristic{};
+    bool ok = lt.matmulDescCreate(&op, t.compute, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS
+        && lt.matmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &transA, sizeof transA) == CUBLAS_STATUS_SUCCESS
+        && lt.matrixLayoutCreate(&la, t.ab, static_cast<uint64_t>(k), static_cast<uint64_t>(m), k)
+            == CUBLAS_STATUS_SUCCESS
+        && lt.matrixLayoutCreate(&lb, t.ab, static_cast<uint64_t>(k), static_cast<uint64_t>(n), k)
+            == CUBLAS_STATUS_SUCCESS
+        && lt.matrixLayoutCreate(&ld, t.d, static_cast<uint64_t>(m), static_cast<uint64_t>(n), m)
+            == CUBLAS_STATUS_SUCCESS
+        && lt.preferenceCreate(&pref) == CUBLAS_STATUS_SUCCESS
+        && lt.preferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsBytes, sizeof wsBytes)
+            == CUBLAS_STATUS_SUCCESS;
+    cublasLtMatmulHeuristicResult_t heuristic {};
     int found = 0;
-    ok = ok && lt.algoGetHeuristic(handle, op, la, lb, ld, ld, pref, 1, &heuristic, &found) == CUBLAS_STATUS_SUCCESS && found > 0;
+    ok = ok && lt.algoGetHeuristic(handle, op, la, lb, ld, ld, pref, 1, &heuristic, &found) == CUBLAS_STATUS_SUCCESS
+        && found > 0;
     const float alpha = 1, beta = 0;
     auto launch = [&] {
-        return lt.matmul(handle, op, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &heuristic.algo, workspace, wsBytes, stream);
+        return lt.matmul(
+            handle, op, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &heuristic.algo, workspace, wsBytes, stream);
     };
     // One checked launch first: a launch that fails returns at once and would time as "fast".
     ok = ok && launch() == CUBLAS_STATUS_SUCCESS;
     const double ms = ok ? medianMs(stream, samples, launch) : 0;
     if (pref)
         lt.preferenceDestroy(pref);
-    for (cublasLtMatrixLayout_t l : {la, lb, ld})
+    for (cublasLtMatrixLayout_t l : { la, lb, ld })
         if (l)
             lt.matrixLayoutDestroy(l);
     if (op)
@@ -143,9 +148,8 @@ double timeCopy(Bytes bytes, cudaStream_t stream, int samples)
     if (!src || !dst)
         return 0;
     check(cudaMemset(src, 1, static_cast<size_t>(bytes)), "cudaMemset");
-    const double ms = medianMs(stream, samples, [&] {
-        cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice, stream);
-    });
+    const double ms = medianMs(stream, samples,
+        [&] { cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice, stream); });
     return ms > 0 ? static_cast<double>(bytes) / (ms * 1e-3) / kGB : 0;
 }
 
@@ -153,7 +157,7 @@ double timeCopy(Bytes bytes, cudaStream_t stream, int samples)
 
 int runBench(const std::vector<std::string>& args)
 {
-    const Arguments a = parseArguments(args, true, {"--dtype", "--samples"}, {});
+    const Arguments a = parseArguments(args, true, { "--dtype", "--samples" }, {});
     const Scenario scenario = loadScenarioFile(a.scenarioFile);
     Report report;
     GemmPlan plan;
@@ -170,7 +174,7 @@ int runBench(const std::vector<std::string>& args)
     const bool dequantized = dtype == "int8" || dtype == "int4" || dtype == "nf4";
     const GemmTypes* types = &typesNamed(dequantized ? "bf16" : dtype);
     const int samples = a.value("--samples") ? int(parseInteger("--samples", *a.value("--samples"), 1, 1000)) : 7;
-    const Output out{a.json};
+    const Output out { a.json };
 
     ProbeReport rep = startReport("bench", scenario.name);
     ProbeBench& bench = rep.bench.emplace();
@@ -209,7 +213,8 @@ int runBench(const std::vector<std::string>& args)
         const Bytes aBytes = checkedMul(s.m, s.k, types->abBytes), bBytes = checkedMul(s.k, s.n, types->abBytes);
         const Bytes dBytes = checkedMul(s.m, s.n, types->dBytes);
         if (aBytes + bBytes + dBytes + kWorkspaceBytes > memInfo().freeBytes - margin) {
-            bench.notes.push_back(s.layer + " " + std::string(toString(s.pass)) + ": operands do not fit next to the margin, not timed");
+            bench.notes.push_back(
+                s.layer + " " + std::string(toString(s.pass)) + ": operands do not fit next to the margin, not timed");
             continue;
         }
         DeviceBuffers buffers;
@@ -225,10 +230,12 @@ int runBench(const std::vector<std::string>& args)
         fill(pb, bBytes, *types);
         const double ms = timeGemm(lt, handle, *types, s.m, s.n, s.k, pa, pb, pd, ws, stream, samples);
         if (ms <= 0) {
-            bench.notes.push_back(s.layer + " " + std::string(toString(s.pass)) + ": no cuBLASLt algorithm for this shape and dtype");
+            bench.notes.push_back(
+                s.layer + " " + std::string(toString(s.pass)) + ": no cuBLASLt algorithm for this shape and dtype");
             continue;
         }
-        bench.gemms.push_back({s.layer, std::string(toString(s.pass)), s.m, s.n, s.k, s.perStep, ms, s.flops() / (ms * 1e-3) / 1e12});
+        bench.gemms.push_back(
+            { s.layer, std::string(toString(s.pass)), s.m, s.n, s.k, s.perStep, ms, s.flops() / (ms * 1e-3) / 1e12 });
         bench.gemmStepTimeS += static_cast<double>(s.perStep) * ms * 1e-3;
         flopsPerStep += static_cast<double>(s.perStep) * s.flops();
     }

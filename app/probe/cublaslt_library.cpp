@@ -8,8 +8,7 @@ namespace vramlab::probe {
 
 namespace {
 
-template <typename F>
-bool bind(void* lib, F& fn, const char* symbol, std::string& error)
+template <typename F> bool bind(void* lib, F& fn, const char* symbol, std::string& error)
 {
     fn = reinterpret_cast<F>(dlsym(lib, symbol));
     if (!fn && error.empty())
@@ -23,15 +22,15 @@ CublasLtLibrary::CublasLtLibrary()
 {
     // VRAMLAB_PROBE_CUBLASLT names the library where it is not on the loader's path.
     const char* chosen = std::getenv("VRAMLAB_PROBE_CUBLASLT");
-    for (const char* soname : {"libcublasLt.so.13", "libcublasLt.so.12"}) {
+    for (const char* soname : { "libcublasLt.so.13", "libcublasLt.so.12" }) {
         m_lib = dlopen(chosen ? chosen : soname, RTLD_NOW | RTLD_LOCAL);
         if (m_lib || chosen)
             break;
     }
     if (!m_lib) {
         const char* why = dlerror();
-        m_error = std::string("cuBLASLt not found (") + (chosen ? chosen : "libcublasLt.so.13 or .12") + "): " +
-                  (why ? why : "dlopen failed");
+        m_error = std::string("cuBLASLt not found (") + (chosen ? chosen : "libcublasLt.so.13 or .12")
+            + "): " + (why ? why : "dlopen failed");
         return;
     }
     bool ok = bind(m_lib, create, "cublasLtCreate", m_error);

@@ -40,7 +40,7 @@ ProbeDevice openDevice()
     need(cudaSetDevice(0), "cudaSetDevice");
     need(cudaFree(nullptr), "creating the CUDA context"); // the context exists before any measurement
 
-    cudaDeviceProp p{};
+    cudaDeviceProp p {};
     check(cudaGetDeviceProperties(&p, 0), "cudaGetDeviceProperties");
     d.name = p.name;
     d.ccMajor = p.major;
@@ -66,7 +66,7 @@ MemInfo memInfo()
 {
     size_t freeBytes = 0, totalBytes = 0;
     check(cudaMemGetInfo(&freeBytes, &totalBytes), "cudaMemGetInfo");
-    return {static_cast<Bytes>(freeBytes), static_cast<Bytes>(totalBytes)};
+    return { static_cast<Bytes>(freeBytes), static_cast<Bytes>(totalBytes) };
 }
 
 void* DeviceBuffers::allocate(Bytes bytes)

@@ -24,7 +24,10 @@ ProbeDevice openDevice();
 
 /// Never allocate into the last 512 MiB or 2 % of the device, whichever is larger: other
 /// processes, the driver and cuBLAS need some, and free memory is not all allocatable.
-inline Bytes defaultMarginBytes(Bytes totalBytes) { return std::max<Bytes>(512 * kMiB, totalBytes / 50); }
+inline Bytes defaultMarginBytes(Bytes totalBytes)
+{
+    return std::max<Bytes>(512 * kMiB, totalBytes / 50);
+}
 
 /// Free and total device memory now.
 struct MemInfo {

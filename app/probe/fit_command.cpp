@@ -14,7 +14,7 @@ namespace vramlab::probe {
 
 int runFit(const std::vector<std::string>& args)
 {
-    const Arguments a = parseArguments(args, true, {"--margin-mib"}, {"--test-oom"});
+    const Arguments a = parseArguments(args, true, { "--margin-mib" }, { "--test-oom" });
     const Scenario scenario = loadScenarioFile(a.scenarioFile);
     ProbeAllocationPlan plan;
     try {
@@ -22,10 +22,10 @@ int runFit(const std::vector<std::string>& args)
     } catch (const InputError& e) {
         throw e.withFile(a.scenarioFile);
     }
-    const std::optional<Bytes> margin =
-        a.value("--margin-mib") ? std::optional<Bytes>(kMiB * parseInteger("--margin-mib", *a.value("--margin-mib"), 0, 1 << 30))
-                                : std::nullopt;
-    const Output out{a.json};
+    const std::optional<Bytes> margin = a.value("--margin-mib")
+        ? std::optional<Bytes>(kMiB * parseInteger("--margin-mib", *a.value("--margin-mib"), 0, 1 << 30))
+        : std::nullopt;
+    const Output out { a.json };
 
     ProbeReport rep = startReport("fit", scenario.name);
     ProbeFit& fit = rep.fit.emplace();
@@ -44,15 +44,15 @@ int runFit(const std::vector<std::string>& args)
 
     // One row per component: the context (measured, not allocated), then the plan's
     // components in the order it allocates them.
-    fit.components.push_back({"cuda_context", "", 0, 0, fit.contextBytes, 0, 0});
+    fit.components.push_back({ "cuda_context", "", 0, 0, fit.contextBytes, 0, 0 });
     for (const ProbeBuffer& b : plan.buffers) {
         if (fit.components.back().key != b.component)
-            fit.components.push_back({std::string(b.component), "", 0, 0, 0, 0, 0});
+            fit.components.push_back({ std::string(b.component), "", 0, 0, 0, 0, 0 });
         ++fit.components.back().buffers;
     }
     // Label and predicted bytes from the report: a top-level component or an overhead part.
     for (ProbeFitComponent& c : fit.components) {
-        for (const std::vector<Component>* parts : {&plan.report.components, &plan.report.overheadParts})
+        for (const std::vector<Component>* parts : { &plan.report.components, &plan.report.overheadParts })
             for (const Component& part : *parts)
                 if (c.key == part.key) {
                     c.label = part.label;
@@ -78,7 +78,9 @@ int runFit(const std::vector<std::string>& args)
         if (i == 0 || nextComponent || i % 256 == 0)
             out.progress("allocating " + std::string(b.component), i, total);
         // Stay out of the margin unless asked to find the OOM.
-        if (!fit.oomTest && roundUp(b.bytes, std::max<Bytes>(1, fit.granularityBytes)) > memInfo().freeBytes - fit.safetyMarginBytes) {
+        if (!fit.oomTest
+            && roundUp(b.bytes, std::max<Bytes>(1, fit.granularityBytes))
+                > memInfo().freeBytes - fit.safetyMarginBytes) {
             fit.stoppedAt = b.name + " (" + formatBytes(b.bytes) + "): would enter the safety margin";
             break;
         }

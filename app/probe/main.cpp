@@ -31,18 +31,18 @@ int main(int argc, char** argv)
 {
     using namespace vramlab;
     return commandMain("vramlab-probe", kUsage, VRAMLAB_VERSION, argc, argv,
-                       [](const std::string& cmd, const std::vector<std::string>& rest) -> std::optional<int> {
-                           try {
-                               if (cmd == "info")
-                                   return probe::runInfo(rest);
-                               if (cmd == "fit")
-                                   return probe::runFit(rest);
-                               if (cmd == "bench")
-                                   return probe::runBench(rest);
-                               return std::nullopt;
-                           } catch (const probe::NoUsableGpu& e) {
-                               std::fprintf(stderr, "vramlab-probe: no usable GPU: %s\n", e.what());
-                               return 3;
-                           }
-                       });
+        [](const std::string& cmd, const std::vector<std::string>& rest) -> std::optional<int> {
+            try {
+                if (cmd == "info")
+                    return probe::runInfo(rest);
+                if (cmd == "fit")
+                    return probe::runFit(rest);
+                if (cmd == "bench")
+                    return probe::runBench(rest);
+                return std::nullopt;
+            } catch (const probe::NoUsableGpu& e) {
+                std::fprintf(stderr, "vramlab-probe: no usable GPU: %s\n", e.what());
+                return 3;
+            }
+        });
 }

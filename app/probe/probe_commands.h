@@ -27,7 +27,7 @@ struct Arguments {
     std::string scenarioFile;
     bool json = false;
     std::vector<std::pair<std::string, std::string>> options; ///< --margin-mib 512
-    std::vector<std::string> flags;                           ///< --test-oom
+    std::vector<std::string> flags; ///< --test-oom
     bool has(const std::string& flag) const;
     const std::string* value(const std::string& option) const;
 };
@@ -38,6 +38,6 @@ ProbeReport startReport(const std::string& command, const std::string& scenarioN
 
 /// `valueOptions` take the next word; `flagOptions` stand alone. Throws InputError.
 Arguments parseArguments(const std::vector<std::string>& args, bool needsScenario,
-                         const std::vector<std::string>& valueOptions, const std::vector<std::string>& flagOptions);
+    const std::vector<std::string>& valueOptions, const std::vector<std::string>& flagOptions);
 
 } // namespace vramlab::probe

@@ -31,15 +31,15 @@ struct Collector {
     bool detail = true;
 
     void add(std::string_view prefix, std::string_view name, std::string_view module, std::initializer_list<Count> dims,
-             double bytesPerElem)
+        double bytesPerElem)
     {
         Count elems = 1;
         for (Count d : dims)
             elems = checkedMul(elems, d);
         // Whole bytes per element stay in integers (exact beyond 2^53); only sub-byte types round.
         const Bytes each = bytesPerElem == static_cast<double>(static_cast<Count>(bytesPerElem))
-                               ? checkedMul(elems, static_cast<Count>(bytesPerElem))
-                               : static_cast<Bytes>(static_cast<double>(elems) * bytesPerElem);
+            ? checkedMul(elems, static_cast<Count>(bytesPerElem))
+            : static_cast<Bytes>(static_cast<double>(elems) * bytesPerElem);
         if (each <= 0 || count <= 0)
             return;
         const Bytes all = checkedMul(each, count);
@@ -52,7 +52,7 @@ struct Collector {
             set.largestLayerTensorBytes = std::max(set.largestLayerTensorBytes, each);
         set.roundingBytes = checkedAdd(set.roundingBytes, checkedMul(roundUp(each, 512) - each, count));
         if (detail) {
-            ActivationTensor t{std::string(prefix).append(name), module, scope, each, count, {}, 0, bytesPerElem};
+            ActivationTensor t { std::string(prefix).append(name), module, scope, each, count, {}, 0, bytesPerElem };
             for (Count d : dims)
                 t.dims[static_cast<size_t>(t.rank++)] = d;
             set.tensors.push_back(std::move(t));
@@ -67,27 +67,33 @@ struct Collector {
 /// Shapes of one micro-batch on one GPU.
 struct Dims {
     Count b, s, h, a, g, d, t;
-    Count hs;   ///< rows of hidden-size tensors: s, or s / t with sequence parallelism
-    Count ffn;  ///< MLP width on this GPU
-    double p;   ///< bytes of an activation element
-    double pg;  ///< bytes of a GEMM-only input (1 with FP8)
+    Count hs; ///< rows of hidden-size tensors: s, or s / t with sequence parallelism
+    Count ffn; ///< MLP width on this GPU
+    double p; ///< bytes of an activation element
+    double pg; ///< bytes of a GEMM-only input (1 with FP8)
     bool eager;
     bool dropout;
     bool fp32Acts;
-    bool rmsNormFp32;   ///< RMSNorm in fp32 (keeps an fp32 copy of its input); LitGPT's stays in the input dtype
-    bool repeatKv;      ///< K and V materialized to the query heads before SDPA (torchtitan, torchtune)
-    bool outputCopy;    ///< the attention output's transpose().contiguous() copy, read by the output projection
-    bool fusedQkvLora;  ///< LitGPT LoRAQKVLinear: one dropout and one A for the fused qkv
-    bool vViewOfQkv;    ///< V is a view of the fused qkv output, which it keeps whole (LitGPT, multi-head)
-    bool nf4Keeps;      ///< QLoRA: every NF4 linear keeps its input (bitsandbytes MatMul4Bit)
-    bool frozenKeepsNoInput; ///< autograd as measured for frozen weights: no x_normed, no LM head input, no mask of a no-grad input
+    bool rmsNormFp32; ///< RMSNorm in fp32 (keeps an fp32 copy of its input); LitGPT's stays in the input dtype
+    bool repeatKv; ///< K and V materialized to the query heads before SDPA (torchtitan, torchtune)
+    bool outputCopy; ///< the attention output's transpose().contiguous() copy, read by the output projection
+    bool fusedQkvLora; ///< LitGPT LoRAQKVLinear: one dropout and one A for the fused qkv
+    bool vViewOfQkv; ///< V is a view of the fused qkv output, which it keeps whole (LitGPT, multi-head)
+    bool nf4Keeps; ///< QLoRA: every NF4 linear keeps its input (bitsandbytes MatMul4Bit)
+    bool frozenKeepsNoInput; ///< autograd as measured for frozen weights: no x_normed, no LM head input, no mask of a
+                             ///< no-grad input
 };
 
 /// What one kind of layer keeps (every layer of a stage is one of dense/MoE x global/local,
 /// and activations do not depend on the window, so two kinds suffice).
 class LayerTensors {
 public:
-    LayerTensors(const ModelSpec& model, const RunSpec& run, const Dims& dims) : m(model), r(run), x(dims) {}
+    LayerTensors(const ModelSpec& model, const RunSpec& run, const Dims& dims)
+        : m(model)
+        , r(run)
+        , x(dims)
+    {
+    }
 
     /// `firstLayer`: the layer right after a frozen embedding (LoRA) has an input that
     /// does not require grad, so its first norm keeps nothing.
@@ -99,15 +105,16 @@ public:
         // LitGPT's fused qkv LoRA reads dropout(x): with dropout the dropped copy is kept instead.
         const bool qkvInputDropped = lora && x.fusedQkvLora && r.finetune.dropout > 0;
         // An NF4 qkv keeps its input whenever that input needs a gradient (not after a frozen embedding).
-        const bool attentionInputKept =
-            ((!lora || targeted({"q", "k", "v", "q_a", "kv_a"})) && !qkvInputDropped) || (x.nf4Keeps && !firstLayerFrozenInput);
+        const bool attentionInputKept = ((!lora || targeted({ "q", "k", "v", "q_a", "kv_a" })) && !qkvInputDropped)
+            || (x.nf4Keeps && !firstLayerFrozenInput);
         if (attentionInputKept)
-            c.add("attention input (norm output, read by q/k/v)", "attention", {x.b, x.hs, x.h}, x.pg);
+            c.add("attention input (norm output, read by q/k/v)", "attention", { x.b, x.hs, x.h }, x.pg);
         attention(c);
-        if (!lora || targeted({"o"}))
-            c.add("attention output (o_proj input)", "attention", {x.b, x.s, x.a * vDim()}, x.eager || x.outputCopy ? x.pg : 0);
+        if (!lora || targeted({ "o" }))
+            c.add("attention output (o_proj input)", "attention", { x.b, x.s, x.a * vDim() },
+                x.eager || x.outputCopy ? x.pg : 0);
         if (x.dropout)
-            c.add("dropout mask after o_proj (bool)", "attention", {x.b, x.hs, x.h}, 1);
+            c.add("dropout mask after o_proj (bool)", "attention", { x.b, x.hs, x.h }, 1);
         if (m.postNorms)
             norm(c, "post-attention norm");
         // lit_gpt/model.py@8641822 Block.forward with parallel_residual: n_2 = n_1 if
@@ -123,14 +130,14 @@ public:
             mlpInputShared = attentionInputKept;
         // A parallel block after a frozen embedding feeds its MLP a tensor that needs no gradient:
         // without adapters of its own the MLP keeps nothing (measured with lit-gpt).
-        const bool mlpFrozenInput = m.parallelResidual && firstLayerFrozenInput && !targeted({"gate", "up", "down"});
+        const bool mlpFrozenInput = m.parallelResidual && firstLayerFrozenInput && !targeted({ "gate", "up", "down" });
         if (moe && !mlpFrozenInput)
             moeMlp(c);
         else if (!mlpFrozenInput)
-            mlp(c, "mlp", m.ffnHiddenSize / x.t, (!lora || targeted({"gate", "up"}) || x.nf4Keeps) && !mlpInputShared,
-                !lora || targeted({"down"}) || x.nf4Keeps);
+            mlp(c, "mlp", m.ffnHiddenSize / x.t, (!lora || targeted({ "gate", "up" }) || x.nf4Keeps) && !mlpInputShared,
+                !lora || targeted({ "down" }) || x.nf4Keeps);
         if (x.dropout)
-            c.add("dropout mask after MLP (bool)", "mlp", {x.b, x.hs, x.h}, 1);
+            c.add("dropout mask after MLP (bool)", "mlp", { x.b, x.hs, x.h }, 1);
         if (m.postNorms)
             norm(c, "post-MLP norm");
         if (lora)
@@ -145,27 +152,27 @@ public:
         // weight * x_normed keeps x_normed only for the weight's gradient: with a frozen weight
         // (LoRA) autograd keeps the weight alone (mul's formula; checked on torch 1.13). The plain
         // profile keeps today's count (its reference suite has no LoRA case).
-        const bool frozenWeight = x.frozenKeepsNoInput && r.mode == Mode::Training &&
-                                  r.finetune.method != FinetuneMethod::Full;
+        const bool frozenWeight
+            = x.frozenKeepsNoInput && r.mode == Mode::Training && r.finetune.method != FinetuneMethod::Full;
         const double normalizedBytes = frozenWeight ? 0 : x.p;
         if (m.norm == NormKind::RmsNorm && !x.rmsNormFp32) {
             // lit_gpt/rmsnorm.py@8641822: x * x, rsqrt and x * rsqrt in the input dtype;
             // x * x and x * rsqrt keep the input, the rsqrt its output, weight * x_normed the normalized.
-            c.add(what, ": input", "norm", {x.b, x.hs, x.h}, inputBytes);
-            c.add(what, ": rsqrt", "norm", {x.b, x.hs}, x.p);
-            c.add(what, ": normalized", "norm", {x.b, x.hs, x.h}, normalizedBytes);
+            c.add(what, ": input", "norm", { x.b, x.hs, x.h }, inputBytes);
+            c.add(what, ": rsqrt", "norm", { x.b, x.hs }, x.p);
+            c.add(what, ": normalized", "norm", { x.b, x.hs, x.h }, normalizedBytes);
         } else if (m.norm == NormKind::RmsNorm) {
-            c.add(what, ": fp32 input", "norm", {x.b, x.hs, x.h}, 4);
-            c.add(what, ": rsqrt (fp32)", "norm", {x.b, x.hs}, 4);
-            c.add(what, ": normalized", "norm", {x.b, x.hs, x.h}, normalizedBytes);
+            c.add(what, ": fp32 input", "norm", { x.b, x.hs, x.h }, 4);
+            c.add(what, ": rsqrt (fp32)", "norm", { x.b, x.hs }, 4);
+            c.add(what, ": normalized", "norm", { x.b, x.hs, x.h }, normalizedBytes);
             if (x.eager)
-                c.add(what, ": 1/h scalar (float64)", "norm", {1}, 8);
+                c.add(what, ": 1/h scalar (float64)", "norm", { 1 }, 8);
         } else {
-            c.add(what, ": input", "norm", {x.b, x.hs, x.h}, inputBytes);
+            c.add(what, ": input", "norm", { x.b, x.hs, x.h }, inputBytes);
             // CUDA keeps the statistics in fp32; the CPU reference keeps them in the input dtype.
             const double statBytes = x.eager ? x.p : 4;
-            c.add(what, ": mean", "norm", {x.b, x.hs}, statBytes);
-            c.add(what, ": rstd", "norm", {x.b, x.hs}, statBytes);
+            c.add(what, ": mean", "norm", { x.b, x.hs }, statBytes);
+            c.add(what, ": rstd", "norm", { x.b, x.hs }, statBytes);
         }
     }
 
@@ -187,45 +194,46 @@ private:
         if (m.attentionType == AttentionType::Mla) {
             const MlaSpec& l = m.mla;
             if (l.qLoraRank > 0) {
-                c.add("q_a output: fp32 copy", "attention", {b, s, l.qLoraRank}, 4);
-                c.add("q_a output: rsqrt", "attention", {b, s}, 4);
-                c.add("q_a output: normalized (q_b input)", "attention", {b, s, l.qLoraRank}, x.p);
+                c.add("q_a output: fp32 copy", "attention", { b, s, l.qLoraRank }, 4);
+                c.add("q_a output: rsqrt", "attention", { b, s }, 4);
+                c.add("q_a output: normalized (q_b input)", "attention", { b, s, l.qLoraRank }, x.p);
             }
-            c.add("kv_a output: fp32 copy", "attention", {b, s, l.kvLoraRank}, 4);
-            c.add("kv_a output: rsqrt", "attention", {b, s}, 4);
-            c.add("kv_a output: normalized (kv_b input)", "attention", {b, s, l.kvLoraRank}, x.p);
+            c.add("kv_a output: fp32 copy", "attention", { b, s, l.kvLoraRank }, 4);
+            c.add("kv_a output: rsqrt", "attention", { b, s }, 4);
+            c.add("kv_a output: normalized (kv_b input)", "attention", { b, s, l.kvLoraRank }, x.p);
             const Count qk = l.qkNopeHeadDim + l.qkRopeHeadDim;
-            c.add("Q after RoPE", "attention", {b, a, s, qk}, x.p);
-            c.add("K after RoPE", "attention", {b, a, s, qk}, x.p);
-            c.add("V", "attention", {b, a, s, l.vHeadDim}, x.p);
+            c.add("Q after RoPE", "attention", { b, a, s, qk }, x.p);
+            c.add("K after RoPE", "attention", { b, a, s, qk }, x.p);
+            c.add("V", "attention", { b, a, s, l.vHeadDim }, x.p);
             core(c, a);
             return;
         }
         const Count d = x.d;
         if (m.qkNorm) {
-            for (const auto& [name, heads] : {std::pair{"q", a}, std::pair{"k", x.g}}) {
-                c.add(name, "-norm: fp32 input", "attention", {b, s, heads, d}, 4);
-                c.add(name, "-norm: rsqrt", "attention", {b, s, heads}, 4);
-                c.add(name, "-norm: normalized", "attention", {b, s, heads, d}, x.p);
+            for (const auto& [name, heads] : { std::pair { "q", a }, std::pair { "k", x.g } }) {
+                c.add(name, "-norm: fp32 input", "attention", { b, s, heads, d }, 4);
+                c.add(name, "-norm: rsqrt", "attention", { b, s, heads }, 4);
+                c.add(name, "-norm: normalized", "attention", { b, s, heads, d }, x.p);
                 if (x.eager)
-                    c.add(name, "-norm: 1/d scalar (float64)", "attention", {1}, 8);
+                    c.add(name, "-norm: 1/d scalar (float64)", "attention", { 1 }, 8);
             }
         }
         const bool rope = m.position == PositionKind::Rope;
-        c.add(rope ? "Q after RoPE" : "Q", "attention", {b, a, s, d}, x.p);
+        c.add(rope ? "Q after RoPE" : "Q", "attention", { b, a, s, d }, x.p);
         // Eager GQA repeats K and V to every query head (repeat_interleave keeps its int64 index);
         // torchtitan's and torchtune's repeat_kv/expand+flatten copy them before SDPA too.
         const bool repeat = (x.eager || x.repeatKv) && m.numKvHeads != m.numHeads;
         const Count kvHeads = repeat ? a : x.g;
         const std::string_view repeated = repeat ? " (repeated to query heads)" : "";
-        c.add(rope ? "K after RoPE" : "K", repeated, "attention", {b, kvHeads, s, d}, x.p);
-        if (x.vViewOfQkv) // lit_gpt/model.py@8641822: v = qkv.view(...).permute(...).split(...)[2].reshape(B, -1, T, hs)
-            c.add("V (a view that keeps the whole fused qkv output)", "attention", {b, s, (a + 2 * x.g) * d}, x.p);
+        c.add(rope ? "K after RoPE" : "K", repeated, "attention", { b, kvHeads, s, d }, x.p);
+        if (x.vViewOfQkv) // lit_gpt/model.py@8641822: v = qkv.view(...).permute(...).split(...)[2].reshape(B, -1, T,
+                          // hs)
+            c.add("V (a view that keeps the whole fused qkv output)", "attention", { b, s, (a + 2 * x.g) * d }, x.p);
         else
-            c.add("V", repeated, "attention", {b, kvHeads, s, d}, x.p);
+            c.add("V", repeated, "attention", { b, kvHeads, s, d }, x.p);
         if (repeat && x.eager) {
-            c.add("repeat_interleave index of K (int64)", "attention", {a}, 8);
-            c.add("repeat_interleave index of V (int64)", "attention", {a}, 8);
+            c.add("repeat_interleave index of K (int64)", "attention", { a }, 8);
+            c.add("repeat_interleave index of V (int64)", "attention", { a }, 8);
         }
         core(c, a);
     }
@@ -236,38 +244,38 @@ private:
         const Count b = x.b, s = x.s;
         const bool selective = r.checkpointing.kind == Checkpointing::Kind::Selective;
         if (!x.eager) {
-            c.add("attention output O (flash; also o_proj input)", "attention", {b, s, a, vDim()}, x.p);
-            c.add("log-sum-exp (fp32)", "attention", {b, a, s}, 4);
+            c.add("attention output O (flash; also o_proj input)", "attention", { b, s, a, vDim() }, x.p);
+            c.add("log-sum-exp (fp32)", "attention", { b, a, s }, 4);
             if (x.dropout)
-                c.add("dropout RNG seed and offset", "attention", {2}, 8);
+                c.add("dropout RNG seed and offset", "attention", { 2 }, 8);
             return;
         }
         if (selective) // the core is recomputed in backward: only its inputs stay
             return;
-        c.add("1/sqrt(d) scalar (float64)", "attention", {1}, 8);
-        c.add("softmax probabilities (fp32)", "attention", {b, a, s, s}, 4);
+        c.add("1/sqrt(d) scalar (float64)", "attention", { 1 }, 8);
+        c.add("softmax probabilities (fp32)", "attention", { b, a, s, s }, 4);
         if (x.dropout) {
-            c.add("attention dropout mask (bool)", "attention", {b, a, s, s}, 1);
-            c.add("attention probabilities after dropout", "attention", {b, a, s, s}, x.p);
+            c.add("attention dropout mask (bool)", "attention", { b, a, s, s }, 1);
+            c.add("attention probabilities after dropout", "attention", { b, a, s, s }, x.p);
         } else if (!x.fp32Acts) {
-            c.add("attention probabilities cast back from fp32", "attention", {b, a, s, s}, x.p);
+            c.add("attention probabilities cast back from fp32", "attention", { b, a, s, s }, x.p);
         }
     }
 
     void mlp(Collector& c, std::string_view module, Count width, bool inputSaved, bool downInputSaved) const
     {
         if (inputSaved)
-            c.add("MLP input (norm output)", module, {x.b, x.hs, x.h}, x.pg);
+            c.add("MLP input (norm output)", module, { x.b, x.hs, x.h }, x.pg);
         if (m.gated()) {
-            c.add("gate projection output", module, {x.b, x.s, width}, x.p);
-            c.add(m.mlp == MlpKind::SwiGlu ? "SiLU output" : "GELU output", module, {x.b, x.s, width}, x.p);
-            c.add("up projection output", module, {x.b, x.s, width}, x.p);
+            c.add("gate projection output", module, { x.b, x.s, width }, x.p);
+            c.add(m.mlp == MlpKind::SwiGlu ? "SiLU output" : "GELU output", module, { x.b, x.s, width }, x.p);
+            c.add("up projection output", module, { x.b, x.s, width }, x.p);
             if (downInputSaved)
-                c.add("gated product (down_proj input)", module, {x.b, x.s, width}, x.pg);
+                c.add("gated product (down_proj input)", module, { x.b, x.s, width }, x.pg);
         } else {
-            c.add("up projection output (GELU input)", module, {x.b, x.s, width}, x.p);
+            c.add("up projection output (GELU input)", module, { x.b, x.s, width }, x.p);
             if (downInputSaved)
-                c.add("GELU output (down_proj input)", module, {x.b, x.s, width}, x.pg);
+                c.add("GELU output (down_proj input)", module, { x.b, x.s, width }, x.pg);
         }
     }
 
@@ -276,22 +284,22 @@ private:
     {
         const MoeSpec& e = m.moe;
         const Count b = x.b, s = x.s, k = e.topK, width = m.expertWidth() / x.t;
-        c.add("router input (norm output)", "moe", {b, x.hs, x.h}, x.p);
-        c.add("router probabilities (fp32)", "moe", {b, s, e.numExperts}, 4);
-        c.add("top-k weights", "moe", {b, s, k}, x.p);
-        c.add("top-k expert indices (int64)", "moe", {b, s, k}, 8);
-        c.add("tokens dispatched to experts", "moe", {b, s, k, x.h}, x.pg);
-        c.add("expert gate outputs", "moe", {b, s, k, width}, x.p);
-        c.add("expert activation outputs", "moe", {b, s, k, width}, x.p);
-        c.add("expert up outputs", "moe", {b, s, k, width}, x.p);
-        c.add("expert gated products (down input)", "moe", {b, s, k, width}, x.pg);
-        c.add("expert outputs (weighted by top-k)", "moe", {b, s, k, x.h}, x.p);
+        c.add("router input (norm output)", "moe", { b, x.hs, x.h }, x.p);
+        c.add("router probabilities (fp32)", "moe", { b, s, e.numExperts }, 4);
+        c.add("top-k weights", "moe", { b, s, k }, x.p);
+        c.add("top-k expert indices (int64)", "moe", { b, s, k }, 8);
+        c.add("tokens dispatched to experts", "moe", { b, s, k, x.h }, x.pg);
+        c.add("expert gate outputs", "moe", { b, s, k, width }, x.p);
+        c.add("expert activation outputs", "moe", { b, s, k, width }, x.p);
+        c.add("expert up outputs", "moe", { b, s, k, width }, x.p);
+        c.add("expert gated products (down input)", "moe", { b, s, k, width }, x.pg);
+        c.add("expert outputs (weighted by top-k)", "moe", { b, s, k, x.h }, x.p);
         if (e.sharedExperts > 0) {
             const Count sw = e.sharedExperts * (m.sharedExpertWidth() / x.t);
-            c.add("shared expert gate outputs", "moe", {b, s, sw}, x.p);
-            c.add("shared expert activation outputs", "moe", {b, s, sw}, x.p);
-            c.add("shared expert up outputs", "moe", {b, s, sw}, x.p);
-            c.add("shared expert gated products", "moe", {b, s, sw}, x.pg);
+            c.add("shared expert gate outputs", "moe", { b, s, sw }, x.p);
+            c.add("shared expert activation outputs", "moe", { b, s, sw }, x.p);
+            c.add("shared expert up outputs", "moe", { b, s, sw }, x.p);
+            c.add("shared expert gated products", "moe", { b, s, sw }, x.pg);
         }
     }
 
@@ -304,8 +312,9 @@ private:
             // lit_gpt/lora.py@8641822 LoRAQKVLinear: after_A = F.linear(lora_dropout(x), lora_A), lora_A
             // having r rows per enabled q/k/v; conv1d keeps after_A; zero_pad's index_copy keeps its index.
             Count enabled = 0, width = 0;
-            for (const auto& [q, w] : {std::pair{"q", x.a * x.d}, std::pair{"k", x.g * x.d}, std::pair{"v", x.g * x.d}})
-                if (targeted({q})) {
+            for (const auto& [q, w] :
+                { std::pair { "q", x.a * x.d }, std::pair { "k", x.g * x.d }, std::pair { "v", x.g * x.d } })
+                if (targeted({ q })) {
                     ++enabled;
                     width += w;
                 }
@@ -314,15 +323,15 @@ private:
                     // Dropout of an input that needs no gradient (after a frozen embedding) records
                     // no mask; lora_A still keeps the dropped copy (measured, torch 1.13).
                     if (!(inputFrozen && x.frozenKeepsNoInput))
-                        c.add("LoRA qkv: dropout mask (bool)", "lora", {x.b, x.s, x.h}, 1);
-                    c.add("LoRA qkv: dropped-out input", "lora", {x.b, x.s, x.h}, x.p);
+                        c.add("LoRA qkv: dropout mask (bool)", "lora", { x.b, x.s, x.h }, 1);
+                    c.add("LoRA qkv: dropped-out input", "lora", { x.b, x.s, x.h }, x.p);
                 }
-                c.add("LoRA qkv: A output (conv1d input)", "lora", {x.b, x.s, rank * enabled}, x.p);
+                c.add("LoRA qkv: A output (conv1d input)", "lora", { x.b, x.s, rank * enabled }, x.p);
                 // zero_pad: result.index_copy(1, lora_ind, x.reshape(-1, sum(qkv_shapes))) unless all three
                 // are enabled; IndexCopyBackward keeps `source` (expand_as(source); checked on torch 1.13).
                 if (enabled < 3) {
-                    c.add("LoRA qkv: B output reshaped (index_copy source)", "lora", {x.b, x.s, width}, x.p);
-                    c.add("LoRA qkv: index_copy index (int64, torch.tensor(lora_ind))", "lora", {width}, 8);
+                    c.add("LoRA qkv: B output reshaped (index_copy source)", "lora", { x.b, x.s, width }, x.p);
+                    c.add("LoRA qkv: index_copy index (int64, torch.tensor(lora_ind))", "lora", { width }, 8);
                 }
             }
         }
@@ -330,18 +339,18 @@ private:
             if (!t.linear || t.group == ParamGroup::Head || t.group == ParamGroup::Embedding)
                 continue;
             const std::string mod(t.module);
-            if (!targeted({mod.c_str()}) || t.copies < m.numLayers)
+            if (!targeted({ mod.c_str() }) || t.copies < m.numLayers)
                 continue;
             if (fusedQkv && (mod == "q" || mod == "k" || mod == "v"))
                 continue;
             const std::string prefix = "LoRA " + mod;
             if (r.finetune.dropout > 0) {
-                c.add(prefix, ": dropout mask (bool)", "lora", {x.b, x.s, t.rows}, 1);
-                c.add(prefix, ": dropped-out input", "lora", {x.b, x.s, t.rows}, x.p);
+                c.add(prefix, ": dropout mask (bool)", "lora", { x.b, x.s, t.rows }, 1);
+                c.add(prefix, ": dropped-out input", "lora", { x.b, x.s, t.rows }, x.p);
             }
-            c.add(prefix, ": A output (B input)", "lora", {x.b, x.s, rank}, x.p);
+            c.add(prefix, ": A output (B input)", "lora", { x.b, x.s, rank }, x.p);
             if (x.eager)
-                c.add(prefix, ": scaling scalar (float64)", "lora", {1}, 8);
+                c.add(prefix, ": scaling scalar (float64)", "lora", { 1 }, 8);
         }
     }
 
@@ -354,7 +363,7 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
 {
     const PrecisionRegime reg = precisionRegime(r);
     const Count t = r.parallelism.tensorParallel;
-    Dims d{};
+    Dims d {};
     d.b = batch;
     d.s = seq;
     d.h = m.hiddenSize;
@@ -380,7 +389,6 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
     return d;
 }
 
-
 /// torchtitan's op-level selective checkpointing of one TransformerBlock
 /// (torchtitan/parallelisms/parallelize_llama.py@9dec370ad26b5f8e9a7333a0e36165018262644b):
 /// `_save_list` = {aten.mm, SDPA flash/efficient, reduce_scatter, abs, max}; every mm except
@@ -388,21 +396,23 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
 /// the rest PREFER_RECOMPUTE. So a block keeps its input (the checkpoint's argument), the
 /// outputs of wq, wv, w1 and w2 and SDPA's outputs; in backward it is rebuilt with those
 /// reused: everything the block's autograd keeps except O, the log-sum-exp and w1's output.
-void selectiveOpLayers(ActivationSet& set, const Dims& x, const StageSlice& slice, const ActivationSet& full, bool explain)
+void selectiveOpLayers(
+    ActivationSet& set, const Dims& x, const StageSlice& slice, const ActivationSet& full, bool explain)
 {
     const Count layers = slice.layers();
-    Collector c{set, ActivationScope::Layer, layers, explain};
+    Collector c { set, ActivationScope::Layer, layers, explain };
     const Count ffn = x.ffn;
-    c.add("block input (checkpoint)", "checkpoint", {x.b, x.hs, x.h}, x.p);
-    c.add("wq output (mm 1, saved)", "attention", {x.b, x.s, x.a * x.d}, x.p);
-    c.add("wv output (mm 3, saved)", "attention", {x.b, x.s, x.g * x.d}, x.p);
-    c.add("SDPA output O (saved)", "attention", {x.b, x.a, x.s, x.d}, x.p);
-    c.add("SDPA log-sum-exp (fp32, saved)", "attention", {x.b, x.a, x.s}, 4);
-    c.add("w1 output (mm 5, saved)", "mlp", {x.b, x.s, ffn}, x.p);
-    c.add("w2 output (mm 7, saved)", "mlp", {x.b, x.s, x.h}, x.p);
+    c.add("block input (checkpoint)", "checkpoint", { x.b, x.hs, x.h }, x.p);
+    c.add("wq output (mm 1, saved)", "attention", { x.b, x.s, x.a * x.d }, x.p);
+    c.add("wv output (mm 3, saved)", "attention", { x.b, x.s, x.g * x.d }, x.p);
+    c.add("SDPA output O (saved)", "attention", { x.b, x.a, x.s, x.d }, x.p);
+    c.add("SDPA log-sum-exp (fp32, saved)", "attention", { x.b, x.a, x.s }, 4);
+    c.add("w1 output (mm 5, saved)", "mlp", { x.b, x.s, ffn }, x.p);
+    c.add("w2 output (mm 7, saved)", "mlp", { x.b, x.s, x.h }, x.p);
     // Rebuilt in backward, one block at a time: the block's own saved tensors minus the reused ones.
-    const Bytes reused = checkedAdd(checkedAdd(checkedMul(x.b, x.s, x.a * x.d, static_cast<Count>(x.p)), checkedMul(x.b, x.a, x.s, 4)),
-                                    checkedMul(x.b, x.s, ffn, static_cast<Count>(x.p)));
+    const Bytes reused
+        = checkedAdd(checkedAdd(checkedMul(x.b, x.s, x.a * x.d, static_cast<Count>(x.p)), checkedMul(x.b, x.a, x.s, 4)),
+            checkedMul(x.b, x.s, ffn, static_cast<Count>(x.p)));
     set.recomputeBytes = layers > 0 ? full.bytes - std::min(full.bytes, reused) : 0;
     set.largestLayerTensorBytes = full.largestLayerTensorBytes;
 }
@@ -429,16 +439,16 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
     // The LM head keeps its input (chunks read views of it), except Liger's fused function,
     // which saves only the gradients it computed in forward.
     // A frozen LM head (LoRA never targets it) needs no input for a weight gradient.
-    const bool headFrozen = x.frozenKeepsNoInput && r.finetune.method != FinetuneMethod::Full &&
-                            !(x.nf4Keeps && r.finetune.quantizeLmHead); // an NF4 head keeps its input
+    const bool headFrozen = x.frozenKeepsNoInput && r.finetune.method != FinetuneMethod::Full
+        && !(x.nf4Keeps && r.finetune.quantizeLmHead); // an NF4 head keeps its input
     if (loss.kind != LossKind::Fused && !headFrozen)
-        head.add("LM head input (final norm output)", "head", {x.b, x.hs, x.h}, x.pg);
+        head.add("LM head input (final norm output)", "head", { x.b, x.hs, x.h }, x.pg);
     switch (loss.kind) {
     case LossKind::Upcast:
     case LossKind::HfShift:
     case LossKind::LossParallel:
-        head.add("log-softmax of the logits (fp32)", "loss", {x.b, x.s, vocab}, 4);
-        head.add("cross-entropy total weight (fp32 scalar)", "loss", {1}, 4);
+        head.add("log-softmax of the logits (fp32)", "loss", { x.b, x.s, vocab }, 4);
+        head.add("cross-entropy total weight (fp32 scalar)", "loss", { 1 }, 4);
         // The logits and their fp32 copy exist while log_softmax runs; backward makes two fp32
         // gradients of the logits. The loop frees the logits before backward (torchtitan train.py@9dec370:
         // `del pred`; HF ForCausalLMLoss's upcast is a local of the loss).
@@ -446,14 +456,15 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         set.lossBackwardBytes = checkedMul(tokens, vocab, 8);
         holdLogits(set, f, logits16);
         set.lossSource = loss.kind == LossKind::HfShift
-                             ? "HF Transformers ForCausalLMLoss (loss/loss_utils.py@d0fed636): logits.float(), labels padded and shifted, cross_entropy"
-                         : loss.kind == LossKind::LossParallel
-                             ? "vocabulary-parallel cross-entropy: each GPU upcasts and normalizes its vocabulary shard"
-                             : "logits.float() then cross_entropy: the fp32 log-softmax is saved";
+            ? "HF Transformers ForCausalLMLoss (loss/loss_utils.py@d0fed636): logits.float(), labels padded and "
+              "shifted, cross_entropy"
+            : loss.kind == LossKind::LossParallel
+            ? "vocabulary-parallel cross-entropy: each GPU upcasts and normalizes its vocabulary shard"
+            : "logits.float() then cross_entropy: the fp32 log-softmax is saved";
         return;
     case LossKind::Native:
-        head.add("log-softmax of the logits (16-bit)", "loss", {x.b, x.s, vocab}, x.p);
-        head.add("cross-entropy total weight (scalar)", "loss", {1}, x.p);
+        head.add("log-softmax of the logits (16-bit)", "loss", { x.b, x.s, vocab }, x.p);
+        head.add("cross-entropy total weight (scalar)", "loss", { 1 }, x.p);
         // cross_entropy on the 16-bit logits, e.g. lit_gpt/utils.py@8641822 chunked_cross_entropy
         // with chunk_size=0 (`F.cross_entropy(logits, targets)`, no upcast); logits freed before backward.
         set.lossForwardBytes = logits16;
@@ -461,7 +472,8 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         holdLogits(set, f, logits16);
         set.lossForwardWhat = "loss: 16-bit logits beside their saved log-softmax";
         set.lossBackwardWhat = "loss backward: two 16-bit gradients of the logits";
-        set.lossSource = "cross_entropy on the 16-bit logits, no upcast (as lit-gpt chunked_cross_entropy(chunk_size=0)@8641822)";
+        set.lossSource
+            = "cross_entropy on the 16-bit logits, no upcast (as lit-gpt chunked_cross_entropy(chunk_size=0)@8641822)";
         return;
     case LossKind::Chunked: {
         // LitGPT drops the last position of each sequence (`logits[-1][..., :-1, :]`).
@@ -473,16 +485,16 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         const double lsBytes = loss.chunkUpcast ? 4 : x.p;
         head.add(loss.chunkUpcast ? "log-softmax of every chunk (fp32, all kept for backward)"
                                   : "log-softmax of every chunk (16-bit, all kept for backward)",
-                 "loss", {rows, vocab}, lsBytes);
+            "loss", { rows, vocab }, lsBytes);
         // With b > 1 a chunk of the (b, s) targets is not contiguous: reshape(-1) copies it and
         // nll_loss keeps the copy (torchtune labels.chunk, LitGPT targets.split; measured in
         // tests/validation). torchtune then divides by the int64 count of tokens, which div keeps.
         if (x.b > 1)
-            head.add("targets of every chunk (int64 copies)", "loss", {rows}, 8);
+            head.add("targets of every chunk (int64 copies)", "loss", { rows }, 8);
         if (loss.chunkUpcast)
-            head.add("token count (int64 scalar, total_loss / total_elements)", "loss", {1}, 8);
-        Collector weights{set, ActivationScope::Head, chunks, head.detail};
-        weights.add("cross-entropy total weight of a chunk (scalar)", "loss", {1}, lsBytes);
+            head.add("token count (int64 scalar, total_loss / total_elements)", "loss", { 1 }, 8);
+        Collector weights { set, ActivationScope::Head, chunks, head.detail };
+        weights.add("cross-entropy total weight of a chunk (scalar)", "loss", { 1 }, lsBytes);
         // Every chunk's 16-bit logits exist at once (torchtune TransformerDecoder.chunked_output,
         // LitGPT GPT.forward(lm_head_chunk_size)); torchtune upcasts one chunk at a time.
         const Bytes upcastChunk = loss.chunkUpcast ? checkedMul(loss.chunkRows, vocab, 4) : 0;
@@ -491,20 +503,22 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         // torchtune _loss_step@1814feb: `del logits` before backward.
         set.lossForwardBytes = checkedAdd(logits16, upcastChunk);
         holdLogits(set, f, logits16);
-        set.lossForwardWhat = loss.chunkUpcast ? "loss: every chunk's 16-bit logits, one chunk's fp32 copy, the saved log-softmaxes"
-                                               : "loss: every chunk's 16-bit logits beside their saved log-softmaxes";
+        set.lossForwardWhat = loss.chunkUpcast
+            ? "loss: every chunk's 16-bit logits, one chunk's fp32 copy, the saved log-softmaxes"
+            : "loss: every chunk's 16-bit logits beside their saved log-softmaxes";
         set.lossBackwardWhat = loss.chunkUpcast ? "loss backward: two fp32 gradients of one chunk's logits"
                                                 : "loss backward: two 16-bit gradients of one chunk's logits";
         set.lossSource = loss.chunkUpcast
-                             ? "chunked output, each chunk upcast to fp32 (torchtune CEWithChunkedOutputLoss@1814feb)"
-                             : "chunked LM head and cross-entropy on 16-bit chunks, logits kept through backward (lit-gpt chunked_cross_entropy@8641822)";
+            ? "chunked output, each chunk upcast to fp32 (torchtune CEWithChunkedOutputLoss@1814feb)"
+            : "chunked LM head and cross-entropy on 16-bit chunks, logits kept through backward (lit-gpt "
+              "chunked_cross_entropy@8641822)";
         return;
     }
     case LossKind::Fused: {
         // Liger fused_linear_cross_entropy.py@e11c2d6: forward computes the gradients of the LM
         // head input and weight chunk by chunk and saves only those (ctx.save_for_backward).
-        head.add("gradient of the LM head input (computed in forward)", "loss", {tokens, x.h}, x.p);
-        head.add("gradient of the LM head weight (computed in forward)", "loss", {vocab, x.h}, x.p);
+        head.add("gradient of the LM head input (computed in forward)", "loss", { tokens, x.h }, x.p);
+        head.add("gradient of the LM head weight (computed in forward)", "loss", { vocab, x.h }, x.p);
         // One chunk's logits, their fp32 copy (then cast back) and the fp32 per-token loss.
         set.lossForwardBytes = checkedAdd(checkedMul(loss.chunkRows, vocab, p + 4), checkedMul(tokens, 4));
         set.lossBackwardBytes = 0;
@@ -528,37 +542,38 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
     const bool wholeLayers = kind == Checkpointing::Kind::Full || kind == Checkpointing::Kind::Every;
     const Count vocab = ceilDiv(m.vocabSize, x.t);
 
-    Collector outside{set, ActivationScope::Embedding, 1, explain};
+    Collector outside { set, ActivationScope::Embedding, 1, explain };
     // A frozen embedding (LoRA) keeps no ids; the loss keeps them as its targets unless it
     // copies them (chunks of a (b > 1, s) batch; measured with lit-gpt, tests/validation/litgpt_block.py).
     const bool targetsCopied = lossSetup(r, vocab, m.hiddenSize).kind == LossKind::Chunked && x.b > 1;
     const bool idsKept = !(lora && x.frozenKeepsNoInput && (!slice.last || targetsCopied));
     if (slice.first && idsKept) {
         // Embedding backward keeps the token ids (the loss keeps the same storage as targets).
-        outside.add("token ids (int64)", "embedding", {x.b, x.s}, 8);
+        outside.add("token ids (int64)", "embedding", { x.b, x.s }, 8);
         if (!lora) {
             if (m.position == PositionKind::Learned)
-                outside.add("position ids (int64)", "embedding", {x.s}, 8);
+                outside.add("position ids (int64)", "embedding", { x.s }, 8);
             if (x.dropout)
-                outside.add("embedding dropout mask (bool)", "embedding", {x.b, x.hs, x.h}, 1);
+                outside.add("embedding dropout mask (bool)", "embedding", { x.b, x.hs, x.h }, 1);
         }
     }
     // RoPE tables are computed once per forward and read by every layer's multiplications,
     // unless whole layers are checkpointed (then they are rebuilt in backward).
-    if (m.position == PositionKind::Rope && m.attentionType == AttentionType::Mha && !wholeLayers && slice.layers() > 0) {
-        outside.add("RoPE cos table", "embedding", {x.s, m.headDim}, x.p);
-        outside.add("RoPE sin table", "embedding", {x.s, m.headDim}, x.p);
+    if (m.position == PositionKind::Rope && m.attentionType == AttentionType::Mha && !wholeLayers
+        && slice.layers() > 0) {
+        outside.add("RoPE cos table", "embedding", { x.s, m.headDim }, x.p);
+        outside.add("RoPE sin table", "embedding", { x.s, m.headDim }, x.p);
     }
 
     LayerTensors layer(m, r, x);
     const bool frozenFirst = lora && slice.first;
     auto layerSet = [&](bool moe, Count count, bool firstFrozen) {
-        Collector c{set, ActivationScope::Layer, count, explain};
+        Collector c { set, ActivationScope::Layer, count, explain };
         layer.collect(c, moe, firstFrozen);
     };
     auto oneLayer = [&](bool moe) {
         ActivationSet tmp;
-        Collector c{tmp, ActivationScope::Layer, 1, false};
+        Collector c { tmp, ActivationScope::Layer, 1, false };
         layer.collect(c, moe, false);
         return tmp;
     };
@@ -569,12 +584,14 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
         // Each checkpointed segment keeps only its input; one segment is rebuilt at a time.
         const Count segment = kind == Checkpointing::Kind::Full ? 1 : std::max<Count>(1, r.checkpointing.every);
         const Count segments = ceilDiv(slice.layers(), segment);
-        Collector c{set, ActivationScope::Layer, segments, explain};
+        Collector c { set, ActivationScope::Layer, segments, explain };
         c.add(segment == 1 ? "layer input (checkpoint)" : "segment input (checkpoint every k layers)", "checkpoint",
-              {x.b, x.hs, x.h}, x.p);
+            { x.b, x.hs, x.h }, x.p);
         const Count rebuilt = std::min(segment, slice.layers());
         const ActivationSet dense = oneLayer(false);
-        const ActivationSet worst = slice.moeLayers > 0 ? std::max(dense, oneLayer(true), [](const auto& a, const auto& b) { return a.bytes < b.bytes; }) : dense;
+        const ActivationSet worst = slice.moeLayers > 0
+            ? std::max(dense, oneLayer(true), [](const auto& a, const auto& b) { return a.bytes < b.bytes; })
+            : dense;
         set.recomputeBytes = checkedMul(worst.bytes, rebuilt);
         // Backward runs on the rebuilt layer: its tensors, not the checkpoint, set the working set.
         set.largestLayerTensorBytes = worst.largestLayerTensorBytes;
@@ -596,7 +613,7 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
     }
 
     if (slice.last) {
-        Collector head{set, ActivationScope::Head, 1, explain};
+        Collector head { set, ActivationScope::Head, 1, explain };
         layer.norm(head, "final norm");
         lossTensors(head, set, m, r, x, vocab);
     }
@@ -607,16 +624,16 @@ ActivationSet inferenceActivations(const ModelSpec& m, const RunSpec& r, bool ex
 {
     ActivationSet set;
     const Dims x = makeDims(m, r, r.inference.batchSize, r.inference.contextLength);
-    Collector c{set, ActivationScope::Layer, 1, explain};
+    Collector c { set, ActivationScope::Layer, 1, explain };
     const Count a = x.a, g = x.g, ffn = m.moe.enabled() ? m.expertWidth() * m.moe.topK : m.ffnHiddenSize;
     // One layer's forward over the whole prompt (prefill) holds these at its widest point.
-    c.add("residual stream", "layer", {x.b, x.s, x.h}, x.p);
-    c.add("norm output", "layer", {x.b, x.s, x.h}, x.p);
-    c.add("Q, K, V", "layer", {x.b, x.s, (a + 2 * g) * x.d}, x.p);
-    c.add("attention output", "layer", {x.b, x.s, a * x.d}, x.p);
-    c.add("MLP intermediates (gate, up, product)", "layer", {x.b, x.s, (m.gated() ? 3 : 2) * ceilDiv(ffn, x.t)}, x.p);
-    Collector head{set, ActivationScope::Head, 1, explain};
-    head.add("logits of the last position (fp32)", "head", {x.b, ceilDiv(m.vocabSize, x.t)}, 4);
+    c.add("residual stream", "layer", { x.b, x.s, x.h }, x.p);
+    c.add("norm output", "layer", { x.b, x.s, x.h }, x.p);
+    c.add("Q, K, V", "layer", { x.b, x.s, (a + 2 * g) * x.d }, x.p);
+    c.add("attention output", "layer", { x.b, x.s, a * x.d }, x.p);
+    c.add("MLP intermediates (gate, up, product)", "layer", { x.b, x.s, (m.gated() ? 3 : 2) * ceilDiv(ffn, x.t) }, x.p);
+    Collector head { set, ActivationScope::Head, 1, explain };
+    head.add("logits of the last position (fp32)", "head", { x.b, ceilDiv(m.vocabSize, x.t) }, 4);
     return set;
 }
 

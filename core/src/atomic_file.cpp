@@ -45,7 +45,10 @@ std::string kindOf(mode_t mode)
     return "not a regular file";
 }
 
-[[noreturn]] void fail(const std::string& path, const std::string& why) { throw InputError("", why, path); }
+[[noreturn]] void fail(const std::string& path, const std::string& why)
+{
+    throw InputError("", why, path);
+}
 
 /// A temporary we may delete: a regular file or folder named "<name>.tmp-<digits>".
 bool isStale(const std::string& entry, const std::string& prefix)
@@ -69,7 +72,7 @@ std::string saveTarget(const std::string& path)
     if (path.empty())
         throw InputError("", "the file name is empty");
     std::string target = path;
-    struct stat st {};
+    struct stat st { };
     for (int hops = 0;; ++hops) {
         if (::lstat(target.c_str(), &st) != 0) {
             if (errno == ENOENT)
@@ -100,7 +103,10 @@ std::string saveTarget(const std::string& path)
     return target;
 }
 
-std::string temporaryPathFor(const std::string& target) { return target + ".tmp-" + std::to_string(::getpid()); }
+std::string temporaryPathFor(const std::string& target)
+{
+    return target + ".tmp-" + std::to_string(::getpid());
+}
 
 void removeStaleTemporaries(const std::string& target)
 {
@@ -114,7 +120,7 @@ void removeStaleTemporaries(const std::string& target)
         if (!isStale(entry, prefix))
             continue;
         const std::string full = folder + "/" + entry;
-        struct stat st {};
+        struct stat st { };
         if (::lstat(full.c_str(), &st) != 0)
             continue;
         std::error_code ec;
@@ -139,7 +145,7 @@ void writeFileAtomically(const std::string& path, const std::string& text)
 {
     const std::string target = saveTarget(path);
     removeStaleTemporaries(target);
-    struct stat old {};
+    struct stat old { };
     const bool replacing = ::stat(target.c_str(), &old) == 0;
     const std::string tmp = temporaryPathFor(target);
     ::unlink(tmp.c_str()); // ours by name (this pid); O_EXCL then never follows a planted link

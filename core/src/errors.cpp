@@ -17,8 +17,8 @@ constexpr std::size_t kMaxExpectedBytes = 600;
 } // namespace
 
 InputError::InputError(std::string keyPath, std::string expected, std::string file)
-    : InputError(Printable{}, printableText(keyPath, kMaxKeyPathBytes), printableText(expected, kMaxExpectedBytes),
-                 printableText(file, kMaxFileBytes))
+    : InputError(Printable {}, printableText(keyPath, kMaxKeyPathBytes), printableText(expected, kMaxExpectedBytes),
+        printableText(file, kMaxFileBytes))
 {
 }
 

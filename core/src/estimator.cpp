@@ -16,26 +16,29 @@ namespace vramlab {
 
 namespace {
 
-std::string n(Count v) { return std::to_string(v); }
+std::string n(Count v)
+{
+    return std::to_string(v);
+}
 
 /// The run keys that decide the model states (weights, master, gradients, optimizer).
 bool sameStateInputs(const RunSpec& a, const RunSpec& b)
 {
     const Parallelism &p = a.parallelism, &q = b.parallelism;
-    return a.mode == b.mode && a.precision == b.precision && a.gradientDtype == b.gradientDtype &&
-           a.masterWeights == b.masterWeights && a.fp8 == b.fp8 && a.optimizer == b.optimizer && p.gpus == q.gpus &&
-           p.zeroStage == q.zeroStage && p.tensorParallel == q.tensorParallel && p.pipelineParallel == q.pipelineParallel &&
-           p.expertParallel == q.expertParallel && p.offloadOptimizer == q.offloadOptimizer &&
-           p.offloadParams == q.offloadParams && p.fsdp2 == q.fsdp2 && a.optimizerImpl == b.optimizerImpl &&
-           a.finetune.doubleQuant == b.finetune.doubleQuant && a.finetune.quantizeLmHead == b.finetune.quantizeLmHead &&
-           a.finetune.method == b.finetune.method &&
-           a.finetune.rank == b.finetune.rank && a.finetune.targets == b.finetune.targets &&
-           a.inference.weightDtype == b.inference.weightDtype;
+    return a.mode == b.mode && a.precision == b.precision && a.gradientDtype == b.gradientDtype
+        && a.masterWeights == b.masterWeights && a.fp8 == b.fp8 && a.optimizer == b.optimizer && p.gpus == q.gpus
+        && p.zeroStage == q.zeroStage && p.tensorParallel == q.tensorParallel
+        && p.pipelineParallel == q.pipelineParallel && p.expertParallel == q.expertParallel
+        && p.offloadOptimizer == q.offloadOptimizer && p.offloadParams == q.offloadParams && p.fsdp2 == q.fsdp2
+        && a.optimizerImpl == b.optimizerImpl && a.finetune.doubleQuant == b.finetune.doubleQuant
+        && a.finetune.quantizeLmHead == b.finetune.quantizeLmHead && a.finetune.method == b.finetune.method
+        && a.finetune.rank == b.finetune.rank && a.finetune.targets == b.finetune.targets
+        && a.inference.weightDtype == b.inference.weightDtype;
 }
 
 /// The estimate's numbers the step simulation replays (see step_timeline.h for each).
-StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionRegime& reg, const ModelStateBytes& states,
-                      const StageSlice& slice, const Report& rep, Count inFlight)
+StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionRegime& reg,
+    const ModelStateBytes& states, const StageSlice& slice, const Report& rep, Count inFlight)
 {
     const Parallelism& par = r.parallelism;
     const ActivationSet& acts = rep.activations;
@@ -61,8 +64,8 @@ StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionR
     }
     const Count dp = par.dataParallel();
     if (par.zeroStage >= 2 && dp > 1 && states.gradients > 0)
-        in.layerGradientBucket = checkedMul(ceilDiv(rep.params.perLayerMax, par.tensorParallel),
-                                            static_cast<Count>(bytesPerElement(reg.gradients)));
+        in.layerGradientBucket = checkedMul(
+            ceilDiv(rep.params.perLayerMax, par.tensorParallel), static_cast<Count>(bytesPerElement(reg.gradients)));
     // PyTorch's default (foreach) AdamW builds sqrt(v) for every parameter at once: one
     // fp32 list the size of m or v; foreach Lion builds its update list the size of m.
     // Fused and 8-bit kernels, SGD and offloaded optimizers keep none on the GPU.
@@ -80,7 +83,8 @@ StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionR
     in.trainableParamsLocal = states.trainableLocal;
     in.paramsLocal = checkedAdd(states.trainableLocal, states.frozenLocal);
     in.layers = slice.layers();
-    in.segmentLayers = r.checkpointing.kind == Checkpointing::Kind::Every ? std::max<Count>(1, r.checkpointing.every) : 1;
+    in.segmentLayers
+        = r.checkpointing.kind == Checkpointing::Kind::Every ? std::max<Count>(1, r.checkpointing.every) : 1;
     in.firstStage = slice.first;
     in.lastStage = slice.last;
     in.microBatches = r.gradientAccumulationSteps;
@@ -99,44 +103,54 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
     const LossKind loss = effectiveLoss(r);
     const std::string lossName(toString(loss));
     if (loss != LossKind::Chunked) {
-        for (const auto& [key, set] : {std::pair{"run.loss_chunks", r.lossChunks.has_value()},
-                                       std::pair{"run.loss_chunks_tokens", r.lossChunkTokens.has_value()},
-                                       std::pair{"run.loss_dtype", r.lossDtype.has_value()}})
+        for (const auto& [key, set] : { std::pair { "run.loss_chunks", r.lossChunks.has_value() },
+                 std::pair { "run.loss_chunks_tokens", r.lossChunkTokens.has_value() },
+                 std::pair { "run.loss_dtype", r.lossDtype.has_value() } })
             if (set)
                 throw InputError(key, "applies to run.loss \"chunked\" only, the loss here is \"" + lossName + "\"");
     }
     if (r.lossChunks && r.lossChunkTokens)
-        throw InputError("run.loss_chunks_tokens", "expected either run.loss_chunks or run.loss_chunks_tokens, not both");
+        throw InputError(
+            "run.loss_chunks_tokens", "expected either run.loss_chunks or run.loss_chunks_tokens, not both");
     if (r.lossDtype && *r.lossDtype != DType::Fp32 && *r.lossDtype != precisionRegime(r).activations)
-        throw InputError("run.loss_dtype", "expected fp32 (upcast per chunk) or the logits' own type (" +
-                                               std::string(toString(precisionRegime(r).activations)) + ")");
+        throw InputError("run.loss_dtype",
+            "expected fp32 (upcast per chunk) or the logits' own type ("
+                + std::string(toString(precisionRegime(r).activations)) + ")");
     if (loss == LossKind::Fused && r.parallelism.tensorParallel > 1)
-        throw InputError("run.loss", "\"fused\" (Liger) is modelled without tensor parallelism; expected tensor_parallel 1");
+        throw InputError(
+            "run.loss", "\"fused\" (Liger) is modelled without tensor parallelism; expected tensor_parallel 1");
     if (r.optimizerInBackward && r.gradientAccumulationSteps != 1)
-        throw InputError("run.optimizer_in_backward", "expected gradient_accumulation_steps 1 (torchtune: optimizer in backward "
-                                                      "is not compatible with gradient accumulation), got " + n(r.gradientAccumulationSteps));
+        throw InputError("run.optimizer_in_backward",
+            "expected gradient_accumulation_steps 1 (torchtune: optimizer in backward "
+            "is not compatible with gradient accumulation), got "
+                + n(r.gradientAccumulationSteps));
     if (r.optimizerImpl == OptimizerImpl::Paged32 && r.optimizer != Optimizer::AdamW && r.optimizer != Optimizer::Adam)
-        throw InputError("run.optimizer_impl", "\"paged-32bit\" is bitsandbytes' PagedAdamW; expected optimizer adamw or adam");
-    if ((!r.finetune.doubleQuant || r.finetune.quantizeLmHead) && r.finetune.method != FinetuneMethod::Qlora && r.mode == Mode::Training)
+        throw InputError(
+            "run.optimizer_impl", "\"paged-32bit\" is bitsandbytes' PagedAdamW; expected optimizer adamw or adam");
+    if ((!r.finetune.doubleQuant || r.finetune.quantizeLmHead) && r.finetune.method != FinetuneMethod::Qlora
+        && r.mode == Mode::Training)
         throw InputError(r.finetune.quantizeLmHead ? "run.finetune.quantize_lm_head" : "run.finetune.double_quant",
-                         "applies to finetune method qlora only");
+            "applies to finetune method qlora only");
     if (r.keepLastBlockGathered && r.parallelism.zeroStage != 3)
-        throw InputError("run.parallelism.reshard_after_forward", "expected zero_stage 3 (FSDP) for \"all but last block\"");
+        throw InputError(
+            "run.parallelism.reshard_after_forward", "expected zero_stage 3 (FSDP) for \"all but last block\"");
     if (r.checkpointing.kind == Checkpointing::Kind::SelectiveOp && r.mode == Mode::Training) {
         // The save list is counted on torchtitan's Llama block (7 mm per block).
-        const char* why = m.moe.enabled()                          ? "a dense model (MoE blocks have other mm counts)"
-                          : m.attentionType != AttentionType::Mha ? "multi-head or grouped-query attention (not MLA)"
-                          : !m.gated()                            ? "a gated MLP (w1, w3, w2)"
-                          : r.attention != AttentionImpl::Flash   ? "attention \"flash\" (SDPA is in the save list)"
-                          : r.fp8                                 ? "fp8 off (float8 matmuls are not aten.mm)"
-                          : r.finetune.method != FinetuneMethod::Full ? "full fine-tuning (torchtitan trains all weights)"
-                                                                      : nullptr;
+        const char* why = m.moe.enabled()               ? "a dense model (MoE blocks have other mm counts)"
+            : m.attentionType != AttentionType::Mha     ? "multi-head or grouped-query attention (not MLA)"
+            : !m.gated()                                ? "a gated MLP (w1, w3, w2)"
+            : r.attention != AttentionImpl::Flash       ? "attention \"flash\" (SDPA is in the save list)"
+            : r.fp8                                     ? "fp8 off (float8 matmuls are not aten.mm)"
+            : r.finetune.method != FinetuneMethod::Full ? "full fine-tuning (torchtitan trains all weights)"
+                                                        : nullptr;
         if (why)
-            throw InputError("run.checkpointing", std::string("\"selective-op\" (torchtitan's save list) expects ") + why);
+            throw InputError(
+                "run.checkpointing", std::string("\"selective-op\" (torchtitan's save list) expects ") + why);
     }
 }
 
-const char* const kLoraTargets[] = {"q", "k", "v", "o", "gate", "up", "down", "q_a", "q_b", "kv_a", "kv_b", "all-linear"};
+const char* const kLoraTargets[]
+    = { "q", "k", "v", "o", "gate", "up", "down", "q_a", "q_b", "kv_a", "kv_b", "all-linear" };
 
 } // namespace
 
@@ -171,7 +185,10 @@ struct EstimateCache::Impl {
     }
 };
 
-EstimateCache::EstimateCache() : m_impl(std::make_unique<Impl>()) {}
+EstimateCache::EstimateCache()
+    : m_impl(std::make_unique<Impl>())
+{
+}
 EstimateCache::~EstimateCache() = default;
 
 StageSlice stageSlice(const ModelSpec& m, Count stages, Count stage)
@@ -188,56 +205,73 @@ StageSlice stageSlice(const ModelSpec& m, Count stages, Count stage)
     return s;
 }
 
-void validateScenario(const Scenario& sc) { validateRun(sc.model, sc.run); }
+void validateScenario(const Scenario& sc)
+{
+    validateRun(sc.model, sc.run);
+}
 
 void validateRun(const ModelSpec& m, const RunSpec& r)
 {
     const Parallelism& p = r.parallelism;
     if (!(m.numHeads % m.numKvHeads == 0))
-        throw InputError("model.num_kv_heads", "expected a divisor of model.num_heads (" + n(m.numHeads) + "), got " + n(m.numKvHeads));
+        throw InputError("model.num_kv_heads",
+            "expected a divisor of model.num_heads (" + n(m.numHeads) + "), got " + n(m.numKvHeads));
     if (!(m.moe.topK <= m.moe.numExperts))
-        throw InputError("model.moe.top_k", "expected at most model.moe.num_experts (" + n(m.moe.numExperts) + "), got " + n(m.moe.topK));
+        throw InputError("model.moe.top_k",
+            "expected at most model.moe.num_experts (" + n(m.moe.numExperts) + "), got " + n(m.moe.topK));
     if (!(!m.moe.enabled() || m.moe.topK >= 1))
         throw InputError("model.moe.top_k", "expected at least 1 with experts");
     if (!(m.moe.firstDenseLayers <= m.numLayers))
-        throw InputError("model.moe.first_dense_layers", "expected at most model.num_layers (" + n(m.numLayers) + "), got " + n(m.moe.firstDenseLayers));
+        throw InputError("model.moe.first_dense_layers",
+            "expected at most model.num_layers (" + n(m.numLayers) + "), got " + n(m.moe.firstDenseLayers));
     if (m.attentionType == AttentionType::Mla)
         if (!(m.mla.kvLoraRank > 0 && m.mla.vHeadDim > 0 && m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim > 0))
-        throw InputError("model.mla", "expected kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim above 0");
+            throw InputError(
+                "model.mla", "expected kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim above 0");
     if (m.position == PositionKind::Learned && r.mode == Mode::Training)
         if (!(r.sequenceLength <= m.maxPositionEmbeddings))
-        throw InputError("run.sequence_length", "expected at most model.max_position_embeddings (" + n(m.maxPositionEmbeddings) +
-                    ") with learned positions, got " + n(r.sequenceLength));
+            throw InputError("run.sequence_length",
+                "expected at most model.max_position_embeddings (" + n(m.maxPositionEmbeddings)
+                    + ") with learned positions, got " + n(r.sequenceLength));
 
     const Count tpPp = p.tensorParallel * p.pipelineParallel;
     if (!(p.gpus % tpPp == 0))
-        throw InputError("run.parallelism.gpus", "expected a multiple of tensor_parallel x pipeline_parallel (" + n(tpPp) + "), got " + n(p.gpus));
+        throw InputError("run.parallelism.gpus",
+            "expected a multiple of tensor_parallel x pipeline_parallel (" + n(tpPp) + "), got " + n(p.gpus));
     if (!(p.pipelineParallel <= m.numLayers))
-        throw InputError("run.parallelism.pipeline_parallel", "expected at most model.num_layers (" + n(m.numLayers) + "), got " + n(p.pipelineParallel));
+        throw InputError("run.parallelism.pipeline_parallel",
+            "expected at most model.num_layers (" + n(m.numLayers) + "), got " + n(p.pipelineParallel));
     if (!(m.numHeads % p.tensorParallel == 0))
-        throw InputError("run.parallelism.tensor_parallel", "expected a divisor of model.num_heads (" + n(m.numHeads) + "), got " + n(p.tensorParallel));
+        throw InputError("run.parallelism.tensor_parallel",
+            "expected a divisor of model.num_heads (" + n(m.numHeads) + "), got " + n(p.tensorParallel));
     if (!(m.numKvHeads % p.tensorParallel == 0 || p.tensorParallel % m.numKvHeads == 0))
-        throw InputError("run.parallelism.tensor_parallel", "expected a divisor or a multiple of model.num_kv_heads (" + n(m.numKvHeads) + "), got " + n(p.tensorParallel));
+        throw InputError("run.parallelism.tensor_parallel",
+            "expected a divisor or a multiple of model.num_kv_heads (" + n(m.numKvHeads) + "), got "
+                + n(p.tensorParallel));
     if (!(!p.offloadParams || p.zeroStage == 3 || r.mode == Mode::Inference))
-        throw InputError("run.parallelism.offload_params", "expected zero_stage 3 (parameter offload is ZeRO-Infinity), got zero_stage " + n(p.zeroStage));
+        throw InputError("run.parallelism.offload_params",
+            "expected zero_stage 3 (parameter offload is ZeRO-Infinity), got zero_stage " + n(p.zeroStage));
     const Count dp = p.dataParallel();
     if (!(dp % p.expertParallel == 0))
-        throw InputError("run.parallelism.expert_parallel", "expected a divisor of the data-parallel size (" + n(dp) + "), got " + n(p.expertParallel));
+        throw InputError("run.parallelism.expert_parallel",
+            "expected a divisor of the data-parallel size (" + n(dp) + "), got " + n(p.expertParallel));
     if (!(p.expertParallel == 1 || (m.moe.enabled() && m.moe.numExperts % p.expertParallel == 0)))
-        throw InputError("run.parallelism.expert_parallel", "expected 1 for a dense model or a divisor of model.moe.num_experts, got " + n(p.expertParallel));
+        throw InputError("run.parallelism.expert_parallel",
+            "expected 1 for a dense model or a divisor of model.moe.num_experts, got " + n(p.expertParallel));
     if (r.checkpointing.kind == Checkpointing::Kind::Every)
         if (!(r.checkpointing.every >= 1))
-        throw InputError("run.checkpointing.every", "expected a layer count of at least 1");
+            throw InputError("run.checkpointing.every", "expected a layer count of at least 1");
     for (size_t i = 0; i < r.finetune.targets.size(); ++i) {
         const std::string& t = r.finetune.targets[i];
         const bool known = std::find(std::begin(kLoraTargets), std::end(kLoraTargets), t) != std::end(kLoraTargets);
         if (!(known))
-        throw InputError("run.finetune.targets[" + std::to_string(i) + "]", "expected one of q, k, v, o, gate, up, down, q_a, q_b, kv_a, kv_b, all-linear, got \"" + t + "\"");
+            throw InputError("run.finetune.targets[" + std::to_string(i) + "]",
+                "expected one of q, k, v, o, gate, up, down, q_a, q_b, kv_a, kv_b, all-linear, got \"" + t + "\"");
     }
     validateFrameworkKeys(m, r);
     if (r.finetune.method == FinetuneMethod::Qlora && r.mode == Mode::Training)
         if (!(r.precision != Precision::Fp32))
-        throw InputError("run.precision", "expected a 16-bit precision with QLoRA (bf16 adapters), got fp32");
+            throw InputError("run.precision", "expected a 16-bit precision with QLoRA (bf16 adapters), got fp32");
 }
 
 Report estimate(const Scenario& sc, const EstimateOptions& options)
@@ -278,8 +312,8 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         Bytes sum;
     };
     std::optional<StageResult> worst;
-    for (Count stage : {Count(0), pp - 1}) {
-        StageResult s{stage, stageSlice(m, pp, stage), {}, {}, 1, 0};
+    for (Count stage : { Count(0), pp - 1 }) {
+        StageResult s { stage, stageSlice(m, pp, stage), {}, {}, 1, 0 };
         if (const ModelStateBytes* known = memo.find(r, stage, explain)) {
             s.states = *known;
         } else {
@@ -287,7 +321,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
             if (cache) {
                 if (memo.states.size() >= 8) // a sweep moves one key: a few entries are enough
                     memo.states.erase(memo.states.begin());
-                memo.states.push_back({r, stage, explain, s.states});
+                memo.states.push_back({ r, stage, explain, s.states });
             }
         }
         if (training) {
@@ -295,7 +329,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
             s.inFlight = std::min(pp - stage, r.gradientAccumulationSteps);
         }
         s.sum = checkedMul(s.acts.bytes, s.inFlight);
-        for (Bytes b : {s.states.weights, s.states.master, s.states.gradients, s.states.optimizer})
+        for (Bytes b : { s.states.weights, s.states.master, s.states.gradients, s.states.optimizer })
             accumulate(s.sum, b);
         if (!worst || s.sum > worst->sum)
             worst = std::move(s);
@@ -303,7 +337,9 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
             break;
     }
     const StageResult& st = *worst;
-    rep.stage = pp == 1 ? "all layers" : !explain ? "pipeline stage" : "pipeline stage " + n(st.index + 1) + " of " + n(pp) + " (" + n(st.slice.layers()) + " layers)";
+    rep.stage = pp == 1 ? "all layers"
+        : !explain      ? "pipeline stage"
+                   : "pipeline stage " + n(st.index + 1) + " of " + n(pp) + " (" + n(st.slice.layers()) + " layers)";
     rep.microBatchesInFlight = st.inFlight;
     rep.stageIndex = st.index;
     rep.hostBytes = st.states.hostBytes;
@@ -322,35 +358,37 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     std::string actFormula;
     if (!explain) {
     } else if (training) {
-        actFormula = "sum of " + n(static_cast<Count>(rep.activations.tensors.size())) + " saved tensors (" +
-                     std::string(toString(r.attention)) + ", checkpointing " + toString(r.checkpointing) + ") for micro-batch " +
-                     n(r.microBatchSize) + " x " + n(r.sequenceLength) + " tokens";
+        actFormula = "sum of " + n(static_cast<Count>(rep.activations.tensors.size())) + " saved tensors ("
+            + std::string(toString(r.attention)) + ", checkpointing " + toString(r.checkpointing) + ") for micro-batch "
+            + n(r.microBatchSize) + " x " + n(r.sequenceLength) + " tokens";
         if (st.inFlight > 1)
             actFormula += " x " + n(st.inFlight) + " micro-batches in flight (1F1B)";
     } else {
-        actFormula = "one layer's prefill working set for batch " + n(r.inference.batchSize) + " x " +
-                     n(r.inference.contextLength) + " tokens (freed layer by layer)";
+        actFormula = "one layer's prefill working set for batch " + n(r.inference.batchSize) + " x "
+            + n(r.inference.contextLength) + " tokens (freed layer by layer)";
     }
     if (explain)
         actFormula += " = " + formatCount(actBytes) + " B";
     // Which framework behaviour made the loss tensors (the plain default keeps today's text).
     if (explain && training && st.slice.last && (r.framework != Framework::Plain || r.loss))
-        actFormula += "; loss: " + std::string(rep.activations.lossSource) + " [" + std::string(frameworkProfile(r.framework).version) + "]";
+        actFormula += "; loss: " + std::string(rep.activations.lossSource) + " ["
+            + std::string(frameworkProfile(r.framework).version) + "]";
 
     rep.components = {
-        {"weights", "Weights", st.states.weights, st.states.weightsFormula,
-         training ? "The copy of the weights that forward and backward read." : "The weights the model reads for every token."},
-        {"master_weights", "Master weights", st.states.master, st.states.masterFormula,
-         "An fp32 copy the optimizer updates, so small updates are not lost in 16-bit rounding."},
-        {"gradients", "Gradients", st.states.gradients, st.states.gradientsFormula,
-         "One gradient per trainable weight, written by the backward pass."},
-        {"optimizer_states", "Optimizer states", st.states.optimizer, st.states.optimizerFormula,
-         "What the optimizer remembers between steps (Adam: running mean and variance of the gradients)."},
-        {"activations", "Activations", actBytes, actFormula,
-         training ? "Tensors the forward pass keeps so the backward pass can compute gradients."
-                  : "Intermediate tensors of the layer being computed; freed as the next layer runs."},
-        {"kv_cache", "KV cache", kv.bytes, training && explain ? "no KV cache in training" : kv.formula,
-         "Keys and values of every past token, kept so each new token attends without recomputing them."},
+        { "weights", "Weights", st.states.weights, st.states.weightsFormula,
+            training ? "The copy of the weights that forward and backward read."
+                     : "The weights the model reads for every token." },
+        { "master_weights", "Master weights", st.states.master, st.states.masterFormula,
+            "An fp32 copy the optimizer updates, so small updates are not lost in 16-bit rounding." },
+        { "gradients", "Gradients", st.states.gradients, st.states.gradientsFormula,
+            "One gradient per trainable weight, written by the backward pass." },
+        { "optimizer_states", "Optimizer states", st.states.optimizer, st.states.optimizerFormula,
+            "What the optimizer remembers between steps (Adam: running mean and variance of the gradients)." },
+        { "activations", "Activations", actBytes, actFormula,
+            training ? "Tensors the forward pass keeps so the backward pass can compute gradients."
+                     : "Intermediate tensors of the layer being computed; freed as the next layer runs." },
+        { "kv_cache", "KV cache", kv.bytes, training && explain ? "no KV cache in training" : kv.formula,
+            "Keys and values of every past token, kept so each new token attends without recomputing them." },
     };
     rep.overheadParts = overheadParts(m, r, rep.params, rep.activations, st.inFlight, explain);
     Bytes overhead = 0;
@@ -358,10 +396,13 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     for (const Component& c : rep.overheadParts) {
         overhead = checkedAdd(overhead, c.bytes);
         if (explain)
-            overheadFormula.append(overheadFormula.empty() ? "" : " + ").append(c.label).append(" ").append(formatBytes(c.bytes));
+            overheadFormula.append(overheadFormula.empty() ? "" : " + ")
+                .append(c.label)
+                .append(" ")
+                .append(formatBytes(c.bytes));
     }
-    rep.components.push_back({"overhead", "Overhead", overhead, overheadFormula,
-                              "Memory the run needs that is not a model tensor: context, workspaces, allocator, buffers."});
+    rep.components.push_back({ "overhead", "Overhead", overhead, overheadFormula,
+        "Memory the run needs that is not a model tensor: context, workspaces, allocator, buffers." });
     for (const Component& c : rep.components)
         rep.total = checkedAdd(rep.total, c.bytes);
 
@@ -388,17 +429,22 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         rep.hasVerdict = true;
     }
 
-    if (r.mode == Mode::Training && r.checkpointing.kind == Checkpointing::Kind::Selective && r.attention == AttentionImpl::Flash)
-        rep.warnings.push_back("run.checkpointing: selective recomputation changes no memory with flash attention, which already recomputes the attention core");
-    if (m.position == PositionKind::Rope && m.maxPositionEmbeddings > 0 &&
-        (training ? r.sequenceLength : r.inference.contextLength) > m.maxPositionEmbeddings)
-        rep.warnings.push_back("run: the sequence is longer than model.max_position_embeddings (" + n(m.maxPositionEmbeddings) + ")");
+    if (r.mode == Mode::Training && r.checkpointing.kind == Checkpointing::Kind::Selective
+        && r.attention == AttentionImpl::Flash)
+        rep.warnings.push_back("run.checkpointing: selective recomputation changes no memory with flash attention, "
+                               "which already recomputes the attention core");
+    if (m.position == PositionKind::Rope && m.maxPositionEmbeddings > 0
+        && (training ? r.sequenceLength : r.inference.contextLength) > m.maxPositionEmbeddings)
+        rep.warnings.push_back(
+            "run: the sequence is longer than model.max_position_embeddings (" + n(m.maxPositionEmbeddings) + ")");
     if (par.sequenceParallel && par.tensorParallel == 1)
         rep.warnings.push_back("run.parallelism.sequence_parallel: has no effect without tensor parallelism");
     if (training && reg.working == DType::Fp16 && !reg.master)
-        rep.warnings.push_back("run.precision: pure fp16 training without master weights usually diverges; mixed-fp16 keeps an fp32 copy");
+        rep.warnings.push_back(
+            "run.precision: pure fp16 training without master weights usually diverges; mixed-fp16 keeps an fp32 copy");
     if (pp > 1 && training && r.gradientAccumulationSteps < pp)
-        rep.warnings.push_back("run.gradient_accumulation_steps: fewer micro-batches than pipeline stages leaves most of the pipeline idle");
+        rep.warnings.push_back("run.gradient_accumulation_steps: fewer micro-batches than pipeline stages leaves most "
+                               "of the pipeline idle");
     return rep;
 }
 

@@ -12,7 +12,7 @@ bool fitsAt(const Scenario& base, SweepParam p, Count v, EstimateCache& cache)
 {
     RunSpec run = base.run;
     setValue(run, p, v);
-    return estimate(base.model, run, EstimateOptions{false}, &cache).fits;
+    return estimate(base.model, run, EstimateOptions { false }, &cache).fits;
 }
 
 void requireGpu(const Scenario& base)
@@ -22,8 +22,7 @@ void requireGpu(const Scenario& base)
 }
 
 /// Largest v in [lo, ceiling] with pred(v), pred monotone decreasing; lo must satisfy it.
-template <typename Pred>
-Count largestTrue(Count lo, Count ceiling, Pred pred)
+template <typename Pred> Count largestTrue(Count lo, Count ceiling, Pred pred)
 {
     Count good = lo, bad = 0;
     Count probe = lo;
@@ -53,12 +52,13 @@ FitResult fitMax(const Scenario& base, SweepParam p)
     requireGpu(base);
     if (p == SweepParam::Gpus)
         return fitMinGpus(base);
-    FitResult res{p, std::nullopt, std::nullopt, std::nullopt, 0, 0};
+    FitResult res { p, std::nullopt, std::nullopt, std::nullopt, 0, 0 };
     const Count ceiling = (p == SweepParam::SequenceLength || p == SweepParam::ContextLength) ? 100'000'000 : 1'000'000;
     res.ceiling = ceiling;
     // Learned positions cap the sequence at the table's length.
     Count cap = ceiling;
-    if (p == SweepParam::SequenceLength && base.model.position == PositionKind::Learned && base.run.mode == Mode::Training)
+    if (p == SweepParam::SequenceLength && base.model.position == PositionKind::Learned
+        && base.run.mode == Mode::Training)
         cap = base.model.maxPositionEmbeddings;
     EstimateCache cache;
     auto pred = [&](Count v) {
@@ -87,7 +87,7 @@ FitResult fitMax(const Scenario& base, SweepParam p)
 FitResult fitMinGpus(const Scenario& base)
 {
     requireGpu(base);
-    FitResult res{SweepParam::Gpus, std::nullopt, std::nullopt, std::nullopt, 0, 0};
+    FitResult res { SweepParam::Gpus, std::nullopt, std::nullopt, std::nullopt, 0, 0 };
     const Count unit = base.run.parallelism.tensorParallel * base.run.parallelism.pipelineParallel;
     const Count maxReplicas = 1'000'000 / unit;
     res.ceiling = maxReplicas * unit;

@@ -21,19 +21,20 @@ std::string num(double v)
 double attentionFlopsPerToken(const ModelSpec& m, Count seq)
 {
     const double qk = m.attentionType == AttentionType::Mla
-                          ? static_cast<double>(m.numHeads) * static_cast<double>(m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim)
-                          : static_cast<double>(m.qWidth());
+        ? static_cast<double>(m.numHeads) * static_cast<double>(m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim)
+        : static_cast<double>(m.qWidth());
     const double pv = m.attentionType == AttentionType::Mla ? static_cast<double>(m.numHeads * m.mla.vHeadDim) : qk;
-    const double window = m.slidingWindow > 0 ? static_cast<double>(std::min(seq, m.slidingWindow)) : static_cast<double>(seq);
-    const double attended = static_cast<double>(m.globalLayers()) * static_cast<double>(seq) +
-                            static_cast<double>(m.localLayers()) * window;
+    const double window
+        = m.slidingWindow > 0 ? static_cast<double>(std::min(seq, m.slidingWindow)) : static_cast<double>(seq);
+    const double attended = static_cast<double>(m.globalLayers()) * static_cast<double>(seq)
+        + static_cast<double>(m.localLayers()) * window;
     return 2.0 * (qk + pv) * attended;
 }
 
 } // namespace
 
 FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const ParameterCount& params, Count loraParams,
-                            Bytes weightBytesPerGpu, Bytes kvBytesPerGpu, bool explain)
+    Bytes weightBytesPerGpu, Bytes kvBytesPerGpu, bool explain)
 {
     FlopsEstimate f;
     const double gpus = static_cast<double>(r.parallelism.gpus);
@@ -55,15 +56,16 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
             const double compute = f.perStep / (gpus * peak * std::max(r.mfu, 1e-6));
             // A custom GPU without a bandwidth: the decode step is compute-bound as far as we know.
             const double memory = r.gpu->memoryBandwidthGBs > 0
-                                      ? static_cast<double>(weightBytesPerGpu + kvBytesPerGpu) / (r.gpu->memoryBandwidthGBs * 1e9)
-                                      : 0.0;
+                ? static_cast<double>(weightBytesPerGpu + kvBytesPerGpu) / (r.gpu->memoryBandwidthGBs * 1e9)
+                : 0.0;
             f.stepTimeS = std::max(compute, memory);
             f.tokensPerS = static_cast<double>(f.tokensPerStep) / f.stepTimeS;
             if (explain)
-                f.formula = "decode step = max(compute " + num(compute * 1e3) + " ms, read weights + KV " + num(memory * 1e3) +
-                        " ms at " + num(r.gpu->memoryBandwidthGBs) + " GB/s)";
+                f.formula = "decode step = max(compute " + num(compute * 1e3) + " ms, read weights + KV "
+                    + num(memory * 1e3) + " ms at " + num(r.gpu->memoryBandwidthGBs) + " GB/s)";
         } else if (explain) {
-            f.formula = "forward per token = 2 x " + formatCount(params.matmulActive) + " + attention " + num(f.attentionPerToken);
+            f.formula = "forward per token = 2 x " + formatCount(params.matmulActive) + " + attention "
+                + num(f.attentionPerToken);
         }
         return f;
     }
@@ -78,16 +80,22 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
     double recompute = 0;
     switch (r.checkpointing.kind) {
     case Checkpointing::Kind::Full:
-    case Checkpointing::Kind::Every: recompute = f.forwardPerToken - 2.0 * static_cast<double>(m.vocabSize * m.hiddenSize); break;
-    case Checkpointing::Kind::Selective: recompute = r.attention == AttentionImpl::Eager ? f.attentionPerToken : 0; break;
+    case Checkpointing::Kind::Every:
+        recompute = f.forwardPerToken - 2.0 * static_cast<double>(m.vocabSize * m.hiddenSize);
+        break;
+    case Checkpointing::Kind::Selective:
+        recompute = r.attention == AttentionImpl::Eager ? f.attentionPerToken : 0;
+        break;
     case Checkpointing::Kind::SelectiveOp: {
         // torchtitan's op-level save list keeps the outputs of wq, wv, w1 and w2 and
         // recomputes wk, wo and w3 (see activation_model.cpp): 2 FLOPs per weight of those.
-        const double perLayer = static_cast<double>(m.hiddenSize) * static_cast<double>(m.numKvHeads * m.headDim + m.numHeads * m.headDim + m.ffnHiddenSize);
+        const double perLayer = static_cast<double>(m.hiddenSize)
+            * static_cast<double>(m.numKvHeads * m.headDim + m.numHeads * m.headDim + m.ffnHiddenSize);
         recompute = 2.0 * perLayer * static_cast<double>(m.numLayers);
         break;
     }
-    case Checkpointing::Kind::None: break;
+    case Checkpointing::Kind::None:
+        break;
     }
     if (r.attention == AttentionImpl::Flash)
         recompute += f.attentionPerToken / 2; // FlashAttention's backward rebuilds QK^T
@@ -103,14 +111,14 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
     }
     if (!explain)
         return f;
-    std::string formula = (peft ? "(2 x forward + 2 x " + formatCount(loraParams) + " adapter params)"
-                                : std::string("3 x forward")) +
-                          "; forward/token = 2 x " + formatCount(params.matmulActive) + " params + attention " +
-                          num(f.attentionPerToken) + " = " + num(f.forwardPerToken) + "; x " + formatCount(f.tokensPerStep) +
-                          " tokens/step = " + num(f.perStep) + " FLOPs";
+    std::string formula
+        = (peft ? "(2 x forward + 2 x " + formatCount(loraParams) + " adapter params)" : std::string("3 x forward"))
+        + "; forward/token = 2 x " + formatCount(params.matmulActive) + " params + attention "
+        + num(f.attentionPerToken) + " = " + num(f.forwardPerToken) + "; x " + formatCount(f.tokensPerStep)
+        + " tokens/step = " + num(f.perStep) + " FLOPs";
     if (peak > 0) {
-        formula += "; step = " + num(f.perStep) + " / (" + num(gpus) + " GPUs x " + num(f.peakTflops) + " TFLOP/s x MFU " +
-                   num(r.mfu) + ") = " + num(f.stepTimeS) + " s";
+        formula += "; step = " + num(f.perStep) + " / (" + num(gpus) + " GPUs x " + num(f.peakTflops)
+            + " TFLOP/s x MFU " + num(r.mfu) + ") = " + num(f.stepTimeS) + " s";
     }
     f.formula = formula;
     return f;

@@ -138,12 +138,15 @@ FrameworkProfile megatron()
 
 const FrameworkProfile& frameworkProfile(Framework f)
 {
-    static const std::array<FrameworkProfile, 7> profiles = {plain(),     torchtitan(), hfTransformers(), torchtune(),
-                                                             litgpt(),    deepspeed(),  megatron()};
+    static const std::array<FrameworkProfile, 7> profiles
+        = { plain(), torchtitan(), hfTransformers(), torchtune(), litgpt(), deepspeed(), megatron() };
     return profiles[static_cast<size_t>(f)];
 }
 
-LossKind effectiveLoss(const RunSpec& r) { return r.loss.value_or(frameworkProfile(r.framework).loss); }
+LossKind effectiveLoss(const RunSpec& r)
+{
+    return r.loss.value_or(frameworkProfile(r.framework).loss);
+}
 
 OptimizerImpl effectiveOptimizerImpl(const RunSpec& r)
 {
@@ -177,7 +180,8 @@ LossSetup lossSetup(const RunSpec& r, Count vocabLocal, Count hidden)
         // inc_factor = cdiv(V, H); chunk_size = next_power_of_2(cdiv(BT, inc_factor)).
         const Count bt = checkedMul(b, seq);
         const Count inc = ceilDiv(vocabLocal, std::max<Count>(1, hidden));
-        s.chunkRows = std::min(bt, static_cast<Count>(std::bit_ceil(static_cast<uint64_t>(ceilDiv(bt, std::max<Count>(1, inc))))));
+        s.chunkRows = std::min(
+            bt, static_cast<Count>(std::bit_ceil(static_cast<uint64_t>(ceilDiv(bt, std::max<Count>(1, inc))))));
     }
     return s;
 }

@@ -26,7 +26,8 @@ constexpr Count kWide = 1'000'000'000'000LL;
 class ConfigReader {
 public:
     ConfigReader(const json& cfg, std::string path, std::string family)
-        : m_r(cfg, std::move(path)), m_family(std::move(family))
+        : m_r(cfg, std::move(path))
+        , m_family(std::move(family))
     {
     }
     JsonObjectReader& raw() { return m_r; }
@@ -72,8 +73,8 @@ void checkKeys(const HfFamily& family, const json& cfg, const std::string& path)
         if (!rule)
             why = it.key();
         else if (rule->use == HfKeyUse::NeutralOnly && !rule->neutral(it.value(), cfg))
-            why = it.key() + " = " + it.value().dump() + " (accepted only as " + std::string(rule->neutralText) + ": " +
-                  std::string(rule->why) + ")";
+            why = it.key() + " = " + it.value().dump() + " (accepted only as " + std::string(rule->neutralText) + ": "
+                + std::string(rule->why) + ")";
         if (why.empty())
             continue;
         if (firstPath.empty())
@@ -85,8 +86,9 @@ void checkKeys(const HfFamily& family, const json& cfg, const std::string& path)
     std::string list;
     for (const std::string& k : refused)
         list += (list.empty() ? "" : ", ") + k;
-    throw InputError(firstPath, "model_type \"" + std::string(family.modelType) + "\": cannot account for " + list +
-                                    "; refusing rather than guessing the parameters and memory (see README, Import)");
+    throw InputError(firstPath,
+        "model_type \"" + std::string(family.modelType) + "\": cannot account for " + list
+            + "; refusing rather than guessing the parameters and memory (see README, Import)");
 }
 
 void checkArchitectures(const json& root)
@@ -98,9 +100,11 @@ void checkArchitectures(const json& root)
         throw InputError("architectures", "expected an array of class names, got " + JsonObjectReader::describe(a));
     for (const json& name : a) {
         const std::string s = name.is_string() ? name.get<std::string>() : name.dump();
-        if (!name.is_string() || !(endsWith(s, "ForCausalLM") || endsWith(s, "LMHeadModel") || endsWith(s, "ForConditionalGeneration")))
-            throw InputError("architectures", "expected a causal language model class (…ForCausalLM, …LMHeadModel), got " + s +
-                                                  ": a classification or reward head has no LM head and other memory");
+        if (!name.is_string()
+            || !(endsWith(s, "ForCausalLM") || endsWith(s, "LMHeadModel") || endsWith(s, "ForConditionalGeneration")))
+            throw InputError("architectures",
+                "expected a causal language model class (…ForCausalLM, …LMHeadModel), got " + s
+                    + ": a classification or reward head has no LM head and other memory");
     }
 }
 
@@ -121,10 +125,12 @@ Count qwenDenseLeadingLayers(ConfigReader& r, Count layers)
     if (r.has("mlp_only_layers")) {
         const json& list = r.raw().at("mlp_only_layers");
         if (!list.is_array())
-            throw InputError(r.path("mlp_only_layers"), "expected an array of layer indices, got " + JsonObjectReader::describe(list));
+            throw InputError(r.path("mlp_only_layers"),
+                "expected an array of layer indices, got " + JsonObjectReader::describe(list));
         for (const json& v : list) {
             if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() >= layers)
-                throw InputError(r.path("mlp_only_layers"), "expected layer indices from 0 to " + std::to_string(layers - 1) + ", got " + v.dump());
+                throw InputError(r.path("mlp_only_layers"),
+                    "expected layer indices from 0 to " + std::to_string(layers - 1) + ", got " + v.dump());
             dense[static_cast<size_t>(v.get<long long>())] = true;
         }
     }
@@ -134,8 +140,8 @@ Count qwenDenseLeadingLayers(ConfigReader& r, Count layers)
     for (Count i = leading; i < layers; ++i)
         if (dense[static_cast<size_t>(i)])
             throw InputError(step != 1 ? r.path("decoder_sparse_step") : r.path("mlp_only_layers"),
-                             "dense layers must be the first ones (layer " + std::to_string(i) +
-                                 " is dense after a MoE layer): VRAM Lab models a leading run of dense layers only");
+                "dense layers must be the first ones (layer " + std::to_string(i)
+                    + " is dense after a MoE layer): VRAM Lab models a leading run of dense layers only");
     return leading;
 }
 
@@ -150,7 +156,8 @@ void validateThroughScenarioReader(const HfImport& imported, const std::map<std:
     } catch (const InputError& e) {
         const auto it = sources.find(e.keyPath());
         const std::string key = it != sources.end() ? it->second : e.keyPath();
-        throw InputError(key, e.expected() + (it != sources.end() ? " (VRAM Lab's limit for " + e.keyPath() + ")" : ""));
+        throw InputError(
+            key, e.expected() + (it != sources.end() ? " (VRAM Lab's limit for " + e.keyPath() + ")" : ""));
     }
 }
 
@@ -177,7 +184,8 @@ HfImport importHfConfig(const json& root)
         JsonObjectReader text(*cfgp, path);
         type = text.string("model_type").value_or("gemma3_text");
         if (type != "gemma3_text")
-            throw InputError("text_config.model_type", "expected \"gemma3_text\" in a gemma3 config, got \"" + type + "\"");
+            throw InputError(
+                "text_config.model_type", "expected \"gemma3_text\" in a gemma3 config, got \"" + type + "\"");
     }
     if (type.empty())
         throw InputError("model_type", "missing: expected one of " + supportedHfModelTypes());
@@ -187,8 +195,8 @@ HfImport importHfConfig(const json& root)
         for (auto it = cfgp->begin(); it != cfgp->end(); ++it)
             keys += (keys.empty() ? "" : ", ") + it.key();
         throw InputError(path.empty() ? "model_type" : path + ".model_type",
-                         "model_type \"" + type + "\" is not a family VRAM Lab models (" + supportedHfModelTypes() +
-                             "), so none of its keys can be accounted for (" + keys + "); refusing rather than guessing");
+            "model_type \"" + type + "\" is not a family VRAM Lab models (" + supportedHfModelTypes()
+                + "), so none of its keys can be accounted for (" + keys + "); refusing rather than guessing");
     }
     const json& cfg = *cfgp;
     checkKeys(*family, cfg, path);
@@ -222,9 +230,12 @@ HfImport importHfConfig(const json& root)
         m.numLayers = r.req("num_hidden_layers", "model.num_layers");
         m.numHeads = r.req("num_attention_heads", "model.num_heads");
         // DeepSeek-V3's MLA never reads num_key_value_heads (modeling_deepseek_v3.py).
-        m.numKvHeads = type == "deepseek_v3" ? m.numHeads : r.opt("num_key_value_heads", "model.num_kv_heads", 1).value_or(m.numHeads);
+        m.numKvHeads = type == "deepseek_v3"
+            ? m.numHeads
+            : r.opt("num_key_value_heads", "model.num_kv_heads", 1).value_or(m.numHeads);
         if (!r.has("head_dim") && m.hiddenSize % m.numHeads != 0)
-            throw InputError(r.path("num_attention_heads"), "expected a divisor of hidden_size (" + std::to_string(m.hiddenSize) + ") without head_dim");
+            throw InputError(r.path("num_attention_heads"),
+                "expected a divisor of hidden_size (" + std::to_string(m.hiddenSize) + ") without head_dim");
         m.headDim = r.opt("head_dim", "model.head_dim", 1).value_or(m.hiddenSize / m.numHeads);
         m.ffnHiddenSize = r.req("intermediate_size", "model.ffn_hidden_size");
         m.maxPositionEmbeddings = r.opt("max_position_embeddings", "model.max_position_embeddings", 1).value_or(0);
@@ -247,9 +258,12 @@ HfImport importHfConfig(const json& root)
             if (attn && mlp && type == "llama")
                 m.bias = true;
             else if (attn)
-                throw InputError(r.path("attention_bias"), "true is not modelled here: it adds q, k, v and o biases without MLP biases, which VRAM Lab cannot express");
+                throw InputError(r.path("attention_bias"),
+                    "true is not modelled here: it adds q, k, v and o biases without MLP biases, which VRAM Lab cannot "
+                    "express");
             else if (mlp)
-                throw InputError(r.path("mlp_bias"), "true without attention_bias is not modelled: VRAM Lab cannot express MLP-only biases");
+                throw InputError(r.path("mlp_bias"),
+                    "true without attention_bias is not modelled: VRAM Lab cannot express MLP-only biases");
         }
 
         // Sliding windows, as each family's modeling file applies them.
@@ -286,7 +300,9 @@ HfImport importHfConfig(const json& root)
             if (m.moe.numExperts > 0)
                 m.moe.firstDenseLayers = qwenDenseLeadingLayers(r, m.numLayers);
             if (type == "qwen2_moe") {
-                const Count shared = r.opt("shared_expert_intermediate_size", "model.moe.shared_expert_ffn_hidden_size", 0).value_or(0);
+                const Count shared
+                    = r.opt("shared_expert_intermediate_size", "model.moe.shared_expert_ffn_hidden_size", 0)
+                          .value_or(0);
                 if (shared > 0) {
                     m.moe.sharedExperts = 1;
                     m.moe.sharedExpertFfnHiddenSize = shared;
@@ -311,7 +327,8 @@ HfImport importHfConfig(const json& root)
         }
     }
     if (m.numHeads > 0 && m.numKvHeads > 0 && m.numHeads % m.numKvHeads != 0)
-        throw InputError(r.path("num_key_value_heads"), "expected a divisor of num_attention_heads (" + std::to_string(m.numHeads) + ")");
+        throw InputError(r.path("num_key_value_heads"),
+            "expected a divisor of num_attention_heads (" + std::to_string(m.numHeads) + ")");
     validateThroughScenarioReader(out, r.sources);
     return out;
 }

@@ -15,19 +15,31 @@ using nlohmann::json;
 constexpr HfKeyUse M = HfKeyUse::Modelled, X = HfKeyUse::NoEffect, N = HfKeyUse::NeutralOnly;
 
 constexpr HfKeyRule rule(std::string_view key, HfKeyUse use, std::string_view why, HfNeutralTest neutral = nullptr,
-                         std::string_view neutralText = {})
+    std::string_view neutralText = {})
 {
-    return {key, use, why, neutral, neutralText};
+    return { key, use, why, neutral, neutralText };
 }
 
-bool isFalse(const json& v, const json&) { return v.is_boolean() && !v.get<bool>(); }
-bool isNull(const json& v, const json&) { return v.is_null(); }
-bool isZero(const json& v, const json&) { return v.is_number() && v.get<double>() == 0.0; }
-bool isOne(const json& v, const json&) { return v.is_number() && v.get<double>() == 1.0; }
+bool isFalse(const json& v, const json&)
+{
+    return v.is_boolean() && !v.get<bool>();
+}
+bool isNull(const json& v, const json&)
+{
+    return v.is_null();
+}
+bool isZero(const json& v, const json&)
+{
+    return v.is_number() && v.get<double>() == 0.0;
+}
+bool isOne(const json& v, const json&)
+{
+    return v.is_number() && v.get<double>() == 1.0;
+}
 bool sameAsResidDropout(const json& v, const json& c)
 {
-    return v.is_number() && c.contains("resid_pdrop") && c.at("resid_pdrop").is_number() &&
-           v.get<double>() == c.at("resid_pdrop").get<double>();
+    return v.is_number() && c.contains("resid_pdrop") && c.at("resid_pdrop").is_number()
+        && v.get<double>() == c.at("resid_pdrop").get<double>();
 }
 bool allFullAttention(const json& v, const json&)
 {
@@ -42,13 +54,15 @@ bool allFullAttention(const json& v, const json&)
 // ---- Shared by every family --------------------------------------------------------------
 constexpr HfKeyRule kCommon[] = {
     rule("model_type", M, "picks the family (this table)"),
-    rule("architectures", M, "must name a causal-LM class (…ForCausalLM, …LMHeadModel, …ForConditionalGeneration): "
-                         "a classification or reward head has no LM head, and different memory"),
+    rule("architectures", M,
+        "must name a causal-LM class (…ForCausalLM, …LMHeadModel, …ForConditionalGeneration): "
+        "a classification or reward head has no LM head, and different memory"),
     rule("vocab_size", M, "embedding rows, and LM-head rows when untied"),
     rule("tie_word_embeddings", M, "tied: the LM head is the embedding, no second vocab x hidden matrix"),
     rule("_name_or_path", X, "display name only"),
     rule("transformers_version", X, "the library version that wrote the file"),
-    rule("torch_dtype", X, "the checkpoint's storage dtype; the scenario's run.precision says the dtype trained or served"),
+    rule("torch_dtype", X,
+        "the checkpoint's storage dtype; the scenario's run.precision says the dtype trained or served"),
     rule("dtype", X, "transformers 5 spelling of torch_dtype"),
     rule("bos_token_id", X, "tokenizer id"),
     rule("eos_token_id", X, "tokenizer id"),
@@ -67,20 +81,24 @@ constexpr HfKeyRule kDecoder[] = {
     rule("max_position_embeddings", M, "the imported scenario's sequence length is min(4096, this)"),
     rule("rms_norm_eps", X, "epsilon inside RMSNorm"),
     rule("rope_theta", X, "RoPE base frequency: buffers only, same tensor shapes"),
-    rule("rope_scaling", X, "RoPE frequency scaling (linear, dynamic, yarn, llama3, longrope): buffers only, same shapes"),
+    rule("rope_scaling", X,
+        "RoPE frequency scaling (linear, dynamic, yarn, llama3, longrope): buffers only, same shapes"),
     rule("rope_parameters", X, "transformers 5 spelling of rope_theta and rope_scaling"),
     rule("hidden_act", X, "the element-wise activation inside the gated MLP: same saved tensor shapes"),
-    rule("attention_dropout", N, "above 0, training keeps a dropout mask per attention score (not modelled)", isZero, "0"),
+    rule("attention_dropout", N, "above 0, training keeps a dropout mask per attention score (not modelled)", isZero,
+        "0"),
 };
 
 // Qwen2/Qwen3 (and their MoE) configs always carry the sliding-window knobs, switched off.
 constexpr HfKeyRule kQwenWindow[] = {
-    rule("use_sliding_window", N, "true turns on sliding-window attention in layers from max_window_layers on, "
-                              "a per-layer mix VRAM Lab does not model", isFalse, "false"),
+    rule("use_sliding_window", N,
+        "true turns on sliding-window attention in layers from max_window_layers on, "
+        "a per-layer mix VRAM Lab does not model",
+        isFalse, "false"),
     rule("sliding_window", X, "read only when use_sliding_window is true (refused above)"),
     rule("max_window_layers", X, "read only when use_sliding_window is true (refused above)"),
-    rule("layer_types", N, "a sliding_attention layer is a window the importer does not model for Qwen", allFullAttention,
-     "every entry \"full_attention\""),
+    rule("layer_types", N, "a sliding_attention layer is a window the importer does not model for Qwen",
+        allFullAttention, "every entry \"full_attention\""),
     rule("use_mrope", N, "multimodal RoPE (Qwen2-VL); a text-only Qwen2 has it false", isFalse, "false"),
 };
 
@@ -90,12 +108,13 @@ constexpr HfKeyRule kQwenExperts[] = {
     rule("num_experts", M, "routed experts per MoE layer (router output width)"),
     rule("num_experts_per_tok", M, "experts each token goes through (active parameters, activations)"),
     rule("moe_intermediate_size", M, "width of one routed expert's MLP"),
-    rule("decoder_sparse_step", M, "every Nth layer is MoE; only a leading run of dense layers is expressible, else refused"),
+    rule("decoder_sparse_step", M,
+        "every Nth layer is MoE; only a leading run of dense layers is expressible, else refused"),
     rule("mlp_only_layers", M, "layers with a dense MLP of intermediate_size; must be 0..k-1, else refused"),
     rule("norm_topk_prob", X, "renormalises the top-k weights: arithmetic on (tokens x k), no new tensor kept"),
     rule("router_aux_loss_coef", X, "weight of the load-balancing loss"),
-    rule("output_router_logits", N, "true keeps every layer's router logits for the auxiliary loss (not modelled)", isFalse,
-     "false"),
+    rule("output_router_logits", N, "true keeps every layer's router logits for the auxiliary loss (not modelled)",
+        isFalse, "false"),
 };
 
 constexpr HfKeyRule kLlama[] = {
@@ -116,9 +135,10 @@ constexpr HfKeyRule kMixtral[] = {
     rule("num_local_experts", M, "experts per layer, each an MLP of intermediate_size"),
     rule("num_experts_per_tok", M, "experts each token goes through"),
     rule("router_aux_loss_coef", X, "weight of the load-balancing loss"),
-    rule("output_router_logits", N, "true keeps every layer's router logits for the auxiliary loss (not modelled)", isFalse,
-     "false"),
-    rule("router_jitter_noise", N, "above 0, training draws a noise tensor per router input (not modelled)", isZero, "0"),
+    rule("output_router_logits", N, "true keeps every layer's router logits for the auxiliary loss (not modelled)",
+        isFalse, "false"),
+    rule("router_jitter_noise", N, "above 0, training draws a noise tensor per router input (not modelled)", isZero,
+        "0"),
 };
 
 constexpr HfKeyRule kQwen2Moe[] = {
@@ -127,7 +147,8 @@ constexpr HfKeyRule kQwen2Moe[] = {
 
 constexpr HfKeyRule kQwen3[] = {
     rule("head_dim", M, "per-head width (128 in every Qwen3, not hidden / heads)"),
-    rule("attention_bias", M, "bias on q, k, v and o (modeling_qwen3.py); true is refused: the o bias is not expressible"),
+    rule("attention_bias", M,
+        "bias on q, k, v and o (modeling_qwen3.py); true is refused: the o bias is not expressible"),
 };
 
 constexpr HfKeyRule kGemma[] = {
@@ -141,10 +162,10 @@ constexpr HfKeyRule kGemma2[] = {
     rule("layer_types", M, "which layers are sliding and which global"),
     rule("query_pre_attn_scalar", X, "attention scale"),
     rule("cache_implementation", X, "generation cache class; the window is modelled from sliding_window"),
-    rule("final_logit_softcapping", N, "tanh soft-capping keeps another vocab-wide logits tensor in training (not modelled)",
-     isNull, "null"),
-    rule("attn_logit_softcapping", N, "soft-capping the scores needs eager attention and keeps more score tensors (not modelled)",
-     isNull, "null"),
+    rule("final_logit_softcapping", N,
+        "tanh soft-capping keeps another vocab-wide logits tensor in training (not modelled)", isNull, "null"),
+    rule("attn_logit_softcapping", N,
+        "soft-capping the scores needs eager attention and keeps more score tensors (not modelled)", isNull, "null"),
 };
 
 constexpr HfKeyRule kGemma3Text[] = {
@@ -155,8 +176,9 @@ constexpr HfKeyRule kGemma3Text[] = {
 // The multimodal wrapper (Gemma3ForConditionalGeneration): the language model is its text_config.
 constexpr HfKeyRule kGemma3[] = {
     rule("text_config", M, "the language model, imported as gemma3_text"),
-    rule("vision_config", X, "the SigLIP tower and projector are left out: the scenario is the language model "
-                         "(Gemma3ForCausalLM), as the preset and README say"),
+    rule("vision_config", X,
+        "the SigLIP tower and projector are left out: the scenario is the language model "
+        "(Gemma3ForCausalLM), as the preset and README say"),
     rule("mm_tokens_per_image", X, "image tokens count in the scenario's sequence length like any other token"),
     rule("boi_token_index", X, "tokenizer id"),
     rule("eoi_token_index", X, "tokenizer id"),
@@ -177,7 +199,8 @@ constexpr HfKeyRule kGpt2[] = {
     rule("n_ctx", X, "legacy alias; modeling_gpt2.py never reads it"),
     rule("scale_attn_weights", X, "a scalar on the scores"),
     rule("scale_attn_by_inverse_layer_idx", X, "a scalar on the scores"),
-    rule("reorder_and_upcast_attn", N, "upcasts the scores to fp32 in eager attention (not modelled)", isFalse, "false"),
+    rule(
+        "reorder_and_upcast_attn", N, "upcasts the scores to fp32 in eager attention (not modelled)", isFalse, "false"),
     rule("add_cross_attention", N, "adds encoder-decoder cross-attention blocks", isFalse, "false"),
     rule("summary_type", X, "only GPT2DoubleHeadsModel's classification head reads it"),
     rule("summary_use_proj", X, "only GPT2DoubleHeadsModel's classification head reads it"),
@@ -209,7 +232,8 @@ constexpr HfKeyRule kDeepseekV3[] = {
     rule("moe_intermediate_size", M, "width of one expert's MLP"),
     rule("first_k_dense_replace", M, "leading layers with a dense MLP of intermediate_size"),
     rule("topk_method", M, "noaux_tc: the router keeps a per-expert e_score_correction_bias"),
-    rule("moe_layer_freq", N, "1: every layer after first_k_dense_replace is MoE; other values are not modelled", isOne, "1"),
+    rule("moe_layer_freq", N, "1: every layer after first_k_dense_replace is MoE; other values are not modelled", isOne,
+        "1"),
     rule("ep_size", X, "expert parallelism of the remote code's inference; the scenario sets parallelism"),
     rule("n_group", X, "group-limited routing: which experts, not how many"),
     rule("topk_group", X, "group-limited routing: which experts, not how many"),
@@ -219,32 +243,37 @@ constexpr HfKeyRule kDeepseekV3[] = {
     rule("aux_loss_alpha", X, "weight of the load-balancing loss"),
     rule("seq_aux", X, "how the load-balancing loss is averaged"),
     rule("rope_interleave", X, "RoPE layout: same shapes"),
-    rule("num_nextn_predict_layers", X, "the multi-token-prediction module: DeepseekV3ForCausalLM does not build it "
-                                    "(its checkpoint layer 61 is skipped on load); not trained or served by transformers"),
+    rule("num_nextn_predict_layers", X,
+        "the multi-token-prediction module: DeepseekV3ForCausalLM does not build it "
+        "(its checkpoint layer 61 is skipped on load); not trained or served by transformers"),
     rule("attention_bias", N, "biases on the MLA projections, not modelled", isFalse, "false"),
 };
 
 constexpr HfFamily kFamilies[] = {
-    {"llama", "models/llama/modeling_llama.py", {kLlama, kDecoder, kCommon}},
-    {"mistral", "models/mistral/modeling_mistral.py", {kMistral, kDecoder, kCommon}},
-    {"mixtral", "models/mixtral/modeling_mixtral.py", {kMixtral, kDecoder, kCommon}},
+    { "llama", "models/llama/modeling_llama.py", { kLlama, kDecoder, kCommon } },
+    { "mistral", "models/mistral/modeling_mistral.py", { kMistral, kDecoder, kCommon } },
+    { "mixtral", "models/mixtral/modeling_mixtral.py", { kMixtral, kDecoder, kCommon } },
     // Qwen2Attention hard-codes q, k, v bias=True and o bias=False: no key for it.
-    {"qwen2", "models/qwen2/modeling_qwen2.py", {kQwenWindow, kDecoder, kCommon}},
-    {"qwen2_moe", "models/qwen2_moe/modeling_qwen2_moe.py", {kQwen2Moe, kQwenExperts, kQwenWindow, kDecoder, kCommon}},
-    {"qwen3", "models/qwen3/modeling_qwen3.py", {kQwen3, kQwenWindow, kDecoder, kCommon}},
-    {"qwen3_moe", "models/qwen3_moe/modeling_qwen3_moe.py", {kQwen3, kQwenExperts, kQwenWindow, kDecoder, kCommon}},
-    {"gemma", "models/gemma/modeling_gemma.py", {kGemma, kDecoder, kCommon}},
-    {"gemma2", "models/gemma2/modeling_gemma2.py", {kGemma2, kGemma, kDecoder, kCommon}},
-    {"gemma3_text", "models/gemma3/modeling_gemma3.py", {kGemma3Text, kGemma2, kGemma, kDecoder, kCommon}},
-    {"gemma3", "models/gemma3/modeling_gemma3.py (Gemma3ForConditionalGeneration)", {kGemma3, kCommon}},
-    {"gpt2", "models/gpt2/modeling_gpt2.py", {kGpt2, kCommon}},
-    {"phi3", "models/phi3/modeling_phi3.py", {kPhi3, kDecoder, kCommon}},
-    {"deepseek_v3", "models/deepseek_v3/modeling_deepseek_v3.py", {kDeepseekV3, kDecoder, kCommon}},
+    { "qwen2", "models/qwen2/modeling_qwen2.py", { kQwenWindow, kDecoder, kCommon } },
+    { "qwen2_moe", "models/qwen2_moe/modeling_qwen2_moe.py",
+        { kQwen2Moe, kQwenExperts, kQwenWindow, kDecoder, kCommon } },
+    { "qwen3", "models/qwen3/modeling_qwen3.py", { kQwen3, kQwenWindow, kDecoder, kCommon } },
+    { "qwen3_moe", "models/qwen3_moe/modeling_qwen3_moe.py", { kQwen3, kQwenExperts, kQwenWindow, kDecoder, kCommon } },
+    { "gemma", "models/gemma/modeling_gemma.py", { kGemma, kDecoder, kCommon } },
+    { "gemma2", "models/gemma2/modeling_gemma2.py", { kGemma2, kGemma, kDecoder, kCommon } },
+    { "gemma3_text", "models/gemma3/modeling_gemma3.py", { kGemma3Text, kGemma2, kGemma, kDecoder, kCommon } },
+    { "gemma3", "models/gemma3/modeling_gemma3.py (Gemma3ForConditionalGeneration)", { kGemma3, kCommon } },
+    { "gpt2", "models/gpt2/modeling_gpt2.py", { kGpt2, kCommon } },
+    { "phi3", "models/phi3/modeling_phi3.py", { kPhi3, kDecoder, kCommon } },
+    { "deepseek_v3", "models/deepseek_v3/modeling_deepseek_v3.py", { kDeepseekV3, kDecoder, kCommon } },
 };
 
 } // namespace
 
-std::span<const HfFamily> hfFamilies() { return kFamilies; }
+std::span<const HfFamily> hfFamilies()
+{
+    return kFamilies;
+}
 
 const HfFamily* findHfFamily(std::string_view modelType)
 {

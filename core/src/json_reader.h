@@ -20,7 +20,9 @@ namespace vramlab::detail {
 /// the rest can be reported as unknown.
 class JsonObjectReader {
 public:
-    JsonObjectReader(const nlohmann::json& obj, std::string path) : m_obj(obj), m_path(std::move(path))
+    JsonObjectReader(const nlohmann::json& obj, std::string path)
+        : m_obj(obj)
+        , m_path(std::move(path))
     {
         if (!m_obj.is_object())
             throw InputError(m_path.empty() ? "(document)" : m_path, "expected an object, got " + describe(m_obj));
@@ -124,12 +126,18 @@ public:
     static std::string describe(const nlohmann::json& v)
     {
         switch (v.type()) {
-        case nlohmann::json::value_t::null: return "null";
-        case nlohmann::json::value_t::object: return "an object";
-        case nlohmann::json::value_t::array: return "an array";
-        case nlohmann::json::value_t::string: return "the string " + v.dump();
-        case nlohmann::json::value_t::boolean: return v.dump();
-        default: return v.dump();
+        case nlohmann::json::value_t::null:
+            return "null";
+        case nlohmann::json::value_t::object:
+            return "an object";
+        case nlohmann::json::value_t::array:
+            return "an array";
+        case nlohmann::json::value_t::string:
+            return "the string " + v.dump();
+        case nlohmann::json::value_t::boolean:
+            return v.dump();
+        default:
+            return v.dump();
         }
     }
 

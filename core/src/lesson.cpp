@@ -28,11 +28,29 @@ constexpr std::size_t kMaxListItems = 64;
 const std::vector<std::pair<std::string, double>>& units()
 {
     static const std::vector<std::pair<std::string, double>> table = {
-        {"bytes", 1},   {"KB", 1e3},      {"MB", 1e6},          {"GB", 1e9},       {"TB", 1e12},
-        {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
-        {"count", 1},   {"million", 1e6}, {"billion", 1e9},    {"tokens", 1},     {"GPUs", 1},
-        {"FLOP", 1},    {"GFLOP", 1e9},   {"TFLOP", 1e12},     {"PFLOP", 1e15},   {"TFLOPS", 1e12},
-        {"s", 1},       {"ms", 1e-3},     {"%", 0.01},         {"x", 1},
+        { "bytes", 1 },
+        { "KB", 1e3 },
+        { "MB", 1e6 },
+        { "GB", 1e9 },
+        { "TB", 1e12 },
+        { "KiB", 1024.0 },
+        { "MiB", 1048576.0 },
+        { "GiB", 1073741824.0 },
+        { "TiB", 1099511627776.0 },
+        { "count", 1 },
+        { "million", 1e6 },
+        { "billion", 1e9 },
+        { "tokens", 1 },
+        { "GPUs", 1 },
+        { "FLOP", 1 },
+        { "GFLOP", 1e9 },
+        { "TFLOP", 1e12 },
+        { "PFLOP", 1e15 },
+        { "TFLOPS", 1e12 },
+        { "s", 1 },
+        { "ms", 1e-3 },
+        { "%", 0.01 },
+        { "x", 1 },
     };
     return table;
 }
@@ -47,8 +65,8 @@ std::string unitNames()
 
 const std::set<std::string>& textbookQuantities()
 {
-    static const std::set<std::string> names = {"weights",        "master_weights", "gradients",   "optimizer_states",
-                                                "model_states",   "flops_per_step", "step_seconds", "gpus_needed"};
+    static const std::set<std::string> names = { "weights", "master_weights", "gradients", "optimizer_states",
+        "model_states", "flops_per_step", "step_seconds", "gpus_needed" };
     return names;
 }
 
@@ -100,8 +118,9 @@ const json& requiredArray(JsonObjectReader& r, const std::string& key, std::size
         throw InputError(r.keyPath(key), "required: an array");
     const json& a = r.at(key);
     if (!a.is_array() || a.size() < minItems || a.size() > maxItems)
-        throw InputError(r.keyPath(key), "expected an array of " + std::to_string(minItems) + " to " + std::to_string(maxItems) +
-                                             " items, got " + JsonObjectReader::describe(a));
+        throw InputError(r.keyPath(key),
+            "expected an array of " + std::to_string(minItems) + " to " + std::to_string(maxItems) + " items, got "
+                + JsonObjectReader::describe(a));
     return a;
 }
 
@@ -126,20 +145,22 @@ Tolerance readTolerance(JsonObjectReader& r, Tolerance fallback)
     if (absolute && relative)
         throw InputError(r.keyPath("relative_tolerance"), "give tolerance (absolute) or relative_tolerance, not both");
     if (absolute)
-        return {*absolute, false};
+        return { *absolute, false };
     if (relative)
-        return {*relative, true};
+        return { *relative, true };
     return fallback;
 }
 
 LessonQuestion readQuestion(const json& j, const std::string& path)
 {
     JsonObjectReader r(j, path);
-    requireKnownKeys(j, path, {"kind", "prompt", "options", "answer", "tolerance", "relative_tolerance", "unit", "explanation"});
+    requireKnownKeys(
+        j, path, { "kind", "prompt", "options", "answer", "tolerance", "relative_tolerance", "unit", "explanation" });
     LessonQuestion q;
     if (!r.has("kind"))
         throw InputError(r.keyPath("kind"), "required: \"choice\" or \"number\"");
-    q.kind = *r.choice<LessonQuestion::Kind>("kind", {{"choice", LessonQuestion::Kind::Choice}, {"number", LessonQuestion::Kind::Number}});
+    q.kind = *r.choice<LessonQuestion::Kind>(
+        "kind", { { "choice", LessonQuestion::Kind::Choice }, { "number", LessonQuestion::Kind::Number } });
     q.prompt = requiredString(r, "prompt");
     q.explanation = r.string("explanation").value_or("");
     if (!r.has("answer"))
@@ -154,7 +175,8 @@ LessonQuestion readQuestion(const json& j, const std::string& path)
         const Count last = static_cast<Count>(q.options.size()) - 1;
         const json& answer = r.at("answer");
         if (!answer.is_number_integer() || answer.get<Count>() < 0 || answer.get<Count>() > last)
-            throw InputError(r.keyPath("answer"), "expected an index into options (0.." + std::to_string(last) + "), got " + answer.dump());
+            throw InputError(r.keyPath("answer"),
+                "expected an index into options (0.." + std::to_string(last) + "), got " + answer.dump());
         q.answerIndex = answer.get<int>();
         if (r.has("tolerance") || r.has("relative_tolerance") || r.has("unit"))
             throw InputError(path, "tolerance and unit belong to number questions");
@@ -162,7 +184,7 @@ LessonQuestion readQuestion(const json& j, const std::string& path)
         if (r.has("options"))
             throw InputError(r.keyPath("options"), "options belong to choice questions");
         q.answerValue = *r.number("answer", -kInf, kInf);
-        q.tolerance = readTolerance(r, {0.05, true});
+        q.tolerance = readTolerance(r, { 0.05, true });
         q.unit = requiredUnit(r, false);
     }
     return q;
@@ -171,7 +193,7 @@ LessonQuestion readQuestion(const json& j, const std::string& path)
 LessonExpectation readExpectation(const json& j, const std::string& path, bool hasTextbook)
 {
     JsonObjectReader r(j, path);
-    requireKnownKeys(j, path, {"quantity", "value", "unit", "tolerance", "relative_tolerance", "note"});
+    requireKnownKeys(j, path, { "quantity", "value", "unit", "tolerance", "relative_tolerance", "note" });
     LessonExpectation e;
     e.quantity = requiredString(r, "quantity");
     if (e.quantity.rfind("textbook.", 0) == 0) {
@@ -180,14 +202,16 @@ LessonExpectation readExpectation(const json& j, const std::string& path, bool h
         if (!hasTextbook)
             throw InputError(r.keyPath("quantity"), "\"" + e.quantity + "\" needs the step's textbook.params");
     } else if (e.quantity != "model_states" && !reportPaths().count(e.quantity)) {
-        throw InputError(r.keyPath("quantity"), "expected a number of the JSON report (per_gpu_bytes.total, flops.per_step, ...), "
-                                                "model_states or textbook.*, got \"" + e.quantity + "\"");
+        throw InputError(r.keyPath("quantity"),
+            "expected a number of the JSON report (per_gpu_bytes.total, flops.per_step, ...), "
+            "model_states or textbook.*, got \""
+                + e.quantity + "\"");
     }
     if (!r.has("value"))
         throw InputError(r.keyPath("value"), "required: the article's number, in unit");
     e.value = *r.number("value", -kInf, kInf);
     e.unit = requiredUnit(r, true);
-    e.tolerance = readTolerance(r, {1e-9, true});
+    e.tolerance = readTolerance(r, { 1e-9, true });
     e.note = r.string("note").value_or("");
     return e;
 }
@@ -216,14 +240,15 @@ Scenario readStepScenario(const json& doc, const std::string& path)
 LessonStep readStep(const json& j, const std::string& path, json& scenarioDoc)
 {
     JsonObjectReader r(j, path);
-    requireKnownKeys(j, path, {"title", "text", "set", "highlight", "question", "textbook", "expect"});
+    requireKnownKeys(j, path, { "title", "text", "set", "highlight", "question", "textbook", "expect" });
     LessonStep step;
     step.title = requiredString(r, "title");
     step.text = requiredString(r, "text");
     if (r.has("set")) {
         step.set = r.at("set");
         if (!step.set.is_object())
-            throw InputError(r.keyPath("set"), "expected an object (a scenario patch), got " + JsonObjectReader::describe(step.set));
+            throw InputError(
+                r.keyPath("set"), "expected an object (a scenario patch), got " + JsonObjectReader::describe(step.set));
         scenarioDoc.merge_patch(step.set);
     }
     step.scenario = readStepScenario(scenarioDoc, r.keyPath("set"));
@@ -236,31 +261,37 @@ LessonStep readStep(const json& j, const std::string& path, json& scenarioDoc)
             const std::string key = list[i].get<std::string>();
             const bool chart = key.rfind("chart.", 0) == 0 && reportPaths().count("per_gpu_bytes." + key.substr(6));
             if (!chart && key.rfind("model.", 0) != 0 && key.rfind("run.", 0) != 0)
-                throw InputError(at, "expected a parameter key (model.*, run.*) or a chart part (chart.weights, "
-                                     "chart.activations, ...), got \"" + key + "\"");
+                throw InputError(at,
+                    "expected a parameter key (model.*, run.*) or a chart part (chart.weights, "
+                    "chart.activations, ...), got \""
+                        + key + "\"");
             step.highlight.push_back(key);
         }
     }
     if (r.has("textbook")) {
         const std::string tpath = r.keyPath("textbook");
-        requireKnownKeys(r.at("textbook"), tpath, {"params", "adapter_params"});
+        requireKnownKeys(r.at("textbook"), tpath, { "params", "adapter_params" });
         JsonObjectReader t(r.at("textbook"), tpath);
         const std::optional<Count> params = t.integer("params", 1, 1'000'000'000'000'000);
         if (!params)
             throw InputError(t.keyPath("params"), "required: the article's parameter count");
-        step.textbook = TextbookModel{*params, t.integer("adapter_params", 0, *params).value_or(0)};
+        step.textbook = TextbookModel { *params, t.integer("adapter_params", 0, *params).value_or(0) };
     }
     if (r.has("question"))
         step.question = readQuestion(r.at("question"), r.keyPath("question"));
     if (r.has("expect")) {
         const json& list = requiredArray(r, "expect", 0, kMaxListItems);
         for (std::size_t i = 0; i < list.size(); ++i)
-            step.expect.push_back(readExpectation(list[i], r.keyPath("expect") + "[" + std::to_string(i) + "]", step.textbook.has_value()));
+            step.expect.push_back(readExpectation(
+                list[i], r.keyPath("expect") + "[" + std::to_string(i) + "]", step.textbook.has_value()));
     }
     return step;
 }
 
-Bytes modelStatesTotal(const ModelStateBytes& s) { return s.weights + s.master + s.gradients + s.optimizer; }
+Bytes modelStatesTotal(const ModelStateBytes& s)
+{
+    return s.weights + s.master + s.gradients + s.optimizer;
+}
 
 double textbookQuantity(const std::string& name, const LessonStep& step, const Report& report)
 {
@@ -268,11 +299,11 @@ double textbookQuantity(const std::string& name, const LessonStep& step, const R
     const RunSpec& run = step.scenario.run;
     std::vector<LocalParam> params;
     if (tb.adapterParams > 0) {
-        params = {{"base", 1, tb.params, 1, false}, {"adapters", 1, tb.adapterParams, 1, true}};
+        params = { { "base", 1, tb.params, 1, false }, { "adapters", 1, tb.adapterParams, 1, true } };
         if (run.finetune.method == FinetuneMethod::Qlora)
             params[0].frozenStorage = DType::Nf4;
     } else {
-        params = {{"P", 1, tb.params, 1, true}};
+        params = { { "P", 1, tb.params, 1, true } };
     }
     const ModelStateBytes s = modelStates(params, run, false);
     // The articles' "6 x P x tokens" and "FLOPs / (GPUs x peak x MFU)".
@@ -299,7 +330,8 @@ double textbookQuantity(const std::string& name, const LessonStep& step, const R
     throw InputError("textbook." + name, "unknown textbook quantity");
 }
 
-double quantityIn(const std::string& quantity, const LessonStep& step, const Report& report, const nlohmann::ordered_json& reportJson)
+double quantityIn(
+    const std::string& quantity, const LessonStep& step, const Report& report, const nlohmann::ordered_json& reportJson)
 {
     if (quantity.rfind("textbook.", 0) == 0) {
         if (!step.textbook)
@@ -307,8 +339,8 @@ double quantityIn(const std::string& quantity, const LessonStep& step, const Rep
         return textbookQuantity(quantity.substr(9), step, report);
     }
     if (quantity == "model_states")
-        return double(report.bytesOf("weights") + report.bytesOf("master_weights") + report.bytesOf("gradients") +
-                      report.bytesOf("optimizer_states"));
+        return double(report.bytesOf("weights") + report.bytesOf("master_weights") + report.bytesOf("gradients")
+            + report.bytesOf("optimizer_states"));
     const nlohmann::ordered_json* at = &reportJson;
     std::size_t from = 0;
     while (from <= quantity.size()) {
@@ -345,7 +377,7 @@ std::optional<double> unitScale(const std::string& unit)
 Lesson readLesson(const json& doc)
 {
     JsonObjectReader top(doc, "");
-    requireKnownKeys(doc, "", {"format", "version", "id", "title", "summary", "seed", "scenario", "steps"});
+    requireKnownKeys(doc, "", { "format", "version", "id", "title", "summary", "seed", "scenario", "steps" });
     if (top.string("format").value_or("") != "vramlab.lesson")
         throw InputError("format", "expected \"vramlab.lesson\"");
     if (auto version = top.integer("version", 0, 1'000'000); !version || *version != 1)
@@ -398,7 +430,7 @@ std::vector<ExpectationResult> evaluateStep(const LessonStep& step, const Report
     const nlohmann::ordered_json reportJson = reportToJson(report);
     for (const LessonExpectation& e : step.expect) {
         const double actual = quantityIn(e.quantity, step, report, reportJson) / *unitScale(e.unit);
-        out.push_back({&e, actual, e.tolerance.accepts(actual, e.value)});
+        out.push_back({ &e, actual, e.tolerance.accepts(actual, e.value) });
     }
     return out;
 }

@@ -10,7 +10,10 @@
 namespace vramlab {
 
 namespace {
-Count roundTo(double v, Count multiple) { return std::max<Count>(multiple, std::llround(v / double(multiple)) * multiple); }
+Count roundTo(double v, Count multiple)
+{
+    return std::max<Count>(multiple, std::llround(v / double(multiple)) * multiple);
+}
 } // namespace
 
 ModelSpec scaleModel(const ModelSpec& base, Count targetParams)

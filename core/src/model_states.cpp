@@ -12,7 +12,7 @@ namespace {
 bool isTarget(const Finetune& f, std::string_view module)
 {
     return std::any_of(f.targets.begin(), f.targets.end(),
-                       [&](const std::string& t) { return t == module || (t == "all-linear" && module != "lm_head"); });
+        [&](const std::string& t) { return t == module || (t == "all-linear" && module != "lm_head"); });
 }
 
 /// Tensor-parallel split of a tensor: column-parallel linears split their output,
@@ -26,7 +26,8 @@ void splitForTensorParallel(LocalParam& p, const ParamTensor& t, Count tp)
         p.rows = ceilDiv(p.rows, tp);
     else if (t.linear && t.group != ParamGroup::Router)
         (rowParallel ? p.rows : p.cols) = ceilDiv(rowParallel ? p.rows : p.cols, tp);
-    else if (!t.linear && (t.module == "q" || t.module == "k" || t.module == "v" || t.module == "gate" || t.module == "up"))
+    else if (!t.linear
+        && (t.module == "q" || t.module == "k" || t.module == "v" || t.module == "gate" || t.module == "up"))
         p.cols = ceilDiv(p.cols, tp); // biases of column-parallel layers
 }
 
@@ -77,8 +78,8 @@ std::vector<LocalParam> localParameters(const ModelSpec& m, const RunSpec& r, co
     return localParameters(parameterTensors(m), m, r, s);
 }
 
-std::vector<LocalParam> localParameters(const std::vector<ParamTensor>& tensors, const ModelSpec& m, const RunSpec& r,
-                                        const StageSlice& s)
+std::vector<LocalParam> localParameters(
+    const std::vector<ParamTensor>& tensors, const ModelSpec& m, const RunSpec& r, const StageSlice& s)
 {
     std::vector<LocalParam> out;
     out.reserve(tensors.size() + 16);
@@ -87,11 +88,12 @@ std::vector<LocalParam> localParameters(const std::vector<ParamTensor>& tensors,
     const DType working = inference ? r.inference.weightDtype : precisionRegime(r).working;
     const Count tp = r.parallelism.tensorParallel, ep = r.parallelism.expertParallel;
     for (const ParamTensor& t : tensors) {
-        LocalParam p{t.name, t.rows, t.cols, stageCopies(t, m, s, ep), !peft && !inference,
-                     t.group == ParamGroup::Expert, t.linear, working};
+        LocalParam p { t.name, t.rows, t.cols, stageCopies(t, m, s, ep), !peft && !inference,
+            t.group == ParamGroup::Expert, t.linear, working };
         // Quantized formats apply to linear layers; embeddings, norms and the LM head stay 16-bit.
         const bool quantizable = t.linear && t.group != ParamGroup::Head && t.group != ParamGroup::Router;
-        if (!quantizable && (working == DType::Int4 || working == DType::Nf4 || working == DType::Int8 || working == DType::Fp8))
+        if (!quantizable
+            && (working == DType::Int4 || working == DType::Nf4 || working == DType::Int8 || working == DType::Fp8))
             p.frozenStorage = DType::Bf16;
         // Lightning's BitsandbytesPrecision (lit-gpt finetune/lora.py@8641822) replaces the LM head too.
         const bool nf4 = quantizable || (t.group == ParamGroup::Head && t.linear && r.finetune.quantizeLmHead);
@@ -102,8 +104,8 @@ std::vector<LocalParam> localParameters(const std::vector<ParamTensor>& tensors,
             out.push_back(p);
         if (peft && t.linear && t.group != ParamGroup::Head && isTarget(r.finetune, t.module) && p.copies > 0) {
             // A: in x r, B: r x out, sharded along the base layer's split dimension.
-            out.push_back({t.name, p.rows, r.finetune.rank, p.copies, true, p.expert, true, working, 'A'});
-            out.push_back({t.name, r.finetune.rank, p.cols, p.copies, true, p.expert, true, working, 'B'});
+            out.push_back({ t.name, p.rows, r.finetune.rank, p.copies, true, p.expert, true, working, 'A' });
+            out.push_back({ t.name, r.finetune.rank, p.cols, p.copies, true, p.expert, true, working, 'B' });
         }
     }
     return out;
@@ -123,12 +125,13 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     // bitsandbytes PagedAdamW (32-bit) keeps fp32 states whatever the precision (lit-gpt
     // finetune/lora.py@8641822 with quantization); they live in unified memory, which
     // torch.cuda.max_memory_allocated() does not see.
-    const Bytes state = r.optimizerImpl == OptimizerImpl::Paged32 ? 4 : static_cast<Bytes>(bytesPerElement(reg.optimizerStates));
+    const Bytes state
+        = r.optimizerImpl == OptimizerImpl::Paged32 ? 4 : static_cast<Bytes>(bytesPerElement(reg.optimizerStates));
     const bool offloadOpt = training && par.offloadOptimizer;
     const bool offloadParams = par.offloadParams;
 
     Bytes hostMaster = 0, hostOptimizer = 0, hostGrads = 0, hostWeights = 0, fp8Copies = 0;
-    Count quantizedLocal = 0;     // frozen parameters stored below 16 bits (QLoRA NF4, int4/int8/fp8 serving)
+    Count quantizedLocal = 0; // frozen parameters stored below 16 bits (QLoRA NF4, int4/int8/fp8 serving)
     DType quantizedType = DType::Nf4;
     for (const LocalParam& p : params) {
         const Count n = p.elements();
@@ -171,14 +174,21 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         Bytes opt = 0;
         switch (r.optimizer) {
         case Optimizer::AdamW:
-        case Optimizer::Adam: opt = checkedMul(nOpt, 2 * state); break;
+        case Optimizer::Adam:
+            opt = checkedMul(nOpt, 2 * state);
+            break;
         case Optimizer::Lion:
-        case Optimizer::SgdMomentum: opt = checkedMul(nOpt, state); break;
-        case Optimizer::Sgd: opt = 0; break;
+        case Optimizer::SgdMomentum:
+            opt = checkedMul(nOpt, state);
+            break;
+        case Optimizer::Sgd:
+            opt = 0;
+            break;
         case Optimizer::AdamW8bit:
             // bitsandbytes: tensors under 4096 elements keep 32-bit states; others two
             // 8-bit states plus one fp32 absmax per block of 2048.
-            opt = p.rows * p.cols < 4096 ? checkedMul(nOpt, 8) : checkedMul(2, checkedAdd(nOpt, 4 * ceilDiv(nOpt, 2048)));
+            opt = p.rows * p.cols < 4096 ? checkedMul(nOpt, 8)
+                                         : checkedMul(2, checkedAdd(nOpt, 4 * ceilDiv(nOpt, 2048)));
             break;
         case Optimizer::Adafactor:
             // Factored second moment (row + column fp32 vectors) for matrices, full for vectors; no momentum.
@@ -193,25 +203,27 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         return out;
 
     const std::string trainable = formatCount(out.trainableLocal) + " trainable params";
-    out.weightsFormula = perParam(static_cast<double>(work)) + " (" + std::string(toString(reg.working)) + ") x " +
-                         formatCount(out.trainableLocal + out.frozenLocal) + " params" + zeroNote(dp, zero, 3);
+    out.weightsFormula = perParam(static_cast<double>(work)) + " (" + std::string(toString(reg.working)) + ") x "
+        + formatCount(out.trainableLocal + out.frozenLocal) + " params" + zeroNote(dp, zero, 3);
     // Frozen weights: the quantized linear layers and the rest (embeddings, norms, LM head) in 16 bits.
-    std::string frozen = formatCount(out.frozenLocal - quantizedLocal) + " params in " +
-                         std::string(toString(quantizedLocal > 0 ? DType::Bf16 : params.front().frozenStorage));
+    std::string frozen = formatCount(out.frozenLocal - quantizedLocal) + " params in "
+        + std::string(toString(quantizedLocal > 0 ? DType::Bf16 : params.front().frozenStorage));
     if (quantizedLocal > 0)
-        frozen = formatCount(quantizedLocal) + " linear params in " + std::string(toString(quantizedType)) +
-                 (quantizedType == DType::Nf4 ? " (4.127 bits with double quantization)"
-                  : quantizedType == DType::Nf4NoDq ? " (4.5 bits: an fp32 scale per 64)" : "") + " + " + frozen;
+        frozen = formatCount(quantizedLocal) + " linear params in " + std::string(toString(quantizedType))
+            + (quantizedType == DType::Nf4            ? " (4.127 bits with double quantization)"
+                    : quantizedType == DType::Nf4NoDq ? " (4.5 bits: an fp32 scale per 64)"
+                                                      : "")
+            + " + " + frozen;
     if (out.frozenLocal > 0 && out.trainableLocal > 0)
-        out.weightsFormula = "frozen base: " + frozen + "; adapters " + perParam(static_cast<double>(work)) + " x " +
-                             trainable + zeroNote(dp, zero, 3);
+        out.weightsFormula = "frozen base: " + frozen + "; adapters " + perParam(static_cast<double>(work)) + " x "
+            + trainable + zeroNote(dp, zero, 3);
     if (fp8Copies > 0)
         out.weightsFormula += " + 1 B fp8 copy x " + formatCount(fp8Copies) + " linear params";
     if (offloadParams)
         out.weightsFormula += "; offloaded to host (ZeRO-Infinity), gathered per layer";
     if (training && par.fsdp2 && zero == 3 && reg.master)
-        out.weightsFormula = "FSDP2 mixed precision: no resident " + std::string(toString(reg.working)) +
-                             " shard (the fp32 shard is the parameter; 16-bit copies only while a block is gathered)";
+        out.weightsFormula = "FSDP2 mixed precision: no resident " + std::string(toString(reg.working))
+            + " shard (the fp32 shard is the parameter; 16-bit copies only while a block is gathered)";
     if (!training) {
         out.weightsFormula = (params.empty() ? std::string("no weights") : frozen) + zeroNote(dp, zero, 3);
         return out;
@@ -219,24 +231,36 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     out.masterFormula = reg.master ? "4 B (fp32) x " + trainable + zeroNote(dp, zero, 1) : "no master copy";
     if (reg.master && offloadOpt)
         out.masterFormula += " -> host";
-    out.gradientsFormula = perParam(static_cast<double>(offloadOpt && grad == 4 ? work : grad)) + " (" +
-                           std::string(toString(offloadOpt && grad == 4 ? reg.working : reg.gradients)) + ") x " +
-                           trainable + zeroNote(dp, zero, 2);
+    out.gradientsFormula = perParam(static_cast<double>(offloadOpt && grad == 4 ? work : grad)) + " ("
+        + std::string(toString(offloadOpt && grad == 4 ? reg.working : reg.gradients)) + ") x " + trainable
+        + zeroNote(dp, zero, 2);
     std::string optName;
     switch (r.optimizer) {
     case Optimizer::AdamW:
-    case Optimizer::Adam: optName = "2 states (m, v) x " + perParam(static_cast<double>(state)); break;
-    case Optimizer::Lion: optName = "1 state (momentum) x " + perParam(static_cast<double>(state)); break;
-    case Optimizer::SgdMomentum: optName = "1 state (momentum buffer) x " + perParam(static_cast<double>(state)); break;
-    case Optimizer::Sgd: optName = "no state"; break;
-    case Optimizer::AdamW8bit: optName = "2 states x (1 B + 4 B absmax / 2048); tensors < 4096 elements at 4 B"; break;
-    case Optimizer::Adafactor: optName = "factored second moment: (rows + cols) x 4 B per matrix, 4 B per vector element"; break;
+    case Optimizer::Adam:
+        optName = "2 states (m, v) x " + perParam(static_cast<double>(state));
+        break;
+    case Optimizer::Lion:
+        optName = "1 state (momentum) x " + perParam(static_cast<double>(state));
+        break;
+    case Optimizer::SgdMomentum:
+        optName = "1 state (momentum buffer) x " + perParam(static_cast<double>(state));
+        break;
+    case Optimizer::Sgd:
+        optName = "no state";
+        break;
+    case Optimizer::AdamW8bit:
+        optName = "2 states x (1 B + 4 B absmax / 2048); tensors < 4096 elements at 4 B";
+        break;
+    case Optimizer::Adafactor:
+        optName = "factored second moment: (rows + cols) x 4 B per matrix, 4 B per vector element";
+        break;
     }
     out.optimizerFormula = optName + " x " + trainable + zeroNote(dp, zero, 1) + (offloadOpt ? " -> host" : "");
-    out.hostFormula = out.hostBytes == 0 ? "nothing offloaded"
-                                         : "master " + formatBytes(hostMaster) + " + optimizer " +
-                                               formatBytes(hostOptimizer) + " + fp32 gradients " + formatBytes(hostGrads) +
-                                               " + weights " + formatBytes(hostWeights) + " per GPU process";
+    out.hostFormula = out.hostBytes == 0
+        ? "nothing offloaded"
+        : "master " + formatBytes(hostMaster) + " + optimizer " + formatBytes(hostOptimizer) + " + fp32 gradients "
+            + formatBytes(hostGrads) + " + weights " + formatBytes(hostWeights) + " per GPU process";
     return out;
 }
 

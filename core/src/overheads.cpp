@@ -8,7 +8,7 @@
 namespace vramlab {
 
 std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const ParameterCount& params,
-                                     const ActivationSet& acts, Count inFlight, bool explain)
+    const ActivationSet& acts, Count inFlight, bool explain)
 {
     std::vector<Component> parts;
     parts.reserve(6);
@@ -21,20 +21,20 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
     };
     const Overheads& o = r.overheads;
     const Parallelism& par = r.parallelism;
-    parts.push_back({"cuda_context", "CUDA context", o.cudaContextBytes,
-                     text(explain ? formatBytes(o.cudaContextBytes) : "", " (run.overheads.cuda_context_bytes)"),
-                     "The driver's context and the loaded kernels, before any tensor."});
-    parts.push_back({"workspace", "cuBLAS workspace", o.workspaceBytes,
-                     text(explain ? formatBytes(o.workspaceBytes) : "", " (run.overheads.workspace_bytes)"),
-                     "Scratch memory the matrix-multiply library keeps per stream."});
+    parts.push_back({ "cuda_context", "CUDA context", o.cudaContextBytes,
+        text(explain ? formatBytes(o.cudaContextBytes) : "", " (run.overheads.cuda_context_bytes)"),
+        "The driver's context and the loaded kernels, before any tensor." });
+    parts.push_back({ "workspace", "cuBLAS workspace", o.workspaceBytes,
+        text(explain ? formatBytes(o.workspaceBytes) : "", " (run.overheads.workspace_bytes)"),
+        "Scratch memory the matrix-multiply library keeps per stream." });
 
     if (o.allocatorRounding || o.fragmentation > 0) {
         const Bytes rounding = o.allocatorRounding ? checkedMul(acts.roundingBytes, inFlight) : 0;
         const Bytes frag = static_cast<Bytes>(o.fragmentation * static_cast<double>(checkedMul(acts.bytes, inFlight)));
-        parts.push_back({"allocator", "Allocator rounding", checkedAdd(rounding, frag),
-                         text("each saved tensor rounded up to 512 B: ", explain ? formatCount(rounding) : "",
-                              " B + fragmentation ", explain ? std::to_string(o.fragmentation) : "", " x activations"),
-                         "PyTorch's caching allocator hands out blocks in 512-byte steps."});
+        parts.push_back({ "allocator", "Allocator rounding", checkedAdd(rounding, frag),
+            text("each saved tensor rounded up to 512 B: ", explain ? formatCount(rounding) : "", " B + fragmentation ",
+                explain ? std::to_string(o.fragmentation) : "", " x activations"),
+            "PyTorch's caching allocator hands out blocks in 512-byte steps." });
     }
 
     const Count dp = std::max<Count>(1, par.dataParallel());
@@ -48,17 +48,17 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
         commFormula = text("NCCL buffers 256 MiB", dp > 1 ? " + 2 gradient buckets x 25 MiB" : "");
     }
     if (comm > 0)
-        parts.push_back({"comm_buffers", "Communication buffers", comm, commFormula,
-                         "NCCL's channels and the gradient buckets data parallelism reduces through."});
+        parts.push_back({ "comm_buffers", "Communication buffers", comm, commFormula,
+            "NCCL's channels and the gradient buckets data parallelism reduces through." });
 
     const PrecisionRegime reg = precisionRegime(r);
     if (r.mode == Mode::Training && par.zeroStage == 3 && dp > 1) {
-        const Bytes layer = checkedMul(ceilDiv(params.perLayerMax, par.tensorParallel),
-                                       static_cast<Count>(bytesPerElement(reg.working)));
-        parts.push_back({"zero3_gather", "ZeRO-3 gathered layers", checkedMul(2, layer),
-                         text("2 (current + prefetched) x largest layer ", explain ? formatCount(params.perLayerMax) : "",
-                              " params x ", toString(reg.working)),
-                         "ZeRO-3 gathers each layer's full weights before using it, and the next one ahead of time."});
+        const Bytes layer = checkedMul(
+            ceilDiv(params.perLayerMax, par.tensorParallel), static_cast<Count>(bytesPerElement(reg.working)));
+        parts.push_back({ "zero3_gather", "ZeRO-3 gathered layers", checkedMul(2, layer),
+            text("2 (current + prefetched) x largest layer ", explain ? formatCount(params.perLayerMax) : "",
+                " params x ", toString(reg.working)),
+            "ZeRO-3 gathers each layer's full weights before using it, and the next one ahead of time." });
     }
     if (r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora) {
         Count largest = 0;
@@ -66,9 +66,9 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
             if (t.linear && (t.group != ParamGroup::Head || r.finetune.quantizeLmHead))
                 largest = std::max(largest, t.elements());
         const Bytes deq = checkedMul(ceilDiv(largest, par.tensorParallel), 2);
-        parts.push_back({"dequant", "NF4 dequantization buffer", deq,
-                         text("largest linear weight ", explain ? formatCount(largest) : "", " params x 2 B (bf16)"),
-                         "QLoRA turns each 4-bit weight back into bf16 just before its matrix multiply."});
+        parts.push_back({ "dequant", "NF4 dequantization buffer", deq,
+            text("largest linear weight ", explain ? formatCount(largest) : "", " params x 2 B (bf16)"),
+            "QLoRA turns each 4-bit weight back into bf16 just before its matrix multiply." });
     }
     return parts;
 }

@@ -12,15 +12,15 @@ struct Builder {
 
     // Names are static text (no allocation: this runs on every slider move).
     void linear(std::string_view weight, std::string_view bias, ParamGroup group, std::string_view module, Count in,
-                Count outDim, bool withBias, Count copies, Count active)
+        Count outDim, bool withBias, Count copies, Count active)
     {
-        out.push_back({weight, group, in, outDim, copies, active, true, module});
+        out.push_back({ weight, group, in, outDim, copies, active, true, module });
         if (withBias)
-            out.push_back({bias, group, 1, outDim, copies, active, false, module});
+            out.push_back({ bias, group, 1, outDim, copies, active, false, module });
     }
     void vector(std::string_view name, ParamGroup group, Count n, Count copies)
     {
-        out.push_back({name, group, 1, n, copies, copies, false, {}});
+        out.push_back({ name, group, 1, n, copies, copies, false, {} });
     }
     void norm(std::string_view weight, std::string_view bias, NormKind kind, Count n, Count copies)
     {
@@ -31,7 +31,8 @@ struct Builder {
     struct MlpNames {
         std::string_view gate, gateBias, up, upBias, down, downBias;
     };
-    void mlp(const MlpNames& n, ParamGroup group, const ModelSpec& m, Count width, bool withBias, Count copies, Count active)
+    void mlp(
+        const MlpNames& n, ParamGroup group, const ModelSpec& m, Count width, bool withBias, Count copies, Count active)
     {
         const Count h = m.hiddenSize;
         if (m.gated())
@@ -50,15 +51,18 @@ void attention(Builder& b, const ModelSpec& m)
         if (a.qLoraRank > 0) {
             b.linear("layers.attn.q_a.weight", {}, ParamGroup::Attention, "q_a", h, a.qLoraRank, false, L, L);
             b.norm("layers.attn.q_a_norm.weight", {}, NormKind::RmsNorm, a.qLoraRank, L);
-            b.linear("layers.attn.q_b.weight", {}, ParamGroup::Attention, "q_b", a.qLoraRank, m.numHeads * qHead, false, L, L);
+            b.linear("layers.attn.q_b.weight", {}, ParamGroup::Attention, "q_b", a.qLoraRank, m.numHeads * qHead, false,
+                L, L);
         } else {
             b.linear("layers.attn.q.weight", {}, ParamGroup::Attention, "q", h, m.numHeads * qHead, false, L, L);
         }
-        b.linear("layers.attn.kv_a.weight", {}, ParamGroup::Attention, "kv_a", h, a.kvLoraRank + a.qkRopeHeadDim, false, L, L);
+        b.linear("layers.attn.kv_a.weight", {}, ParamGroup::Attention, "kv_a", h, a.kvLoraRank + a.qkRopeHeadDim, false,
+            L, L);
         b.norm("layers.attn.kv_a_norm.weight", {}, NormKind::RmsNorm, a.kvLoraRank, L);
         b.linear("layers.attn.kv_b.weight", {}, ParamGroup::Attention, "kv_b", a.kvLoraRank,
-                 m.numHeads * (a.qkNopeHeadDim + a.vHeadDim), false, L, L);
-        b.linear("layers.attn.o.weight", "layers.attn.o.bias", ParamGroup::Attention, "o", m.numHeads * a.vHeadDim, h, m.bias, L, L);
+            m.numHeads * (a.qkNopeHeadDim + a.vHeadDim), false, L, L);
+        b.linear("layers.attn.o.weight", "layers.attn.o.bias", ParamGroup::Attention, "o", m.numHeads * a.vHeadDim, h,
+            m.bias, L, L);
         return;
     }
     const bool qkvBias = m.bias || m.qkvBias;
@@ -78,12 +82,12 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
 {
     std::vector<ParamTensor> out;
     out.reserve(40); // the most a model has: one allocation per estimate
-    Builder b{out};
+    Builder b { out };
     const Count h = m.hiddenSize, L = m.numLayers;
 
-    out.push_back({"embed.weight", ParamGroup::Embedding, m.vocabSize, h, 1, 1, false, "embed"});
+    out.push_back({ "embed.weight", ParamGroup::Embedding, m.vocabSize, h, 1, 1, false, "embed" });
     if (m.position == PositionKind::Learned)
-        out.push_back({"position.weight", ParamGroup::Position, m.maxPositionEmbeddings, h, 1, 1, false, {}});
+        out.push_back({ "position.weight", ParamGroup::Position, m.maxPositionEmbeddings, h, 1, 1, false, {} });
 
     b.norm("layers.input_norm.weight", "layers.input_norm.bias", m.norm, h, L);
     attention(b, m);
@@ -95,30 +99,40 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
     }
 
     if (m.denseLayers() > 0)
-        b.mlp({"layers.mlp.gate.weight", "layers.mlp.gate.bias", "layers.mlp.up.weight", "layers.mlp.up.bias", "layers.mlp.down.weight", "layers.mlp.down.bias"}, ParamGroup::Mlp, m, m.ffnHiddenSize, m.bias, m.denseLayers(), m.denseLayers());
+        b.mlp({ "layers.mlp.gate.weight", "layers.mlp.gate.bias", "layers.mlp.up.weight", "layers.mlp.up.bias",
+                  "layers.mlp.down.weight", "layers.mlp.down.bias" },
+            ParamGroup::Mlp, m, m.ffnHiddenSize, m.bias, m.denseLayers(), m.denseLayers());
     if (m.moe.enabled()) {
         const Count ml = m.moeLayers();
         b.linear("moe_layers.router.weight", {}, ParamGroup::Router, "router", h, m.moe.numExperts, false, ml, ml);
         if (m.moe.routerBias)
             b.vector("moe_layers.router.expert_bias", ParamGroup::Router, m.moe.numExperts, ml);
-        b.mlp({"moe_layers.experts.gate.weight", {}, "moe_layers.experts.up.weight", {}, "moe_layers.experts.down.weight", {}}, ParamGroup::Expert, m, m.expertWidth(), false, checkedMul(ml, m.moe.numExperts),
-              checkedMul(ml, m.moe.topK));
+        b.mlp({ "moe_layers.experts.gate.weight", {}, "moe_layers.experts.up.weight", {},
+                  "moe_layers.experts.down.weight", {} },
+            ParamGroup::Expert, m, m.expertWidth(), false, checkedMul(ml, m.moe.numExperts),
+            checkedMul(ml, m.moe.topK));
         if (m.moe.sharedExperts > 0)
-            b.mlp({"moe_layers.shared_experts.gate.weight", {}, "moe_layers.shared_experts.up.weight", {}, "moe_layers.shared_experts.down.weight", {}}, ParamGroup::SharedExpert, m, m.sharedExpertWidth(), false,
-                  checkedMul(ml, m.moe.sharedExperts), checkedMul(ml, m.moe.sharedExperts));
+            b.mlp({ "moe_layers.shared_experts.gate.weight", {}, "moe_layers.shared_experts.up.weight", {},
+                      "moe_layers.shared_experts.down.weight", {} },
+                ParamGroup::SharedExpert, m, m.sharedExpertWidth(), false, checkedMul(ml, m.moe.sharedExperts),
+                checkedMul(ml, m.moe.sharedExperts));
         // Qwen2-MoE scales the shared expert by sigmoid(shared_expert_gate(x)), a Linear(hidden, 1, bias=False)
         // per MoE layer (transformers models/qwen2_moe/modeling_qwen2_moe.py, Qwen2MoeSparseMoeBlock).
         if (m.moe.sharedExpertGate)
-            b.linear("moe_layers.shared_expert_gate.weight", {}, ParamGroup::Router, "shared_expert_gate", h, 1, false, ml, ml);
+            b.linear("moe_layers.shared_expert_gate.weight", {}, ParamGroup::Router, "shared_expert_gate", h, 1, false,
+                ml, ml);
     }
 
     b.norm("final_norm.weight", "final_norm.bias", m.norm, h, 1);
     if (!m.tiedEmbeddings)
-        out.push_back({"lm_head.weight", ParamGroup::Head, h, m.vocabSize, 1, 1, true, "lm_head"});
+        out.push_back({ "lm_head.weight", ParamGroup::Head, h, m.vocabSize, 1, 1, true, "lm_head" });
     return out;
 }
 
-ParameterCount countParameters(const ModelSpec& m) { return countParameters(parameterTensors(m), m); }
+ParameterCount countParameters(const ModelSpec& m)
+{
+    return countParameters(parameterTensors(m), m);
+}
 
 ParameterCount countParameters(const std::vector<ParamTensor>& tensors, const ModelSpec& m)
 {

@@ -41,7 +41,8 @@ std::string whyLoses(const PlanCandidate& c, const PlanCandidate& best)
     const double dt = c.time.total() - best.time.total();
     if (dt <= best.time.total() * 1e-9) {
         char buf[96];
-        std::snprintf(buf, sizeof buf, "as fast as #1 with %s at its peak", c.peak < best.peak ? "less memory" : "more memory");
+        std::snprintf(
+            buf, sizeof buf, "as fast as #1 with %s at its peak", c.peak < best.peak ? "less memory" : "more memory");
         return buf;
     }
     struct Part {
@@ -49,17 +50,19 @@ std::string whyLoses(const PlanCandidate& c, const PlanCandidate& best)
         const char* what;
     };
     const Part parts[] = {
-        {c.time.computeS - best.time.computeS, "compute"},
-        {c.time.recomputeS - best.time.recomputeS, "recomputation (checkpointing)"},
-        {c.time.dataParallelS - best.time.dataParallelS, c.zeroStage == 3 ? "ZeRO-3 gathers and reductions" : "data-parallel gradient reduction"},
-        {c.time.tensorParallelS - best.time.tensorParallelS, "tensor-parallel all-reduces"},
-        {c.time.pipelineS - best.time.pipelineS, "pipeline bubble"},
-        {c.time.offloadS - best.time.offloadS, "host offload traffic"},
+        { c.time.computeS - best.time.computeS, "compute" },
+        { c.time.recomputeS - best.time.recomputeS, "recomputation (checkpointing)" },
+        { c.time.dataParallelS - best.time.dataParallelS,
+            c.zeroStage == 3 ? "ZeRO-3 gathers and reductions" : "data-parallel gradient reduction" },
+        { c.time.tensorParallelS - best.time.tensorParallelS, "tensor-parallel all-reduces" },
+        { c.time.pipelineS - best.time.pipelineS, "pipeline bubble" },
+        { c.time.offloadS - best.time.offloadS, "host offload traffic" },
     };
-    const Part& worst = *std::max_element(std::begin(parts), std::end(parts), [](const Part& a, const Part& b) { return a.delta < b.delta; });
+    const Part& worst = *std::max_element(
+        std::begin(parts), std::end(parts), [](const Part& a, const Part& b) { return a.delta < b.delta; });
     char buf[160];
-    std::snprintf(buf, sizeof buf, "%+.0f%% (+%s) vs #1, mostly %s (+%s)", 100.0 * dt / best.time.total(), formatSeconds(dt).c_str(),
-                  worst.what, formatSeconds(worst.delta).c_str());
+    std::snprintf(buf, sizeof buf, "%+.0f%% (+%s) vs #1, mostly %s (+%s)", 100.0 * dt / best.time.total(),
+        formatSeconds(dt).c_str(), worst.what, formatSeconds(worst.delta).c_str());
     return buf;
 }
 
@@ -84,13 +87,13 @@ std::string whyWins(const PlanCandidate& c, Bytes usable)
 
 std::string PlanCandidate::summary() const
 {
-    std::string s = "ZeRO-" + std::to_string(zeroStage) + ", TP " + std::to_string(tensorParallel) +
-                    (tensorParallel > 1 ? sequenceParallel ? " + sequence parallel" : " without sequence parallel" : "") +
-                    ", PP " + std::to_string(pipelineParallel);
+    std::string s = "ZeRO-" + std::to_string(zeroStage) + ", TP " + std::to_string(tensorParallel)
+        + (tensorParallel > 1 ? sequenceParallel ? " + sequence parallel" : " without sequence parallel" : "") + ", PP "
+        + std::to_string(pipelineParallel);
     if (expertParallel > 1)
         s += ", EP " + std::to_string(expertParallel);
-    s += ", micro-batch " + std::to_string(microBatch) + " x " + std::to_string(accumulation) + ", checkpointing " +
-         toString(checkpointing);
+    s += ", micro-batch " + std::to_string(microBatch) + " x " + std::to_string(accumulation) + ", checkpointing "
+        + toString(checkpointing);
     if (offloadParams)
         s += ", offload optimizer + params";
     else if (offloadOptimizer)
@@ -128,14 +131,20 @@ StepTimeParts stepTime(const ModelSpec& m, const RunSpec& r, const Report& rep)
         double bytes = 0;
         switch (par.zeroStage) {
         case 0:
-        case 1: bytes = 2 * share * trainable * gradB; break; // one all-reduce per step (no_sync while accumulating)
-        case 2: bytes = micro * share * trainable * gradB + share * trainable * weightB; break; // reduce-scatter per micro-batch
-        default: bytes = micro * share * (trainable * gradB + 2 * params * weightB); break;       // + gathers in forward and backward
+        case 1:
+            bytes = 2 * share * trainable * gradB;
+            break; // one all-reduce per step (no_sync while accumulating)
+        case 2:
+            bytes = micro * share * trainable * gradB + share * trainable * weightB;
+            break; // reduce-scatter per micro-batch
+        default:
+            bytes = micro * share * (trainable * gradB + 2 * params * weightB);
+            break; // + gathers in forward and backward
         }
         t.dataParallelS = bytes / link;
     }
-    const double actBytes = static_cast<double>(r.microBatchSize) * static_cast<double>(r.sequenceLength) *
-                            static_cast<double>(m.hiddenSize) * bytesPerElement(reg.activations);
+    const double actBytes = static_cast<double>(r.microBatchSize) * static_cast<double>(r.sequenceLength)
+        * static_cast<double>(m.hiddenSize) * bytesPerElement(reg.activations);
     const double layers = std::ceil(static_cast<double>(m.numLayers) / pp);
     if (tp > 1 && link > 0) // Megatron: 2 all-reduces forward, 2 backward per layer
         t.tensorParallelS = micro * layers * 4 * 2 * (tp - 1) / tp * actBytes / link;
@@ -146,8 +155,8 @@ StepTimeParts stepTime(const ModelSpec& m, const RunSpec& r, const Report& rep)
     if (host > 0) {
         const double shard = par.zeroStage >= 1 ? dp : 1;
         if (par.offloadOptimizer) // gradients down, updated 16-bit weights up, and the CPU's update
-            t.offloadS += trainable / shard * (gradB + weightB) / host +
-                          2 * static_cast<double>(rep.hostBytes) / kHostOptimizerBytesPerS;
+            t.offloadS += trainable / shard * (gradB + weightB) / host
+                + 2 * static_cast<double>(rep.hostBytes) / kHostOptimizerBytesPerS;
         if (par.offloadParams) // each micro-batch fetches the shard for forward and backward
             t.offloadS += micro * 2 * params / dp * weightB / host;
     }
@@ -186,10 +195,12 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
     // A rate of 0 (a custom GPU's unknown figure) would make that part of the step free and
     // rank it first: refuse what needs the figure, leave out what it only feeds.
     if (const DType compute = precisionRegime(b).compute; !(b.gpu->peakTflops(compute) > 0))
-        throw InputError("run.gpu", "required to plan: the GPU's TFLOP/s for " + std::string(toString(compute)) +
-                                        " (a custom GPU needs bf16_tflops or a \"base\" catalog GPU)");
+        throw InputError("run.gpu",
+            "required to plan: the GPU's TFLOP/s for " + std::string(toString(compute))
+                + " (a custom GPU needs bf16_tflops or a \"base\" catalog GPU)");
     if (req.gpus > 1 && !(b.gpu->interconnectGBs > 0))
-        throw InputError("run.gpu.interconnect_gbs", "required to plan on more than one GPU: the GPU-to-GPU bandwidth in GB/s");
+        throw InputError(
+            "run.gpu.interconnect_gbs", "required to plan on more than one GPU: the GPU-to-GPU bandwidth in GB/s");
     PlanResult res;
     bool allowOffload = req.allowOffload;
     if (allowOffload && !(b.gpu->hostLinkGBs > 0)) {
@@ -200,11 +211,12 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
     res.globalBatch = req.globalBatch.value_or(
         checkedMul(b.microBatchSize, b.gradientAccumulationSteps, std::max<Count>(1, b.parallelism.dataParallel())));
     if (!(res.globalBatch >= 1 && res.globalBatch <= 10'000'000))
-        throw InputError("--global-batch", "expected sequences per step from 1 to 10000000, got " + std::to_string(res.globalBatch));
+        throw InputError(
+            "--global-batch", "expected sequences per step from 1 to 10000000, got " + std::to_string(res.globalBatch));
 
-    std::vector<Checkpointing> ckpts = {{}, {Checkpointing::Kind::Full, 0}};
+    std::vector<Checkpointing> ckpts = { {}, { Checkpointing::Kind::Full, 0 } };
     if (b.attention == AttentionImpl::Eager) // flash already recomputes what selective would
-        ckpts.insert(ckpts.begin() + 1, {Checkpointing::Kind::Selective, 0});
+        ckpts.insert(ckpts.begin() + 1, { Checkpointing::Kind::Selective, 0 });
 
     std::vector<PlanCandidate> fitting;
     EstimateCache cache;
@@ -212,7 +224,8 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
     for (Count tp = 1; tp <= std::min<Count>(req.gpus, std::max<Count>(1, req.maxTensorParallel)); tp *= 2) {
         if (req.gpus % tp != 0 || m.numHeads % tp != 0 || !(m.numKvHeads % tp == 0 || tp % m.numKvHeads == 0))
             continue;
-        for (Count pp : divisors(req.gpus / tp, req.maxPipelineParallel > 0 ? std::min(req.maxPipelineParallel, m.numLayers) : m.numLayers)) {
+        for (Count pp : divisors(req.gpus / tp,
+                 req.maxPipelineParallel > 0 ? std::min(req.maxPipelineParallel, m.numLayers) : m.numLayers)) {
             const Count dp = req.gpus / (tp * pp);
             if (res.globalBatch % dp != 0)
                 continue;
@@ -238,7 +251,7 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
                             const RunSpec run = applyCandidate(b, c, req.gpus);
                             Report rep;
                             try {
-                                rep = estimate(m, run, EstimateOptions{false}, &cache);
+                                rep = estimate(m, run, EstimateOptions { false }, &cache);
                             } catch (const InputError&) {
                                 break; // this parallel layout is impossible for the model
                             } catch (const SizeOverflow&) {
@@ -263,15 +276,16 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
         }
     }
     if (!anyBatchSplit)
-        throw InputError("--global-batch", "expected a multiple of a data-parallel size of " + std::to_string(req.gpus) +
-                                               " GPUs, got " + std::to_string(res.globalBatch));
+        throw InputError("--global-batch",
+            "expected a multiple of a data-parallel size of " + std::to_string(req.gpus) + " GPUs, got "
+                + std::to_string(res.globalBatch));
     res.fitting = static_cast<Count>(fitting.size());
     const size_t k = std::min(fitting.size(), static_cast<size_t>(std::max(1, req.topK)));
     std::partial_sort(fitting.begin(), fitting.begin() + static_cast<std::ptrdiff_t>(k), fitting.end(),
-                      [](const PlanCandidate& x, const PlanCandidate& y) {
-                          const double tx = x.time.total(), ty = y.time.total();
-                          return tx != ty ? tx < ty : x.peak < y.peak;
-                      });
+        [](const PlanCandidate& x, const PlanCandidate& y) {
+            const double tx = x.time.total(), ty = y.time.total();
+            return tx != ty ? tx < ty : x.peak < y.peak;
+        });
     fitting.resize(k);
     res.top = std::move(fitting);
     const Bytes usable = b.gpu->memoryBytes;
@@ -280,8 +294,8 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
     if (res.fastestUnfit && (!res.top.empty() && res.fastestUnfit->time.total() >= res.top[0].time.total()))
         res.fastestUnfit.reset();
     if (res.fastestUnfit)
-        res.fastestUnfit->why = "would be " + formatSeconds(res.fastestUnfit->time.total()) + " per step but needs " +
-                                formatBytes(res.fastestUnfit->peak) + " at its peak (" + formatBytes(usable) + " per GPU)";
+        res.fastestUnfit->why = "would be " + formatSeconds(res.fastestUnfit->time.total()) + " per step but needs "
+            + formatBytes(res.fastestUnfit->peak) + " at its peak (" + formatBytes(usable) + " per GPU)";
     return res;
 }
 

@@ -5,22 +5,22 @@ namespace vramlab {
 
 PrecisionRegime precisionRegime(const RunSpec& run)
 {
-    PrecisionRegime r{};
+    PrecisionRegime r {};
     switch (run.precision) {
     case Precision::Fp32:
-        r = {DType::Fp32, std::nullopt, DType::Fp32, DType::Fp32, DType::Fp32, DType::Fp32};
+        r = { DType::Fp32, std::nullopt, DType::Fp32, DType::Fp32, DType::Fp32, DType::Fp32 };
         break;
     case Precision::Bf16:
-        r = {DType::Bf16, std::nullopt, DType::Bf16, DType::Bf16, DType::Bf16, DType::Bf16};
+        r = { DType::Bf16, std::nullopt, DType::Bf16, DType::Bf16, DType::Bf16, DType::Bf16 };
         break;
     case Precision::Fp16:
-        r = {DType::Fp16, std::nullopt, DType::Fp16, DType::Fp16, DType::Fp16, DType::Fp16};
+        r = { DType::Fp16, std::nullopt, DType::Fp16, DType::Fp16, DType::Fp16, DType::Fp16 };
         break;
     case Precision::MixedBf16:
-        r = {DType::Bf16, DType::Fp32, DType::Fp32, DType::Fp32, DType::Bf16, DType::Bf16};
+        r = { DType::Bf16, DType::Fp32, DType::Fp32, DType::Fp32, DType::Bf16, DType::Bf16 };
         break;
     case Precision::MixedFp16:
-        r = {DType::Fp16, DType::Fp32, DType::Fp32, DType::Fp32, DType::Fp16, DType::Fp16};
+        r = { DType::Fp16, DType::Fp32, DType::Fp32, DType::Fp32, DType::Fp16, DType::Fp16 };
         break;
     }
     if (run.gradientDtype)

@@ -25,7 +25,8 @@ ModelSpec gpt2Style(const char* name, Count hidden, Count layers, Count heads, C
     return m;
 }
 
-ModelSpec llamaStyle(const char* name, Count vocab, Count hidden, Count layers, Count heads, Count kvHeads, Count ffn, Count ctx)
+ModelSpec llamaStyle(
+    const char* name, Count vocab, Count hidden, Count layers, Count heads, Count kvHeads, Count ffn, Count ctx)
 {
     ModelSpec m;
     m.name = name;
@@ -45,7 +46,7 @@ std::vector<Preset> build()
     std::vector<Preset> p;
     auto add = [&](const char* key, ModelSpec m, Count published, bool exact, const char* source) {
         m.preset = key;
-        p.push_back({key, std::move(m), published, exact, source});
+        p.push_back({ key, std::move(m), published, exact, source });
     };
 
     add("gpt2", gpt2Style("GPT-2 small (124M)", 768, 12, 12, 3072, 1024), 124439808, true,
@@ -73,7 +74,7 @@ std::vector<Preset> build()
     add("mistral-7b", mistral, 7241732096, true, "mistralai/Mistral-7B-v0.1 config.json; 7,241,732,096 parameters");
 
     ModelSpec mixtral = llamaStyle("Mixtral 8x7B", 32000, 4096, 32, 32, 8, 14336, 32768);
-    mixtral.moe = {8, 2, 0, 14336, 0, false};
+    mixtral.moe = { 8, 2, 0, 14336, 0, false };
     add("mixtral-8x7b", mixtral, 46702792704, true,
         "mistralai/Mixtral-8x7B-v0.1 config.json; 46,702,792,704 parameters (12.9B active)");
 
@@ -98,11 +99,12 @@ std::vector<Preset> build()
 
     ModelSpec ds = llamaStyle("DeepSeek-V3 (671B MoE)", 129280, 7168, 61, 128, 128, 18432, 163840);
     ds.attentionType = AttentionType::Mla;
-    ds.mla = {1536, 512, 128, 64, 128};
+    ds.mla = { 1536, 512, 128, 64, 128 };
     ds.headDim = 192; // qk_nope + qk_rope
-    ds.moe = {256, 8, 1, 2048, 3, true};
+    ds.moe = { 256, 8, 1, 2048, 3, true };
     add("deepseek-v3", ds, 671026419200, true,
-        "deepseek-ai/DeepSeek-V3 config.json, main model without the 14B MTP module: 671,026,419,200 parameters (37B active)");
+        "deepseek-ai/DeepSeek-V3 config.json, main model without the 14B MTP module: 671,026,419,200 parameters (37B "
+        "active)");
     return p;
 }
 

@@ -13,14 +13,15 @@ namespace {
 
 /// `bytes` as `count` buffers of equal share (the first ones take the remainder), so the
 /// buffers add up exactly to what the estimate counted.
-void splitInto(std::vector<ProbeBuffer>& out, std::string_view component, const std::string& name, Bytes bytes, Count count)
+void splitInto(
+    std::vector<ProbeBuffer>& out, std::string_view component, const std::string& name, Bytes bytes, Count count)
 {
     if (bytes <= 0 || count <= 0)
         return;
     const Bytes each = bytes / count, extra = bytes % count;
     for (Count i = 0; i < count; ++i) {
         const std::string label = count > 1 ? name + " [" + std::to_string(i) + "]" : name;
-        out.push_back({component, label, each + (i < extra ? 1 : 0)});
+        out.push_back({ component, label, each + (i < extra ? 1 : 0) });
     }
 }
 
@@ -47,14 +48,12 @@ ProbeAllocationPlan probeAllocationPlan(const Scenario& scenario)
         std::string_view key;
         Bytes ModelStateBytes::*bytes;
     };
-    const Part parts[] = {{"weights", &ModelStateBytes::weights},
-                          {"master_weights", &ModelStateBytes::master},
-                          {"gradients", &ModelStateBytes::gradients},
-                          {"optimizer_states", &ModelStateBytes::optimizer}};
+    const Part parts[] = { { "weights", &ModelStateBytes::weights }, { "master_weights", &ModelStateBytes::master },
+        { "gradients", &ModelStateBytes::gradients }, { "optimizer_states", &ModelStateBytes::optimizer } };
     const std::vector<LocalParam> params = localParameters(m, r, slice);
     for (const Part& part : parts) {
         for (const LocalParam& p : params) {
-            const ModelStateBytes s = modelStates({p}, r, false);
+            const ModelStateBytes s = modelStates({ p }, r, false);
             std::string name(p.name);
             if (p.loraPart)
                 name += p.loraPart == 'A' ? ".lora_A" : ".lora_B";
@@ -67,7 +66,7 @@ ProbeAllocationPlan probeAllocationPlan(const Scenario& scenario)
     for (const ActivationTensor& t : rep.activations.tensors)
         for (Count mb = 0; mb < inFlight; ++mb)
             splitInto(out, "activations", inFlight > 1 ? t.name + " (micro-batch " + std::to_string(mb) + ")" : t.name,
-                      t.total(), t.count);
+                t.total(), t.count);
 
     // KV cache: one K and one V buffer per local layer, equal shares of the estimate.
     splitInto(out, "kv_cache", "K/V cache", rep.bytesOf("kv_cache"), checkedMul(2, std::max<Count>(1, slice.layers())));
@@ -82,9 +81,12 @@ ProbeAllocationPlan probeAllocationPlan(const Scenario& scenario)
 std::string_view toString(GemmPass pass)
 {
     switch (pass) {
-    case GemmPass::Forward: return "forward";
-    case GemmPass::BackwardInput: return "backward_input";
-    case GemmPass::BackwardWeight: return "backward_weight";
+    case GemmPass::Forward:
+        return "forward";
+    case GemmPass::BackwardInput:
+        return "backward_input";
+    case GemmPass::BackwardWeight:
+        return "backward_weight";
     }
     return "forward";
 }
@@ -108,16 +110,17 @@ GemmPlan probeGemmPlan(const Scenario& scenario, const Report& rep)
         if (layers <= 0 || rows <= 0 || outWidth <= 0 || inWidth <= 0)
             return;
         const Count perStep = checkedMul(layers, steps);
-        plan.shapes.push_back({layer, GemmPass::Forward, rows, outWidth, inWidth, perStep});
+        plan.shapes.push_back({ layer, GemmPass::Forward, rows, outWidth, inWidth, perStep });
         if (!training)
             return;
-        plan.shapes.push_back({layer, GemmPass::BackwardInput, rows, inWidth, outWidth, perStep});
+        plan.shapes.push_back({ layer, GemmPass::BackwardInput, rows, inWidth, outWidth, perStep });
         if (weightGrads)
-            plan.shapes.push_back({layer, GemmPass::BackwardWeight, inWidth, outWidth, rows, perStep});
+            plan.shapes.push_back({ layer, GemmPass::BackwardWeight, inWidth, outWidth, rows, perStep });
     };
 
     if (m.attentionType == AttentionType::Mha) {
-        const Count kvWidth = std::max<Count>(1, m.numKvHeads / tp) * m.headDim; // K/V heads replicate past tp = kv heads
+        const Count kvWidth
+            = std::max<Count>(1, m.numKvHeads / tp) * m.headDim; // K/V heads replicate past tp = kv heads
         add("qkv", tokens, m.qWidth() / tp + 2 * kvWidth, m.hiddenSize, slice.layers());
         add("attention_out", tokens, m.hiddenSize, m.qWidth() / tp, slice.layers());
     } else {
@@ -130,7 +133,8 @@ GemmPlan probeGemmPlan(const Scenario& scenario, const Report& rep)
         add("expert_up", routed, gated * width, m.hiddenSize, slice.moeLayers);
         add("expert_down", routed, m.hiddenSize, width, slice.moeLayers);
         const Count sharedWidth = ceilDiv(m.sharedExpertWidth(), tp);
-        add("shared_expert_up", tokens, checkedMul(gated * sharedWidth, m.moe.sharedExperts), m.hiddenSize, slice.moeLayers);
+        add("shared_expert_up", tokens, checkedMul(gated * sharedWidth, m.moe.sharedExperts), m.hiddenSize,
+            slice.moeLayers);
         add("shared_expert_down", tokens, m.hiddenSize, checkedMul(sharedWidth, m.moe.sharedExperts), slice.moeLayers);
         plan.notes.push_back("routed experts timed as one GEMM over tokens x top_k rows (grouped GEMM)");
     }

@@ -9,19 +9,18 @@
 
 namespace vramlab {
 
-using nlohmann::json;
 using detail::JsonObjectReader;
+using nlohmann::json;
 
 namespace {
 
-constexpr Count kMaxBytes = Count(1) << 60;  // 1 EiB: far above any device
+constexpr Count kMaxBytes = Count(1) << 60; // 1 EiB: far above any device
 constexpr Count kMaxCount = Count(1) << 50;
 constexpr int kMaxInt = std::numeric_limits<int>::max();
-constexpr double kMaxRate = 1e9;             // TFLOP/s, GB/s, ms, s: any finite measurement is below
+constexpr double kMaxRate = 1e9; // TFLOP/s, GB/s, ms, s: any finite measurement is below
 
 /// Required keys: the reader's optional<> made mandatory with the same error style.
-template <typename T>
-T need(JsonObjectReader& r, const std::string& key, std::optional<T> value, const char* what)
+template <typename T> T need(JsonObjectReader& r, const std::string& key, std::optional<T> value, const char* what)
 {
     if (!value)
         throw InputError(r.keyPath(key), std::string("expected ") + what + ", got nothing");
@@ -43,7 +42,10 @@ std::string needString(JsonObjectReader& r, const std::string& key)
 {
     return need(r, key, r.string(key), "a string");
 }
-bool needBool(JsonObjectReader& r, const std::string& key) { return need(r, key, r.boolean(key), "true or false"); }
+bool needBool(JsonObjectReader& r, const std::string& key)
+{
+    return need(r, key, r.boolean(key), "true or false");
+}
 /// One of the names in `choices`, e.g. {"info", "fit", "bench"}.
 std::string needChoice(JsonObjectReader& r, const std::string& key, std::initializer_list<const char*> choices)
 {
@@ -90,8 +92,8 @@ ProbeDevice readDevice(const json& v, const std::string& path)
     d.totalBytes = needCount(r, "total_bytes", kMaxBytes);
     d.freeBytes = needCount(r, "free_bytes", kMaxBytes);
     if (d.freeBytes > d.totalBytes)
-        throw InputError(r.keyPath("free_bytes"), "expected at most total_bytes (" + formatCount(d.totalBytes) + "), got " +
-                                                      formatCount(d.freeBytes));
+        throw InputError(r.keyPath("free_bytes"),
+            "expected at most total_bytes (" + formatCount(d.totalBytes) + "), got " + formatCount(d.freeBytes));
     d.mig = needBool(r, "mig");
     d.catalogGpu = needString(r, "catalog_gpu");
     return d;
@@ -120,8 +122,9 @@ ProbeFit readFit(const json& v, const std::string& path)
         out.buffers = needCount(cr, "buffers");
         out.allocatedBuffers = needCount(cr, "allocated_buffers");
         if (out.allocatedBuffers > out.buffers)
-            throw InputError(cr.keyPath("allocated_buffers"), "expected at most buffers (" + formatCount(out.buffers) +
-                                                                  "), got " + formatCount(out.allocatedBuffers));
+            throw InputError(cr.keyPath("allocated_buffers"),
+                "expected at most buffers (" + formatCount(out.buffers) + "), got "
+                    + formatCount(out.allocatedBuffers));
         return out;
     });
     return f;
@@ -131,14 +134,14 @@ ProbeBench readBench(const json& v, const std::string& path)
 {
     JsonObjectReader r(v, path);
     ProbeBench b;
-    b.dtype = needChoice(r, "dtype", {"fp32", "tf32", "bf16", "fp16", "fp8"});
+    b.dtype = needChoice(r, "dtype", { "fp32", "tf32", "bf16", "fp16", "fp8" });
     b.peakTflops = needNumber(r, "peak_tflops");
     b.gemmError = needString(r, "gemm_error");
     b.gemms = readArray<ProbeGemm>(r, "gemms", [](const json& g, const std::string& p) {
         JsonObjectReader gr(g, p);
         ProbeGemm out;
         out.layer = needString(gr, "layer");
-        out.pass = needChoice(gr, "pass", {"forward", "backward_input", "backward_weight"});
+        out.pass = needChoice(gr, "pass", { "forward", "backward_input", "backward_weight" });
         out.m = needCount(gr, "m");
         out.n = needCount(gr, "n");
         out.k = needCount(gr, "k");
@@ -154,11 +157,14 @@ ProbeBench readBench(const json& v, const std::string& path)
     b.copyBytes = needCount(r, "copy_bytes", kMaxBytes);
     b.copyGBs = needNumber(r, "copy_gbs");
     b.catalogBandwidthGBs = needNumber(r, "catalog_bandwidth_gbs");
-    b.notes = readArray<std::string>(r, "notes", [](const json& s, const std::string& p) {
-        if (!s.is_string())
-            throw InputError(p, "expected a string, got " + JsonObjectReader::describe(s));
-        return s.get<std::string>();
-    }, false);
+    b.notes = readArray<std::string>(
+        r, "notes",
+        [](const json& s, const std::string& p) {
+            if (!s.is_string())
+                throw InputError(p, "expected a string, got " + JsonObjectReader::describe(s));
+            return s.get<std::string>();
+        },
+        false);
     return b;
 }
 
@@ -167,57 +173,38 @@ ProbeBench readBench(const json& v, const std::string& path)
 json probeReportToJson(const ProbeReport& rep)
 {
     const ProbeDevice& d = rep.device;
-    json doc = {{"probe_report", kProbeReportVersion}, {"command", rep.command}, {"probe_version", rep.probeVersion}};
+    json doc = { { "probe_report", kProbeReportVersion }, { "command", rep.command },
+        { "probe_version", rep.probeVersion } };
     if (!rep.scenario.empty())
         doc["scenario"] = rep.scenario;
-    doc["device"] = {{"name", d.name},
-                     {"driver_version", d.driverVersion},
-                     {"runtime_version", d.runtimeVersion},
-                     {"cc_major", d.ccMajor},
-                     {"cc_minor", d.ccMinor},
-                     {"sms", d.sms},
-                     {"sm_clock_mhz", d.smClockMHz},
-                     {"memory_clock_mhz", d.memoryClockMHz},
-                     {"memory_bus_bits", d.memoryBusBits},
-                     {"total_bytes", d.totalBytes},
-                     {"free_bytes", d.freeBytes},
-                     {"mig", d.mig},
-                     {"catalog_gpu", d.catalogGpu}};
+    doc["device"] = { { "name", d.name }, { "driver_version", d.driverVersion },
+        { "runtime_version", d.runtimeVersion }, { "cc_major", d.ccMajor }, { "cc_minor", d.ccMinor }, { "sms", d.sms },
+        { "sm_clock_mhz", d.smClockMHz }, { "memory_clock_mhz", d.memoryClockMHz },
+        { "memory_bus_bits", d.memoryBusBits }, { "total_bytes", d.totalBytes }, { "free_bytes", d.freeBytes },
+        { "mig", d.mig }, { "catalog_gpu", d.catalogGpu } };
     if (rep.fit) {
         const ProbeFit& f = *rep.fit;
         json comps = json::array();
         for (const ProbeFitComponent& c : f.components)
-            comps.push_back({{"key", c.key},
-                             {"label", c.label},
-                             {"predicted_bytes", c.predictedBytes},
-                             {"requested_bytes", c.requestedBytes},
-                             {"measured_bytes", c.measuredBytes},
-                             {"buffers", c.buffers},
-                             {"allocated_buffers", c.allocatedBuffers}});
-        doc["fit"] = {{"context_bytes", f.contextBytes},   {"granularity_bytes", f.granularityBytes},
-                      {"safety_margin_bytes", f.safetyMarginBytes}, {"free_before_bytes", f.freeBeforeBytes},
-                      {"oom_test", f.oomTest},             {"fits", f.fits},
-                      {"predicted_fits", f.predictedFits}, {"stopped_at", f.stoppedAt},
-                      {"components", comps}};
+            comps.push_back({ { "key", c.key }, { "label", c.label }, { "predicted_bytes", c.predictedBytes },
+                { "requested_bytes", c.requestedBytes }, { "measured_bytes", c.measuredBytes },
+                { "buffers", c.buffers }, { "allocated_buffers", c.allocatedBuffers } });
+        doc["fit"] = { { "context_bytes", f.contextBytes }, { "granularity_bytes", f.granularityBytes },
+            { "safety_margin_bytes", f.safetyMarginBytes }, { "free_before_bytes", f.freeBeforeBytes },
+            { "oom_test", f.oomTest }, { "fits", f.fits }, { "predicted_fits", f.predictedFits },
+            { "stopped_at", f.stoppedAt }, { "components", comps } };
     }
     if (rep.bench) {
         const ProbeBench& b = *rep.bench;
         json gemms = json::array();
         for (const ProbeGemm& g : b.gemms)
-            gemms.push_back({{"layer", g.layer}, {"pass", g.pass}, {"m", g.m}, {"n", g.n}, {"k", g.k},
-                             {"per_step", g.perStep}, {"ms", g.ms}, {"tflops", g.tflops}});
-        doc["bench"] = {{"dtype", b.dtype},
-                        {"peak_tflops", b.peakTflops},
-                        {"gemm_error", b.gemmError},
-                        {"gemms", gemms},
-                        {"gemm_step_time_s", b.gemmStepTimeS},
-                        {"predicted_step_time_s", b.predictedStepTimeS},
-                        {"assumed_mfu", b.assumedMfu},
-                        {"mfu_ceiling", b.mfuCeiling},
-                        {"copy_bytes", b.copyBytes},
-                        {"copy_gbs", b.copyGBs},
-                        {"catalog_bandwidth_gbs", b.catalogBandwidthGBs},
-                        {"notes", b.notes}};
+            gemms.push_back({ { "layer", g.layer }, { "pass", g.pass }, { "m", g.m }, { "n", g.n }, { "k", g.k },
+                { "per_step", g.perStep }, { "ms", g.ms }, { "tflops", g.tflops } });
+        doc["bench"] = { { "dtype", b.dtype }, { "peak_tflops", b.peakTflops }, { "gemm_error", b.gemmError },
+            { "gemms", gemms }, { "gemm_step_time_s", b.gemmStepTimeS },
+            { "predicted_step_time_s", b.predictedStepTimeS }, { "assumed_mfu", b.assumedMfu },
+            { "mfu_ceiling", b.mfuCeiling }, { "copy_bytes", b.copyBytes }, { "copy_gbs", b.copyGBs },
+            { "catalog_bandwidth_gbs", b.catalogBandwidthGBs }, { "notes", b.notes } };
     }
     return doc;
 }
@@ -228,7 +215,7 @@ ProbeReport readProbeReport(const json& doc, const std::string& file)
         JsonObjectReader r(doc, "");
         need(r, "probe_report", r.integer("probe_report", 1, kProbeReportVersion), "the report version 1");
         ProbeReport rep;
-        rep.command = needChoice(r, "command", {"info", "fit", "bench"});
+        rep.command = needChoice(r, "command", { "info", "fit", "bench" });
         rep.probeVersion = needString(r, "probe_version");
         rep.scenario = r.string("scenario").value_or("");
         if (!r.has("device"))
@@ -255,7 +242,7 @@ ProbeReport loadProbeReportFile(const std::string& path)
 
 json probeProgressToJson(const ProbeProgress& p)
 {
-    return {{"progress", {{"phase", p.phase}, {"done", p.done}, {"total", p.total}}}};
+    return { { "progress", { { "phase", p.phase }, { "done", p.done }, { "total", p.total } } } };
 }
 
 std::optional<ProbeProgress> readProbeProgress(const json& doc)

@@ -9,15 +9,19 @@ namespace {
 
 json componentJson(const Component& c)
 {
-    return {{"key", c.key}, {"label", c.label}, {"bytes", c.bytes}, {"formula", c.formula}, {"explanation", c.explanation}};
+    return { { "key", c.key }, { "label", c.label }, { "bytes", c.bytes }, { "formula", c.formula },
+        { "explanation", c.explanation } };
 }
 
 const char* scopeName(ActivationScope s)
 {
     switch (s) {
-    case ActivationScope::Layer: return "layer";
-    case ActivationScope::Embedding: return "embedding";
-    case ActivationScope::Head: return "head";
+    case ActivationScope::Layer:
+        return "layer";
+    case ActivationScope::Embedding:
+        return "embedding";
+    case ActivationScope::Head:
+        return "head";
     }
     return "?";
 }
@@ -27,7 +31,8 @@ const char* scopeName(ActivationScope s)
 nlohmann::ordered_json reportToJson(const Report& r)
 {
     json perGpu = json::object();
-    for (const char* key : {"weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead"})
+    for (const char* key :
+        { "weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead" })
         perGpu[key] = r.bytesOf(key);
     perGpu["total"] = r.total;
 
@@ -37,44 +42,49 @@ nlohmann::ordered_json reportToJson(const Report& r)
     for (const Component& c : r.overheadParts)
         overheads.push_back(componentJson(c));
     for (const ActivationTensor& t : r.activations.tensors)
-        tensors.push_back({{"name", t.name}, {"module", t.module}, {"scope", scopeName(t.scope)}, {"bytes_each", t.bytesEach},
-                           {"count", t.count}, {"bytes", t.total()}, {"shape", t.shapeText()}});
+        tensors.push_back({ { "name", t.name }, { "module", t.module }, { "scope", scopeName(t.scope) },
+            { "bytes_each", t.bytesEach }, { "count", t.count }, { "bytes", t.total() }, { "shape", t.shapeText() } });
 
     const FlopsEstimate& f = r.flops;
     json out = {
-        {"format", "vramlab.report"},
-        {"version", 1},
-        {"scenario", r.scenarioName},
-        {"params", {{"total", r.params.total}, {"trainable", r.trainableParams}, {"active", r.params.active},
-                    {"embedding", r.params.embedding}, {"lora", r.loraParams}}},
-        {"per_gpu_bytes", perGpu},
-        {"peak_bytes", r.peak},
-        {"peak_where", r.peakWhere},
-        {"peak_phase", r.stepInputs.training ? std::string(toString(r.peakEvent.phase)) : std::string("inference")},
-        {"peak_layer", r.peakEvent.layer >= 0 ? json(r.peakEvent.layer + 1) : json(nullptr)},             // 1-based, of the stage
-        {"peak_micro_batch", r.peakEvent.microBatch >= 0 ? json(r.peakEvent.microBatch + 1) : json(nullptr)},
-        {"flops", {{"per_step", f.perStep}, {"per_token", f.perToken}, {"hardware_per_step", f.hardwarePerStep},
-                   {"forward_per_token", f.forwardPerToken}, {"attention_per_token", f.attentionPerToken},
-                   {"tokens_per_step", f.tokensPerStep}, {"formula", f.formula}}},
-        {"time", {{"peak_tflops", f.peakTflops}, {"mfu", f.mfu}, {"step_seconds", f.stepTimeS}, {"tokens_per_second", f.tokensPerS}}},
-        {"fits", r.hasVerdict ? json(r.fits) : json(nullptr)}, // no GPU, no verdict
-        {"usable_bytes", r.hasVerdict ? json(r.usableBytes) : json(nullptr)},
-        {"stage", r.stage},
-        {"micro_batches_in_flight", r.microBatchesInFlight},
-        {"host_bytes", r.hostBytes},
-        {"host_formula", r.hostFormula},
-        {"recompute_bytes", r.activations.recomputeBytes},
-        {"components", components},
-        {"overhead_parts", overheads},
-        {"activation_tensors", tensors},
-        {"warnings", r.warnings},
+        { "format", "vramlab.report" },
+        { "version", 1 },
+        { "scenario", r.scenarioName },
+        { "params",
+            { { "total", r.params.total }, { "trainable", r.trainableParams }, { "active", r.params.active },
+                { "embedding", r.params.embedding }, { "lora", r.loraParams } } },
+        { "per_gpu_bytes", perGpu },
+        { "peak_bytes", r.peak },
+        { "peak_where", r.peakWhere },
+        { "peak_phase", r.stepInputs.training ? std::string(toString(r.peakEvent.phase)) : std::string("inference") },
+        { "peak_layer", r.peakEvent.layer >= 0 ? json(r.peakEvent.layer + 1) : json(nullptr) }, // 1-based, of the stage
+        { "peak_micro_batch", r.peakEvent.microBatch >= 0 ? json(r.peakEvent.microBatch + 1) : json(nullptr) },
+        { "flops",
+            { { "per_step", f.perStep }, { "per_token", f.perToken }, { "hardware_per_step", f.hardwarePerStep },
+                { "forward_per_token", f.forwardPerToken }, { "attention_per_token", f.attentionPerToken },
+                { "tokens_per_step", f.tokensPerStep }, { "formula", f.formula } } },
+        { "time",
+            { { "peak_tflops", f.peakTflops }, { "mfu", f.mfu }, { "step_seconds", f.stepTimeS },
+                { "tokens_per_second", f.tokensPerS } } },
+        { "fits", r.hasVerdict ? json(r.fits) : json(nullptr) }, // no GPU, no verdict
+        { "usable_bytes", r.hasVerdict ? json(r.usableBytes) : json(nullptr) },
+        { "stage", r.stage },
+        { "micro_batches_in_flight", r.microBatchesInFlight },
+        { "host_bytes", r.hostBytes },
+        { "host_formula", r.hostFormula },
+        { "recompute_bytes", r.activations.recomputeBytes },
+        { "components", components },
+        { "overhead_parts", overheads },
+        { "activation_tensors", tensors },
+        { "warnings", r.warnings },
     };
     if (r.gpu)
-        out["gpu"] = {{"name", r.gpu->name}, {"display_name", r.gpu->displayName}, {"memory_bytes", r.gpu->memoryBytes}};
+        out["gpu"] = { { "name", r.gpu->name }, { "display_name", r.gpu->displayName },
+            { "memory_bytes", r.gpu->memoryBytes } };
     if (r.stepInputs.training && r.stepInputs.lastStage) // the loss as the framework computes it
-        out["loss"] = {{"source", r.activations.lossSource}, {"framework", r.activations.lossFramework},
-                       {"forward_bytes", r.activations.lossForwardBytes}, {"backward_bytes", r.activations.lossBackwardBytes},
-                       {"held_bytes", r.activations.lossHeldBytes}};
+        out["loss"] = { { "source", r.activations.lossSource }, { "framework", r.activations.lossFramework },
+            { "forward_bytes", r.activations.lossForwardBytes }, { "backward_bytes", r.activations.lossBackwardBytes },
+            { "held_bytes", r.activations.lossHeldBytes } };
     return out;
 }
 
@@ -85,14 +95,15 @@ nlohmann::ordered_json timelineToJson(const StepTimeline& t, const StepInputs& i
         json bytes = json::object();
         for (int c = 0; c < kTimelineCategories; ++c)
             bytes[std::string(timelineCategoryKey(static_cast<TimelineCategory>(c)))] = e.bytes[static_cast<size_t>(c)];
-        json ev = {{"phase", toString(e.phase)}, {"micro_batch", e.microBatch}, {"layer", e.layer}, {"what", e.what}};
+        json ev = { { "phase", toString(e.phase) }, { "micro_batch", e.microBatch }, { "layer", e.layer },
+            { "what", e.what } };
         ev["bytes"] = std::move(bytes);
         ev["total"] = e.total();
         events.push_back(std::move(ev));
     }
-    return {{"format", "vramlab.timeline"}, {"version", 1}, {"step", t.step}, {"peak_bytes", t.peak},
-            {"peak_where", t.peakWhere(in)}, {"layers", in.layers}, {"micro_batches", in.microBatches},
-            {"simulated_micro_batches", t.simulatedMicroBatches}, {"events", std::move(events)}};
+    return { { "format", "vramlab.timeline" }, { "version", 1 }, { "step", t.step }, { "peak_bytes", t.peak },
+        { "peak_where", t.peakWhere(in) }, { "layers", in.layers }, { "micro_batches", in.microBatches },
+        { "simulated_micro_batches", t.simulatedMicroBatches }, { "events", std::move(events) } };
 }
 
 namespace {
@@ -100,23 +111,16 @@ namespace {
 json candidateToJson(const PlanCandidate& c)
 {
     const StepTimeParts& t = c.time;
-    return {{"zero_stage", c.zeroStage},
-            {"tensor_parallel", c.tensorParallel},
-            {"pipeline_parallel", c.pipelineParallel},
-            {"expert_parallel", c.expertParallel},
-            {"sequence_parallel", c.sequenceParallel},
-            {"micro_batch_size", c.microBatch},
-            {"gradient_accumulation_steps", c.accumulation},
-            {"checkpointing", toString(c.checkpointing)},
-            {"offload_optimizer", c.offloadOptimizer},
-            {"offload_params", c.offloadParams},
-            {"peak_bytes", c.peak},
-            {"fits", c.fits},
-            {"step_seconds", t.total()},
-            {"tokens_per_second", c.tokensPerS},
-            {"seconds", {{"compute", t.computeS}, {"recompute", t.recomputeS}, {"data_parallel", t.dataParallelS},
-                         {"tensor_parallel", t.tensorParallelS}, {"pipeline", t.pipelineS}, {"offload", t.offloadS}}},
-            {"why", c.why}};
+    return { { "zero_stage", c.zeroStage }, { "tensor_parallel", c.tensorParallel },
+        { "pipeline_parallel", c.pipelineParallel }, { "expert_parallel", c.expertParallel },
+        { "sequence_parallel", c.sequenceParallel }, { "micro_batch_size", c.microBatch },
+        { "gradient_accumulation_steps", c.accumulation }, { "checkpointing", toString(c.checkpointing) },
+        { "offload_optimizer", c.offloadOptimizer }, { "offload_params", c.offloadParams }, { "peak_bytes", c.peak },
+        { "fits", c.fits }, { "step_seconds", t.total() }, { "tokens_per_second", c.tokensPerS },
+        { "seconds",
+            { { "compute", t.computeS }, { "recompute", t.recomputeS }, { "data_parallel", t.dataParallelS },
+                { "tensor_parallel", t.tensorParallelS }, { "pipeline", t.pipelineS }, { "offload", t.offloadS } } },
+        { "why", c.why } };
 }
 
 } // namespace
@@ -126,8 +130,8 @@ nlohmann::ordered_json planToJson(const PlanResult& p)
     json top = json::array();
     for (const PlanCandidate& c : p.top)
         top.push_back(candidateToJson(c));
-    json j = {{"format", "vramlab.plan"}, {"version", 1}, {"gpus", p.gpus}, {"global_batch", p.globalBatch},
-              {"evaluated", p.evaluated}, {"fitting", p.fitting}, {"notes", p.notes}, {"top", std::move(top)}};
+    json j = { { "format", "vramlab.plan" }, { "version", 1 }, { "gpus", p.gpus }, { "global_batch", p.globalBatch },
+        { "evaluated", p.evaluated }, { "fitting", p.fitting }, { "notes", p.notes }, { "top", std::move(top) } };
     j["fastest_unfit"] = p.fastestUnfit ? candidateToJson(*p.fastestUnfit) : json(nullptr);
     return j;
 }

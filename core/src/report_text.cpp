@@ -11,7 +11,8 @@ namespace vramlab {
 
 namespace {
 
-constexpr const char* kKeys[] = {"weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead"};
+constexpr const char* kKeys[]
+    = { "weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead" };
 
 std::string share(const Report& r, Bytes b)
 {
@@ -52,38 +53,41 @@ std::string breakdownCsv(const Report& r)
     out << "key,component,bytes,gib,share_percent,formula\n";
     for (const char* key : kKeys)
         if (const Component* c = r.component(key))
-            out << key << ',' << csvField(c->label) << ',' << c->bytes << ',' << gib(c->bytes) << ',' << share(r, c->bytes)
-                << ',' << csvField(c->formula) << '\n';
+            out << key << ',' << csvField(c->label) << ',' << c->bytes << ',' << gib(c->bytes) << ','
+                << share(r, c->bytes) << ',' << csvField(c->formula) << '\n';
     out << "total,Total," << r.total << ',' << gib(r.total) << ",100.0,\n";
-    out << "peak,Peak," << r.peak << ',' << gib(r.peak) << ',' << share(r, r.peak) << ',' << csvField(r.peakWhere) << '\n';
+    out << "peak,Peak," << r.peak << ',' << gib(r.peak) << ',' << share(r, r.peak) << ',' << csvField(r.peakWhere)
+        << '\n';
     return out.str();
 }
 
 ReportCell verdictCell(const Report& r)
 {
     if (!r.gpu)
-        return {"", "Peak " + formatBytes(r.peak) + " per GPU (no GPU chosen).", "", false};
+        return { "", "Peak " + formatBytes(r.peak) + " per GPU (no GPU chosen).", "", false };
     const Bytes room = r.usableBytes - r.peak;
     ReportCell c;
     c.user = r.gpu->displayName;
-    c.text = " (" + formatBytes(r.usableBytes) + "): peak " + formatBytes(r.peak) + ", " + formatBytes(room < 0 ? -room : room) +
-             (room < 0 ? " over." : " free.");
+    c.text = " (" + formatBytes(r.usableBytes) + "): peak " + formatBytes(r.peak) + ", "
+        + formatBytes(room < 0 ? -room : room) + (room < 0 ? " over." : " free.");
     return c;
 }
 
 ReportTable breakdownTable(const Report& r)
 {
     ReportTable t;
-    t.header = {"Component", "Size", "Bytes", "Share", "Formula"};
-    t.numeric = {false, true, true, true, false};
-    auto cell = [](std::string text, bool strong = false) { return ReportCell{"", std::move(text), "", strong}; };
+    t.header = { "Component", "Size", "Bytes", "Share", "Formula" };
+    t.numeric = { false, true, true, true, false };
+    auto cell = [](std::string text, bool strong = false) { return ReportCell { "", std::move(text), "", strong }; };
     for (const char* key : kKeys)
         if (const Component* c = r.component(key))
-            t.rows.push_back({cell(std::string(c->label)), cell(formatBytes(c->bytes)), cell(formatCount(c->bytes)),
-                              cell(share(r, c->bytes) + "%"), cell(c->formula)});
-    t.rows.push_back({cell("Total", true), cell(formatBytes(r.total), true), cell(formatCount(r.total), true), cell("100%"), cell("")});
+            t.rows.push_back({ cell(std::string(c->label)), cell(formatBytes(c->bytes)), cell(formatCount(c->bytes)),
+                cell(share(r, c->bytes) + "%"), cell(c->formula) });
+    t.rows.push_back({ cell("Total", true), cell(formatBytes(r.total), true), cell(formatCount(r.total), true),
+        cell("100%"), cell("") });
     if (r.peak != r.total)
-        t.rows.push_back({cell("Peak"), cell(formatBytes(r.peak)), cell(formatCount(r.peak)), cell(share(r, r.peak) + "%"), cell(r.peakWhere)});
+        t.rows.push_back({ cell("Peak"), cell(formatBytes(r.peak)), cell(formatCount(r.peak)),
+            cell(share(r, r.peak) + "%"), cell(r.peakWhere) });
     return t;
 }
 
@@ -93,25 +97,27 @@ ReportTable settingsTable(const Scenario& sc)
     const RunSpec& r = sc.run;
     const Parallelism& p = r.parallelism;
     ReportTable t;
-    t.header = {"Setting", "Value"};
-    t.numeric = {false, false};
+    t.header = { "Setting", "Value" };
+    t.numeric = { false, false };
     auto row = [&](std::string setting, std::string value) {
-        t.rows.push_back({ReportCell{"", std::move(setting), "", false}, ReportCell{"", std::move(value), "", false}});
+        t.rows.push_back(
+            { ReportCell { "", std::move(setting), "", false }, ReportCell { "", std::move(value), "", false } });
     };
-    t.rows.push_back({ReportCell{"", "Model", "", false}, ReportCell{m.name, "", m.preset, false}});
+    t.rows.push_back({ ReportCell { "", "Model", "", false }, ReportCell { m.name, "", m.preset, false } });
     row("Parameters", formatCount(countParameters(m).total));
     std::ostringstream v;
-    v << m.numLayers << " layers, hidden " << m.hiddenSize << ", " << m.numHeads << " heads (" << m.numKvHeads << " KV), head_dim "
-      << m.headDim << ", FFN " << m.ffnHiddenSize << ", vocabulary " << m.vocabSize;
+    v << m.numLayers << " layers, hidden " << m.hiddenSize << ", " << m.numHeads << " heads (" << m.numKvHeads
+      << " KV), head_dim " << m.headDim << ", FFN " << m.ffnHiddenSize << ", vocabulary " << m.vocabSize;
     row("Shapes", v.str());
     std::string mode(toString(r.mode));
     if (r.mode == Mode::Training)
-        mode += ", " + std::string(toString(r.finetune.method)) +
-                (r.finetune.method != FinetuneMethod::Full ? " rank " + std::to_string(r.finetune.rank) : "");
+        mode += ", " + std::string(toString(r.finetune.method))
+            + (r.finetune.method != FinetuneMethod::Full ? " rank " + std::to_string(r.finetune.rank) : "");
     row("Mode", mode);
     v.str("");
     if (r.mode == Mode::Training) {
-        v << "sequence " << r.sequenceLength << " x micro-batch " << r.microBatchSize << " x accumulation " << r.gradientAccumulationSteps;
+        v << "sequence " << r.sequenceLength << " x micro-batch " << r.microBatchSize << " x accumulation "
+          << r.gradientAccumulationSteps;
         row("Tokens", v.str());
         row("Precision, optimizer", std::string(toString(r.precision)) + ", " + std::string(toString(r.optimizer)));
         row("Checkpointing, attention", toString(r.checkpointing) + ", " + std::string(toString(r.attention)));
@@ -121,12 +127,13 @@ ReportTable settingsTable(const Scenario& sc)
         row("Serving", v.str());
     }
     v.str("");
-    v << p.gpus << " GPUs: data " << p.dataParallel() << " x tensor " << p.tensorParallel << " x pipeline " << p.pipelineParallel
-      << ", ZeRO-" << p.zeroStage << (p.sequenceParallel ? ", sequence parallel" : "") << (p.offloadOptimizer ? ", optimizer offload" : "")
-      << (p.offloadParams ? ", parameter offload" : "");
+    v << p.gpus << " GPUs: data " << p.dataParallel() << " x tensor " << p.tensorParallel << " x pipeline "
+      << p.pipelineParallel << ", ZeRO-" << p.zeroStage << (p.sequenceParallel ? ", sequence parallel" : "")
+      << (p.offloadOptimizer ? ", optimizer offload" : "") << (p.offloadParams ? ", parameter offload" : "");
     row("Parallelism", v.str());
     if (r.gpu)
-        t.rows.push_back({ReportCell{"", "GPU", "", false}, ReportCell{r.gpu->displayName, " (" + formatBytes(r.gpu->memoryBytes) + ")", "", false}});
+        t.rows.push_back({ ReportCell { "", "GPU", "", false },
+            ReportCell { r.gpu->displayName, " (" + formatBytes(r.gpu->memoryBytes) + ")", "", false } });
     else
         row("GPU", "none");
     v.str("");
@@ -154,33 +161,44 @@ std::string markdownTable(const ReportTable& t)
     return out;
 }
 
-std::string breakdownMarkdown(const Report& r) { return markdownTable(breakdownTable(r)); }
+std::string breakdownMarkdown(const Report& r)
+{
+    return markdownTable(breakdownTable(r));
+}
 
-std::string settingsMarkdown(const Scenario& sc) { return markdownTable(settingsTable(sc)); }
+std::string settingsMarkdown(const Scenario& sc)
+{
+    return markdownTable(settingsTable(sc));
+}
 
-std::string reviewMarkdown(const Scenario& sc, const Report& r, const std::vector<std::pair<std::string, std::string>>& images)
+std::string reviewMarkdown(
+    const Scenario& sc, const Report& r, const std::vector<std::pair<std::string, std::string>>& images)
 {
     std::ostringstream out;
     ReportCell verdict = verdictCell(r);
     std::string verdictLine = markdownCell(verdict);
     if (r.gpu)
         verdictLine = std::string(r.fits ? "**Fits**" : "**Does not fit**") + " on " + verdictLine;
-    out << "# " << markdownEscape(sc.name) << "\n\n" << verdictLine << "\n\n## Settings\n\n" << settingsMarkdown(sc) << "\n## Memory per GPU ("
-        << r.stage << ")\n\n" << breakdownMarkdown(r) << '\n';
+    out << "# " << markdownEscape(sc.name) << "\n\n"
+        << verdictLine << "\n\n## Settings\n\n"
+        << settingsMarkdown(sc) << "\n## Memory per GPU (" << r.stage << ")\n\n"
+        << breakdownMarkdown(r) << '\n';
     for (const auto& [caption, path] : images)
         out << "![" << markdownEscape(caption) << "](" << markdownLinkTarget(path) << ")\n\n";
     const FlopsEstimate& f = r.flops;
-    out << "## Compute\n\n- FLOPs per step: " << formatFlops(f.perStep) << " (hardware, with recomputation: "
-        << formatFlops(f.hardwarePerStep) << ")\n- FLOPs per token: " << formatFlops(f.perToken) << '\n';
+    out << "## Compute\n\n- FLOPs per step: " << formatFlops(f.perStep)
+        << " (hardware, with recomputation: " << formatFlops(f.hardwarePerStep)
+        << ")\n- FLOPs per token: " << formatFlops(f.perToken) << '\n';
     if (f.stepTimeS > 0) {
         char buf[160];
-        std::snprintf(buf, sizeof buf, "- Step time: %.4g s, %.0f tokens/s at %.0f%% MFU of %.4g TFLOP/s\n", f.stepTimeS,
-                      f.tokensPerS, f.mfu * 100, f.peakTflops);
+        std::snprintf(buf, sizeof buf, "- Step time: %.4g s, %.0f tokens/s at %.0f%% MFU of %.4g TFLOP/s\n",
+            f.stepTimeS, f.tokensPerS, f.mfu * 100, f.peakTflops);
         out << buf;
     }
     out << "- Formula: " << f.formula << "\n\n## How each number was computed\n\n";
     for (const Component& c : r.components)
-        out << "- **" << c.label << "** (" << formatBytes(c.bytes) << "): " << c.explanation << " `" << c.formula << "`\n";
+        out << "- **" << c.label << "** (" << formatBytes(c.bytes) << "): " << c.explanation << " `" << c.formula
+            << "`\n";
     out << "\nOverhead, part by part:\n\n";
     for (const Component& c : r.overheadParts)
         out << "- " << c.label << ": " << formatBytes(c.bytes) << ". " << c.explanation << " `" << c.formula << "`\n";
@@ -191,7 +209,8 @@ std::string reviewMarkdown(const Scenario& sc, const Report& r, const std::vecto
         for (const std::string& w : r.warnings)
             out << "- " << markdownEscape(w) << '\n'; // unknown keys are the user's
     }
-    out << "\n_Made with VRAM Lab from the scenario above; every figure is reproducible with `vramlab-cli estimate`._\n";
+    out << "\n_Made with VRAM Lab from the scenario above; every figure is reproducible with `vramlab-cli "
+           "estimate`._\n";
     return out.str();
 }
 

@@ -25,57 +25,64 @@ namespace {
 constexpr Count kMaxVocab = 100'000'000, kMaxHidden = 1'000'000, kMaxLayers = 100'000, kMaxHeads = 100'000;
 constexpr Count kMaxFfn = 10'000'000, kMaxTokens = 100'000'000, kMaxBatch = 1'000'000, kMaxGpus = 10'000'000;
 
-template <typename T>
-void set(T& field, const std::optional<T>& v)
+template <typename T> void set(T& field, const std::optional<T>& v)
 {
     if (v)
         field = *v;
 }
 
-const std::vector<std::pair<std::string, MlpKind>> kMlp = {{"swiglu", MlpKind::SwiGlu}, {"geglu", MlpKind::GeGlu}, {"gelu", MlpKind::Gelu}};
-const std::vector<std::pair<std::string, NormKind>> kNorm = {{"rmsnorm", NormKind::RmsNorm}, {"layernorm", NormKind::LayerNorm}};
-const std::vector<std::pair<std::string, PositionKind>> kPosition = {{"rope", PositionKind::Rope}, {"learned", PositionKind::Learned}};
-const std::vector<std::pair<std::string, AttentionType>> kAttnType = {{"mha", AttentionType::Mha}, {"mla", AttentionType::Mla}};
-const std::vector<std::pair<std::string, Mode>> kMode = {{"training", Mode::Training}, {"inference", Mode::Inference}, {"serving", Mode::Inference}};
-const std::vector<std::pair<std::string, Precision>> kPrecision = {
-    {"fp32", Precision::Fp32}, {"bf16", Precision::Bf16}, {"fp16", Precision::Fp16},
-    {"mixed-bf16", Precision::MixedBf16}, {"mixed-fp16", Precision::MixedFp16}};
-const std::vector<std::pair<std::string, Optimizer>> kOptimizer = {
-    {"adamw", Optimizer::AdamW}, {"adam", Optimizer::Adam}, {"adamw-8bit", Optimizer::AdamW8bit}, {"sgd", Optimizer::Sgd},
-    {"sgd-momentum", Optimizer::SgdMomentum}, {"lion", Optimizer::Lion}, {"adafactor", Optimizer::Adafactor}};
-const std::vector<std::pair<std::string, AttentionImpl>> kAttention = {{"eager", AttentionImpl::Eager}, {"flash", AttentionImpl::Flash}};
-const std::vector<std::pair<std::string, FinetuneMethod>> kFinetune = {
-    {"full", FinetuneMethod::Full}, {"lora", FinetuneMethod::Lora}, {"qlora", FinetuneMethod::Qlora}};
-const std::vector<std::pair<std::string, DType>> kGradDtype = {{"fp32", DType::Fp32}, {"bf16", DType::Bf16}, {"fp16", DType::Fp16}};
-const std::vector<std::pair<std::string, DType>> kWeightDtype = {
-    {"fp32", DType::Fp32}, {"bf16", DType::Bf16}, {"fp16", DType::Fp16}, {"fp8", DType::Fp8},
-    {"int8", DType::Int8}, {"int4", DType::Int4}, {"nf4", DType::Nf4}};
-const std::vector<std::pair<std::string, DType>> kKvDtype = {
-    {"fp32", DType::Fp32}, {"bf16", DType::Bf16}, {"fp16", DType::Fp16}, {"fp8", DType::Fp8}, {"int8", DType::Int8}, {"int4", DType::Int4}};
+const std::vector<std::pair<std::string, MlpKind>> kMlp
+    = { { "swiglu", MlpKind::SwiGlu }, { "geglu", MlpKind::GeGlu }, { "gelu", MlpKind::Gelu } };
+const std::vector<std::pair<std::string, NormKind>> kNorm
+    = { { "rmsnorm", NormKind::RmsNorm }, { "layernorm", NormKind::LayerNorm } };
+const std::vector<std::pair<std::string, PositionKind>> kPosition
+    = { { "rope", PositionKind::Rope }, { "learned", PositionKind::Learned } };
+const std::vector<std::pair<std::string, AttentionType>> kAttnType
+    = { { "mha", AttentionType::Mha }, { "mla", AttentionType::Mla } };
+const std::vector<std::pair<std::string, Mode>> kMode
+    = { { "training", Mode::Training }, { "inference", Mode::Inference }, { "serving", Mode::Inference } };
+const std::vector<std::pair<std::string, Precision>> kPrecision
+    = { { "fp32", Precision::Fp32 }, { "bf16", Precision::Bf16 }, { "fp16", Precision::Fp16 },
+          { "mixed-bf16", Precision::MixedBf16 }, { "mixed-fp16", Precision::MixedFp16 } };
+const std::vector<std::pair<std::string, Optimizer>> kOptimizer = { { "adamw", Optimizer::AdamW },
+    { "adam", Optimizer::Adam }, { "adamw-8bit", Optimizer::AdamW8bit }, { "sgd", Optimizer::Sgd },
+    { "sgd-momentum", Optimizer::SgdMomentum }, { "lion", Optimizer::Lion }, { "adafactor", Optimizer::Adafactor } };
+const std::vector<std::pair<std::string, AttentionImpl>> kAttention
+    = { { "eager", AttentionImpl::Eager }, { "flash", AttentionImpl::Flash } };
+const std::vector<std::pair<std::string, FinetuneMethod>> kFinetune
+    = { { "full", FinetuneMethod::Full }, { "lora", FinetuneMethod::Lora }, { "qlora", FinetuneMethod::Qlora } };
+const std::vector<std::pair<std::string, DType>> kGradDtype
+    = { { "fp32", DType::Fp32 }, { "bf16", DType::Bf16 }, { "fp16", DType::Fp16 } };
+const std::vector<std::pair<std::string, DType>> kWeightDtype
+    = { { "fp32", DType::Fp32 }, { "bf16", DType::Bf16 }, { "fp16", DType::Fp16 }, { "fp8", DType::Fp8 },
+          { "int8", DType::Int8 }, { "int4", DType::Int4 }, { "nf4", DType::Nf4 } };
+const std::vector<std::pair<std::string, DType>> kKvDtype = { { "fp32", DType::Fp32 }, { "bf16", DType::Bf16 },
+    { "fp16", DType::Fp16 }, { "fp8", DType::Fp8 }, { "int8", DType::Int8 }, { "int4", DType::Int4 } };
 
-const std::vector<std::pair<std::string, Framework>> kFramework = {
-    {"plain", Framework::Plain},       {"torchtitan", Framework::Torchtitan}, {"hf-transformers", Framework::HfTransformers},
-    {"torchtune", Framework::Torchtune}, {"litgpt", Framework::Litgpt},      {"deepspeed", Framework::Deepspeed},
-    {"megatron", Framework::Megatron}};
-const std::vector<std::pair<std::string, LossKind>> kLoss = {
-    {"upcast", LossKind::Upcast}, {"native", LossKind::Native}, {"hf-shift", LossKind::HfShift},
-    {"chunked", LossKind::Chunked}, {"fused", LossKind::Fused}, {"loss-parallel", LossKind::LossParallel}};
-const std::vector<std::pair<std::string, OptimizerImpl>> kOptimizerImpl = {
-    {"foreach", OptimizerImpl::Foreach}, {"fused", OptimizerImpl::Fused}, {"paged-32bit", OptimizerImpl::Paged32}};
+const std::vector<std::pair<std::string, Framework>> kFramework
+    = { { "plain", Framework::Plain }, { "torchtitan", Framework::Torchtitan },
+          { "hf-transformers", Framework::HfTransformers }, { "torchtune", Framework::Torchtune },
+          { "litgpt", Framework::Litgpt }, { "deepspeed", Framework::Deepspeed }, { "megatron", Framework::Megatron } };
+const std::vector<std::pair<std::string, LossKind>> kLoss
+    = { { "upcast", LossKind::Upcast }, { "native", LossKind::Native }, { "hf-shift", LossKind::HfShift },
+          { "chunked", LossKind::Chunked }, { "fused", LossKind::Fused }, { "loss-parallel", LossKind::LossParallel } };
+const std::vector<std::pair<std::string, OptimizerImpl>> kOptimizerImpl = { { "foreach", OptimizerImpl::Foreach },
+    { "fused", OptimizerImpl::Fused }, { "paged-32bit", OptimizerImpl::Paged32 } };
 
 /// Keys that change memory but are not modelled yet: the value that matches what the
 /// model does is accepted, any other is refused naming the key (never silently ignored).
-void refuseUnmodelled(JsonObjectReader& r, const std::string& key, const nlohmann::json& modelled, const std::string& why)
+void refuseUnmodelled(
+    JsonObjectReader& r, const std::string& key, const nlohmann::json& modelled, const std::string& why)
 {
     if (!r.has(key) || r.at(key) == modelled)
         return;
-    throw InputError(r.keyPath(key), "not modelled yet (" + why + "); expected " +
-                                         (modelled.is_null() ? std::string("no key") : modelled.dump() + " or no key") + ", got " +
-                                         JsonObjectReader::describe(r.at(key)));
+    throw InputError(r.keyPath(key),
+        "not modelled yet (" + why + "); expected "
+            + (modelled.is_null() ? std::string("no key") : modelled.dump() + " or no key") + ", got "
+            + JsonObjectReader::describe(r.at(key)));
 }
 
-template <typename T>
-std::string nameOf(const std::vector<std::pair<std::string, T>>& table, T value)
+template <typename T> std::string nameOf(const std::vector<std::pair<std::string, T>>& table, T value)
 {
     for (const auto& [name, v] : table)
         if (v == value)
@@ -157,14 +164,15 @@ ModelSpec readModel(const json& doc, std::vector<std::string>& warnings)
     set(m.parallelResidual, r.boolean("parallel_residual"));
     set(m.sharedAttentionNorm, r.boolean("shared_attention_norm"));
     if (m.sharedAttentionNorm && !m.parallelResidual) // lit_gpt/model.py@8641822 raises NotImplementedError
-        throw InputError("model.shared_attention_norm", "expected parallel_residual true (a shared norm needs a parallel block)");
+        throw InputError(
+            "model.shared_attention_norm", "expected parallel_residual true (a shared norm needs a parallel block)");
     r.collectUnknown(warnings);
 
-    for (const char* key : {"vocab_size", "hidden_size", "num_layers", "num_heads"}) {
-        const bool missing = (std::string(key) == "vocab_size" && m.vocabSize == 0) ||
-                             (std::string(key) == "hidden_size" && m.hiddenSize == 0) ||
-                             (std::string(key) == "num_layers" && m.numLayers == 0) ||
-                             (std::string(key) == "num_heads" && m.numHeads == 0);
+    for (const char* key : { "vocab_size", "hidden_size", "num_layers", "num_heads" }) {
+        const bool missing = (std::string(key) == "vocab_size" && m.vocabSize == 0)
+            || (std::string(key) == "hidden_size" && m.hiddenSize == 0)
+            || (std::string(key) == "num_layers" && m.numLayers == 0)
+            || (std::string(key) == "num_heads" && m.numHeads == 0);
         if (missing)
             throw InputError(std::string("model.") + key, "required (directly or from model.preset)");
     }
@@ -177,8 +185,9 @@ ModelSpec readModel(const json& doc, std::vector<std::string>& warnings)
         m.numKvHeads = m.numHeads;
     if (!explicitHeadDim && derivedHeadDim) {
         if (m.hiddenSize % m.numHeads != 0)
-            throw InputError("model.num_heads", "expected a divisor of model.hidden_size (" + std::to_string(m.hiddenSize) +
-                                                    ") or an explicit model.head_dim, got " + std::to_string(m.numHeads));
+            throw InputError("model.num_heads",
+                "expected a divisor of model.hidden_size (" + std::to_string(m.hiddenSize)
+                    + ") or an explicit model.head_dim, got " + std::to_string(m.numHeads));
         m.headDim = m.hiddenSize / m.numHeads;
     }
     if (m.position == PositionKind::Learned && m.maxPositionEmbeddings == 0)
@@ -206,11 +215,14 @@ Checkpointing readCheckpointing(JsonObjectReader& run, std::vector<std::string>&
         else if (s == "selective-op")
             c.kind = Checkpointing::Kind::SelectiveOp;
         else
-            throw InputError(path, "expected \"none\", \"full\", \"selective\", \"selective-op\" or {\"every\": k}, got \"" + s + "\"");
+            throw InputError(path,
+                "expected \"none\", \"full\", \"selective\", \"selective-op\" or {\"every\": k}, got \"" + s + "\"");
         return c;
     }
     if (!v.is_object())
-        throw InputError(path, "expected \"none\", \"full\", \"selective\", \"selective-op\" or {\"every\": k}, got " + JsonObjectReader::describe(v));
+        throw InputError(path,
+            "expected \"none\", \"full\", \"selective\", \"selective-op\" or {\"every\": k}, got "
+                + JsonObjectReader::describe(v));
     JsonObjectReader r(v, path);
     const std::optional<Count> every = r.integer("every", 1, kMaxLayers);
     if (!every)
@@ -229,7 +241,8 @@ GpuSpec readGpu(JsonObjectReader& run, std::vector<std::string>& warnings)
         std::string names;
         for (const GpuSpec& g : gpuCatalog())
             names += (names.empty() ? "" : ", ") + g.name;
-        return InputError(path, "expected a catalog name (" + names + ") or an object with memory_gib, got \"" + name + "\"");
+        return InputError(
+            path, "expected a catalog name (" + names + ") or an object with memory_gib, got \"" + name + "\"");
     };
     if (v.is_string()) {
         if (auto g = findGpu(v.get<std::string>()))
@@ -310,7 +323,7 @@ RunSpec readRun(const json& doc, std::vector<std::string>& warnings)
         set(par.sequenceParallel, p.boolean("sequence_parallel"));
         set(par.offloadOptimizer, p.boolean("offload_optimizer"));
         set(par.offloadParams, p.boolean("offload_params"));
-        if (auto sh = p.choice<bool>("sharding", {{"zero", false}, {"fsdp2", true}}))
+        if (auto sh = p.choice<bool>("sharding", { { "zero", false }, { "fsdp2", true } }))
             par.fsdp2 = *sh;
         if (p.has("reshard_after_forward")) {
             // torchtitan's default without pipelining: every block but the last is resharded.
@@ -318,8 +331,10 @@ RunSpec readRun(const json& doc, std::vector<std::string>& warnings)
             if (v == "all but last block")
                 run.keepLastBlockGathered = true;
             else if (v != true)
-                throw InputError("run.parallelism.reshard_after_forward", "not modelled yet (blocks kept gathered after forward); "
-                                 "expected true or \"all but last block\", got " + JsonObjectReader::describe(v));
+                throw InputError("run.parallelism.reshard_after_forward",
+                    "not modelled yet (blocks kept gathered after forward); "
+                    "expected true or \"all but last block\", got "
+                        + JsonObjectReader::describe(v));
         }
         refuseUnmodelled(p, "context_parallel", 1, "ring attention shards the sequence over GPUs");
         refuseUnmodelled(p, "fsdp_shard_group", nullptr, "sharding over a subgroup (HSDP)");
@@ -336,11 +351,13 @@ RunSpec readRun(const json& doc, std::vector<std::string>& warnings)
         if (f.has("targets")) {
             const json& t = f.at("targets");
             if (!t.is_array() || t.empty())
-                throw InputError("run.finetune.targets", "expected a non-empty array of module names, got " + JsonObjectReader::describe(t));
+                throw InputError("run.finetune.targets",
+                    "expected a non-empty array of module names, got " + JsonObjectReader::describe(t));
             run.finetune.targets.clear();
             for (size_t i = 0; i < t.size(); ++i) {
                 if (!t[i].is_string())
-                    throw InputError("run.finetune.targets[" + std::to_string(i) + "]", "expected a module name string, got " + JsonObjectReader::describe(t[i]));
+                    throw InputError("run.finetune.targets[" + std::to_string(i) + "]",
+                        "expected a module name string, got " + JsonObjectReader::describe(t[i]));
                 run.finetune.targets.push_back(t[i].get<std::string>());
             }
         }
@@ -374,8 +391,8 @@ RunSpec readRun(const json& doc, std::vector<std::string>& warnings)
 
 json gpuToJson(const GpuSpec& g)
 {
-    if (auto cat = findGpu(g.name); cat && cat->memoryBytes == g.memoryBytes && cat->bf16Tflops == g.bf16Tflops &&
-                                    cat->memoryBandwidthGBs == g.memoryBandwidthGBs && cat->fp32Tflops == g.fp32Tflops)
+    if (auto cat = findGpu(g.name); cat && cat->memoryBytes == g.memoryBytes && cat->bf16Tflops == g.bf16Tflops
+        && cat->memoryBandwidthGBs == g.memoryBandwidthGBs && cat->fp32Tflops == g.fp32Tflops)
         return g.name;
     return gpuSpecJson(g);
 }
@@ -384,10 +401,10 @@ json gpuToJson(const GpuSpec& g)
 
 json gpuSpecJson(const GpuSpec& g)
 {
-    return {{"name", g.name},           {"memory_bytes", g.memoryBytes}, {"fp32_tflops", g.fp32Tflops},
-            {"tf32_tflops", g.tf32Tflops}, {"bf16_tflops", g.bf16Tflops},  {"fp16_tflops", g.fp16Tflops},
-            {"fp8_tflops", g.fp8Tflops}, {"int8_tops", g.int8Tops},       {"memory_bandwidth_gbs", g.memoryBandwidthGBs},
-            {"interconnect_gbs", g.interconnectGBs}, {"host_link_gbs", g.hostLinkGBs}};
+    return { { "name", g.name }, { "memory_bytes", g.memoryBytes }, { "fp32_tflops", g.fp32Tflops },
+        { "tf32_tflops", g.tf32Tflops }, { "bf16_tflops", g.bf16Tflops }, { "fp16_tflops", g.fp16Tflops },
+        { "fp8_tflops", g.fp8Tflops }, { "int8_tops", g.int8Tops }, { "memory_bandwidth_gbs", g.memoryBandwidthGBs },
+        { "interconnect_gbs", g.interconnectGBs }, { "host_link_gbs", g.hostLinkGBs } };
 }
 
 Scenario readScenario(const json& doc)
@@ -397,7 +414,8 @@ Scenario readScenario(const json& doc)
     if (auto format = top.string("format"); format && *format != "vramlab.scenario")
         throw InputError("format", "expected \"vramlab.scenario\", got \"" + *format + "\"");
     if (auto version = top.integer("version", 0, 1'000'000); version && *version != 1)
-        throw InputError("version", "expected 1 (this VRAM Lab reads scenario version 1), got " + std::to_string(*version));
+        throw InputError(
+            "version", "expected 1 (this VRAM Lab reads scenario version 1), got " + std::to_string(*version));
     sc.name = top.string("name").value_or("");
     if (!top.has("model"))
         throw InputError("model", "required: the model object");
@@ -416,9 +434,11 @@ std::string readTextFile(const std::string& path, std::size_t maxBytes)
     if (path.empty())
         throw InputError("", "the file name is empty");
     // A FIFO, a device or a folder would block the reader or never end: only regular files.
-    struct stat st {};
+    struct stat st { };
     if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-        throw InputError("", S_ISDIR(st.st_mode) ? "is a folder, not a file" : "not a regular file (a pipe, socket or device); not read", path);
+        throw InputError("",
+            S_ISDIR(st.st_mode) ? "is a folder, not a file" : "not a regular file (a pipe, socket or device); not read",
+            path);
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw InputError("", std::string("cannot open the file: ") + std::strerror(errno), path);
@@ -427,7 +447,8 @@ std::string readTextFile(const std::string& path, std::size_t maxBytes)
     while (in.read(buf, sizeof buf) || in.gcount() > 0) {
         text.append(buf, static_cast<size_t>(in.gcount()));
         if (text.size() > maxBytes)
-            throw InputError("", "file larger than " + formatBytes(static_cast<Bytes>(maxBytes)) + "; not a scenario", path);
+            throw InputError(
+                "", "file larger than " + formatBytes(static_cast<Bytes>(maxBytes)) + "; not a scenario", path);
     }
     if (in.bad())
         throw InputError("", "cannot read the file", path);
@@ -442,7 +463,10 @@ namespace {
 /// 3 MB file.) Syntax errors are left to the DOM parse, which reports them with a position.
 class DuplicateKeyCheck {
 public:
-    explicit DuplicateKeyCheck(const std::string& file) : m_file(file) {}
+    explicit DuplicateKeyCheck(const std::string& file)
+        : m_file(file)
+    {
+    }
 
     bool null() { return value(); }
     bool boolean(bool) { return value(); }
@@ -451,8 +475,8 @@ public:
     bool number_float(json::number_float_t, const json::string_t&) { return value(); }
     bool string(json::string_t&) { return value(); }
     bool binary(json::binary_t&) { return value(); }
-    bool start_object(std::size_t) { return m_frames.push_back({true, {}, {}, 0}), true; }
-    bool start_array(std::size_t) { return m_frames.push_back({false, {}, {}, 0}), true; }
+    bool start_object(std::size_t) { return m_frames.push_back({ true, {}, {}, 0 }), true; }
+    bool start_array(std::size_t) { return m_frames.push_back({ false, {}, {}, 0 }), true; }
     bool end_object() { return m_frames.pop_back(), value(); }
     bool end_array() { return m_frames.pop_back(), value(); }
     bool key(json::string_t& k)
@@ -469,7 +493,7 @@ private:
     struct Frame {
         bool object = false;
         std::set<std::string> keys;
-        std::string key;       ///< in an object: the key being read
+        std::string key; ///< in an object: the key being read
         std::size_t index = 0; ///< in an array: the element being read
     };
     bool value()
@@ -532,7 +556,8 @@ json parseJsonText(const std::string& text, const std::string& file)
                 ++col;
             }
         }
-        throw InputError("", "not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(col), file);
+        throw InputError(
+            "", "not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(col), file);
     } catch (const json::exception&) {
         // Found by fuzzing: a number beyond double's range (1e999) throws out_of_range, not parse_error.
         throw InputError("", "not valid JSON: a number beyond the range of a double (about 1.8e308)", file);
@@ -588,13 +613,13 @@ json scenarioToJson(const Scenario& sc)
     jm["global_layer_interval"] = m.globalLayerInterval;
     jm["attention_type"] = nameOf(kAttnType, m.attentionType);
     if (m.attentionType == AttentionType::Mla)
-        jm["mla"] = {{"q_lora_rank", m.mla.qLoraRank}, {"kv_lora_rank", m.mla.kvLoraRank},
-                     {"qk_nope_head_dim", m.mla.qkNopeHeadDim}, {"qk_rope_head_dim", m.mla.qkRopeHeadDim},
-                     {"v_head_dim", m.mla.vHeadDim}};
+        jm["mla"] = { { "q_lora_rank", m.mla.qLoraRank }, { "kv_lora_rank", m.mla.kvLoraRank },
+            { "qk_nope_head_dim", m.mla.qkNopeHeadDim }, { "qk_rope_head_dim", m.mla.qkRopeHeadDim },
+            { "v_head_dim", m.mla.vHeadDim } };
     if (m.moe.enabled())
-        jm["moe"] = {{"num_experts", m.moe.numExperts}, {"top_k", m.moe.topK}, {"shared_experts", m.moe.sharedExperts},
-                     {"expert_ffn_hidden_size", m.expertWidth()}, {"first_dense_layers", m.moe.firstDenseLayers},
-                     {"router_bias", m.moe.routerBias}};
+        jm["moe"] = { { "num_experts", m.moe.numExperts }, { "top_k", m.moe.topK },
+            { "shared_experts", m.moe.sharedExperts }, { "expert_ffn_hidden_size", m.expertWidth() },
+            { "first_dense_layers", m.moe.firstDenseLayers }, { "router_bias", m.moe.routerBias } };
     // Written only when set, so scenarios without them read and write as before.
     if (m.moe.enabled() && m.moe.sharedExperts > 0 && m.moe.sharedExpertFfnHiddenSize > 0)
         jm["moe"]["shared_expert_ffn_hidden_size"] = m.moe.sharedExpertFfnHiddenSize;
@@ -617,7 +642,7 @@ json scenarioToJson(const Scenario& sc)
     jr["fp8"] = r.fp8;
     jr["optimizer"] = nameOf(kOptimizer, r.optimizer);
     if (r.checkpointing.kind == Checkpointing::Kind::Every)
-        jr["checkpointing"] = {{"every", r.checkpointing.every}};
+        jr["checkpointing"] = { { "every", r.checkpointing.every } };
     else
         jr["checkpointing"] = toString(r.checkpointing);
     jr["attention"] = nameOf(kAttention, r.attention);
@@ -640,16 +665,16 @@ json scenarioToJson(const Scenario& sc)
     else
         jr.erase("optimizer_in_backward");
     const Parallelism& p = r.parallelism;
-    jr["parallelism"] = {{"gpus", p.gpus}, {"zero_stage", p.zeroStage}, {"tensor_parallel", p.tensorParallel},
-                         {"pipeline_parallel", p.pipelineParallel}, {"expert_parallel", p.expertParallel},
-                         {"sequence_parallel", p.sequenceParallel}, {"offload_optimizer", p.offloadOptimizer},
-                         {"offload_params", p.offloadParams}};
+    jr["parallelism"] = { { "gpus", p.gpus }, { "zero_stage", p.zeroStage }, { "tensor_parallel", p.tensorParallel },
+        { "pipeline_parallel", p.pipelineParallel }, { "expert_parallel", p.expertParallel },
+        { "sequence_parallel", p.sequenceParallel }, { "offload_optimizer", p.offloadOptimizer },
+        { "offload_params", p.offloadParams } };
     if (p.fsdp2)
         jr["parallelism"]["sharding"] = "fsdp2";
     if (r.keepLastBlockGathered)
         jr["parallelism"]["reshard_after_forward"] = "all but last block";
-    jr["finetune"] = {{"method", nameOf(kFinetune, r.finetune.method)}, {"rank", r.finetune.rank},
-                      {"alpha", r.finetune.alpha}, {"dropout", r.finetune.dropout}, {"targets", r.finetune.targets}};
+    jr["finetune"] = { { "method", nameOf(kFinetune, r.finetune.method) }, { "rank", r.finetune.rank },
+        { "alpha", r.finetune.alpha }, { "dropout", r.finetune.dropout }, { "targets", r.finetune.targets } };
     if (r.finetune.method == FinetuneMethod::Qlora) {
         jr["finetune"]["double_quant"] = r.finetune.doubleQuant;
         jr["finetune"]["quantize_lm_head"] = r.finetune.quantizeLmHead;
@@ -659,8 +684,8 @@ json scenarioToJson(const Scenario& sc)
     jr["weight_dtype"] = nameOf(kWeightDtype, r.inference.weightDtype);
     jr["kv_cache_dtype"] = nameOf(kKvDtype, r.inference.kvCacheDtype);
     const Overheads& o = r.overheads;
-    jr["overheads"] = {{"cuda_context_bytes", o.cudaContextBytes}, {"workspace_bytes", o.workspaceBytes},
-                       {"allocator_rounding", o.allocatorRounding}, {"fragmentation", o.fragmentation}};
+    jr["overheads"] = { { "cuda_context_bytes", o.cudaContextBytes }, { "workspace_bytes", o.workspaceBytes },
+        { "allocator_rounding", o.allocatorRounding }, { "fragmentation", o.fragmentation } };
     if (o.commBufferBytes)
         jr["overheads"]["comm_buffer_bytes"] = *o.commBufferBytes;
     if (r.gpu)
@@ -681,9 +706,10 @@ std::string scenarioFileText(const Scenario& sc)
         return text;
     text = doc.dump() + "\n";
     if (text.size() > kMaxScenarioFileBytes)
-        throw InputError("", "the scenario would be " + formatBytes(static_cast<Bytes>(text.size())) + " written, more than the " +
-                                 formatBytes(static_cast<Bytes>(kMaxScenarioFileBytes)) +
-                                 " a scenario file may be (it could not be opened again); remove unknown keys");
+        throw InputError("",
+            "the scenario would be " + formatBytes(static_cast<Bytes>(text.size())) + " written, more than the "
+                + formatBytes(static_cast<Bytes>(kMaxScenarioFileBytes))
+                + " a scenario file may be (it could not be opened again); remove unknown keys");
     return text;
 }
 

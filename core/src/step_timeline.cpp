@@ -10,21 +10,21 @@ namespace vramlab {
 
 std::string_view timelineCategoryKey(TimelineCategory c)
 {
-    static constexpr std::string_view keys[] = {"weights",    "master_weights", "gradients", "optimizer_states",
-                                                "activations", "temporaries",   "overhead"};
+    static constexpr std::string_view keys[]
+        = { "weights", "master_weights", "gradients", "optimizer_states", "activations", "temporaries", "overhead" };
     return keys[static_cast<int>(c)];
 }
 
 std::string_view timelineCategoryLabel(TimelineCategory c)
 {
-    static constexpr std::string_view labels[] = {"Weights",     "Master weights", "Gradients", "Optimizer states",
-                                                  "Activations", "Temporaries",    "Overhead"};
+    static constexpr std::string_view labels[]
+        = { "Weights", "Master weights", "Gradients", "Optimizer states", "Activations", "Temporaries", "Overhead" };
     return labels[static_cast<int>(c)];
 }
 
 std::string_view toString(StepPhase p)
 {
-    static constexpr std::string_view names[] = {"start", "forward", "loss", "backward", "optimizer"};
+    static constexpr std::string_view names[] = { "start", "forward", "loss", "backward", "optimizer" };
     return names[static_cast<int>(p)];
 }
 
@@ -56,7 +56,12 @@ using Cat = TimelineCategory;
 /// Walks the step, keeping what is alive per category and the highest point.
 class Simulation {
 public:
-    Simulation(const StepInputs& in, StepTimeline& out, bool record) : m_in(in), m_out(out), m_record(record) {}
+    Simulation(const StepInputs& in, StepTimeline& out, bool record)
+        : m_in(in)
+        , m_out(out)
+        , m_record(record)
+    {
+    }
 
     void run()
     {
@@ -103,7 +108,7 @@ private:
 
     void emit(StepPhase phase, Count microBatch, Count layer, std::string_view what)
     {
-        TimelineEvent e{phase, microBatch, layer, what, m_now};
+        TimelineEvent e { phase, microBatch, layer, what, m_now };
         const Bytes total = e.total();
         if (total > m_out.peak || !m_any) {
             m_out.peak = total;
@@ -173,7 +178,8 @@ private:
             }
             // Optimizer in backward (torchtune register_optim_in_bwd_hooks@1814feb): the layer's
             // gradients exist only until its parameters are stepped, with that step's temporaries.
-            const Bytes stepped = in.optimizerInBackward ? share(in.gradients, l) + share(in.optimizerTemporaries, l) : 0;
+            const Bytes stepped
+                = in.optimizerInBackward ? share(in.gradients, l) + share(in.optimizerTemporaries, l) : 0;
             const Bytes working = in.backwardWorkingSet + in.zero3Gather + in.layerGradientBucket + stepped;
             at(Cat::Temporaries) += working;
             if (gradsAppear)
@@ -183,8 +189,8 @@ private:
             const bool edge = l >= in.layers - 2 * segment || l < 2 * segment;
             if (m_record || edge)
                 emit(StepPhase::Backward, mb, l,
-                 in.recompute > 0 ? "backward: layer rebuilt by recomputation, gradients flow"
-                                  : "backward: layer's gradients flow, its saved tensors are released");
+                    in.recompute > 0 ? "backward: layer rebuilt by recomputation, gradients flow"
+                                     : "backward: layer's gradients flow, its saved tensors are released");
             at(Cat::Temporaries) -= working;
             at(Cat::Activations) -= share(layerActs, l);
             if (rebuilt > 0) { // the rebuilt layers free one by one as backward leaves them
@@ -207,7 +213,7 @@ private:
     bool m_record;
     bool m_any = false;
     bool m_gradientsMade = false;
-    std::array<Bytes, kTimelineCategories> m_now{};
+    std::array<Bytes, kTimelineCategories> m_now {};
 };
 
 } // namespace
@@ -224,9 +230,10 @@ StepTimeline simulateStep(const StepInputs& in, int step, bool record)
     if (record) {
         const Count events = timelineEventCount(in);
         if (events > kMaxTimelineEvents)
-            throw InputError("model.num_layers", "the timeline records at most " + formatCount(kMaxTimelineEvents) +
-                                                     " events; this step has " + formatCount(events) + " (" +
-                                                     formatCount(in.layers) + " layers per stage): fewer layers or more pipeline stages");
+            throw InputError("model.num_layers",
+                "the timeline records at most " + formatCount(kMaxTimelineEvents) + " events; this step has "
+                    + formatCount(events) + " (" + formatCount(in.layers)
+                    + " layers per stage): fewer layers or more pipeline stages");
         out.events.reserve(static_cast<size_t>(events));
     }
     Simulation(in, out, record).run();

@@ -30,8 +30,8 @@ std::string markdownLinkTarget(std::string_view path)
     std::string out;
     for (char ch : path) {
         const auto c = static_cast<unsigned char>(ch);
-        const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                           c == '/' || c == '.' || c == '_' || c == '~' || c == '-';
+        const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '/'
+            || c == '.' || c == '_' || c == '~' || c == '-';
         if (plain) {
             out += ch;
         } else {
@@ -89,8 +89,8 @@ std::size_t utf8Length(std::string_view s, std::size_t i)
         if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80)
             return 0;
     const auto b1 = n > 1 ? static_cast<unsigned char>(s[i + 1]) : 0;
-    if ((n == 3 && b == 0xE0 && b1 < 0xA0) || (n == 3 && b == 0xED && b1 >= 0xA0) || (n == 4 && b == 0xF0 && b1 < 0x90) ||
-        (n == 4 && (b > 0xF4 || (b == 0xF4 && b1 >= 0x90))))
+    if ((n == 3 && b == 0xE0 && b1 < 0xA0) || (n == 3 && b == 0xED && b1 >= 0xA0) || (n == 4 && b == 0xF0 && b1 < 0x90)
+        || (n == 4 && (b > 0xF4 || (b == 0xF4 && b1 >= 0x90))))
         return 0;
     return n;
 }
@@ -120,7 +120,10 @@ std::string printableText(std::string_view text, std::size_t maxBytes)
         if (n == 0) {
             piece = std::string("\\x") + kHexUpper[b >> 4] + kHexUpper[b & 0xF];
         } else if (n == 1 && (b < 0x20 || b == 0x7F)) {
-            piece = b == '\n' ? "\\n" : b == '\t' ? "\\t" : b == '\r' ? "\\r" : std::string("\\u00") + kHex[b >> 4] + kHex[b & 0xF];
+            piece = b == '\n' ? "\\n"
+                : b == '\t'   ? "\\t"
+                : b == '\r'   ? "\\r"
+                              : std::string("\\u00") + kHex[b >> 4] + kHex[b & 0xF];
         } else if (n == 2 && b == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {
             const auto c = static_cast<unsigned char>(text[i + 1]); // C1 controls (U+0080..U+009F): CSI and friends
             piece = std::string("\\u00") + kHex[c >> 4] + kHex[c & 0xF];

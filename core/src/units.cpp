@@ -9,12 +9,15 @@
 
 namespace vramlab {
 
-void throwSizeOverflow() { throw SizeOverflow(); }
+void throwSizeOverflow()
+{
+    throw SizeOverflow();
+}
 
 std::string formatBytes(Bytes bytes, bool binary)
 {
-    static const char* const binaryUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    static const char* const decimalUnits[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+    static const char* const binaryUnits[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    static const char* const decimalUnits[] = { "B", "kB", "MB", "GB", "TB", "PB", "EB" };
     const double base = binary ? 1024.0 : 1000.0;
     double v = static_cast<double>(bytes);
     int unit = 0;
@@ -57,7 +60,8 @@ std::string formatSeconds(double seconds, int decimals)
 
 std::string formatFlops(double flops)
 {
-    static const char* const units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP", "ZFLOP", "YFLOP"};
+    static const char* const units[]
+        = { "FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP", "ZFLOP", "YFLOP" };
     int unit = 0;
     while (std::fabs(flops) >= 1000.0 && unit < 8) {
         flops /= 1000.0;

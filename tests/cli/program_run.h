@@ -18,9 +18,13 @@ inline Run runProgram(const QString& program, const QStringList& args)
     QProcess p;
     p.start(program, args);
     p.waitForFinished(60000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+    return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+        p.readAllStandardError() };
 }
 
-inline QString dataFile(const char* name) { return QStringLiteral(VRAMLAB_TEST_DATA_DIR "/") + QString::fromUtf8(name); }
+inline QString dataFile(const char* name)
+{
+    return QStringLiteral(VRAMLAB_TEST_DATA_DIR "/") + QString::fromUtf8(name);
+}
 
 } // namespace vramlab::test

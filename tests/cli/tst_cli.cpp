@@ -2,10 +2,10 @@
 // vramlab-cli as a user runs it: outputs, exit codes, one-line errors with nothing on stdout.
 #include "program_run.h"
 
+#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -14,8 +14,14 @@ namespace {
 
 using vramlab::test::Run;
 
-Run cli(const QStringList& args) { return vramlab::test::runProgram(QStringLiteral(VRAMLAB_CLI), args); }
-QString data(const char* name) { return vramlab::test::dataFile(name); }
+Run cli(const QStringList& args)
+{
+    return vramlab::test::runProgram(QStringLiteral(VRAMLAB_CLI), args);
+}
+QString data(const char* name)
+{
+    return vramlab::test::dataFile(name);
+}
 
 QString writeTemp(QTemporaryDir& dir, const char* name, const QByteArray& text)
 {
@@ -38,7 +44,7 @@ class TestCli : public QObject {
 private slots:
     void estimateJsonMatchesReference()
     {
-        const Run r = cli({"estimate", data("scenarios/llama-tiny.json"), "--json"});
+        const Run r = cli({ "estimate", data("scenarios/llama-tiny.json"), "--json" });
         QCOMPARE(r.code, 0);
         QVERIFY(r.err.isEmpty());
         const QJsonObject o = QJsonDocument::fromJson(r.out).object();
@@ -50,7 +56,8 @@ private slots:
         QCOMPARE(b["weights"].toInteger(), qint64(3'795'456));
         QCOMPARE(b["optimizer_states"].toInteger(), qint64(7'590'912));
         qint64 sum = 0;
-        for (const char* k : {"weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead"})
+        for (const char* k :
+            { "weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache", "overhead" })
             sum += b[QLatin1String(k)].toInteger();
         QCOMPARE(b["total"].toInteger(), sum);
         QVERIFY(o["components"].toArray().size() == 7);
@@ -60,7 +67,7 @@ private slots:
     void estimateTable()
     {
         QTemporaryDir dir;
-        const Run r = cli({"estimate", writeTemp(dir, "s.json", kLlamaH100)});
+        const Run r = cli({ "estimate", writeTemp(dir, "s.json", kLlamaH100) });
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains("Optimizer states"));
         QVERIFY(r.out.contains("FITS on NVIDIA H100"));
@@ -71,28 +78,40 @@ private slots:
     {
         QTest::addColumn<QString>("gpu");
         QTest::addColumn<QString>("display");
-        QTest::newRow("rtx-3090-24gb") << "rtx-3090-24gb" << "NVIDIA GeForce RTX 3090 24GB";
-        QTest::newRow("rtx-3090-ti-24gb") << "rtx-3090-ti-24gb" << "NVIDIA GeForce RTX 3090 Ti 24GB";
-        QTest::newRow("rtx-4080-16gb") << "rtx-4080-16gb" << "NVIDIA GeForce RTX 4080 16GB";
-        QTest::newRow("rtx-5090-32gb") << "rtx-5090-32gb" << "NVIDIA GeForce RTX 5090 32GB";
-        QTest::newRow("rtx-a6000-48gb") << "rtx-a6000-48gb" << "NVIDIA RTX A6000 48GB";
-        QTest::newRow("rtx-6000-ada-48gb") << "rtx-6000-ada-48gb" << "NVIDIA RTX 6000 Ada Generation 48GB";
-        QTest::newRow("a40-48gb") << "a40-48gb" << "NVIDIA A40 48GB";
-        QTest::newRow("l40-48gb") << "l40-48gb" << "NVIDIA L40 48GB";
-        QTest::newRow("t4-16gb") << "t4-16gb" << "NVIDIA T4 16GB";
-        QTest::newRow("h100-nvl-94gb") << "h100-nvl-94gb" << "NVIDIA H100 NVL 94GB";
+        QTest::newRow("rtx-3090-24gb") << "rtx-3090-24gb"
+                                       << "NVIDIA GeForce RTX 3090 24GB";
+        QTest::newRow("rtx-3090-ti-24gb") << "rtx-3090-ti-24gb"
+                                          << "NVIDIA GeForce RTX 3090 Ti 24GB";
+        QTest::newRow("rtx-4080-16gb") << "rtx-4080-16gb"
+                                       << "NVIDIA GeForce RTX 4080 16GB";
+        QTest::newRow("rtx-5090-32gb") << "rtx-5090-32gb"
+                                       << "NVIDIA GeForce RTX 5090 32GB";
+        QTest::newRow("rtx-a6000-48gb") << "rtx-a6000-48gb"
+                                        << "NVIDIA RTX A6000 48GB";
+        QTest::newRow("rtx-6000-ada-48gb") << "rtx-6000-ada-48gb"
+                                           << "NVIDIA RTX 6000 Ada Generation 48GB";
+        QTest::newRow("a40-48gb") << "a40-48gb"
+                                  << "NVIDIA A40 48GB";
+        QTest::newRow("l40-48gb") << "l40-48gb"
+                                  << "NVIDIA L40 48GB";
+        QTest::newRow("t4-16gb") << "t4-16gb"
+                                 << "NVIDIA T4 16GB";
+        QTest::newRow("h100-nvl-94gb") << "h100-nvl-94gb"
+                                       << "NVIDIA H100 NVL 94GB";
     }
     void estimateAcceptsTheAddedGpus()
     {
         QFETCH(QString, gpu);
         QFETCH(QString, display);
         QTemporaryDir dir;
-        const QByteArray scenario = "{\"model\": {\"preset\": \"gpt2\"}, \"run\": {\"sequence_length\": 512, \"gpu\": \"" + gpu.toUtf8() + "\"}}";
-        const Run table = cli({"estimate", writeTemp(dir, "s.json", scenario)});
+        const QByteArray scenario
+            = "{\"model\": {\"preset\": \"gpt2\"}, \"run\": {\"sequence_length\": 512, \"gpu\": \"" + gpu.toUtf8()
+            + "\"}}";
+        const Run table = cli({ "estimate", writeTemp(dir, "s.json", scenario) });
         QCOMPARE(table.code, 0);
         QVERIFY(table.err.isEmpty());
         QVERIFY2(table.out.contains("FITS on " + display.toUtf8()), table.out.constData());
-        const Run json = cli({"estimate", writeTemp(dir, "s.json", scenario), "--json"});
+        const Run json = cli({ "estimate", writeTemp(dir, "s.json", scenario), "--json" });
         QCOMPARE(json.code, 0);
         QVERIFY(QJsonDocument::fromJson(json.out).isObject());
     }
@@ -100,8 +119,8 @@ private slots:
     void sweepCsv()
     {
         QTemporaryDir dir;
-        const Run r = cli({"sweep", writeTemp(dir, "s.json", kLlamaH100), "--param", "run.sequence_length", "--from", "1024",
-                           "--to", "8192", "--points", "8", "--csv"});
+        const Run r = cli({ "sweep", writeTemp(dir, "s.json", kLlamaH100), "--param", "run.sequence_length", "--from",
+            "1024", "--to", "8192", "--points", "8", "--csv" });
         QCOMPARE(r.code, 0);
         const QList<QByteArray> lines = r.out.trimmed().split('\n');
         QCOMPARE(lines.size(), 9);
@@ -116,7 +135,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString file = writeTemp(dir, "s.json", kLlamaH100);
-        const Run r = cli({"fit", file, "--max", "micro_batch_size", "--json"});
+        const Run r = cli({ "fit", file, "--max", "micro_batch_size", "--json" });
         QCOMPARE(r.code, 0);
         const QJsonObject o = QJsonDocument::fromJson(r.out).object();
         const qint64 usable = o["usable_bytes"].toInteger();
@@ -125,7 +144,7 @@ private slots:
         QCOMPARE(o["next_value"].toInteger(), o["value"].toInteger() + 1);
         QVERIFY(o["next_peak_bytes"].toInteger() > usable);
 
-        const Run g = cli({"fit", file, "--min-gpus", "--json"});
+        const Run g = cli({ "fit", file, "--min-gpus", "--json" });
         QCOMPARE(g.code, 0);
         const QJsonObject go = QJsonDocument::fromJson(g.out).object();
         QVERIFY(go["value"].toInteger() >= 2);
@@ -137,7 +156,7 @@ private slots:
         // resources/scenarios/llama-3.1-8b-vllm-rtx3090.json: vLLM 0.6.4 (rule 3) on the catalog's
         // RTX 3090 (24576 MiB) with the default 512 MiB of non-torch memory.
         const QString file = QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-3.1-8b-vllm-rtx3090.json");
-        const Run r = cli({"serve-estimate", file, "--json"});
+        const Run r = cli({ "serve-estimate", file, "--json" });
         QCOMPARE(r.code, 0);
         const QJsonObject s = QJsonDocument::fromJson(r.out).object()["serving"].toObject();
         QCOMPARE(s["engine"].toString(), QStringLiteral("vllm"));
@@ -147,47 +166,48 @@ private slots:
         QCOMPARE(s["log_lines"].toArray().at(2).toString(), QStringLiteral("# GPU blocks: 2074, # CPU blocks: 2048"));
         QCOMPARE(s["speed"].toObject()["decode_bound"].toString(), QStringLiteral("bandwidth-bound"));
         // estimate on a serving scenario prints the same report.
-        const Run e = cli({"estimate", file, "--json"});
+        const Run e = cli({ "estimate", file, "--json" });
         QCOMPARE(e.code, 0);
         QCOMPARE(QJsonDocument::fromJson(e.out).object()["serving"].toObject()["gpu_blocks"].toInteger(), qint64(2074));
-        const Run t = cli({"serve-estimate", file});
+        const Run t = cli({ "serve-estimate", file });
         QVERIFY(t.out.contains("Memory profiling results: total_gpu_memory=24.00GiB"));
 
-        const Run c = cli({"fit", file, "--max", "context", "--concurrency", "1", "--json"});
+        const Run c = cli({ "fit", file, "--max", "context", "--concurrency", "1", "--json" });
         QCOMPARE(c.code, 0);
         QCOMPARE(QJsonDocument::fromJson(c.out).object()["value"].toInteger(), qint64(27152));
-        const Run n = cli({"fit", file, "--max", "concurrency", "--context", "100000"});
+        const Run n = cli({ "fit", file, "--max", "concurrency", "--context", "100000" });
         QCOMPARE(n.code, 3); // nothing fits: the engine would not start
         QVERIFY(n.out.contains("larger than the maximum number of tokens that can be stored in KV cache"));
         const QString gguf = QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/qwen2.5-32b-llamacpp-q4km.json");
-        const Run g = cli({"fit", gguf, "--max", "gpu_layers", "--json"});
+        const Run g = cli({ "fit", gguf, "--max", "gpu_layers", "--json" });
         QCOMPARE(g.code, 0);
         QCOMPARE(QJsonDocument::fromJson(g.out).object()["value"].toInteger(), qint64(65));
         // A training option is refused for a serving fit, naming it.
-        const Run bad = cli({"fit", file, "--max", "micro_batch_size"});
+        const Run bad = cli({ "fit", file, "--max", "micro_batch_size" });
         QCOMPARE(bad.code, 2);
         QVERIFY(bad.err.contains("--max"));
         // Training-only commands refuse a serving scenario, naming the file and the key.
-        const Run sweep = cli({"sweep", file, "--param", "run.batch_size", "--from", "1", "--to", "4", "--points", "2"});
+        const Run sweep
+            = cli({ "sweep", file, "--param", "run.batch_size", "--from", "1", "--to", "4", "--points", "2" });
         QCOMPARE(sweep.code, 2);
         QVERIFY(sweep.err.contains("llama-3.1-8b-vllm-rtx3090.json: run.mode:"));
-        QCOMPARE(cli({"plan", file}).code, 2);
-        QCOMPARE(cli({"timeline", file}).code, 2);
+        QCOMPARE(cli({ "plan", file }).code, 2);
+        QCOMPARE(cli({ "timeline", file }).code, 2);
     }
 
     void timelineJsonAndCsv()
     {
         QTemporaryDir dir;
         const QString file = writeTemp(dir, "l.json", kLlamaH100);
-        const Run est = cli({"estimate", file, "--json"});
+        const Run est = cli({ "estimate", file, "--json" });
         const QJsonObject report = QJsonDocument::fromJson(est.out).object();
         const qint64 peak = report["peak_bytes"].toInteger();
         // Full checkpointing leaves the loss's fp32 logit gradients (4096 x 128,256 x 8 B) as the peak.
         QCOMPARE(report["peak_phase"].toString(), QStringLiteral("loss"));
         QCOMPARE(report["peak_micro_batch"].toInt(), 1);
         QVERIFY(report["peak_layer"].isNull());
-        for (int step : {1, 2}) {
-            const Run r = cli({"timeline", file, "--json", "--step", QString::number(step)});
+        for (int step : { 1, 2 }) {
+            const Run r = cli({ "timeline", file, "--json", "--step", QString::number(step) });
             QCOMPARE(r.code, 0);
             const QJsonObject o = QJsonDocument::fromJson(r.out).object();
             QCOMPARE(o["format"].toString(), QStringLiteral("vramlab.timeline"));
@@ -210,10 +230,11 @@ private slots:
             else
                 QVERIFY(highest <= peak);
         }
-        const Run csv = cli({"timeline", file, "--csv"});
+        const Run csv = cli({ "timeline", file, "--csv" });
         QCOMPARE(csv.code, 0);
-        QVERIFY(csv.out.startsWith("index,phase,micro_batch,layer,weights,master_weights,gradients,optimizer_states,activations,temporaries,overhead,total,what\n"));
-        const Run text = cli({"timeline", file});
+        QVERIFY(csv.out.startsWith("index,phase,micro_batch,layer,weights,master_weights,gradients,optimizer_states,"
+                                   "activations,temporaries,overhead,total,what\n"));
+        const Run text = cli({ "timeline", file });
         QVERIFY(text.out.contains("<- peak"));
     }
 
@@ -221,7 +242,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString file = writeTemp(dir, "l.json", kLlamaH100);
-        const Run r = cli({"plan", file, "--gpus", "8", "--global-batch", "64", "--top", "5", "--json"});
+        const Run r = cli({ "plan", file, "--gpus", "8", "--global-batch", "64", "--top", "5", "--json" });
         QCOMPARE(r.code, 0);
         const QJsonObject o = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(o["format"].toString(), QStringLiteral("vramlab.plan"));
@@ -239,21 +260,21 @@ private slots:
             QCOMPARE(c["micro_batch_size"].toInt() * c["gradient_accumulation_steps"].toInt() * dp, 64);
         }
         QVERIFY(top[0].toObject()["why"].toString().startsWith("fastest"));
-        const Run text = cli({"plan", file, "--gpus", "8", "--top", "3"});
+        const Run text = cli({ "plan", file, "--gpus", "8", "--top", "3" });
         QCOMPARE(text.code, 0);
         QVERIFY(text.out.contains(" 1. ") && text.out.contains(" 3. ") && !text.out.contains(" 4. "));
     }
 
     void presetsAndVersion()
     {
-        const Run p = cli({"presets"});
+        const Run p = cli({ "presets" });
         QCOMPARE(p.code, 0);
         QVERIFY(p.out.contains("deepseek-v3"));
         QVERIFY(p.out.contains("671,026,419,200"));
-        const Run v = cli({"--version"});
+        const Run v = cli({ "--version" });
         QCOMPARE(v.code, 0);
         QVERIFY(v.out.startsWith("vramlab-cli "));
-        const Run h = cli({"--help"});
+        const Run h = cli({ "--help" });
         QCOMPARE(h.code, 0);
         QVERIFY(h.out.contains("estimate FILE"));
     }
@@ -262,28 +283,30 @@ private slots:
     {
         QTemporaryDir dir;
         const QString out = dir.filePath("qwen.json");
-        const Run r = cli({"import-hf", data("hf/qwen2.5-7b.json"), "-o", out});
+        const Run r = cli({ "import-hf", data("hf/qwen2.5-7b.json"), "-o", out });
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.endsWith("(qwen2), 7,615,616,512 parameters\n"), r.out.constData()); // says what it wrote
         QVERIFY(r.out.startsWith("wrote " + out.toUtf8()));
-        const Run e = cli({"estimate", out, "--json"});
+        const Run e = cli({ "estimate", out, "--json" });
         QCOMPARE(e.code, 0);
-        QCOMPARE(QJsonDocument::fromJson(e.out).object()["params"].toObject()["total"].toInteger(), qint64(7'615'616'512));
+        QCOMPARE(
+            QJsonDocument::fromJson(e.out).object()["params"].toObject()["total"].toInteger(), qint64(7'615'616'512));
         // Issue 19: Qwen1.5-MoE-A2.7B was written as 1,855,703,040 parameters; the checkpoint
         // holds 28,631,568,384 bf16 bytes (model.safetensors.index.json) = 14,315,784,192.
         const QString moe = dir.filePath("moe.json");
-        const Run w = cli({"import-hf", data("hf/qwen1.5-moe-a2.7b.json"), "-o", moe});
+        const Run w = cli({ "import-hf", data("hf/qwen1.5-moe-a2.7b.json"), "-o", moe });
         QCOMPARE(w.code, 0);
         // Qwen publishes "2.7B activated": 4 of 60 routed experts + the shared expert per token.
         QVERIFY2(w.out.endsWith("14,315,784,192 parameters (2,689,173,504 active per token)\n"), w.out.constData());
-        const Run m = cli({"estimate", moe, "--json"});
+        const Run m = cli({ "estimate", moe, "--json" });
         QCOMPARE(m.code, 0);
-        QCOMPARE(QJsonDocument::fromJson(m.out).object()["params"].toObject()["total"].toInteger(), qint64(14'315'784'192));
+        QCOMPARE(
+            QJsonDocument::fromJson(m.out).object()["params"].toObject()["total"].toInteger(), qint64(14'315'784'192));
     }
 
     void validate()
     {
-        const Run ok = cli({"validate", data("scenarios/gpt2-tiny.json")});
+        const Run ok = cli({ "validate", data("scenarios/gpt2-tiny.json") });
         QCOMPARE(ok.code, 0);
         QVERIFY(ok.out.contains("valid"));
     }
@@ -293,47 +316,60 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QByteArray>("file");
         QTest::addColumn<QByteArray>("expectInError");
-        QTest::newRow("zero stage") << QStringList{"estimate", "@"}
-                                    << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"parallelism": {"zero_stage": 5}}})")
+        QTest::newRow("zero stage") << QStringList { "estimate",
+            "@" } << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"parallelism": {"zero_stage": 5}}})")
                                     << QByteArray("run.parallelism.zero_stage: expected an integer from 0 to 3, got 5");
-        QTest::newRow("broken json") << QStringList{"estimate", "@", "--json"} << QByteArray("{\"model\": ")
+        QTest::newRow("broken json") << QStringList { "estimate", "@", "--json" } << QByteArray("{\"model\": ")
                                      << QByteArray("not valid JSON at line 1");
-        QTest::newRow("missing key") << QStringList{"validate", "@"} << QByteArray(R"({"model": {"hidden_size": 8}})")
+        QTest::newRow("missing key") << QStringList { "validate", "@" }
+                                     << QByteArray(R"({"model": {"hidden_size": 8}})")
                                      << QByteArray("model.vocab_size: required");
-        QTest::newRow("bad sweep param") << QStringList{"sweep", "@", "--param", "run.nope"} << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")
+        QTest::newRow("bad sweep param") << QStringList { "sweep", "@", "--param",
+            "run.nope" } << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")
                                          << QByteArray("--param: expected one of");
-        QTest::newRow("fit without gpu") << QStringList{"fit", "@", "--max", "micro_batch_size"}
-                                         << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})") << QByteArray("run.gpu: required");
-        QTest::newRow("timeline step") << QStringList{"timeline", "@", "--step", "3"} << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")
+        QTest::newRow("fit without gpu") << QStringList { "fit", "@", "--max",
+            "micro_batch_size" } << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")
+                                         << QByteArray("run.gpu: required");
+        QTest::newRow("timeline step") << QStringList { "timeline", "@", "--step",
+            "3" } << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")
                                        << QByteArray("--step: expected an integer from 1 to 2");
-        QTest::newRow("timeline inference") << QStringList{"timeline", "@"} << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"mode": "inference"}})")
-                                            << QByteArray("run.mode: expected training");
-        QTest::newRow("plan without gpu") << QStringList{"plan", "@", "--gpus", "8"} << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")
-                                          << QByteArray("run.gpu: required to plan");
-        QTest::newRow("plan batch") << QStringList{"plan", "@", "--gpus", "8", "--global-batch", "3", "--max-tp", "1", "--max-pp", "1"}
-                                    << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512, "gpu": "h100-sxm-80gb"}})")
-                                    << QByteArray("--global-batch: expected a multiple");
-        QTest::newRow("missing file") << QStringList{"estimate", "/no/such/file.json"} << QByteArray()
+        QTest::newRow("timeline inference")
+            << QStringList { "timeline", "@" }
+            << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"mode": "inference"}})")
+            << QByteArray("run.mode: expected training");
+        QTest::newRow("plan without gpu")
+            << QStringList { "plan", "@", "--gpus", "8" }
+            << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")
+            << QByteArray("run.gpu: required to plan");
+        QTest::newRow("plan batch")
+            << QStringList { "plan", "@", "--gpus", "8", "--global-batch", "3", "--max-tp", "1", "--max-pp", "1" }
+            << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512, "gpu": "h100-sxm-80gb"}})")
+            << QByteArray("--global-batch: expected a multiple");
+        QTest::newRow("missing file") << QStringList { "estimate", "/no/such/file.json" } << QByteArray()
                                       << QByteArray("/no/such/file.json: cannot open");
-        QTest::newRow("unknown option") << QStringList{"estimate", "@", "--jsn"} << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")
+        QTest::newRow("unknown option") << QStringList { "estimate", "@",
+            "--jsn" } << QByteArray(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")
                                         << QByteArray("--jsn: unknown option");
         // import-hf refuses what it cannot account for, and applies the scenario reader's limits (issues 17, 19).
-        QTest::newRow("hf unknown model_type") << QStringList{"import-hf", "@"} << QByteArray(R"({"model_type": "bert", "vocab_size": 30522})")
-                                               << QByteArray("model_type: model_type \"bert\" is not a family VRAM Lab models");
-        QTest::newRow("hf unknown key") << QStringList{"import-hf", "@"}
-                                        << QByteArray(R"({"model_type": "llama", "vocab_size": 100, "hidden_size": 64, "num_hidden_layers": 2,
+        QTest::newRow("hf unknown model_type")
+            << QStringList { "import-hf", "@" } << QByteArray(R"({"model_type": "bert", "vocab_size": 30522})")
+            << QByteArray("model_type: model_type \"bert\" is not a family VRAM Lab models");
+        QTest::newRow("hf unknown key") << QStringList { "import-hf",
+            "@" } << QByteArray(R"({"model_type": "llama", "vocab_size": 100, "hidden_size": 64, "num_hidden_layers": 2,
                                                "num_attention_heads": 4, "intermediate_size": 128, "my_key": 1})")
                                         << QByteArray("my_key: model_type \"llama\": cannot account for my_key");
-        QTest::newRow("hf hidden beyond reader") << QStringList{"import-hf", "@"}
-                                                 << QByteArray(R"({"model_type": "llama", "vocab_size": 100, "hidden_size": 1000000000,
+        QTest::newRow("hf hidden beyond reader")
+            << QStringList { "import-hf", "@" }
+            << QByteArray(R"({"model_type": "llama", "vocab_size": 100, "hidden_size": 1000000000,
                                                         "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128})")
-                                                 << QByteArray(": hidden_size: expected an integer from 1 to 1,000,000");
-        QTest::newRow("hf top-k above experts") << QStringList{"import-hf", "@"}
-                                                << QByteArray(R"({"model_type": "mixtral", "vocab_size": 100, "hidden_size": 64, "num_hidden_layers": 2,
+            << QByteArray(": hidden_size: expected an integer from 1 to 1,000,000");
+        QTest::newRow("hf top-k above experts")
+            << QStringList { "import-hf", "@" }
+            << QByteArray(R"({"model_type": "mixtral", "vocab_size": 100, "hidden_size": 64, "num_hidden_layers": 2,
                                                        "num_attention_heads": 4, "intermediate_size": 128, "num_local_experts": 8, "num_experts_per_tok": 9})")
-                                                << QByteArray(": num_experts_per_tok: expected at most model.moe.num_experts (8)");
-        QTest::newRow("too large") << QStringList{"estimate", "@"}
-                                   << QByteArray(R"({"model": {"vocab_size": 1000, "hidden_size": 1000000, "num_layers": 100000,
+            << QByteArray(": num_experts_per_tok: expected at most model.moe.num_experts (8)");
+        QTest::newRow("too large") << QStringList { "estimate",
+            "@" } << QByteArray(R"({"model": {"vocab_size": 1000, "hidden_size": 1000000, "num_layers": 100000,
                                           "num_heads": 100000, "ffn_hidden_size": 10000000},
                                           "run": {"sequence_length": 100000000, "attention": "eager"}})")
                                    << QByteArray("too large");
@@ -361,13 +397,13 @@ private slots:
     void failedWriteToStandardOutputExits1_data()
     {
         QTest::addColumn<QStringList>("args");
-        QTest::newRow("estimate") << QStringList{"estimate", data("scenarios/llama-tiny.json")};
-        QTest::newRow("estimate --json") << QStringList{"estimate", data("scenarios/llama-tiny.json"), "--json"};
-        QTest::newRow("timeline --json") << QStringList{"timeline", data("scenarios/llama-tiny.json"), "--json"};
-        QTest::newRow("timeline") << QStringList{"timeline", data("scenarios/llama-tiny.json")};
-        QTest::newRow("import-hf") << QStringList{"import-hf", data("hf/qwen2.5-7b.json")};
-        QTest::newRow("presets") << QStringList{"presets"};
-        QTest::newRow("--help") << QStringList{"--help"};
+        QTest::newRow("estimate") << QStringList { "estimate", data("scenarios/llama-tiny.json") };
+        QTest::newRow("estimate --json") << QStringList { "estimate", data("scenarios/llama-tiny.json"), "--json" };
+        QTest::newRow("timeline --json") << QStringList { "timeline", data("scenarios/llama-tiny.json"), "--json" };
+        QTest::newRow("timeline") << QStringList { "timeline", data("scenarios/llama-tiny.json") };
+        QTest::newRow("import-hf") << QStringList { "import-hf", data("hf/qwen2.5-7b.json") };
+        QTest::newRow("presets") << QStringList { "presets" };
+        QTest::newRow("--help") << QStringList { "--help" };
     }
     void failedWriteToStandardOutputExits1()
     {
@@ -381,7 +417,8 @@ private slots:
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         QCOMPARE(p.exitCode(), 1);
         const QByteArray err = p.readAllStandardError();
-        QVERIFY2(err.endsWith("vramlab-cli: cannot write to standard output: No space left on device\n"), err.constData());
+        QVERIFY2(
+            err.endsWith("vramlab-cli: cannot write to standard output: No space left on device\n"), err.constData());
     }
 
     // Issue 17: "-o $'\xff.json'" wrote a file and exited 0; arguments must be UTF-8.
@@ -391,8 +428,9 @@ private slots:
         QProcess p;
         p.setWorkingDirectory(dir.path());
         // QProcess takes QStrings; the shell passes the raw byte 0xFF.
-        p.start(QStringLiteral("/bin/sh"), {"-c", R"sh(exec "$0" import-hf "$1" -o "$(printf '\377.json')")sh", QStringLiteral(VRAMLAB_CLI),
-                                            data("hf/qwen2.5-7b.json")});
+        p.start(QStringLiteral("/bin/sh"),
+            { "-c", R"sh(exec "$0" import-hf "$1" -o "$(printf '\377.json')")sh", QStringLiteral(VRAMLAB_CLI),
+                data("hf/qwen2.5-7b.json") });
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), 2);
         const QByteArray err = p.readAllStandardError();
@@ -403,18 +441,18 @@ private slots:
 
     void emptyFileNameSaysSo()
     {
-        const Run out = cli({"import-hf", data("hf/qwen2.5-7b.json"), "-o", ""});
+        const Run out = cli({ "import-hf", data("hf/qwen2.5-7b.json"), "-o", "" });
         QCOMPARE(out.code, 2);
         QVERIFY2(out.err.contains("-o: the file name is empty"), out.err.constData());
         QVERIFY(out.out.isEmpty());
-        const Run in = cli({"estimate", ""});
+        const Run in = cli({ "estimate", "" });
         QCOMPARE(in.code, 2);
         QVERIFY2(in.err.contains("the file name is empty"), in.err.constData());
     }
 
     void unknownCommand()
     {
-        const Run r = cli({"frobnicate"});
+        const Run r = cli({ "frobnicate" });
         QCOMPARE(r.code, 2);
         QVERIFY(r.out.isEmpty());
     }

@@ -17,7 +17,10 @@ namespace {
 
 using vramlab::test::Run;
 
-Run cli(const QStringList& args) { return vramlab::test::runProgram(QStringLiteral(VRAMLAB_CLI), args); }
+Run cli(const QStringList& args)
+{
+    return vramlab::test::runProgram(QStringLiteral(VRAMLAB_CLI), args);
+}
 
 QString writeTemp(const QTemporaryDir& dir, const char* name, const QByteArray& text)
 {
@@ -37,15 +40,16 @@ private slots:
     {
         QTemporaryDir dir;
         const QByteArray huge(3'000'000, 'x');
-        const QByteArray head = R"({"format":"vramlab.scenario","version":1,"model":{"preset":"gpt2"},"run":{"precision":)";
+        const QByteArray head
+            = R"({"format":"vramlab.scenario","version":1,"model":{"preset":"gpt2"},"run":{"precision":)";
         const QString big = writeTemp(dir, "big.json", head + '"' + huge + "\"}}");
-        Run r = cli({"estimate", big});
+        Run r = cli({ "estimate", big });
         QCOMPARE(r.code, 2);
         QVERIFY(r.out.isEmpty());
         QVERIFY2(r.err.size() < 2000, QByteArray::number(r.err.size()).constData()); // was a 3 MB line
         QCOMPARE(r.err.count('\n'), 1);
         const QString esc = writeTemp(dir, "esc.json", head + "\"\\u001b[31mred\\nnext\"}}");
-        r = cli({"estimate", esc});
+        r = cli({ "estimate", esc });
         QCOMPARE(r.code, 2);
         QVERIFY(!r.err.contains('\x1b'));
         QVERIFY2(r.err.contains("\\u001b[31mred\\nnext"), r.err.constData());
@@ -59,40 +63,43 @@ private slots:
         QCOMPARE(::mkfifo(fifo.constData(), 0600), 0);
         QElapsedTimer t;
         t.start();
-        const Run r = cli({"estimate", QString::fromLocal8Bit(fifo)});
+        const Run r = cli({ "estimate", QString::fromLocal8Bit(fifo) });
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains("not a regular file"));
         QVERIFY(t.elapsed() < 20000);
-        QCOMPARE(cli({"estimate", dir.path()}).code, 2);
+        QCOMPARE(cli({ "estimate", dir.path() }).code, 2);
     }
 
     void duplicateKeysAreRefused()
     {
         QTemporaryDir dir;
-        const QString dup = writeTemp(dir, "dup.json", R"({"format":"vramlab.scenario","version":1,"model":{"preset":"gpt2"},"run":{"micro_batch_size":1,"micro_batch_size":64}})");
-        const Run r = cli({"estimate", dup});
+        const QString dup = writeTemp(dir, "dup.json",
+            R"({"format":"vramlab.scenario","version":1,"model":{"preset":"gpt2"},"run":{"micro_batch_size":1,"micro_batch_size":64}})");
+        const Run r = cli({ "estimate", dup });
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("run.micro_batch_size: the key appears twice"), r.err.constData());
     }
 
     void presetsTakesNoArguments()
     {
-        const Run r = cli({"presets", "x"});
+        const Run r = cli({ "presets", "x" });
         QCOMPARE(r.code, 2);
         QVERIFY(r.out.isEmpty());
-        QCOMPARE(cli({"presets"}).code, 0);
+        QCOMPARE(cli({ "presets" }).code, 0);
     }
 
     void noVerdictWithoutAGpu()
     {
         QTemporaryDir dir;
-        const QString noGpu = writeTemp(dir, "nogpu.json", R"({"format":"vramlab.scenario","version":1,"model":{"preset":"llama-3-70b"},"run":{"sequence_length":8192}})");
-        Run r = cli({"estimate", noGpu, "--json"});
+        const QString noGpu = writeTemp(dir, "nogpu.json",
+            R"({"format":"vramlab.scenario","version":1,"model":{"preset":"llama-3-70b"},"run":{"sequence_length":8192}})");
+        Run r = cli({ "estimate", noGpu, "--json" });
         QCOMPARE(r.code, 0);
         const QJsonObject o = QJsonDocument::fromJson(r.out).object();
         QVERIFY(o.contains("fits") && o["fits"].isNull());
         QVERIFY(o["usable_bytes"].isNull());
-        r = cli({"sweep", noGpu, "--param", "run.micro_batch_size", "--from", "1", "--to", "2", "--points", "2", "--csv"});
+        r = cli({ "sweep", noGpu, "--param", "run.micro_batch_size", "--from", "1", "--to", "2", "--points", "2",
+            "--csv" });
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.split('\n').at(1).endsWith(','), r.out.constData()); // an empty fits cell
     }
@@ -100,10 +107,11 @@ private slots:
     void timelineRefusesPastItsEventLimit()
     {
         QTemporaryDir dir;
-        const QString deep = writeTemp(dir, "deep.json", R"({"format":"vramlab.scenario","version":1,"model":{"preset":"gpt2","num_layers":100000},"run":{"sequence_length":1024,"gpu":"h100-sxm-80gb"}})");
+        const QString deep = writeTemp(dir, "deep.json",
+            R"({"format":"vramlab.scenario","version":1,"model":{"preset":"gpt2","num_layers":100000},"run":{"sequence_length":1024,"gpu":"h100-sxm-80gb"}})");
         QElapsedTimer t;
         t.start();
-        const Run r = cli({"timeline", deep, "--json"});
+        const Run r = cli({ "timeline", deep, "--json" });
         QCOMPARE(r.code, 2);
         QVERIFY(r.out.isEmpty());
         QVERIFY2(r.err.contains("the timeline records at most 200,000 events"), r.err.constData());
@@ -114,14 +122,15 @@ private slots:
     {
         // Llama-3-70B without ZeRO keeps its 140 GB of bf16 weights on every GPU: no count of 24 GB cards fits.
         QTemporaryDir dir;
-        const QString file = writeTemp(dir, "70b-4090.json", R"({"format":"vramlab.scenario","version":1,"model":{"preset":"llama-3-70b"},
+        const QString file = writeTemp(
+            dir, "70b-4090.json", R"({"format":"vramlab.scenario","version":1,"model":{"preset":"llama-3-70b"},
             "run":{"sequence_length":4096,"parallelism":{"gpus":8,"zero_stage":0},"gpu":"rtx-4090-24gb"}})");
-        Run r = cli({"fit", file, "--min-gpus"});
+        Run r = cli({ "fit", file, "--min-gpus" });
         QCOMPARE(r.code, 3); // answered: nothing fits
         QVERIFY2(r.out.startsWith("nothing fits on"), r.out.constData());
         QVERIFY(r.out.contains("even 1,000,000 GPUs leave"));
         QVERIFY(!r.out.contains("= 0 needs"));
-        r = cli({"fit", file, "--min-gpus", "--json"});
+        r = cli({ "fit", file, "--min-gpus", "--json" });
         QCOMPARE(r.code, 3);
         const QJsonObject o = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(o["fits"].toBool(true), false);
@@ -131,13 +140,14 @@ private slots:
     void everyCommandHasItsOwnHelp_data()
     {
         QTest::addColumn<QString>("command");
-        for (const char* c : {"estimate", "sweep", "fit", "timeline", "plan", "presets", "gpus", "import-hf", "validate"})
+        for (const char* c :
+            { "estimate", "sweep", "fit", "timeline", "plan", "presets", "gpus", "import-hf", "validate" })
             QTest::newRow(c) << QString::fromLatin1(c);
     }
     void everyCommandHasItsOwnHelp()
     {
         QFETCH(QString, command);
-        const Run r = cli({command, "--help"});
+        const Run r = cli({ command, "--help" });
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.startsWith("usage: vramlab-cli " + command.toUtf8() + ' '), r.out.constData());
         QVERIFY(r.err.isEmpty());
@@ -145,11 +155,11 @@ private slots:
 
     void gpusListsTheCatalog()
     {
-        const Run r = cli({"gpus"});
+        const Run r = cli({ "gpus" });
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains("h100-sxm-80gb"));
         QVERIFY(r.out.contains("79.65 GiB")); // 81,559 MiB as the driver reports an H100 SXM
-        const Run j = cli({"gpus", "--json"});
+        const Run j = cli({ "gpus", "--json" });
         QCOMPARE(j.code, 0);
         const QJsonArray arr = QJsonDocument::fromJson(j.out).array();
         QVERIFY(arr.size() >= 12);
@@ -161,22 +171,23 @@ private slots:
                 QCOMPARE(v.toObject()["bf16_tflops"].toDouble(), 989.4);
             }
         QVERIFY(h100);
-        QCOMPARE(cli({"gpus", "x"}).code, 2);
+        QCOMPARE(cli({ "gpus", "x" }).code, 2);
     }
 
     void planRowsNameEverySetting()
     {
         QTemporaryDir dir;
-        const QString seventy = writeTemp(dir, "70b.json", R"({"format":"vramlab.scenario","version":1,"model":{"preset":"llama-3-70b"},
+        const QString seventy
+            = writeTemp(dir, "70b.json", R"({"format":"vramlab.scenario","version":1,"model":{"preset":"llama-3-70b"},
             "run":{"sequence_length":4096,"gradient_accumulation_steps":4,"parallelism":{"gpus":8,"zero_stage":3},"gpu":"h100-sxm-80gb"}})");
-        const Run r = cli({"plan", seventy, "--top", "50"});
+        const Run r = cli({ "plan", seventy, "--top", "50" });
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.contains("+ sequence parallel"), r.out.constData());
         const QRegularExpression tensorParallel(QStringLiteral("TP [2-8]\\b"));
         for (const QString& line : QString::fromUtf8(r.out).split(QLatin1Char('\n')))
             if (line.contains(tensorParallel))
                 QVERIFY2(line.contains(QStringLiteral("sequence parallel")), qPrintable(line));
-        const Run j = cli({"plan", seventy, "--json", "--top", "50"});
+        const Run j = cli({ "plan", seventy, "--json", "--top", "50" });
         QCOMPARE(j.code, 0);
         QVERIFY(j.out.contains("\"sequence_parallel\": true"));
     }

@@ -16,7 +16,10 @@ Scenario example(const char* file)
     return loadScenarioFile(std::string(VRAMLAB_SOURCE_DIR) + "/tests/data/scenarios/" + file);
 }
 
-Bytes acts(const Scenario& sc) { return estimate(sc).bytesOf("activations"); }
+Bytes acts(const Scenario& sc)
+{
+    return estimate(sc).bytesOf("activations");
+}
 
 Bytes tensorBytes(const Report& r, const std::string& name)
 {
@@ -60,14 +63,14 @@ private slots:
         // b=2, s=128, h=256, a=8, g=2 (repeated to 8), d=32, I=688, V=1000, bf16, 2 layers.
         const Count b = 2, s = 128, h = 256, a = 8, d = 32, I = 688, V = 1000, L = 2;
         const Count norm = 4 * b * s * h + 4 * b * s + 2 * b * s * h + 8; // fp32 copy, rsqrt, normalized, 1/h
-        const Count attn = 2 * b * s * h                                  // q/k/v input
-                           + 3 * 2 * b * a * s * d + 2 * 8 * a            // q, repeated k and v, 2 indices
-                           + 8 + 4 * b * a * s * s + 2 * b * a * s * s    // scale, fp32 softmax, bf16 copy
-                           + 2 * b * s * a * d;                           // o_proj input
+        const Count attn = 2 * b * s * h // q/k/v input
+            + 3 * 2 * b * a * s * d + 2 * 8 * a // q, repeated k and v, 2 indices
+            + 8 + 4 * b * a * s * s + 2 * b * a * s * s // scale, fp32 softmax, bf16 copy
+            + 2 * b * s * a * d; // o_proj input
         const Count mlp = 2 * b * s * h + 4 * 2 * b * s * I;
         const Count layer = 2 * norm + attn + mlp;
-        const Count outside = 8 * b * s + 2 * 2 * s * d                   // ids, RoPE tables
-                              + norm + 2 * b * s * h + 4 * b * s * V + 4; // final norm, head input, log-softmax
+        const Count outside = 8 * b * s + 2 * 2 * s * d // ids, RoPE tables
+            + norm + 2 * b * s * h + 4 * b * s * V + 4; // final norm, head input, log-softmax
         QCOMPARE(acts(tinyLlama()), L * layer + outside);
         QCOMPARE(L * layer + outside, Count(10'681'660));
     }
@@ -91,7 +94,8 @@ private slots:
         // indices (2 x 152 B per layer + 12 B at the loss) do not double.
         Scenario eager = tinyLlama(), eagerLong = tinyLlama();
         eagerLong.run.sequenceLength = 256;
-        QCOMPARE(acts(eagerLong) - 2 * acts(eager), Bytes(2 * 6 * 2 * 8 * (256 * 256 - 2 * 128 * 128) - (2 * 152 + 12)));
+        QCOMPARE(
+            acts(eagerLong) - 2 * acts(eager), Bytes(2 * 6 * 2 * 8 * (256 * 256 - 2 * 128 * 128) - (2 * 152 + 12)));
     }
 
     void checkpointingOrder()
@@ -100,7 +104,7 @@ private slots:
         const Bytes none = acts(sc);
         sc.run.checkpointing.kind = Checkpointing::Kind::Selective;
         const Bytes selective = acts(sc);
-        sc.run.checkpointing = {Checkpointing::Kind::Every, 2};
+        sc.run.checkpointing = { Checkpointing::Kind::Every, 2 };
         const Bytes every2 = acts(sc);
         sc.run.checkpointing.kind = Checkpointing::Kind::Full;
         const Report full = estimate(sc);

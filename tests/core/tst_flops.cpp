@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // FLOPs per token and step, recomputation, and step time from the GPU catalog.
+#include "test_scenarios.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
 #include "vramlab/presets.h"
-#include "test_scenarios.h"
 
 #include <QtTest>
 
@@ -111,8 +111,8 @@ private slots:
         QCOMPARE(findGpu("h100-sxm-80gb")->peakTflops(DType::Fp8), 1978.9);
         QCOMPARE(findGpu("a100-80gb")->peakTflops(DType::Fp8), 312.0); // no FP8 on Ampere: bf16 rate
         QCOMPARE(findGpu("v100-32gb")->peakTflops(DType::Bf16), 125.0); // no bf16: fp16 tensor cores
-        for (const char* g : {"a100-40gb", "a100-80gb", "h100-sxm-80gb", "h100-pcie-80gb", "h200-141gb", "b200-180gb", "l4-24gb",
-                              "l40s-48gb", "rtx-4090-24gb", "mi300x-192gb"})
+        for (const char* g : { "a100-40gb", "a100-80gb", "h100-sxm-80gb", "h100-pcie-80gb", "h200-141gb", "b200-180gb",
+                 "l4-24gb", "l40s-48gb", "rtx-4090-24gb", "mi300x-192gb" })
             QVERIFY2(findGpu(g).has_value(), g);
     }
 };

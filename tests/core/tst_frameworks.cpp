@@ -29,7 +29,10 @@ Scenario toy(const json& runExtra = json::object())
 }
 
 /// Both layers, the embedding and the head on one GPU.
-ActivationSet acts(const Scenario& sc) { return trainingActivations(sc.model, sc.run, StageSlice{2, 0, true, true}); }
+ActivationSet acts(const Scenario& sc)
+{
+    return trainingActivations(sc.model, sc.run, StageSlice { 2, 0, true, true });
+}
 
 Bytes tensorBytes(const ActivationSet& s, std::string_view name)
 {
@@ -76,14 +79,14 @@ void TstFrameworks::upcastIsTodaysLoss()
     const ActivationSet a = acts(toy());
     QCOMPARE(tensorBytes(a, "log-softmax of the logits (fp32)"), Bytes(128'000));
     QCOMPARE(a.lossForwardBytes, Bytes(32'000 * (2 + 4))); // bf16 logits + fp32 copy
-    QCOMPARE(a.lossBackwardBytes, Bytes(32'000 * 8));      // two fp32 gradients
+    QCOMPARE(a.lossBackwardBytes, Bytes(32'000 * 8)); // two fp32 gradients
     QCOMPARE(a.lossHeldBytes, Bytes(0));
 }
 
 // cross_entropy on 16-bit logits (lit-gpt chunked_cross_entropy with chunk_size=0@8641822).
 void TstFrameworks::nativeLoss()
 {
-    const ActivationSet a = acts(toy({{"loss", "native"}}));
+    const ActivationSet a = acts(toy({ { "loss", "native" } }));
     QCOMPARE(tensorBytes(a, "log-softmax of the logits (16-bit)"), Bytes(64'000));
     QCOMPARE(a.lossForwardBytes, Bytes(64'000));
     QCOMPARE(a.lossBackwardBytes, Bytes(128'000));
@@ -93,7 +96,7 @@ void TstFrameworks::nativeLoss()
 // every chunk's fp32 log-softmax kept (32 x 1000 x 4), all bf16 logits + one chunk's fp32 copy in forward.
 void TstFrameworks::torchtuneChunked()
 {
-    const ActivationSet a = acts(toy({{"framework", "torchtune"}}));
+    const ActivationSet a = acts(toy({ { "framework", "torchtune" } }));
     QCOMPARE(tensorBytes(a, "log-softmax of every chunk (fp32, all kept for backward)"), Bytes(128'000));
     QCOMPARE(tensorBytes(a, "cross-entropy total weight of a chunk (scalar)"), Bytes(8 * 4));
     QCOMPARE(a.lossForwardBytes, Bytes(64'000 + 4 * 1000 * 4));
@@ -105,7 +108,7 @@ void TstFrameworks::torchtuneChunked()
 // kept through backward. 300 tokens x 2 rows: chunks of 256 tokens, 598 loss rows.
 void TstFrameworks::litgptChunked()
 {
-    const ActivationSet a = acts(toy({{"framework", "litgpt"}, {"sequence_length", 300}}));
+    const ActivationSet a = acts(toy({ { "framework", "litgpt" }, { "sequence_length", 300 } }));
     QCOMPARE(tensorBytes(a, "log-softmax of every chunk (16-bit, all kept for backward)"), Bytes(598 * 1000 * 2));
     QCOMPARE(tensorBytes(a, "cross-entropy total weight of a chunk (scalar)"), Bytes(3 * 2));
     QCOMPARE(a.lossHeldBytes, Bytes(600 * 1000 * 2));
@@ -120,7 +123,7 @@ void TstFrameworks::litgptChunked()
 // chunk = next_pow2(cdiv(32, 16)) = 2 rows; saves grad_input (32 x 64) and grad_weight (1000 x 64).
 void TstFrameworks::ligerFused()
 {
-    const ActivationSet a = acts(toy({{"loss", "fused"}}));
+    const ActivationSet a = acts(toy({ { "loss", "fused" } }));
     QCOMPARE(tensorBytes(a, "gradient of the LM head input (computed in forward)"), Bytes(32 * 64 * 2));
     QCOMPARE(tensorBytes(a, "gradient of the LM head weight (computed in forward)"), Bytes(1000 * 64 * 2));
     QCOMPARE(tensorBytes(a, "LM head input (final norm output)"), Bytes(0));
@@ -132,20 +135,21 @@ void TstFrameworks::ligerFused()
 // and SDPA's O and log-sum-exp. 32 tokens: 4096 + 4096 + 2048 + 8192 + 4096 + 4096 + 512 B.
 void TstFrameworks::selectiveOp()
 {
-    const Scenario sc = toy({{"framework", "torchtitan"}, {"checkpointing", "selective-op"}});
+    const Scenario sc = toy({ { "framework", "torchtitan" }, { "checkpointing", "selective-op" } });
     const ActivationSet a = acts(sc);
     const Bytes perLayer = 4096 + 4096 + 2048 + 4096 + 512 + 8192 + 4096;
     QCOMPARE(a.bytes - a.embeddingBytes - a.headBytes, 2 * perLayer);
     // Rebuilt in backward: torchtitan's whole block (model.py@9dec370: fp32 RMSNorm copies, K and V
     // repeated to 4 heads, the contiguous copy read by wo) minus the reused O, log-sum-exp and w1 output.
     const Bytes norm = 32 * 64 * 4 + 32 * 4 + 32 * 64 * 2;
-    const Bytes block = norm + 4096 /*qkv input*/ + 3 * 4096 /*Q, K, V*/ + 4096 + 512 /*O, lse*/ + 4096 /*wo input*/ + norm +
-                        4096 /*MLP input*/ + 4 * 8192;
+    const Bytes block = norm + 4096 /*qkv input*/ + 3 * 4096 /*Q, K, V*/ + 4096
+        + 512 /*O, lse*/ + 4096 /*wo input*/ + norm + 4096 /*MLP input*/ + 4 * 8192;
     QCOMPARE(a.recomputeBytes, block - (4096 + 512 + 8192));
     const Report rep = estimate(sc);
     QCOMPARE(rep.stepInputs.recompute, a.recomputeBytes);
     // Refused where the save list's mm count does not describe the block.
-    QCOMPARE(refusal({{"checkpointing", "selective-op"}, {"attention", "eager"}}).keyPath(), std::string("run.checkpointing"));
+    QCOMPARE(refusal({ { "checkpointing", "selective-op" }, { "attention", "eager" } }).keyPath(),
+        std::string("run.checkpointing"));
 }
 
 void TstFrameworks::fusedOptimizerHasNoTemporaries()
@@ -153,12 +157,12 @@ void TstFrameworks::fusedOptimizerHasNoTemporaries()
     // Toy parameters: embedding 64,000 + 2 x (q 4,096 + k 2,048 + v 2,048 + o 4,096 + 3 x 8,192 + norms 128)
     // + final norm 64 + LM head 64,000 = 202,048; foreach AdamW's sqrt(v) list is fp32: 4 B each.
     const Report foreach = estimate(toy());
-    const Report fused = estimate(toy({{"optimizer_impl", "fused"}}));
+    const Report fused = estimate(toy({ { "optimizer_impl", "fused" } }));
     QCOMPARE(foreach.stepInputs.optimizerTemporaries, Bytes(202'048 * 4));
     QCOMPARE(fused.stepInputs.optimizerTemporaries, Bytes(0));
     QVERIFY(fused.peak < foreach.peak);
     // DeepSpeed's and Megatron's profiles default to fused Adam.
-    QCOMPARE(estimate(toy({{"framework", "deepspeed"}})).stepInputs.optimizerTemporaries, Bytes(0));
+    QCOMPARE(estimate(toy({ { "framework", "deepspeed" } })).stepInputs.optimizerTemporaries, Bytes(0));
 }
 
 // The hand case of tst_timeline (start 310 B, 4 layers of 10 B) with optimizer in backward:
@@ -173,8 +177,8 @@ void TstFrameworks::optimizerInBackward()
     QCOMPARE(t.peak, Bytes(389));
     QCOMPARE(t.atPeak.layer, Count(3));
     QCOMPARE(t.events.back().total(), Bytes(310));
-    QCOMPARE(refusal({{"optimizer_in_backward", true}, {"gradient_accumulation_steps", 2}}).keyPath(),
-             std::string("run.optimizer_in_backward"));
+    QCOMPARE(refusal({ { "optimizer_in_backward", true }, { "gradient_accumulation_steps", 2 } }).keyPath(),
+        std::string("run.optimizer_in_backward"));
 }
 
 // lit_gpt/model.py@8641822 Block with parallel_residual and shared_attention_norm: the MLP reads
@@ -191,7 +195,8 @@ void TstFrameworks::parallelBlocks()
     doc["model"]["shared_attention_norm"] = true;
     const Scenario shared = readScenario(doc);
     QCOMPARE(sequential.bytes - acts(shared).bytes, Bytes(2 * (8192 + 128 + 4096 + 4096)));
-    QCOMPARE(estimate(readScenario(doc)).params.total + 2 * 64, estimate(toy()).params.total); // one norm fewer per layer
+    QCOMPARE(
+        estimate(readScenario(doc)).params.total + 2 * 64, estimate(toy()).params.total); // one norm fewer per layer
     const Scenario back = readScenario(scenarioToJson(shared));
     QVERIFY(back.model.parallelResidual && back.model.sharedAttentionNorm);
     doc["model"]["parallel_residual"] = false;
@@ -208,9 +213,10 @@ void TstFrameworks::parallelBlocks()
 // (bitsandbytes@0.41.0) keeps each NF4 linear's input; PagedAdamW keeps fp32 states.
 void TstFrameworks::qloraAsLitgptRunsIt()
 {
-    const json qlora = {{"framework", "litgpt"}, {"precision", "bf16"}, {"optimizer_impl", "paged-32bit"},
-                        {"finetune", {{"method", "qlora"}, {"rank", 8}, {"targets", {"q", "v"}}, {"dropout", 0.0},
-                                      {"double_quant", false}, {"quantize_lm_head", true}}}};
+    const json qlora = { { "framework", "litgpt" }, { "precision", "bf16" }, { "optimizer_impl", "paged-32bit" },
+        { "finetune",
+            { { "method", "qlora" }, { "rank", 8 }, { "targets", { "q", "v" } }, { "dropout", 0.0 },
+                { "double_quant", false }, { "quantize_lm_head", true } } } };
     const Scenario sc = toy(qlora);
     const Report rep = estimate(sc);
     // Linear weights: 2 x (4,096 + 2,048 + 2,048 + 4,096 + 3 x 8,192) + LM head 64,000 = 137,728, each
@@ -235,19 +241,21 @@ void TstFrameworks::qloraAsLitgptRunsIt()
     QCOMPARE(bytes("LM head input (final norm output)"), Bytes(4096));
     // The same run as LoRA on a bf16 base keeps only the qkv inputs (for lora_A).
     json lora = qlora;
-    lora["finetune"] = {{"method", "lora"}, {"rank", 8}, {"targets", {"q", "v"}}, {"dropout", 0.0}};
+    lora["finetune"] = { { "method", "lora" }, { "rank", 8 }, { "targets", { "q", "v" } }, { "dropout", 0.0 } };
     lora.erase("optimizer_impl");
     const ActivationSet b = acts(toy(lora));
     QCOMPARE(a.bytes - b.bytes, Bytes(2 * 4096 + 2 * 8192 + 4096));
-    QCOMPARE(refusal({{"finetune", {{"method", "lora"}, {"quantize_lm_head", true}}}}).keyPath(), std::string("run.finetune.quantize_lm_head"));
-    QCOMPARE(refusal({{"optimizer", "sgd"}, {"optimizer_impl", "paged-32bit"}}).keyPath(), std::string("run.optimizer_impl"));
+    QCOMPARE(refusal({ { "finetune", { { "method", "lora" }, { "quantize_lm_head", true } } } }).keyPath(),
+        std::string("run.finetune.quantize_lm_head"));
+    QCOMPARE(refusal({ { "optimizer", "sgd" }, { "optimizer_impl", "paged-32bit" } }).keyPath(),
+        std::string("run.optimizer_impl"));
 }
 
 void TstFrameworks::keysRoundTrip()
 {
-    const Scenario sc = toy({{"framework", "litgpt"}, {"loss", "chunked"}, {"loss_chunks_tokens", 64}, {"loss_dtype", "bf16"},
-                             {"optimizer_impl", "fused"}, {"optimizer_in_backward", true}, {"checkpointing", "selective-op"},
-                             {"compile", false}});
+    const Scenario sc = toy({ { "framework", "litgpt" }, { "loss", "chunked" }, { "loss_chunks_tokens", 64 },
+        { "loss_dtype", "bf16" }, { "optimizer_impl", "fused" }, { "optimizer_in_backward", true },
+        { "checkpointing", "selective-op" }, { "compile", false } });
     const Scenario back = readScenario(scenarioToJson(sc));
     QVERIFY(back.run.framework == Framework::Litgpt);
     QVERIFY(*back.run.loss == LossKind::Chunked);
@@ -257,25 +265,30 @@ void TstFrameworks::keysRoundTrip()
     QVERIFY(back.run.optimizerInBackward);
     QVERIFY(back.run.checkpointing.kind == Checkpointing::Kind::SelectiveOp);
     // Unset keys stay unset, so the framework keeps choosing them.
-    const Scenario plain = readScenario(scenarioToJson(toy({{"framework", "torchtune"}})));
+    const Scenario plain = readScenario(scenarioToJson(toy({ { "framework", "torchtune" } })));
     QVERIFY(!plain.run.loss && !plain.run.optimizerImpl && !plain.run.lossChunks);
-    const Scenario fsdp = readScenario(scenarioToJson(toy({{"parallelism", {{"gpus", 8}, {"zero_stage", 3}, {"sharding", "fsdp2"},
-                                                                              {"reshard_after_forward", "all but last block"}}}})));
+    const Scenario fsdp = readScenario(scenarioToJson(toy({ { "parallelism",
+        { { "gpus", 8 }, { "zero_stage", 3 }, { "sharding", "fsdp2" },
+            { "reshard_after_forward", "all but last block" } } } })));
     QVERIFY(fsdp.run.parallelism.fsdp2 && fsdp.run.keepLastBlockGathered);
 }
 
 void TstFrameworks::badKeysNamed()
 {
-    QCOMPARE(refusal({{"framework", "jax"}}).keyPath(), std::string("run.framework"));
-    QCOMPARE(refusal({{"loss", "focal"}}).keyPath(), std::string("run.loss"));
-    QCOMPARE(refusal({{"loss_chunks", 4}}).keyPath(), std::string("run.loss_chunks"));
-    QCOMPARE(refusal({{"loss", "chunked"}, {"loss_chunks", 4}, {"loss_chunks_tokens", 128}}).keyPath(), std::string("run.loss_chunks_tokens"));
-    QCOMPARE(refusal({{"loss", "chunked"}, {"loss_dtype", "fp16"}}).keyPath(), std::string("run.loss_dtype"));
-    QCOMPARE(refusal({{"compile", true}}).keyPath(), std::string("run.compile"));
-    QCOMPARE(refusal({{"activation_offloading", true}}).keyPath(), std::string("run.activation_offloading"));
-    QCOMPARE(refusal({{"parallelism", {{"context_parallel", 2}}}}).keyPath(), std::string("run.parallelism.context_parallel"));
-    QCOMPARE(refusal({{"parallelism", {{"async_tp", true}}}}).keyPath(), std::string("run.parallelism.async_tp"));
-    QCOMPARE(refusal({{"finetune", {{"method", "qlora"}, {"quant", "torchao-nf4"}}}}).keyPath(), std::string("run.finetune.quant"));
+    QCOMPARE(refusal({ { "framework", "jax" } }).keyPath(), std::string("run.framework"));
+    QCOMPARE(refusal({ { "loss", "focal" } }).keyPath(), std::string("run.loss"));
+    QCOMPARE(refusal({ { "loss_chunks", 4 } }).keyPath(), std::string("run.loss_chunks"));
+    QCOMPARE(refusal({ { "loss", "chunked" }, { "loss_chunks", 4 }, { "loss_chunks_tokens", 128 } }).keyPath(),
+        std::string("run.loss_chunks_tokens"));
+    QCOMPARE(refusal({ { "loss", "chunked" }, { "loss_dtype", "fp16" } }).keyPath(), std::string("run.loss_dtype"));
+    QCOMPARE(refusal({ { "compile", true } }).keyPath(), std::string("run.compile"));
+    QCOMPARE(refusal({ { "activation_offloading", true } }).keyPath(), std::string("run.activation_offloading"));
+    QCOMPARE(refusal({ { "parallelism", { { "context_parallel", 2 } } } }).keyPath(),
+        std::string("run.parallelism.context_parallel"));
+    QCOMPARE(
+        refusal({ { "parallelism", { { "async_tp", true } } } }).keyPath(), std::string("run.parallelism.async_tp"));
+    QCOMPARE(refusal({ { "finetune", { { "method", "qlora" }, { "quant", "torchao-nf4" } } } }).keyPath(),
+        std::string("run.finetune.quant"));
 }
 
 QTEST_APPLESS_MAIN(TstFrameworks)

@@ -19,16 +19,16 @@ struct Added {
     bool fp8;
 };
 constexpr Added kAdded[] = {
-    {"rtx-3090-24gb", 24576, 71, false},        // GA102 whitepaper; club-3090#390
-    {"rtx-3090-ti-24gb", 24564, 80, false},     // Ada whitepaper (3090 Ti column); club-3090#353
-    {"rtx-4080-16gb", 16376, 97.5, true},       // Ada whitepaper Appendix A
-    {"rtx-5090-32gb", 32607, 209.5, true},      // RTX Blackwell whitepaper; club-3090#741
-    {"rtx-a6000-48gb", 49140, 154.8, false},    // RTX A6000 datasheet 309.7 sparse / 2
-    {"rtx-6000-ada-48gb", 49140, 364.25, true}, // RTX 6000 Ada datasheet 1457.0 FP8 sparse / 4
-    {"a40-48gb", 46068, 149.7, false},          // A40 datasheet
-    {"l40-48gb", 46068, 181.05, true},          // L40 datasheet
-    {"t4-16gb", 15360, 0, false},               // T4 datasheet (FP16 65, no BF16); modal-client#2797
-    {"h100-nvl-94gb", 95830, 835.5, true},      // H100 datasheet NVL 1671 sparse / 2; gpu-admin-tools#4
+    { "rtx-3090-24gb", 24576, 71, false }, // GA102 whitepaper; club-3090#390
+    { "rtx-3090-ti-24gb", 24564, 80, false }, // Ada whitepaper (3090 Ti column); club-3090#353
+    { "rtx-4080-16gb", 16376, 97.5, true }, // Ada whitepaper Appendix A
+    { "rtx-5090-32gb", 32607, 209.5, true }, // RTX Blackwell whitepaper; club-3090#741
+    { "rtx-a6000-48gb", 49140, 154.8, false }, // RTX A6000 datasheet 309.7 sparse / 2
+    { "rtx-6000-ada-48gb", 49140, 364.25, true }, // RTX 6000 Ada datasheet 1457.0 FP8 sparse / 4
+    { "a40-48gb", 46068, 149.7, false }, // A40 datasheet
+    { "l40-48gb", 46068, 181.05, true }, // L40 datasheet
+    { "t4-16gb", 15360, 0, false }, // T4 datasheet (FP16 65, no BF16); modal-client#2797
+    { "h100-nvl-94gb", 95830, 835.5, true }, // H100 datasheet NVL 1671 sparse / 2; gpu-admin-tools#4
 };
 } // namespace
 
@@ -84,7 +84,7 @@ private slots:
             QVERIFY2(g.memoryBytes > 0 && g.memoryBytes % kMiB == 0, n);
             QVERIFY2(g.fp32Tflops > 0 && g.fp16Tflops > 0 && g.int8Tops >= 0, n);
             QVERIFY2(g.memoryBandwidthGBs > 0 && g.interconnectGBs > 0 && g.hostLinkGBs > 0, n);
-            for (DType d : {DType::Fp32, DType::Bf16, DType::Fp16, DType::Fp8, DType::Int8})
+            for (DType d : { DType::Fp32, DType::Bf16, DType::Fp16, DType::Fp8, DType::Int8 })
                 QVERIFY2(g.peakTflops(d) > 0, n);
             // Tensor rates are never below the plain FP32 rate they fall back to.
             QVERIFY2(g.tf32Tflops == 0 || g.tf32Tflops >= g.fp32Tflops, n);

@@ -21,10 +21,27 @@ nlohmann::json load(const QString& name)
 
 /// Every real config under tests/data/hf/ (SOURCES.md says where each comes from).
 const char* const kConfigs[] = {
-    "deepseek-v3.json", "gemma-3-12b.json", "gpt2.json", "llama-3-8b.json", "llama-3.1-8b.json", "llama-3.2-3b.json",
-    "mistral-7b.json", "mixtral-8x7b.json", "phi-3-mini.json", "qwen1.5-moe-a2.7b.json", "qwen2-57b-a14b.json",
-    "qwen2.5-0.5b-instruct.json", "qwen2.5-3b.json", "qwen2.5-7b.json", "qwen2.5-14b.json", "qwen2.5-32b.json",
-    "qwen3-4b.json", "qwen3-8b.json", "qwen3-14b.json", "qwen3-32b.json", "qwen3-30b-a3b.json",
+    "deepseek-v3.json",
+    "gemma-3-12b.json",
+    "gpt2.json",
+    "llama-3-8b.json",
+    "llama-3.1-8b.json",
+    "llama-3.2-3b.json",
+    "mistral-7b.json",
+    "mixtral-8x7b.json",
+    "phi-3-mini.json",
+    "qwen1.5-moe-a2.7b.json",
+    "qwen2-57b-a14b.json",
+    "qwen2.5-0.5b-instruct.json",
+    "qwen2.5-3b.json",
+    "qwen2.5-7b.json",
+    "qwen2.5-14b.json",
+    "qwen2.5-32b.json",
+    "qwen3-4b.json",
+    "qwen3-8b.json",
+    "qwen3-14b.json",
+    "qwen3-32b.json",
+    "qwen3-30b-a3b.json",
 };
 
 /// What an import gives: parameters, and the memory and time of a training step (flash and
@@ -60,7 +77,7 @@ Fingerprint fingerprint(const nlohmann::json& cfg)
 nlohmann::json perturbed(const std::string& key, const nlohmann::json& v)
 {
     if (key == "architectures")
-        return nlohmann::json::array({"LlamaForSequenceClassification"});
+        return nlohmann::json::array({ "LlamaForSequenceClassification" });
     if (key == "max_position_embeddings")
         return v.get<Count>() > 1024 ? Count(1024) : v.get<Count>() / 2;
     if (key == "num_key_value_heads" && v.get<Count>() % 2 == 0) // doubled, it would stop dividing the heads
@@ -76,7 +93,7 @@ nlohmann::json perturbed(const std::string& key, const nlohmann::json& v)
     if (v.is_null())
         return Count(1024);
     if (v.is_array())
-        return nlohmann::json::array({0});
+        return nlohmann::json::array({ 0 });
     if (v.is_string())
         return v.get<std::string>() + "_other";
     return nlohmann::json();
@@ -91,14 +108,30 @@ private slots:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("preset");
         QTest::addColumn<QString>("modelType");
-        QTest::newRow("llama") << "llama-3-8b.json" << "llama-3-8b" << "llama";
-        QTest::newRow("mistral") << "mistral-7b.json" << "mistral-7b" << "mistral";
-        QTest::newRow("mixtral") << "mixtral-8x7b.json" << "mixtral-8x7b" << "mixtral";
-        QTest::newRow("qwen2") << "qwen2.5-7b.json" << "qwen2.5-7b" << "qwen2";
-        QTest::newRow("gemma3") << "gemma-3-12b.json" << "gemma-3-12b" << "gemma3_text";
-        QTest::newRow("gpt2") << "gpt2.json" << "gpt2" << "gpt2";
-        QTest::newRow("phi3") << "phi-3-mini.json" << "phi-3-mini" << "phi3";
-        QTest::newRow("deepseek_v3") << "deepseek-v3.json" << "deepseek-v3" << "deepseek_v3";
+        QTest::newRow("llama") << "llama-3-8b.json"
+                               << "llama-3-8b"
+                               << "llama";
+        QTest::newRow("mistral") << "mistral-7b.json"
+                                 << "mistral-7b"
+                                 << "mistral";
+        QTest::newRow("mixtral") << "mixtral-8x7b.json"
+                                 << "mixtral-8x7b"
+                                 << "mixtral";
+        QTest::newRow("qwen2") << "qwen2.5-7b.json"
+                               << "qwen2.5-7b"
+                               << "qwen2";
+        QTest::newRow("gemma3") << "gemma-3-12b.json"
+                                << "gemma-3-12b"
+                                << "gemma3_text";
+        QTest::newRow("gpt2") << "gpt2.json"
+                              << "gpt2"
+                              << "gpt2";
+        QTest::newRow("phi3") << "phi-3-mini.json"
+                              << "phi-3-mini"
+                              << "phi3";
+        QTest::newRow("deepseek_v3") << "deepseek-v3.json"
+                                     << "deepseek-v3"
+                                     << "deepseek_v3";
     }
 
     void families()
@@ -138,7 +171,8 @@ private slots:
             const std::string msg = e.expected();
             QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("another_thing"));
             QVERIFY2(msg.find("\"llama\"") != std::string::npos, msg.c_str());
-            QVERIFY2(msg.find("my_custom_thing") != std::string::npos && msg.find("another_thing") != std::string::npos, msg.c_str());
+            QVERIFY2(msg.find("my_custom_thing") != std::string::npos && msg.find("another_thing") != std::string::npos,
+                msg.c_str());
         }
     }
 
@@ -163,14 +197,23 @@ private slots:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("key");
         QTest::addColumn<QByteArray>("value");
-        QTest::newRow("qwen sliding window") << "qwen2.5-7b.json" << "use_sliding_window" << QByteArray("true");
-        QTest::newRow("qwen3 layer types") << "qwen3-8b.json" << "layer_types" << QByteArray(R"(["sliding_attention"])");
-        QTest::newRow("attention dropout") << "llama-3-8b.json" << "attention_dropout" << QByteArray("0.1");
-        QTest::newRow("router logits") << "qwen3-30b-a3b.json" << "output_router_logits" << QByteArray("true");
-        QTest::newRow("gpt2 attn dropout") << "gpt2.json" << "attn_pdrop" << QByteArray("0.2");
-        QTest::newRow("deepseek moe freq") << "deepseek-v3.json" << "moe_layer_freq" << QByteArray("2");
-        QTest::newRow("quantized") << "qwen2.5-7b.json" << "quantization_config" << QByteArray(R"({"quant_method": "gptq", "bits": 4})");
-        QTest::newRow("remote code") << "phi-3-mini.json" << "auto_map" << QByteArray(R"({"AutoModelForCausalLM": "modeling_phi3.Phi3ForCausalLM"})");
+        QTest::newRow("qwen sliding window") << "qwen2.5-7b.json"
+                                             << "use_sliding_window" << QByteArray("true");
+        QTest::newRow("qwen3 layer types") << "qwen3-8b.json"
+                                           << "layer_types" << QByteArray(R"(["sliding_attention"])");
+        QTest::newRow("attention dropout") << "llama-3-8b.json"
+                                           << "attention_dropout" << QByteArray("0.1");
+        QTest::newRow("router logits") << "qwen3-30b-a3b.json"
+                                       << "output_router_logits" << QByteArray("true");
+        QTest::newRow("gpt2 attn dropout") << "gpt2.json"
+                                           << "attn_pdrop" << QByteArray("0.2");
+        QTest::newRow("deepseek moe freq") << "deepseek-v3.json"
+                                           << "moe_layer_freq" << QByteArray("2");
+        QTest::newRow("quantized") << "qwen2.5-7b.json"
+                                   << "quantization_config" << QByteArray(R"({"quant_method": "gptq", "bits": 4})");
+        QTest::newRow("remote code") << "phi-3-mini.json"
+                                     << "auto_map"
+                                     << QByteArray(R"({"AutoModelForCausalLM": "modeling_phi3.Phi3ForCausalLM"})");
     }
     void neutralOnlyKeysRefusedOtherwise()
     {
@@ -184,7 +227,8 @@ private slots:
             QFAIL("accepted");
         } catch (const InputError& e) {
             QCOMPARE(QString::fromStdString(e.keyPath()), key);
-            QVERIFY2(e.expected().find("cannot account for " + key.toStdString()) != std::string::npos, e.expected().c_str());
+            QVERIFY2(e.expected().find("cannot account for " + key.toStdString()) != std::string::npos,
+                e.expected().c_str());
         }
     }
 
@@ -196,27 +240,48 @@ private slots:
         QTest::addColumn<QString>("modelType");
         QTest::addColumn<qint64>("total");
         QTest::addColumn<qint64>("active"); // 0: a dense model (active == total)
-        QTest::newRow("deepseek-v3") << "deepseek-v3.json" << "deepseek_v3" << qint64(671'026'419'200) << qint64(37'552'297'472);
-        QTest::newRow("gemma-3-12b") << "gemma-3-12b.json" << "gemma3_text" << qint64(11'766'034'176) << qint64(0);
-        QTest::newRow("gpt2") << "gpt2.json" << "gpt2" << qint64(124'439'808) << qint64(0);
-        QTest::newRow("llama-3-8b") << "llama-3-8b.json" << "llama" << qint64(8'030'261'248) << qint64(0);
-        QTest::newRow("llama-3.1-8b") << "llama-3.1-8b.json" << "llama" << qint64(8'030'261'248) << qint64(0);
-        QTest::newRow("llama-3.2-3b") << "llama-3.2-3b.json" << "llama" << qint64(3'212'749'824) << qint64(0);
-        QTest::newRow("mistral-7b") << "mistral-7b.json" << "mistral" << qint64(7'241'732'096) << qint64(0);
-        QTest::newRow("mixtral-8x7b") << "mixtral-8x7b.json" << "mixtral" << qint64(46'702'792'704) << qint64(12'879'925'248);
-        QTest::newRow("phi-3-mini") << "phi-3-mini.json" << "phi3" << qint64(3'821'079'552) << qint64(0);
-        QTest::newRow("qwen1.5-moe-a2.7b") << "qwen1.5-moe-a2.7b.json" << "qwen2_moe" << qint64(14'315'784'192) << qint64(2'689'173'504);
-        QTest::newRow("qwen2-57b-a14b") << "qwen2-57b-a14b.json" << "qwen2_moe" << qint64(57'408'658'944) << qint64(14'249'270'784);
-        QTest::newRow("qwen2.5-0.5b") << "qwen2.5-0.5b-instruct.json" << "qwen2" << qint64(494'032'768) << qint64(0);
-        QTest::newRow("qwen2.5-3b") << "qwen2.5-3b.json" << "qwen2" << qint64(3'085'938'688) << qint64(0);
-        QTest::newRow("qwen2.5-7b") << "qwen2.5-7b.json" << "qwen2" << qint64(7'615'616'512) << qint64(0);
-        QTest::newRow("qwen2.5-14b") << "qwen2.5-14b.json" << "qwen2" << qint64(14'770'033'664) << qint64(0);
-        QTest::newRow("qwen2.5-32b") << "qwen2.5-32b.json" << "qwen2" << qint64(32'763'876'352) << qint64(0);
-        QTest::newRow("qwen3-4b") << "qwen3-4b.json" << "qwen3" << qint64(4'022'468'096) << qint64(0);
-        QTest::newRow("qwen3-8b") << "qwen3-8b.json" << "qwen3" << qint64(8'190'735'360) << qint64(0);
-        QTest::newRow("qwen3-14b") << "qwen3-14b.json" << "qwen3" << qint64(14'768'307'200) << qint64(0);
-        QTest::newRow("qwen3-32b") << "qwen3-32b.json" << "qwen3" << qint64(32'762'123'264) << qint64(0);
-        QTest::newRow("qwen3-30b-a3b") << "qwen3-30b-a3b.json" << "qwen3_moe" << qint64(30'532'122'624) << qint64(3'353'032'704);
+        QTest::newRow("deepseek-v3") << "deepseek-v3.json"
+                                     << "deepseek_v3" << qint64(671'026'419'200) << qint64(37'552'297'472);
+        QTest::newRow("gemma-3-12b") << "gemma-3-12b.json"
+                                     << "gemma3_text" << qint64(11'766'034'176) << qint64(0);
+        QTest::newRow("gpt2") << "gpt2.json"
+                              << "gpt2" << qint64(124'439'808) << qint64(0);
+        QTest::newRow("llama-3-8b") << "llama-3-8b.json"
+                                    << "llama" << qint64(8'030'261'248) << qint64(0);
+        QTest::newRow("llama-3.1-8b") << "llama-3.1-8b.json"
+                                      << "llama" << qint64(8'030'261'248) << qint64(0);
+        QTest::newRow("llama-3.2-3b") << "llama-3.2-3b.json"
+                                      << "llama" << qint64(3'212'749'824) << qint64(0);
+        QTest::newRow("mistral-7b") << "mistral-7b.json"
+                                    << "mistral" << qint64(7'241'732'096) << qint64(0);
+        QTest::newRow("mixtral-8x7b") << "mixtral-8x7b.json"
+                                      << "mixtral" << qint64(46'702'792'704) << qint64(12'879'925'248);
+        QTest::newRow("phi-3-mini") << "phi-3-mini.json"
+                                    << "phi3" << qint64(3'821'079'552) << qint64(0);
+        QTest::newRow("qwen1.5-moe-a2.7b") << "qwen1.5-moe-a2.7b.json"
+                                           << "qwen2_moe" << qint64(14'315'784'192) << qint64(2'689'173'504);
+        QTest::newRow("qwen2-57b-a14b") << "qwen2-57b-a14b.json"
+                                        << "qwen2_moe" << qint64(57'408'658'944) << qint64(14'249'270'784);
+        QTest::newRow("qwen2.5-0.5b") << "qwen2.5-0.5b-instruct.json"
+                                      << "qwen2" << qint64(494'032'768) << qint64(0);
+        QTest::newRow("qwen2.5-3b") << "qwen2.5-3b.json"
+                                    << "qwen2" << qint64(3'085'938'688) << qint64(0);
+        QTest::newRow("qwen2.5-7b") << "qwen2.5-7b.json"
+                                    << "qwen2" << qint64(7'615'616'512) << qint64(0);
+        QTest::newRow("qwen2.5-14b") << "qwen2.5-14b.json"
+                                     << "qwen2" << qint64(14'770'033'664) << qint64(0);
+        QTest::newRow("qwen2.5-32b") << "qwen2.5-32b.json"
+                                     << "qwen2" << qint64(32'763'876'352) << qint64(0);
+        QTest::newRow("qwen3-4b") << "qwen3-4b.json"
+                                  << "qwen3" << qint64(4'022'468'096) << qint64(0);
+        QTest::newRow("qwen3-8b") << "qwen3-8b.json"
+                                  << "qwen3" << qint64(8'190'735'360) << qint64(0);
+        QTest::newRow("qwen3-14b") << "qwen3-14b.json"
+                                   << "qwen3" << qint64(14'768'307'200) << qint64(0);
+        QTest::newRow("qwen3-32b") << "qwen3-32b.json"
+                                   << "qwen3" << qint64(32'762'123'264) << qint64(0);
+        QTest::newRow("qwen3-30b-a3b") << "qwen3-30b-a3b.json"
+                                       << "qwen3_moe" << qint64(30'532'122'624) << qint64(3'353'032'704);
     }
     void publishedCounts()
     {
@@ -258,13 +323,20 @@ private slots:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("key");
         QTest::addColumn<qint64>("value");
-        QTest::newRow("hidden 1e9") << "llama-3-8b.json" << "hidden_size" << qint64(1'000'000'000);
-        QTest::newRow("top-k above experts") << "mixtral-8x7b.json" << "num_experts_per_tok" << qint64(9);
-        QTest::newRow("qwen top-k above experts") << "qwen1.5-moe-a2.7b.json" << "num_experts_per_tok" << qint64(61);
-        QTest::newRow("gpt2 width") << "gpt2.json" << "n_embd" << qint64(1'200'000);
-        QTest::newRow("layers") << "qwen3-8b.json" << "num_hidden_layers" << qint64(1'000'000);
-        QTest::newRow("first dense") << "deepseek-v3.json" << "first_k_dense_replace" << qint64(62);
-        QTest::newRow("moe layers 1e12") << "qwen1.5-moe-a2.7b.json" << "num_hidden_layers" << qint64(1'000'000'000'000);
+        QTest::newRow("hidden 1e9") << "llama-3-8b.json"
+                                    << "hidden_size" << qint64(1'000'000'000);
+        QTest::newRow("top-k above experts") << "mixtral-8x7b.json"
+                                             << "num_experts_per_tok" << qint64(9);
+        QTest::newRow("qwen top-k above experts") << "qwen1.5-moe-a2.7b.json"
+                                                  << "num_experts_per_tok" << qint64(61);
+        QTest::newRow("gpt2 width") << "gpt2.json"
+                                    << "n_embd" << qint64(1'200'000);
+        QTest::newRow("layers") << "qwen3-8b.json"
+                                << "num_hidden_layers" << qint64(1'000'000);
+        QTest::newRow("first dense") << "deepseek-v3.json"
+                                     << "first_k_dense_replace" << qint64(62);
+        QTest::newRow("moe layers 1e12") << "qwen1.5-moe-a2.7b.json"
+                                         << "num_hidden_layers" << qint64(1'000'000'000'000);
     }
     void readerLimitsApplied()
     {
@@ -301,9 +373,10 @@ private slots:
                 nlohmann::json changed = base;
                 nlohmann::json& target = wrapped ? changed["text_config"] : changed;
                 // The dense MLP width of a MoE model matters only with a dense layer: add one.
-                const bool needsDense = it.key() == "intermediate_size" && (family->modelType == "qwen2_moe" || family->modelType == "qwen3_moe");
+                const bool needsDense = it.key() == "intermediate_size"
+                    && (family->modelType == "qwen2_moe" || family->modelType == "qwen3_moe");
                 if (needsDense)
-                    target["mlp_only_layers"] = nlohmann::json::array({0});
+                    target["mlp_only_layers"] = nlohmann::json::array({ 0 });
                 const nlohmann::json reference = changed;
                 target[it.key()] = perturbed(it.key(), it.value());
                 const std::string what = std::string(file) + ": " + it.key() + " = " + target[it.key()].dump();
@@ -354,7 +427,7 @@ private slots:
         // Found by fuzzing (tests/fuzz/regressions/hf-name-not-a-string.json): a non-string
         // _name_or_path made json::value() throw type_error.
         cfg = load("qwen2.5-7b.json");
-        cfg["_name_or_path"] = nlohmann::json::array({"Qwen2ForCausalLM"});
+        cfg["_name_or_path"] = nlohmann::json::array({ "Qwen2ForCausalLM" });
         QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
         cfg = load("gemma-3-12b.json");
         cfg["text_config"].erase("model_type");

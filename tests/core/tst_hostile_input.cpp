@@ -68,7 +68,9 @@ private slots:
         QVERIFY(e.find("\xc2\x9b") == std::string::npos); // C1 CSI
         QVERIFY(e.find("\\u001b[31mred\\nline\\t\\u009b") != std::string::npos);
         // Invalid UTF-8 bytes are shown, not passed on; already printable text is left alone.
-        QCOMPARE(printableText("a\xff" "b"), std::string("a\\xFFb"));
+        QCOMPARE(printableText("a\xff"
+                               "b"),
+            std::string("a\\xFFb"));
         QCOMPARE(printableText("Größe 16 GiB"), std::string("Größe 16 GiB"));
         QCOMPARE(printableText(printableText(std::string(500, 'y'), 50), 50), printableText(std::string(500, 'y'), 50));
         // A cut never splits a character.
@@ -160,7 +162,8 @@ private slots:
             if (c.tensorParallel > 1) {
                 sawTp = true;
                 QVERIFY(c.sequenceParallel);
-                QVERIFY2(s.find("TP " + std::to_string(c.tensorParallel) + " + sequence parallel") != std::string::npos, s.c_str());
+                QVERIFY2(s.find("TP " + std::to_string(c.tensorParallel) + " + sequence parallel") != std::string::npos,
+                    s.c_str());
             }
             QVERIFY(s.find("offload") != std::string::npos); // "no offload" is said too
             Scenario applied = sc;

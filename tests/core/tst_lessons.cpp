@@ -19,12 +19,15 @@ using json = nlohmann::json;
 
 namespace {
 
-QString lessonDir() { return QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/lessons"); }
+QString lessonDir()
+{
+    return QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/lessons");
+}
 
 QStringList shippedLessonFiles()
 {
     QStringList files;
-    for (const QString& name : QDir(lessonDir()).entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name))
+    for (const QString& name : QDir(lessonDir()).entryList({ QStringLiteral("*.json") }, QDir::Files, QDir::Name))
         files << lessonDir() + QLatin1Char('/') + name;
     return files;
 }
@@ -101,9 +104,9 @@ private slots:
             QVERIFY2(step.text.size() <= 600, step.title.c_str()); // a projector shows a short paragraph
             for (const ExpectationResult& r : evaluateStep(step)) {
                 const LessonExpectation& e = *r.expectation;
-                const QByteArray what = QByteArray("steps[") + QByteArray::number(int(i)) + "] \"" + step.title.c_str() + "\" " +
-                                        e.quantity.c_str() + ": got " + QByteArray::number(r.actual, 'g', 12) + " " + e.unit.c_str() +
-                                        ", lesson says " + QByteArray::number(e.value, 'g', 12);
+                const QByteArray what = QByteArray("steps[") + QByteArray::number(int(i)) + "] \"" + step.title.c_str()
+                    + "\" " + e.quantity.c_str() + ": got " + QByteArray::number(r.actual, 'g', 12) + " "
+                    + e.unit.c_str() + ", lesson says " + QByteArray::number(e.value, 'g', 12);
                 QVERIFY2(r.ok, what.constData());
                 ++checked;
             }
@@ -131,9 +134,9 @@ private slots:
                 questions += s.question.has_value();
             }
         }
-        QCOMPARE(seeds, (std::set<std::string>{"000", "001", "002", "003", "004"}));
-        for (const char* id : {"four-things", "7b-does-not-fit", "mixed-precision", "activations", "checkpointing",
-                               "gradient-accumulation", "zero-fsdp", "lora-qlora", "inference-kv-cache", "flops-mfu"})
+        QCOMPARE(seeds, (std::set<std::string> { "000", "001", "002", "003", "004" }));
+        for (const char* id : { "four-things", "7b-does-not-fit", "mixed-precision", "activations", "checkpointing",
+                 "gradient-accumulation", "zero-fsdp", "lora-qlora", "inference-kv-cache", "flops-mfu" })
             QVERIFY2(ids.count(id), id);
         QVERIFY(questions * 3 >= steps); // predict before reveal on at least a third of the steps
     }
@@ -147,10 +150,11 @@ private slots:
         QCOMPARE(expected(fit, "Training: add gradients and Adam", "textbook.model_states"), 84.0); // 14 + 14 + 56
         QCOMPARE(expected(fit, "70B: count the GPUs", "textbook.gpus_needed"), 14.0);
         const Lesson mixed = shipped("mixed-precision");
-        QCOMPARE(qRound(expected(mixed, "All fp32", "textbook.model_states") * 10), 1856);          // 185.6, article "185"
-        QCOMPARE(qRound(expected(mixed, "Mixed precision", "textbook.model_states") * 10), 2088);   // 208.8
+        QCOMPARE(qRound(expected(mixed, "All fp32", "textbook.model_states") * 10), 1856); // 185.6, article "185"
+        QCOMPARE(qRound(expected(mixed, "Mixed precision", "textbook.model_states") * 10), 2088); // 208.8
         const Lesson kv = shipped("inference-kv-cache");
-        QCOMPARE(expected(kv, "One request, 4096 tokens", "per_gpu_bytes.kv_cache"), 2.147483648);  // 2 x 32 x 4096 x 4096 x 2
+        QCOMPARE(expected(kv, "One request, 4096 tokens", "per_gpu_bytes.kv_cache"),
+            2.147483648); // 2 x 32 x 4096 x 4096 x 2
         QCOMPARE(expected(kv, "Eight requests", "per_gpu_bytes.kv_cache"), 17.179869184);
         QCOMPARE(expected(kv, "Grouped-query attention", "per_gpu_bytes.kv_cache"), 0.536870912);
         QCOMPARE(expected(kv, "Multi-query attention", "per_gpu_bytes.kv_cache"), 0.067108864);
@@ -207,10 +211,12 @@ private slots:
         QTest::newRow("answer out of range")
             << R"({"steps": [{"title": "A", "text": "x"}, {"title": "B", "text": "y", "question": {"kind": "choice", "prompt": "?", "options": ["a", "b", "c"], "answer": 3}}]})"
             << "steps[1].question.answer: expected an index into options (0..2), got 3";
-        QTest::newRow("bad scenario key") << R"({"steps": [{"title": "A", "text": "x", "set": {"run": {"sequnce_length": 8}}}]})"
-                                          << "steps[0].set: run.sequnce_length: unknown key";
-        QTest::newRow("bad scenario value") << R"({"steps": [{"title": "A", "text": "x", "set": {"run": {"sequence_length": -8}}}]})"
-                                            << "steps[0].set.run.sequence_length: expected an integer";
+        QTest::newRow("bad scenario key")
+            << R"({"steps": [{"title": "A", "text": "x", "set": {"run": {"sequnce_length": 8}}}]})"
+            << "steps[0].set: run.sequnce_length: unknown key";
+        QTest::newRow("bad scenario value")
+            << R"({"steps": [{"title": "A", "text": "x", "set": {"run": {"sequence_length": -8}}}]})"
+            << "steps[0].set.run.sequence_length: expected an integer";
         QTest::newRow("inconsistent scenario")
             << R"({"steps": [{"title": "A", "text": "x", "set": {"run": {"parallelism": {"gpus": 8, "tensor_parallel": 3}}}}]})"
             << "steps[0].set.run.parallelism";
@@ -226,15 +232,19 @@ private slots:
         QTest::newRow("unknown unit")
             << R"({"steps": [{"title": "A", "text": "x", "expect": [{"quantity": "peak_bytes", "value": 1, "unit": "gigs"}]}]})"
             << "steps[0].expect[0].unit: expected one of bytes";
-        QTest::newRow("missing text") << R"({"steps": [{"title": "A"}]})" << "steps[0].text: required";
+        QTest::newRow("missing text") << R"({"steps": [{"title": "A"}]})"
+                                      << "steps[0].text: required";
         QTest::newRow("bad highlight") << R"({"steps": [{"title": "A", "text": "x", "highlight": ["chart.pizza"]}]})"
                                        << "steps[0].highlight[0]: expected a parameter key";
-        QTest::newRow("no steps") << R"({"steps": []})" << "steps: expected an array of 1 to 200 items";
+        QTest::newRow("no steps") << R"({"steps": []})"
+                                  << "steps: expected an array of 1 to 200 items";
         QTest::newRow("number question without answer")
             << R"({"steps": [{"title": "A", "text": "x", "question": {"kind": "number", "prompt": "?"}}]})"
             << "steps[0].question.answer: required";
-        QTest::newRow("broken JSON") << "@{\"format\": \"vramlab.lesson\",\n \"steps\": [}" << "lesson.json: not valid JSON at line 2";
-        QTest::newRow("not a lesson") << R"({"format": "vramlab.scenario"})" << "format: expected \"vramlab.lesson\"";
+        QTest::newRow("broken JSON") << "@{\"format\": \"vramlab.lesson\",\n \"steps\": [}"
+                                     << "lesson.json: not valid JSON at line 2";
+        QTest::newRow("not a lesson") << R"({"format": "vramlab.scenario"})"
+                                      << "format: expected \"vramlab.lesson\"";
     }
     // Each mistake a teacher may make is one clear line naming the file, the step and the key.
     void malformed()

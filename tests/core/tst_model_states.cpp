@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Weights, master copy, gradients and optimizer states per GPU.
+#include "test_scenarios.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
 #include "vramlab/model_states.h"
 #include "vramlab/presets.h"
-#include "test_scenarios.h"
 
 #include <QtTest>
 
@@ -27,8 +27,10 @@ private slots:
         QTest::addColumn<qint64>("adam");
         QTest::newRow("fp32: 4+4+8") << int(Precision::Fp32) << qint64(4) << qint64(0) << qint64(4) << qint64(8);
         QTest::newRow("bf16 pure: 2+2+4") << int(Precision::Bf16) << qint64(2) << qint64(0) << qint64(2) << qint64(4);
-        QTest::newRow("mixed-bf16: 2+4+4+8") << int(Precision::MixedBf16) << qint64(2) << qint64(4) << qint64(4) << qint64(8);
-        QTest::newRow("mixed-fp16: 2+4+4+8") << int(Precision::MixedFp16) << qint64(2) << qint64(4) << qint64(4) << qint64(8);
+        QTest::newRow("mixed-bf16: 2+4+4+8")
+            << int(Precision::MixedBf16) << qint64(2) << qint64(4) << qint64(4) << qint64(8);
+        QTest::newRow("mixed-fp16: 2+4+4+8")
+            << int(Precision::MixedFp16) << qint64(2) << qint64(4) << qint64(4) << qint64(8);
     }
     void precisionRegimes()
     {
@@ -52,8 +54,9 @@ private slots:
         Scenario sc = llama3_8b();
         sc.run.gradientDtype = DType::Bf16;
         const Report r = estimate(sc);
-        QCOMPARE(r.bytesOf("weights") + r.bytesOf("master_weights") + r.bytesOf("gradients") + r.bytesOf("optimizer_states"),
-                 16 * P8);
+        QCOMPARE(
+            r.bytesOf("weights") + r.bytesOf("master_weights") + r.bytesOf("gradients") + r.bytesOf("optimizer_states"),
+            16 * P8);
         sc.run.masterWeights = false;
         QCOMPARE(estimate(sc).bytesOf("master_weights"), Bytes(0));
     }
@@ -123,9 +126,9 @@ private slots:
         // One 4096 x 14336 matrix: row + column second moments, 4 B each, no momentum.
         RunSpec run;
         run.optimizer = Optimizer::Adafactor;
-        const ModelStateBytes s = modelStates({{"w", 4096, 14336, 1, true}}, run);
+        const ModelStateBytes s = modelStates({ { "w", 4096, 14336, 1, true } }, run);
         QCOMPARE(s.optimizer, Bytes((4096 + 14336) * 4));
-        const ModelStateBytes v = modelStates({{"norm", 1, 4096, 1, true}}, run);
+        const ModelStateBytes v = modelStates({ { "norm", 1, 4096, 1, true } }, run);
         QCOMPARE(v.optimizer, Bytes(4096 * 4));
     }
 
@@ -133,8 +136,8 @@ private slots:
     {
         RunSpec run;
         run.optimizer = Optimizer::AdamW8bit;
-        QCOMPARE(modelStates({{"norm", 1, 4095, 1, true}}, run).optimizer, Bytes(4095 * 8));
-        QCOMPARE(modelStates({{"w", 1, 4096, 1, true}}, run).optimizer, Bytes(2 * (4096 + 4 * 2)));
+        QCOMPARE(modelStates({ { "norm", 1, 4095, 1, true } }, run).optimizer, Bytes(4095 * 8));
+        QCOMPARE(modelStates({ { "w", 1, 4096, 1, true } }, run).optimizer, Bytes(2 * (4096 + 4 * 2)));
     }
 
     void loraCounts()

@@ -32,7 +32,7 @@ private slots:
         QCOMPARE(p.top[0].zeroStage, 2);
         QCOMPARE(p.top[0].checkpointing.kind, Checkpointing::Kind::None);
         QCOMPARE(p.fitting, Count(5)); // ZeRO-0 never (135 GiB of states), ZeRO-1 only with checkpointing
-        QVERIFY(!p.fastestUnfit);      // and would not be faster anyway
+        QVERIFY(!p.fastestUnfit); // and would not be faster anyway
         // ZeRO 0-3 x checkpointing none/full x micro-batch 1 (batch 8 over 8 GPUs): 8 estimates.
         QCOMPARE(p.evaluated, Count(8));
     }
@@ -135,10 +135,10 @@ private slots:
             QCOMPARE(QString::fromStdString(e.keyPath()), QString("--global-batch"));
         }
         sc.run.gpu.reset();
-        QVERIFY_THROWS_EXCEPTION(InputError, plan(sc, PlanRequest{}));
+        QVERIFY_THROWS_EXCEPTION(InputError, plan(sc, PlanRequest {}));
         sc = test::llama3_8b();
         sc.run.mode = Mode::Inference;
-        QVERIFY_THROWS_EXCEPTION(InputError, plan(sc, PlanRequest{}));
+        QVERIFY_THROWS_EXCEPTION(InputError, plan(sc, PlanRequest {}));
     }
 };
 

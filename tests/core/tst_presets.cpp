@@ -34,9 +34,9 @@ private slots:
 
     void requiredPresetsExist()
     {
-        for (const char* key : {"gpt2", "gpt2-xl", "gpt3-175b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b",
-                                "llama-3-70b", "mistral-7b", "mixtral-8x7b", "gemma-3-12b", "qwen2.5-7b", "phi-3-mini",
-                                "deepseek-v3"})
+        for (const char* key :
+            { "gpt2", "gpt2-xl", "gpt3-175b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "llama-3-70b",
+                "mistral-7b", "mixtral-8x7b", "gemma-3-12b", "qwen2.5-7b", "phi-3-mini", "deepseek-v3" })
             QVERIFY2(findPreset(key).has_value(), key);
         QVERIFY(!findPreset("llama-9-1t").has_value());
     }
@@ -106,7 +106,9 @@ private slots:
         QCOMPARE(m.headDim, base.headDim);
         QCOMPARE(m.numHeads / m.numKvHeads, base.numHeads / base.numKvHeads);
         QCOMPARE(m.vocabSize, base.vocabSize);
-        QVERIFY(std::abs(double(m.ffnHiddenSize) / double(m.hiddenSize) - double(base.ffnHiddenSize) / double(base.hiddenSize)) < 0.05);
+        QVERIFY(std::abs(double(m.ffnHiddenSize) / double(m.hiddenSize)
+                    - double(base.ffnHiddenSize) / double(base.hiddenSize))
+            < 0.05);
         QVERIFY(m.preset.empty());
     }
 

@@ -19,8 +19,14 @@ namespace {
 
 const QString kData = QStringLiteral(VRAMLAB_TEST_DATA_DIR);
 const QString kSource = QStringLiteral(VRAMLAB_SOURCE_DIR);
-std::string dataFile(const char* relative) { return (kData + "/" + relative).toStdString(); }
-std::string resourceScenario(const char* name) { return (kSource + "/resources/scenarios/" + name).toStdString(); }
+std::string dataFile(const char* relative)
+{
+    return (kData + "/" + relative).toStdString();
+}
+std::string resourceScenario(const char* name)
+{
+    return (kSource + "/resources/scenarios/" + name).toStdString();
+}
 
 std::map<std::string, Bytes> sumByComponent(const ProbeAllocationPlan& plan)
 {
@@ -41,7 +47,10 @@ InputError readError(const json& doc)
     return InputError("(none)", "no error");
 }
 
-json fitReport() { return json::parse(readTextFile(dataFile("probe/synthetic-h100-llama3-8b-fit.json"))); }
+json fitReport()
+{
+    return json::parse(readTextFile(dataFile("probe/synthetic-h100-llama3-8b-fit.json")));
+}
 
 } // namespace
 
@@ -51,10 +60,10 @@ private slots:
     void planAddsUpToTheEstimate_data()
     {
         QTest::addColumn<QString>("file");
-        for (const char* f : {"scenarios/llama-tiny.json", "scenarios/llama-tiny-ckpt.json", "scenarios/gpt2-mqa-bf16.json",
-                              "scenarios/gpt2-tiny.json"})
+        for (const char* f : { "scenarios/llama-tiny.json", "scenarios/llama-tiny-ckpt.json",
+                 "scenarios/gpt2-mqa-bf16.json", "scenarios/gpt2-tiny.json" })
             QTest::newRow(f) << QString::fromStdString(dataFile(f));
-        for (const char* f : {"llama-3-8b-8xh100.json", "llama-2-7b-serving.json", "gemma-3-12b-qlora.json"})
+        for (const char* f : { "llama-3-8b-8xh100.json", "llama-2-7b-serving.json", "gemma-3-12b-qlora.json" })
             QTest::newRow(f) << QString::fromStdString(resourceScenario(f));
     }
     void planAddsUpToTheEstimate()
@@ -64,8 +73,10 @@ private slots:
         const ProbeAllocationPlan plan = probeAllocationPlan(sc);
         const Report& rep = plan.report;
         const std::map<std::string, Bytes> sums = sumByComponent(plan);
-        auto sum = [&](std::string_view key) { return sums.count(std::string(key)) ? sums.at(std::string(key)) : Bytes(0); };
-        for (const char* key : {"weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache"})
+        auto sum
+            = [&](std::string_view key) { return sums.count(std::string(key)) ? sums.at(std::string(key)) : Bytes(0); };
+        for (const char* key :
+            { "weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache" })
             QCOMPARE(sum(key), rep.bytesOf(key));
         Bytes overheadAllocated = 0;
         for (const Component& part : rep.overheadParts) {
@@ -77,12 +88,12 @@ private slots:
             }
         }
         // Everything but the context and the allocator's rounding is a real buffer.
-        QCOMPARE(overheadAllocated + rep.bytesOf("weights") + rep.bytesOf("master_weights") + rep.bytesOf("gradients") +
-                     rep.bytesOf("optimizer_states") + rep.bytesOf("activations") + rep.bytesOf("kv_cache"),
-                 rep.total - rep.overheadParts[0].bytes -
-                     (rep.overheadParts.size() > 2 && rep.overheadParts[2].key == std::string_view("allocator")
-                          ? rep.overheadParts[2].bytes
-                          : 0));
+        QCOMPARE(overheadAllocated + rep.bytesOf("weights") + rep.bytesOf("master_weights") + rep.bytesOf("gradients")
+                + rep.bytesOf("optimizer_states") + rep.bytesOf("activations") + rep.bytesOf("kv_cache"),
+            rep.total - rep.overheadParts[0].bytes
+                - (rep.overheadParts.size() > 2 && rep.overheadParts[2].key == std::string_view("allocator")
+                        ? rep.overheadParts[2].bytes
+                        : 0));
         for (const ProbeBuffer& b : plan.buffers)
             QVERIFY2(b.bytes > 0, b.name.c_str());
     }
@@ -135,20 +146,23 @@ private slots:
         const GemmShape& qkv = plan.shapes[0];
         QCOMPARE(qkv.layer, std::string("qkv"));
         QVERIFY(qkv.pass == GemmPass::Forward);
-        QCOMPARE((std::array<Count, 4>{qkv.m, qkv.n, qkv.k, qkv.perStep}), (std::array<Count, 4>{256, 384, 256, 2}));
+        QCOMPARE(
+            (std::array<Count, 4> { qkv.m, qkv.n, qkv.k, qkv.perStep }), (std::array<Count, 4> { 256, 384, 256, 2 }));
         const GemmShape& wgrad = plan.shapes[2];
         QVERIFY(wgrad.pass == GemmPass::BackwardWeight);
-        QCOMPARE((std::array<Count, 3>{wgrad.m, wgrad.n, wgrad.k}), (std::array<Count, 3>{256, 384, 256}));
+        QCOMPARE((std::array<Count, 3> { wgrad.m, wgrad.n, wgrad.k }), (std::array<Count, 3> { 256, 384, 256 }));
         const GemmShape& up = plan.shapes[6];
         QCOMPARE(up.layer, std::string("mlp_up"));
-        QCOMPARE((std::array<Count, 3>{up.m, up.n, up.k}), (std::array<Count, 3>{256, 2 * 688, 256}));
+        QCOMPARE((std::array<Count, 3> { up.m, up.n, up.k }), (std::array<Count, 3> { 256, 2 * 688, 256 }));
         const GemmShape& dgradDown = plan.shapes[10];
         QCOMPARE(dgradDown.layer, std::string("mlp_down"));
         QVERIFY(dgradDown.pass == GemmPass::BackwardInput);
-        QCOMPARE((std::array<Count, 3>{dgradDown.m, dgradDown.n, dgradDown.k}), (std::array<Count, 3>{256, 688, 256}));
+        QCOMPARE(
+            (std::array<Count, 3> { dgradDown.m, dgradDown.n, dgradDown.k }), (std::array<Count, 3> { 256, 688, 256 }));
         const GemmShape& head = plan.shapes[12];
         QCOMPARE(head.layer, std::string("lm_head"));
-        QCOMPARE((std::array<Count, 4>{head.m, head.n, head.k, head.perStep}), (std::array<Count, 4>{256, 1000, 256, 1}));
+        QCOMPARE((std::array<Count, 4> { head.m, head.n, head.k, head.perStep }),
+            (std::array<Count, 4> { 256, 1000, 256, 1 }));
         QCOMPARE(head.flops(), 2.0 * 256 * 1000 * 256);
     }
 
@@ -220,9 +234,9 @@ private slots:
         QCOMPARE(bench.bench->peakTflops, 989.4);
         QCOMPARE(bench.bench->gemms.size(), size_t(15));
         QCOMPARE(bench.bench->gemms[0].layer, std::string("qkv"));
-        QCOMPARE((std::array<Count, 4>{bench.bench->gemms[0].m, bench.bench->gemms[0].n, bench.bench->gemms[0].k,
-                                       bench.bench->gemms[0].perStep}),
-                 (std::array<Count, 4>{4096, 6144, 4096, 256}));
+        QCOMPARE((std::array<Count, 4> { bench.bench->gemms[0].m, bench.bench->gemms[0].n, bench.bench->gemms[0].k,
+                     bench.bench->gemms[0].perStep }),
+            (std::array<Count, 4> { 4096, 6144, 4096, 256 }));
         QCOMPARE(bench.bench->copyBytes, kGiB);
 
         const ProbeReport info = loadProbeReportFile(dataFile("probe/synthetic-h100-llama3-8b-info.json"));
@@ -233,8 +247,8 @@ private slots:
 
     void roundTrip()
     {
-        for (const char* f : {"probe/synthetic-h100-llama3-8b-fit.json", "probe/synthetic-h100-llama3-8b-bench.json",
-                              "probe/synthetic-h100-llama3-8b-info.json"}) {
+        for (const char* f : { "probe/synthetic-h100-llama3-8b-fit.json", "probe/synthetic-h100-llama3-8b-bench.json",
+                 "probe/synthetic-h100-llama3-8b-info.json" }) {
             const json doc = json::parse(readTextFile(dataFile(f)));
             QCOMPARE(probeReportToJson(readProbeReport(doc)).dump(), doc.dump());
         }
@@ -246,22 +260,55 @@ private slots:
         QTest::addColumn<QString>("value"); // JSON text, or empty to remove the key
         QTest::addColumn<QString>("keyPath");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("version") << "/probe_report" << "2" << "probe_report" << "expected an integer from 1 to 1, got 2";
-        QTest::newRow("command") << "/command" << "\"run\"" << "command" << "expected one of info, fit, bench, got \"run\"";
-        QTest::newRow("no device") << "/device" << "" << "device" << "expected an object, got nothing";
-        QTest::newRow("device not object") << "/device" << "[]" << "device" << "expected an object, got an array";
-        QTest::newRow("negative total") << "/device/total_bytes" << "-1" << "device.total_bytes"
+        QTest::newRow("version") << "/probe_report"
+                                 << "2"
+                                 << "probe_report"
+                                 << "expected an integer from 1 to 1, got 2";
+        QTest::newRow("command") << "/command"
+                                 << "\"run\""
+                                 << "command"
+                                 << "expected one of info, fit, bench, got \"run\"";
+        QTest::newRow("no device") << "/device"
+                                   << ""
+                                   << "device"
+                                   << "expected an object, got nothing";
+        QTest::newRow("device not object") << "/device"
+                                           << "[]"
+                                           << "device"
+                                           << "expected an object, got an array";
+        QTest::newRow("negative total") << "/device/total_bytes"
+                                        << "-1"
+                                        << "device.total_bytes"
                                         << "expected an integer from 0 to 1,152,921,504,606,846,976, got -1";
-        QTest::newRow("free above total") << "/device/free_bytes" << "90000000000" << "device.free_bytes"
+        QTest::newRow("free above total") << "/device/free_bytes"
+                                          << "90000000000"
+                                          << "device.free_bytes"
                                           << "expected at most total_bytes (85,029,158,912), got 90,000,000,000";
-        QTest::newRow("no fit") << "/fit" << "" << "fit" << "expected an object in a fit report, got nothing";
-        QTest::newRow("string bytes") << "/fit/components/1/measured_bytes" << "\"2 GB\"" << "fit.components[1].measured_bytes"
-                                      << "expected an integer from 0 to 1,152,921,504,606,846,976, got the string \"2 GB\"";
-        QTest::newRow("missing key") << "/fit/components/2/key" << "" << "fit.components[2].key" << "expected a string, got nothing";
-        QTest::newRow("components not array") << "/fit/components" << "{}" << "fit.components" << "expected an array, got an object";
-        QTest::newRow("allocated > planned") << "/fit/components/3/allocated_buffers" << "292" << "fit.components[3].allocated_buffers"
+        QTest::newRow("no fit") << "/fit"
+                                << ""
+                                << "fit"
+                                << "expected an object in a fit report, got nothing";
+        QTest::newRow("string bytes")
+            << "/fit/components/1/measured_bytes"
+            << "\"2 GB\""
+            << "fit.components[1].measured_bytes"
+            << "expected an integer from 0 to 1,152,921,504,606,846,976, got the string \"2 GB\"";
+        QTest::newRow("missing key") << "/fit/components/2/key"
+                                     << ""
+                                     << "fit.components[2].key"
+                                     << "expected a string, got nothing";
+        QTest::newRow("components not array") << "/fit/components"
+                                              << "{}"
+                                              << "fit.components"
+                                              << "expected an array, got an object";
+        QTest::newRow("allocated > planned") << "/fit/components/3/allocated_buffers"
+                                             << "292"
+                                             << "fit.components[3].allocated_buffers"
                                              << "expected at most buffers (291), got 292";
-        QTest::newRow("fits not bool") << "/fit/fits" << "1" << "fit.fits" << "expected true or false, got 1";
+        QTest::newRow("fits not bool") << "/fit/fits"
+                                       << "1"
+                                       << "fit.fits"
+                                       << "expected true or false, got 1";
     }
     void badReportsNameFileKeyAndExpectation()
     {
@@ -310,9 +357,9 @@ private slots:
 
     void progressLines()
     {
-        const json line = probeProgressToJson({"allocating weights", 3, 120});
+        const json line = probeProgressToJson({ "allocating weights", 3, 120 });
         QCOMPARE(QString::fromStdString(line.dump()),
-                 QStringLiteral(R"({"progress":{"done":3,"phase":"allocating weights","total":120}})"));
+            QStringLiteral(R"({"progress":{"done":3,"phase":"allocating weights","total":120}})"));
         const std::optional<ProbeProgress> p = readProbeProgress(line);
         QVERIFY(p);
         QCOMPARE(p->done, Count(3));

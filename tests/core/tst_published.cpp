@@ -48,16 +48,19 @@ void TstPublished::everyCaseModelledOrRefused()
             try {
                 const Scenario sc = readScenario(c.at("scenario"));
                 (void)estimate(sc);
-                QFAIL(qPrintable(QString::fromStdString(id + ": expected a refusal naming " + key + ", got an estimate")));
+                QFAIL(qPrintable(
+                    QString::fromStdString(id + ": expected a refusal naming " + key + ", got an estimate")));
             } catch (const InputError& e) {
-                QVERIFY2(e.keyPath() == key, qPrintable(QString::fromStdString(id + ": refused on " + e.keyPath() + ", expected " + key)));
+                QVERIFY2(e.keyPath() == key,
+                    qPrintable(QString::fromStdString(id + ": refused on " + e.keyPath() + ", expected " + key)));
                 qInfo("%-80s refused: %s", id.c_str(), e.what());
             }
             ++refused;
             continue;
         }
 
-        QVERIFY2(c.contains("tolerance"), qPrintable(QString::fromStdString(id + ": no tolerance and no expected_refusal")));
+        QVERIFY2(
+            c.contains("tolerance"), qPrintable(QString::fromStdString(id + ": no tolerance and no expected_refusal")));
         const double tol = c.at("tolerance").at("relative").get<double>();
         QVERIFY(!c.at("tolerance").at("reason").get<std::string>().empty());
         const Scenario sc = readScenario(c.at("scenario"));
@@ -67,16 +70,17 @@ void TstPublished::everyCaseModelledOrRefused()
         // Allocator counters (allocated, active, reserved) never include the CUDA context.
         const double predicted = static_cast<double>(rep.peak - sc.run.overheads.cudaContextBytes);
         const double err = (predicted - measured) / measured;
-        qInfo("%-60s %-9s measured %8.2f predicted %8.2f %s  error %+6.1f %% (tolerance %.0f %%)", id.c_str(), kind.c_str(),
-              measured / unit, predicted / unit, unit == 1e9 ? "GB " : "GiB", 100 * err, 100 * tol);
-        QVERIFY2(std::abs(err) <= tol, qPrintable(QString::fromStdString(id) + QStringLiteral(": error %1 % beyond %2 %")
-                                                      .arg(100 * err, 0, 'f', 1).arg(100 * tol, 0, 'f', 0)));
+        qInfo("%-60s %-9s measured %8.2f predicted %8.2f %s  error %+6.1f %% (tolerance %.0f %%)", id.c_str(),
+            kind.c_str(), measured / unit, predicted / unit, unit == 1e9 ? "GB " : "GiB", 100 * err, 100 * tol);
+        QVERIFY2(std::abs(err) <= tol,
+            qPrintable(QString::fromStdString(id)
+                + QStringLiteral(": error %1 % beyond %2 %").arg(100 * err, 0, 'f', 1).arg(100 * tol, 0, 'f', 0)));
         ++modelled;
         sumAbs += std::abs(err);
         worstAbs = std::max(worstAbs, std::abs(err));
     }
-    qInfo("%d modelled (mean |error| %.1f %%, worst %.1f %%), %d refused", modelled, 100 * sumAbs / std::max(1, modelled),
-          100 * worstAbs, refused);
+    qInfo("%d modelled (mean |error| %.1f %%, worst %.1f %%), %d refused", modelled,
+        100 * sumAbs / std::max(1, modelled), 100 * worstAbs, refused);
     QVERIFY(modelled > 0);
 }
 

@@ -85,7 +85,7 @@ private slots:
     {
         json doc = base();
         doc["model"]["my_note"] = "keep me";
-        doc["review"] = {{"owner", "ana"}};
+        doc["review"] = { { "owner", "ana" } };
         const Scenario sc = readScenario(doc);
         QCOMPARE(sc.warnings.size(), size_t(2));
         const json out = scenarioToJson(sc);
@@ -96,9 +96,9 @@ private slots:
     void roundTripIsExact()
     {
         json doc = base();
-        doc["run"]["checkpointing"] = {{"every", 4}};
-        doc["run"]["gpu"] = {{"name", "my card"}, {"memory_gib", 12}, {"bf16_tflops", 100}};
-        doc["run"]["finetune"] = {{"method", "qlora"}, {"rank", 64}, {"targets", {"q", "v"}}};
+        doc["run"]["checkpointing"] = { { "every", 4 } };
+        doc["run"]["gpu"] = { { "name", "my card" }, { "memory_gib", 12 }, { "bf16_tflops", 100 } };
+        doc["run"]["finetune"] = { { "method", "qlora" }, { "rank", 64 }, { "targets", { "q", "v" } } };
         const Scenario a = readScenario(doc);
         const Scenario b = readScenario(scenarioToJson(a));
         QCOMPARE(scenarioToJson(a).dump(), scenarioToJson(b).dump());
@@ -114,43 +114,105 @@ private slots:
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("key");
         // wrong types
-        QTest::newRow("string for int") << "/model/hidden_size" << R"("4096")" << "model.hidden_size";
-        QTest::newRow("bool for int") << "/run/micro_batch_size" << "true" << "run.micro_batch_size";
-        QTest::newRow("int for bool") << "/model/bias" << "1" << "model.bias";
-        QTest::newRow("int for string") << "/run/precision" << "16" << "run.precision";
-        QTest::newRow("array for object") << "/run/parallelism" << "[]" << "run.parallelism";
-        QTest::newRow("object for model") << "/model" << "3" << "model";
+        QTest::newRow("string for int") << "/model/hidden_size"
+                                        << R"("4096")"
+                                        << "model.hidden_size";
+        QTest::newRow("bool for int") << "/run/micro_batch_size"
+                                      << "true"
+                                      << "run.micro_batch_size";
+        QTest::newRow("int for bool") << "/model/bias"
+                                      << "1"
+                                      << "model.bias";
+        QTest::newRow("int for string") << "/run/precision"
+                                        << "16"
+                                        << "run.precision";
+        QTest::newRow("array for object") << "/run/parallelism"
+                                          << "[]"
+                                          << "run.parallelism";
+        QTest::newRow("object for model") << "/model"
+                                          << "3"
+                                          << "model";
         // ranges: negative, zero, huge, non-integer
-        QTest::newRow("negative") << "/run/sequence_length" << "-5" << "run.sequence_length";
-        QTest::newRow("zero layers") << "/model/num_layers" << "0" << "model.num_layers";
-        QTest::newRow("huge hidden") << "/model/hidden_size" << "1e12" << "model.hidden_size";
-        QTest::newRow("huge unsigned") << "/model/vocab_size" << "18446744073709551615" << "model.vocab_size";
-        QTest::newRow("non-integer") << "/run/micro_batch_size" << "1.5" << "run.micro_batch_size";
-        QTest::newRow("dropout 1") << "/model/dropout" << "1.0" << "model.dropout";
-        QTest::newRow("mfu 0") << "/run/mfu" << "0" << "run.mfu";
+        QTest::newRow("negative") << "/run/sequence_length"
+                                  << "-5"
+                                  << "run.sequence_length";
+        QTest::newRow("zero layers") << "/model/num_layers"
+                                     << "0"
+                                     << "model.num_layers";
+        QTest::newRow("huge hidden") << "/model/hidden_size"
+                                     << "1e12"
+                                     << "model.hidden_size";
+        QTest::newRow("huge unsigned") << "/model/vocab_size"
+                                       << "18446744073709551615"
+                                       << "model.vocab_size";
+        QTest::newRow("non-integer") << "/run/micro_batch_size"
+                                     << "1.5"
+                                     << "run.micro_batch_size";
+        QTest::newRow("dropout 1") << "/model/dropout"
+                                   << "1.0"
+                                   << "model.dropout";
+        QTest::newRow("mfu 0") << "/run/mfu"
+                               << "0"
+                               << "run.mfu";
         // enums
-        QTest::newRow("precision") << "/run/precision" << R"("fp64")" << "run.precision";
-        QTest::newRow("optimizer") << "/run/optimizer" << R"("adagrad")" << "run.optimizer";
-        QTest::newRow("mlp") << "/model/mlp" << R"("relu")" << "model.mlp";
-        QTest::newRow("checkpointing") << "/run/checkpointing" << R"("sometimes")" << "run.checkpointing";
-        QTest::newRow("checkpointing every 0") << "/run/checkpointing" << R"({"every": 0})" << "run.checkpointing.every";
-        QTest::newRow("zero stage 5") << "/run/parallelism/zero_stage" << "5" << "run.parallelism.zero_stage";
-        QTest::newRow("preset") << "/model/preset" << R"("llama-9")" << "model.preset";
-        QTest::newRow("gpu") << "/run/gpu" << R"("h900")" << "run.gpu";
-        QTest::newRow("gpu no memory") << "/run/gpu" << R"({"name": "x"})" << "run.gpu.memory_gib";
-        QTest::newRow("kv dtype") << "/run/kv_cache_dtype" << R"("nf4")" << "run.kv_cache_dtype";
-        QTest::newRow("lora target") << "/run/finetune" << R"({"method": "lora", "targets": ["q", "qkv"]})"
+        QTest::newRow("precision") << "/run/precision"
+                                   << R"("fp64")"
+                                   << "run.precision";
+        QTest::newRow("optimizer") << "/run/optimizer"
+                                   << R"("adagrad")"
+                                   << "run.optimizer";
+        QTest::newRow("mlp") << "/model/mlp"
+                             << R"("relu")"
+                             << "model.mlp";
+        QTest::newRow("checkpointing") << "/run/checkpointing"
+                                       << R"("sometimes")"
+                                       << "run.checkpointing";
+        QTest::newRow("checkpointing every 0") << "/run/checkpointing"
+                                               << R"({"every": 0})"
+                                               << "run.checkpointing.every";
+        QTest::newRow("zero stage 5") << "/run/parallelism/zero_stage"
+                                      << "5"
+                                      << "run.parallelism.zero_stage";
+        QTest::newRow("preset") << "/model/preset"
+                                << R"("llama-9")"
+                                << "model.preset";
+        QTest::newRow("gpu") << "/run/gpu"
+                             << R"("h900")"
+                             << "run.gpu";
+        QTest::newRow("gpu no memory") << "/run/gpu"
+                                       << R"({"name": "x"})"
+                                       << "run.gpu.memory_gib";
+        QTest::newRow("kv dtype") << "/run/kv_cache_dtype"
+                                  << R"("nf4")"
+                                  << "run.kv_cache_dtype";
+        QTest::newRow("lora target") << "/run/finetune"
+                                     << R"({"method": "lora", "targets": ["q", "qkv"]})"
                                      << "run.finetune.targets[1]";
         // cross-key consistency
-        QTest::newRow("kv heads") << "/model/num_kv_heads" << "5" << "model.num_kv_heads";
-        QTest::newRow("heads vs hidden") << "/model/num_heads" << "30" << "model.num_heads";
-        QTest::newRow("gpus vs tp") << "/run/parallelism/tensor_parallel" << "3" << "run.parallelism.gpus";
-        QTest::newRow("tp vs heads") << "/run/parallelism" << R"({"gpus": 5, "tensor_parallel": 5})" << "run.parallelism.tensor_parallel";
-        QTest::newRow("pp vs layers") << "/run/parallelism" << R"({"gpus": 64, "pipeline_parallel": 64})" << "run.parallelism.pipeline_parallel";
-        QTest::newRow("offload params") << "/run/parallelism" << R"({"gpus": 8, "offload_params": true})"
+        QTest::newRow("kv heads") << "/model/num_kv_heads"
+                                  << "5"
+                                  << "model.num_kv_heads";
+        QTest::newRow("heads vs hidden") << "/model/num_heads"
+                                         << "30"
+                                         << "model.num_heads";
+        QTest::newRow("gpus vs tp") << "/run/parallelism/tensor_parallel"
+                                    << "3"
+                                    << "run.parallelism.gpus";
+        QTest::newRow("tp vs heads") << "/run/parallelism"
+                                     << R"({"gpus": 5, "tensor_parallel": 5})"
+                                     << "run.parallelism.tensor_parallel";
+        QTest::newRow("pp vs layers") << "/run/parallelism"
+                                      << R"({"gpus": 64, "pipeline_parallel": 64})"
+                                      << "run.parallelism.pipeline_parallel";
+        QTest::newRow("offload params") << "/run/parallelism"
+                                        << R"({"gpus": 8, "offload_params": true})"
                                         << "run.parallelism.offload_params";
-        QTest::newRow("format") << "/format" << R"("something.else")" << "format";
-        QTest::newRow("version") << "/version" << "2" << "version";
+        QTest::newRow("format") << "/format"
+                                << R"("something.else")"
+                                << "format";
+        QTest::newRow("version") << "/version"
+                                 << "2"
+                                 << "version";
     }
     void badValues()
     {
@@ -162,7 +224,8 @@ private slots:
 
     void missingRequired()
     {
-        json doc = {{"format", "vramlab.scenario"}, {"version", 1}, {"model", {{"hidden_size", 64}, {"num_layers", 2}}}};
+        json doc = { { "format", "vramlab.scenario" }, { "version", 1 },
+            { "model", { { "hidden_size", 64 }, { "num_layers", 2 } } } };
         try {
             readScenario(doc);
             QFAIL("a model without vocab_size was accepted");
@@ -170,7 +233,7 @@ private slots:
             QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("model.vocab_size"));
             QVERIFY(std::string(e.what()).find("required") != std::string::npos);
         }
-        QVERIFY_THROWS_EXCEPTION(InputError, readScenario(json{{"run", json::object()}}));
+        QVERIFY_THROWS_EXCEPTION(InputError, readScenario(json { { "run", json::object() } }));
     }
 
     void brokenFilesNameTheFile()
@@ -242,7 +305,8 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath("ro.json");
         writeText(path, "old");
-        QVERIFY(QFile::setPermissions(path, QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther)); // 0444, refused even for root
+        QVERIFY(QFile::setPermissions(
+            path, QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther)); // 0444, refused even for root
         try {
             saveScenarioFile(path.toStdString(), readScenario(base()));
             QFAIL("a read-only file was replaced");
@@ -300,7 +364,7 @@ private slots:
         const QString stale = path + ".tmp-" + QString::number(dead);
         const QString alive = path + ".tmp-1"; // pid 1 always runs: not ours to delete
         const QString other = dir.filePath("other.json.tmp-") + QString::number(dead);
-        for (const QString& f : {stale, alive, other})
+        for (const QString& f : { stale, alive, other })
             writeText(f, "half");
         saveScenarioFile(path.toStdString(), readScenario(base()));
         QVERIFY(!QFile::exists(stale));
@@ -316,7 +380,7 @@ private slots:
         writeText(path, "{}");
         QVERIFY(QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner));
         saveScenarioFile(path.toStdString(), readScenario(base()));
-        struct stat st {};
+        struct stat st { };
         QCOMPARE(::stat(path.toStdString().c_str(), &st), 0);
         QCOMPARE(st.st_mode & 07777, mode_t(0600));
     }
@@ -329,7 +393,7 @@ private slots:
         json doc = base();
         json payload = json::array();
         for (int i = 0; i < 100'000; ++i)
-            payload.push_back({{"k", {1, 2, {3, {4, {5}}}}}, {"s", "x"}});
+            payload.push_back({ { "k", { 1, 2, { 3, { 4, { 5 } } } } }, { "s", "x" } });
         doc["payload"] = payload; // an unknown key: kept when saved
         const std::string compact = doc.dump();
         QVERIFY(compact.size() > 3'000'000 && compact.size() < kMaxScenarioFileBytes);

@@ -35,11 +35,14 @@ QByteArray msg(double got, double want)
 /// A textbook "P parameters" model: one trainable tensor.
 std::vector<LocalParam> textbook(Count p)
 {
-    return {{"P", 1, p, 1, true}};
+    return { { "P", 1, p, 1, true } };
 }
 
 /// Decimal gigabytes as the articles write them ("23.2 GB"), rounded to the byte.
-constexpr Bytes GB(double x) { return Bytes(x * 1e9 + 0.5); }
+constexpr Bytes GB(double x)
+{
+    return Bytes(x * 1e9 + 0.5);
+}
 
 /// True when `bytes` prints as `shown` GB with `decimals` decimals ("2.15 GB", "0.07 GB").
 bool shownAs(Bytes bytes, double shown, int decimals)
@@ -214,9 +217,9 @@ private slots:
         const Bytes probs = B * T * T * 16 * 2;
         const Bytes ffn = 2 * B * T * 15360 * 2;
         QCOMPARE(input, Bytes(3'932'160)); // "3.9 MB"
-        QCOMPARE(q, Bytes(4'194'304));     // "4.2 MB"
-        QCOMPARE(kv, Bytes(4'194'304));    // "4.2 MB"
-        QCOMPARE(ffn, Bytes(31'457'280));  // "31.5 MB"
+        QCOMPARE(q, Bytes(4'194'304)); // "4.2 MB"
+        QCOMPARE(kv, Bytes(4'194'304)); // "4.2 MB"
+        QCOMPARE(ffn, Bytes(31'457'280)); // "31.5 MB"
         // Wrong in the article: 1 x 512 x 512 x 16 x 2 is 8,388,608 B = 8.4 MB, not 4.2 MB
         // (the article halves it; its own formula gives twice its figure).
         QCOMPARE(probs, Bytes(8'388'608));
@@ -238,7 +241,8 @@ private slots:
         QVERIFY(g.model.slidingWindow >= T);
         QCOMPARE(8 * block, Bytes(417'333'248));
         QCOMPARE(48 * block, Bytes(2'503'999'488));
-        QVERIFY(shownAs(48 * articleBlock, 2.3, 1)); // the article's own items give 2.30 GB, its "2,420 MB" adds 500 MB for the globals
+        QVERIFY(shownAs(48 * articleBlock, 2.3,
+            1)); // the article's own items give 2.30 GB, its "2,420 MB" adds 500 MB for the globals
 
         // Wrong in the article: 8 x (2048/512) x 2.4 GB = 32 x 2.4 = 76.8 GB, not 38.4 GB
         // (and the attention P term grows with T^2, not T, so even that is a floor).
@@ -269,7 +273,7 @@ private slots:
             return t ? t->bytesEach : -1;
         };
         QCOMPARE(each("attention input (norm output, read by q/k/v)"), Bytes(3'932'160)); // "Input"
-        QCOMPARE(each("Q after RoPE"), Bytes(4'194'304));                                 // "Q"
+        QCOMPARE(each("Q after RoPE"), Bytes(4'194'304)); // "Q"
         // "Attention P": the core keeps the fp32 softmax (autocast) and its bf16 copy; the
         // bf16 copy is the 8.4 MB the article's formula gives (not its 4.2 MB).
         QCOMPARE(each("attention probabilities cast back from fp32"), Bytes(8'388'608));
@@ -292,7 +296,7 @@ private slots:
             }
         QCOMPARE(perLayer, Bytes(178'839'864));
         QCOMPARE(r.activations.bytes, r.bytesOf("activations"));
-        QVERIFY(r.bytesOf("activations") > 48 * perLayer);  // + the ends: fp32 log-softmax over 262,208 tokens...
+        QVERIFY(r.bytesOf("activations") > 48 * perLayer); // + the ends: fp32 log-softmax over 262,208 tokens...
         QCOMPARE(each("log-softmax of the logits (fp32)"), Bytes(512) * 262'208 * 4);
         QVERIFY(shownAs(r.bytesOf("activations"), 9.14, 2));
 
@@ -339,12 +343,15 @@ private slots:
         // 6 x matmul parameters (11.77B with the tied LM head, which is a matmul) plus the
         // attention score/value matmuls: 598 TFLOP, 4.9% above the article's 570.
         QVERIFY2(near(r.flops.forwardPerToken, 2.0 * double(r.params.matmulActive) + r.flops.attentionPerToken, 1e-9),
-                 msg(r.flops.forwardPerToken, 2.0 * double(r.params.matmulActive) + r.flops.attentionPerToken).constData());
-        QVERIFY2(near(r.flops.perToken, 3.0 * r.flops.forwardPerToken, 1e-9), msg(r.flops.perToken, 3.0 * r.flops.forwardPerToken).constData());
-        QVERIFY2(near(r.flops.perStep, r.flops.perToken * 8192.0, 1e-9), msg(r.flops.perStep, r.flops.perToken * 8192.0).constData());
+            msg(r.flops.forwardPerToken, 2.0 * double(r.params.matmulActive) + r.flops.attentionPerToken).constData());
+        QVERIFY2(near(r.flops.perToken, 3.0 * r.flops.forwardPerToken, 1e-9),
+            msg(r.flops.perToken, 3.0 * r.flops.forwardPerToken).constData());
+        QVERIFY2(near(r.flops.perStep, r.flops.perToken * 8192.0, 1e-9),
+            msg(r.flops.perStep, r.flops.perToken * 8192.0).constData());
         QVERIFY2(near(r.flops.perStep, 598e12, 0.001), msg(r.flops.perStep, 598e12).constData());
         // At the article's 91% MFU the step takes 2.1 s instead of 2 s.
-        QVERIFY2(near(r.flops.stepTimeS, r.flops.perStep / (312e12 * mfu), 1e-9), msg(r.flops.stepTimeS, r.flops.perStep / (312e12 * mfu)).constData());
+        QVERIFY2(near(r.flops.stepTimeS, r.flops.perStep / (312e12 * mfu), 1e-9),
+            msg(r.flops.stepTimeS, r.flops.perStep / (312e12 * mfu)).constData());
         QVERIFY2(near(r.flops.stepTimeS, 2.098, 0.001), msg(r.flops.stepTimeS, 2.098).constData());
     }
     // 000, LoRA: "For rank=16, applied to Q, K, V, and O projections in all 48 layers:
@@ -362,7 +369,7 @@ private slots:
         Scenario sc = preset("gemma-3-12b");
         sc.run.finetune.method = FinetuneMethod::Lora;
         sc.run.finetune.rank = 16;
-        sc.run.finetune.targets = {"q", "k", "v", "o"};
+        sc.run.finetune.targets = { "q", "k", "v", "o" };
         const Count realLora = 16 * ((3840 + 4096) + 2 * (3840 + 2048) + (4096 + 3840)) * 48;
         QCOMPARE(realLora, Count(21'233'664));
         QCOMPARE(loraParameters(sc.model, sc.run.finetune), realLora);
@@ -370,7 +377,7 @@ private slots:
         // Memory under the article's regime (bf16 adapters, fp32 gradients and Adam, no
         // master copy), textbook base of 11.6B frozen bf16 parameters.
         RunSpec run = articleRegime000();
-        const std::vector<LocalParam> params{{"base", 1, kGemmaP, 1, false}, {"lora", 1, articleLora, 1, true}};
+        const std::vector<LocalParam> params { { "base", 1, kGemmaP, 1, false }, { "lora", 1, articleLora, 1, true } };
         const ModelStateBytes s = modelStates(params, run);
         QCOMPARE(s.weights, GB(23.2) + 2 * articleLora);
         QCOMPARE(s.master, Bytes(0));
@@ -396,7 +403,7 @@ private slots:
         QCOMPARE(r.trainableParams, realLora);
         QCOMPARE(r.bytesOf("weights"), 2 * r.params.total + 2 * realLora);
         QCOMPARE(r.bytesOf("master_weights"), Bytes(0));
-        QCOMPARE(r.bytesOf("gradients"), 4 * realLora);        // 0.085 GB
+        QCOMPARE(r.bytesOf("gradients"), 4 * realLora); // 0.085 GB
         QCOMPARE(r.bytesOf("optimizer_states"), 8 * realLora); // 0.170 GB
         // Full checkpointing at B=1, T=1024 keeps 1.48 GB here against the article's
         // 0.8 GB: the fp32 log-softmax over Gemma's 262,208-token vocabulary alone is
@@ -418,7 +425,7 @@ private slots:
         QCOMPARE(nf4, kGemmaP / 2 + kGemmaP / 64 + ceilDiv(kGemmaP / 64, 256) * 4);
         QCOMPARE(nf4, Bytes(5'984'082'032));
         RunSpec run = articleRegime000();
-        std::vector<LocalParam> params{{"base", 1, kGemmaP, 1, false}};
+        std::vector<LocalParam> params { { "base", 1, kGemmaP, 1, false } };
         params[0].frozenStorage = DType::Nf4;
         QCOMPARE(modelStates(params, run).weights, nf4);
         QCOMPARE(modelStates(params, run).gradients, Bytes(0));
@@ -475,9 +482,11 @@ private slots:
         sc.run.sequenceLength = 512;
         sc.run.attention = AttentionImpl::Eager;
         const Report r = estimate(sc);
-        QVERIFY2(near(double(r.params.total), double(kGemmaP), 0.02), msg(double(r.params.total), double(kGemmaP)).constData());
-        QCOMPARE(r.bytesOf("weights") + r.bytesOf("master_weights") + r.bytesOf("gradients") + r.bytesOf("optimizer_states"),
-                 18 * r.params.total);
+        QVERIFY2(near(double(r.params.total), double(kGemmaP), 0.02),
+            msg(double(r.params.total), double(kGemmaP)).constData());
+        QCOMPARE(
+            r.bytesOf("weights") + r.bytesOf("master_weights") + r.bytesOf("gradients") + r.bytesOf("optimizer_states"),
+            18 * r.params.total);
 
         // Inference: 23.2 GB of bf16 weights leave 56.8 GB of an 80 GB A100, not "23 GB to
         // spare" (23 GB is the weights, not the room left).
@@ -659,7 +668,7 @@ private slots:
         RunSpec run = articleRegime001();
         const ModelStateBytes s = modelStates(textbook(P65), run);
         QCOMPARE(s.weights + s.master + s.gradients + s.optimizer, GB(780));
-        std::vector<LocalParam> frozen{{"base", 1, P65, 1, false}};
+        std::vector<LocalParam> frozen { { "base", 1, P65, 1, false } };
         frozen[0].frozenStorage = DType::Nf4;
         const Bytes base = modelStates(frozen, run).weights;
         QCOMPARE(base, Bytes(33'531'494'144));
@@ -673,7 +682,7 @@ private slots:
     void qualitative003_ordering()
     {
         const Scenario base = preset("llama-2-7b");
-        const EstimateOptions quick{false};
+        const EstimateOptions quick { false };
         const auto training = [&](Count seq, Count batch, AttentionImpl attn) {
             RunSpec run = base.run;
             run.sequenceLength = seq;
@@ -696,7 +705,7 @@ private slots:
         // Context 4K -> 8K -> 32K -> 128K: activations grow at every step; with eager
         // attention faster than the tokens (the s^2 scores), with FlashAttention linearly.
         Bytes previous = 0;
-        for (Count seq : {4096, 8192, 32768, 131072}) {
+        for (Count seq : { 4096, 8192, 32768, 131072 }) {
             const Bytes flash = training(seq, 1, AttentionImpl::Flash).bytesOf("activations");
             QVERIFY(flash > previous);
             const double perToken = double(flash) / double(seq), perToken4k = double(b1) / 4096.0;
@@ -713,7 +722,7 @@ private slots:
         inf.mode = Mode::Inference;
         inf.inference.contextLength = 4096;
         const Bytes kv4k = kvCache(base.model, inf).bytes;
-        for (Count ctx : {8192, 32768, 131072}) {
+        for (Count ctx : { 8192, 32768, 131072 }) {
             inf.inference.contextLength = ctx;
             QCOMPARE(kvCache(base.model, inf).bytes, kv4k * (ctx / 4096));
         }
@@ -811,7 +820,8 @@ private slots:
         // The ends of the model, outside the formula: token and position ids (int64),
         // embedding dropout mask, final LayerNorm, LM head input, and the fp32 log-softmax
         // over the 50,257-token vocabulary (0.41 GB).
-        const Bytes ends = 2 * 8 * s * b + s * b * h + (2 * s * b * h + 2 * 2 * s * b) + 2 * s * b * h + 4 * s * b * V + 4;
+        const Bytes ends
+            = 2 * 8 * s * b + s * b * h + (2 * s * b * h + 2 * 2 * s * b) + 2 * s * b * h + 4 * s * b * V + 4;
         QCOMPARE(r.bytesOf("activations"), korthikanti + L * softmaxFp32Extra + L * (normStats + 8) + ends);
         QCOMPARE(r.bytesOf("activations"), Bytes(353'263'338'244)); // 353.3 GB, 1.28x the formula
         // Flash attention keeps no s^2 tensor: the formula's 5 a s term disappears and
@@ -819,7 +829,8 @@ private slots:
         sc.run.attention = AttentionImpl::Flash;
         const Bytes flash = estimate(sc).bytesOf("activations");
         QVERIFY(flash < korthikanti);
-        QVERIFY2(near(double(flash), double(L * s * b * 34 * h), 0.01), msg(double(flash), double(L * s * b * 34 * h)).constData());
+        QVERIFY2(near(double(flash), double(L * s * b * 34 * h), 0.01),
+            msg(double(flash), double(L * s * b * 34 * h)).constData());
     }
 };
 

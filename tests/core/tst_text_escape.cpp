@@ -33,7 +33,7 @@ private slots:
     void markdownEscapesEveryMarkupCharacter()
     {
         QCOMPARE(markdownEscape("a*b_c`d[e](f)#g|h<i>!j.k-l+m{n}\\o"),
-                 std::string("a\\*b\\_c\\`d\\[e\\]\\(f\\)\\#g\\|h\\<i\\>\\!j\\.k\\-l\\+m\\{n\\}\\\\o"));
+            std::string("a\\*b\\_c\\`d\\[e\\]\\(f\\)\\#g\\|h\\<i\\>\\!j\\.k\\-l\\+m\\{n\\}\\\\o"));
         QCOMPARE(markdownEscape("one\ntwo\r\nthree"), std::string("one two  three"));
         QCOMPARE(markdownEscape("plain words"), std::string("plain words"));
         QCOMPARE(markdownLinkTarget("r_files/breakdown.png"), std::string("r_files/breakdown.png"));
@@ -42,7 +42,8 @@ private slots:
 
     void csvNeutralizesFormulasButNotNumbers()
     {
-        QCOMPARE(csvField("=HYPERLINK(\"http://x\",\"y\")"), std::string("\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""));
+        QCOMPARE(
+            csvField("=HYPERLINK(\"http://x\",\"y\")"), std::string("\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""));
         QCOMPARE(csvField("+1+2 cmd"), std::string("'+1+2 cmd"));
         QCOMPARE(csvField("-2+3+cmd|' /C calc'!A0"), std::string("'-2+3+cmd|' /C calc'!A0"));
         QCOMPARE(csvField("@SUM(A1)"), std::string("'@SUM(A1)"));
@@ -62,10 +63,10 @@ private slots:
         QVERIFY(isValidUtf8("plain"));
         QVERIFY(isValidUtf8("\xC3\xA9t\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"));
         QVERIFY(!isValidUtf8("\xFF.json"));
-        QVERIFY(!isValidUtf8("\xC0\xAF"));         // overlong '/'
-        QVERIFY(!isValidUtf8("\xED\xA0\x80"));     // a surrogate
+        QVERIFY(!isValidUtf8("\xC0\xAF")); // overlong '/'
+        QVERIFY(!isValidUtf8("\xED\xA0\x80")); // a surrogate
         QVERIFY(!isValidUtf8("\xF4\x90\x80\x80")); // beyond U+10FFFF
-        QVERIFY(!isValidUtf8("\xE2\x82"));         // cut short
+        QVERIFY(!isValidUtf8("\xE2\x82")); // cut short
         QCOMPARE(printableText("\xFF.json"), std::string("\\xFF.json"));
     }
 
@@ -79,7 +80,7 @@ private slots:
         doc["run"][kEvil] = 1; // an unknown key: named in the warnings
         const Scenario sc = readScenario(doc);
         const Report r = estimate(sc);
-        const std::string md = reviewMarkdown(sc, r, {{"breakdown", "r b(1)_files/breakdown.png"}});
+        const std::string md = reviewMarkdown(sc, r, { { "breakdown", "r b(1)_files/breakdown.png" } });
         QVERIFY(md.find("](javascript:") == std::string::npos);
         QVERIFY(md.find("<script>") == std::string::npos);
         QVERIFY(md.find("**b**") == std::string::npos);
@@ -103,7 +104,8 @@ private slots:
 
     void csvWritersUseTheHelper()
     {
-        const Report r = estimate(readScenario(json::parse(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")));
+        const Report r
+            = estimate(readScenario(json::parse(R"({"model": {"preset": "gpt2"}, "run": {"sequence_length": 512}})")));
         const std::string csv = breakdownCsv(r);
         QVERIFY(csv.find("\n=") == std::string::npos && csv.find(",=") == std::string::npos);
     }

@@ -13,9 +13,15 @@ using namespace vramlab;
 namespace {
 
 /// The hand case of test_scenarios.h.
-StepInputs handCase() { return test::handStep(); }
+StepInputs handCase()
+{
+    return test::handStep();
+}
 
-Bytes alive(const TimelineEvent& e, TimelineCategory c) { return e.bytes[static_cast<size_t>(c)]; }
+Bytes alive(const TimelineEvent& e, TimelineCategory c)
+{
+    return e.bytes[static_cast<size_t>(c)];
+}
 
 } // namespace
 
@@ -112,18 +118,18 @@ private slots:
             sc.run.checkpointing = c;
             return estimate(sc).peak;
         };
-        const Bytes none = peak({}), selective = peak({Checkpointing::Kind::Selective, 0});
-        const Bytes every4 = peak({Checkpointing::Kind::Every, 4}), full = peak({Checkpointing::Kind::Full, 0});
+        const Bytes none = peak({}), selective = peak({ Checkpointing::Kind::Selective, 0 });
+        const Bytes every4 = peak({ Checkpointing::Kind::Every, 4 }), full = peak({ Checkpointing::Kind::Full, 0 });
         QVERIFY(none > selective);
         QVERIFY(selective > every4);
         QVERIFY(every4 > full);
         // Full: the peak is in backward and holds exactly one rebuilt layer on top of the checkpoints.
-        sc.run.checkpointing = {Checkpointing::Kind::Full, 0};
+        sc.run.checkpointing = { Checkpointing::Kind::Full, 0 };
         const Report r = estimate(sc);
         const StepInputs& in = r.stepInputs;
         QVERIFY(r.peakEvent.phase == StepPhase::Backward);
         QCOMPARE(alive(r.peakEvent, TimelineCategory::Temporaries),
-                 in.recompute + in.backwardWorkingSet + in.zero3Gather + in.layerGradientBucket);
+            in.recompute + in.backwardWorkingSet + in.zero3Gather + in.layerGradientBucket);
         QCOMPARE(in.recompute, r.activations.recomputeBytes);
     }
 
@@ -165,7 +171,7 @@ private slots:
         Scenario sc = test::llama3_8b();
         sc.run.parallelism.gpus = 8;
         Bytes last = 0;
-        for (int stage : {0, 1, 2, 3}) {
+        for (int stage : { 0, 1, 2, 3 }) {
             sc.run.parallelism.zeroStage = stage;
             const Report r = estimate(sc);
             if (stage > 0)
@@ -222,8 +228,8 @@ private slots:
         Scenario sc = test::llama3_8b();
         sc.run.parallelism.gpus = 8;
         sc.run.parallelism.zeroStage = 3;
-        sc.run.checkpointing = {Checkpointing::Kind::Full, 0};
-        for (SweepParam p : {SweepParam::MicroBatchSize, SweepParam::SequenceLength}) {
+        sc.run.checkpointing = { Checkpointing::Kind::Full, 0 };
+        for (SweepParam p : { SweepParam::MicroBatchSize, SweepParam::SequenceLength }) {
             const FitResult f = fitMax(sc, p);
             QVERIFY(f.value && f.report && f.nextReport);
             QCOMPARE(f.nextValue, *f.value + 1);
@@ -272,7 +278,7 @@ private slots:
             in.microBatches = 1 + next(12);
             in.inFlight = 1 + next(5);
             in.gradientsResident = next(2) == 0;
-            for (int step : {1, 2})
+            for (int step : { 1, 2 })
                 QCOMPARE(simulateStep(in, step, false).peak, simulateStep(in, step, true).peak);
         }
     }

@@ -21,10 +21,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         const vramlab::Report r = vramlab::estimate(sc);
         // Nothing shown to a user may be NaN or infinite.
         const vramlab::FlopsEstimate& f = r.flops;
-        for (double v : {f.perStep, f.perToken, f.hardwarePerStep, f.stepTimeS, f.tokensPerS, f.peakTflops})
+        for (double v : { f.perStep, f.perToken, f.hardwarePerStep, f.stepTimeS, f.tokensPerS, f.peakTflops })
             if (!std::isfinite(v) || v < 0)
                 __builtin_trap();
-        if (r.total < 0 || r.peak < r.total - r.bytesOf("gradients") - r.stepInputs.zero3Gather - r.bytesOf("activations"))
+        if (r.total < 0
+            || r.peak < r.total - r.bytesOf("gradients") - r.stepInputs.zero3Gather - r.bytesOf("activations"))
             __builtin_trap();
         (void)vramlab::reportToJson(r).dump();
         (void)vramlab::scenarioToJson(sc).dump();

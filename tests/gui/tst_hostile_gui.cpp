@@ -12,14 +12,14 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QMessageBox>
-#include <QPushButton>
-#include <QTimer>
-#include <QToolButton>
 #include <QProcess>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTimer>
+#include <QToolButton>
 #include <QWheelEvent>
 #include <QtTest>
 
@@ -38,7 +38,8 @@ QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArra
 
 QByteArray scenarioWithPrecision(const QByteArray& precision)
 {
-    return R"({"format":"vramlab.scenario","version":1,"model":{"preset":"gpt2"},"run":{"precision":)" + precision + "}}";
+    return R"({"format":"vramlab.scenario","version":1,"model":{"preset":"gpt2"},"run":{"precision":)" + precision
+        + "}}";
 }
 
 /// Every label in the window whose text contains `needle` shows it as plain text.
@@ -49,7 +50,8 @@ void verifyShownAsText(QWidget* window, const QString& needle)
         if (!l->text().contains(needle))
             continue;
         ++seen;
-        QVERIFY2(l->textFormat() == Qt::PlainText, qPrintable(l->objectName() + QStringLiteral(": ") + l->text().left(80)));
+        QVERIFY2(
+            l->textFormat() == Qt::PlainText, qPrintable(l->objectName() + QStringLiteral(": ") + l->text().left(80)));
     }
     QVERIFY2(seen > 0, qPrintable(needle));
 }
@@ -100,7 +102,8 @@ private slots:
         QTest::addColumn<QByteArray>("precision");
         QTest::addColumn<QString>("shown");
         // Loaded as rich text, /dev/zero is read until bad_alloc; a FIFO blocks the main thread.
-        QTest::newRow("img /dev/zero") << QByteArray("\"<img src=\\\"/dev/zero\\\">\"") << QStringLiteral("<img src=\"/dev/zero\">");
+        QTest::newRow("img /dev/zero") << QByteArray("\"<img src=\\\"/dev/zero\\\">\"")
+                                       << QStringLiteral("<img src=\"/dev/zero\">");
         QTest::newRow("bold") << QByteArray("\"<b>big</b><img width=3000 src=x>\"") << QStringLiteral("<b>big</b>");
         QTest::newRow("%1") << QByteArray("\"%1 %2 <i>x</i>\"") << QStringLiteral("%1 %2 <i>x</i>");
     }
@@ -133,7 +136,8 @@ private slots:
     void hugeValuesAreCut()
     {
         QTemporaryDir dir;
-        const QString path = writeFile(dir, QStringLiteral("huge.json"), scenarioWithPrecision('"' + QByteArray(1'000'000, 'x') + '"'));
+        const QString path = writeFile(
+            dir, QStringLiteral("huge.json"), scenarioWithPrecision('"' + QByteArray(1'000'000, 'x') + '"'));
         QVERIFY(!m_window->openFile(path));
         QVERIFY(m_window->lastError().size() < 2000);
         QVERIFY(m_window->lastError().endsWith(QStringLiteral("…")));
@@ -237,7 +241,8 @@ private slots:
         QVERIFY(!m_window->document()->fileUnchanged());
         // A relative lastFile (the old `cd A; vramlab plan.json` bug) never becomes the save target.
         QSettings s;
-        s.setValue(QStringLiteral("lastScenario"), QString::fromStdString(scenarioToJson(m_window->document()->scenario()).dump()));
+        s.setValue(QStringLiteral("lastScenario"),
+            QString::fromStdString(scenarioToJson(m_window->document()->scenario()).dump()));
         s.setValue(QStringLiteral("lastFile"), QStringLiteral("plan.json"));
         auto again = std::make_unique<MainWindow>();
         again->restoreSession(false);
@@ -275,7 +280,8 @@ private slots:
         const QString before = combo->currentData().toString();
         const QPointF at(combo->width() / 2.0, combo->height() / 2.0);
         for (int i = 0; i < 5; ++i) {
-            QWheelEvent wheel(at, combo->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+            QWheelEvent wheel(at, combo->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                Qt::NoScrollPhase, false);
             QApplication::sendEvent(combo, &wheel);
         }
         QCOMPARE(combo->currentData().toString(), before);
@@ -283,7 +289,8 @@ private slots:
         // Focused (clicked or tabbed to), the wheel is the control's again.
         combo->setFocus();
         QTRY_VERIFY(combo->hasFocus());
-        QWheelEvent wheel(at, combo->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QWheelEvent wheel(at, combo->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+            Qt::NoScrollPhase, false);
         QApplication::sendEvent(combo, &wheel);
         QVERIFY(combo->currentData().toString() != before);
     }
@@ -295,11 +302,13 @@ private slots:
             "model":{"preset":"llama-3-8b"},"run":{"parallelism":{"gpus":3,"tensor_parallel":3},"gpu":"h100-sxm-80gb"}})");
         QByteArray err;
         const QString out = dir.filePath(QStringLiteral("a.png"));
-        QCOMPARE(exportExitCode({QStringLiteral("--export"), out, tp3}, &err), 2);
+        QCOMPARE(exportExitCode({ QStringLiteral("--export"), out, tp3 }, &err), 2);
         QVERIFY2(err.contains("run.parallelism.tensor_parallel"), err.constData());
         QVERIFY(!QFileInfo::exists(out));
-        QCOMPARE(exportExitCode({QStringLiteral("--export"), out, QStringLiteral("--width"), QStringLiteral("10000"),
-                                 QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-3-8b-8xh100.json")}, &err), 2);
+        QCOMPARE(exportExitCode({ QStringLiteral("--export"), out, QStringLiteral("--width"), QStringLiteral("10000"),
+                                    QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-3-8b-8xh100.json") },
+                     &err),
+            2);
         QVERIFY(err.contains("--width: expected pixels from 100 to 4096"));
     }
 
@@ -330,7 +339,8 @@ private slots:
         again->restoreSession(false);
         const QRect avail = again->screen()->availableGeometry();
         QVERIFY2(again->geometry().left() >= avail.left() && again->geometry().top() >= avail.top(),
-                 qPrintable(QStringLiteral("%1,%2").arg(QString::number(again->geometry().left()), QString::number(again->geometry().top()))));
+            qPrintable(QStringLiteral("%1,%2").arg(
+                QString::number(again->geometry().left()), QString::number(again->geometry().top()))));
         QVERIFY(again->geometry().width() <= std::max(avail.width(), again->minimumSizeHint().width()));
         QSettings().clear();
     }
@@ -339,10 +349,10 @@ private slots:
     {
         QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+        for (const char* var : { "DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM" })
             env.remove(QString::fromLatin1(var));
         p.setProcessEnvironment(env);
-        p.start(QStringLiteral(VRAMLAB_GUI), {QStringLiteral("--bogus")});
+        p.start(QStringLiteral(VRAMLAB_GUI), { QStringLiteral("--bogus") });
         QVERIFY(p.waitForFinished(20000));
         QCOMPARE(p.exitStatus(), QProcess::NormalExit); // not a Qt platform abort
         QCOMPARE(p.exitCode(), 2);

@@ -88,7 +88,8 @@ private slots:
             for (const LessonStep& step : shippedLesson(file).steps)
                 for (const std::string& key : step.highlight)
                     if (key.rfind("chart.", 0) != 0)
-                        QVERIFY2(findDescriptor(QString::fromStdString(key)), qPrintable(file + QLatin1Char(' ') + QString::fromStdString(key)));
+                        QVERIFY2(findDescriptor(QString::fromStdString(key)),
+                            qPrintable(file + QLatin1Char(' ') + QString::fromStdString(key)));
     }
 
     void wholeLessonWithKeys()
@@ -115,7 +116,7 @@ private slots:
         QCOMPARE(player->nextButton()->text(), QStringLiteral("Reveal ▶"));
         QCOMPARE(doc->report()->bytesOf("kv_cache"), Bytes(2) * 32 * 4096 * 4096 * 2);
         QVERIFY(m_window->panel()->highlighted().contains(QStringLiteral("run.context_length")));
-        QCOMPARE(chart->emphasis(), QStringList{QStringLiteral("kv_cache")});
+        QCOMPARE(chart->emphasis(), QStringList { QStringLiteral("kv_cache") });
         keepScreenshot(m_window.get(), QStringLiteral("lesson-before-reveal.png"));
 
         QVERIFY(player->answerNumber(2.15)); // right, within 0.05 GB
@@ -125,8 +126,10 @@ private slots:
         QVERIFY(m_window->tabs()->isTabEnabled(3));
         QTest::qWait(20);
         QCOMPARE(chart->plottedGiB(0, QStringLiteral("kv_cache")), 2.0); // exactly 2 GiB
-        QVERIFY2(player->feedbackLabel()->text().startsWith(QStringLiteral("✔ Right: 2.15 GB")), qPrintable(player->feedbackLabel()->text()));
-        QVERIFY2(player->numbersLabel()->text().contains(QStringLiteral("KV cache: <b>2.147 GB</b>")), qPrintable(player->numbersLabel()->text()));
+        QVERIFY2(player->feedbackLabel()->text().startsWith(QStringLiteral("✔ Right: 2.15 GB")),
+            qPrintable(player->feedbackLabel()->text()));
+        QVERIFY2(player->numbersLabel()->text().contains(QStringLiteral("KV cache: <b>2.147 GB</b>")),
+            qPrintable(player->numbersLabel()->text()));
         keepScreenshot(m_window.get(), QStringLiteral("lesson-after-reveal.png"));
 
         // Space: step 2 has no question, so it shows at once; batch 8 is 8 caches.
@@ -145,7 +148,8 @@ private slots:
         QCOMPARE(player->optionButtons().size(), 2);
         QVERIFY(!player->answerChoice(0));
         QCOMPARE(player->lastAnswerCorrect(), std::optional<bool>(false));
-        QVERIFY2(player->feedbackLabel()->text().startsWith(QStringLiteral("✘ Not quite. Answer: No")), qPrintable(player->feedbackLabel()->text()));
+        QVERIFY2(player->feedbackLabel()->text().startsWith(QStringLiteral("✘ Not quite. Answer: No")),
+            qPrintable(player->feedbackLabel()->text()));
         QVERIFY(!doc->report()->fits);
 
         // Left goes back (the scenario with it); Right again asks again.
@@ -284,7 +288,8 @@ private slots:
         f.close();
         const Scenario before = m_window->document()->scenario();
         QVERIFY(!m_window->openLesson(path));
-        QCOMPARE(m_window->lastError(), path + QStringLiteral(": steps[1].question.answer: expected an index into options (0..1), got 2"));
+        QCOMPARE(m_window->lastError(),
+            path + QStringLiteral(": steps[1].question.answer: expected an index into options (0..1), got 2"));
         QVERIFY(!m_window->findChild<QDockWidget*>(QStringLiteral("LessonDock"))->isVisible());
         QCOMPARE(m_window->document()->scenario().name, before.name);
     }

@@ -16,13 +16,13 @@
 #include "vramlab/scenario_io.h"
 
 #include <QCheckBox>
-#include <QPushButton>
 #include <QClipboard>
-#include <QDragEnterEvent>
-#include <QMimeData>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QDragEnterEvent>
 #include <QLabel>
+#include <QMimeData>
+#include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -35,7 +35,10 @@ using namespace vramlab;
 
 namespace {
 
-double gib(Bytes b) { return double(b) / double(kGiB); }
+double gib(Bytes b)
+{
+    return double(b) / double(kGiB);
+}
 
 /// What the core says for the document's scenario with one change applied.
 Report coreSays(const Scenario& base, const std::function<void(Scenario&)>& change)
@@ -79,8 +82,8 @@ private slots:
         QCOMPARE(doc->report()->bytesOf("activations"), want.bytesOf("activations"));
         QCOMPARE(doc->report()->total, want.total);
         QCOMPARE(m_window->chart()->plottedGiB(0, QStringLiteral("activations")), gib(want.bytesOf("activations")));
-        QVERIFY(m_window->verdictLabel()->text().contains(QStringLiteral("FITS")) ||
-                m_window->verdictLabel()->text().contains(QStringLiteral("DOES NOT FIT")));
+        QVERIFY(m_window->verdictLabel()->text().contains(QStringLiteral("FITS"))
+            || m_window->verdictLabel()->text().contains(QStringLiteral("DOES NOT FIT")));
     }
 
     void spinComboAndCheckbox()
@@ -93,7 +96,7 @@ private slots:
         QVERIFY(gpus);
         gpus->setValue(16);
         QCOMPARE(doc->report()->bytesOf("optimizer_states"),
-                 coreSays(base, [](Scenario& s) { s.run.parallelism.gpus = 16; }).bytesOf("optimizer_states"));
+            coreSays(base, [](Scenario& s) { s.run.parallelism.gpus = 16; }).bytesOf("optimizer_states"));
 
         auto* opt = qobject_cast<QComboBox*>(panel->editor(QStringLiteral("run.optimizer")));
         QVERIFY(opt);
@@ -138,9 +141,9 @@ private slots:
         emit loss->activated(loss->currentIndex());
         QVERIFY(doc->scenario().run.loss == LossKind::Fused);
         QCOMPARE(doc->report()->peak, coreSays(base, [](Scenario& s) {
-                                          s.run.framework = Framework::Torchtune;
-                                          s.run.loss = LossKind::Fused;
-                                      }).peak);
+            s.run.framework = Framework::Torchtune;
+            s.run.loss = LossKind::Fused;
+        }).peak);
         QVERIFY(ExplainView::html(*doc->report()).contains(QStringLiteral("Liger")));
 
         loss->setCurrentIndex(loss->findData(QStringLiteral("default")));
@@ -163,7 +166,8 @@ private slots:
 
     void impossibleCombinationIsShown()
     {
-        auto* tp = qobject_cast<QSpinBox*>(m_window->panel()->editor(QStringLiteral("run.parallelism.tensor_parallel")));
+        auto* tp
+            = qobject_cast<QSpinBox*>(m_window->panel()->editor(QStringLiteral("run.parallelism.tensor_parallel")));
         tp->setValue(3); // 8 GPUs and 32 heads are not divisible by 3
         QVERIFY(!m_window->document()->report());
         QCOMPARE(m_window->document()->scenario().run.parallelism.tensorParallel, Count(3)); // kept, not fixed
@@ -188,7 +192,8 @@ private slots:
         undo->undo();
         QCOMPARE(doc->scenario().run.sequenceLength, seq0);
         QCOMPARE(doc->report()->total, total0);
-        QCOMPARE(m_window->chart()->plottedGiB(0, QStringLiteral("activations")), gib(doc->report()->bytesOf("activations")));
+        QCOMPARE(m_window->chart()->plottedGiB(0, QStringLiteral("activations")),
+            gib(doc->report()->bytesOf("activations")));
         undo->redo();
         QVERIFY(doc->scenario().run.sequenceLength > seq0);
         QVERIFY(m_window->windowTitle().contains(QStringLiteral("[*]")));
@@ -260,7 +265,7 @@ private slots:
         QVERIFY(cols[0].report->total < cols[1].report->total); // inference below full training
         QVERIFY(cols[3].report->total < cols[2].report->total); // QLoRA below LoRA
         QCOMPARE(m_window->compareView()->methodsChart()->plottedGiB(1, QStringLiteral("optimizer_states")),
-                 gib(cols[1].report->bytesOf("optimizer_states")));
+            gib(cols[1].report->bytesOf("optimizer_states")));
         const auto zero = CompareView::zeroColumns(m_window->document()->scenario());
         for (int i = 1; i < 4; ++i)
             QVERIFY(zero[i].report->total < zero[i - 1].report->total);
@@ -293,17 +298,18 @@ private slots:
 
     void commandLineWithoutDisplay()
     {
-        for (const char* arg : {"--version", "--help"}) {
+        for (const char* arg : { "--version", "--help" }) {
             QProcess p;
             QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
             env.remove(QStringLiteral("DISPLAY"));
             env.remove(QStringLiteral("WAYLAND_DISPLAY"));
             env.remove(QStringLiteral("QT_QPA_PLATFORM"));
             p.setProcessEnvironment(env);
-            p.start(QStringLiteral(VRAMLAB_GUI), {QString::fromLatin1(arg)});
+            p.start(QStringLiteral(VRAMLAB_GUI), { QString::fromLatin1(arg) });
             QVERIFY(p.waitForFinished(20000));
             QCOMPARE(p.exitCode(), 0);
-            QVERIFY(p.readAllStandardOutput().startsWith(arg == std::string("--version") ? "vramlab " : "usage: vramlab"));
+            QVERIFY(
+                p.readAllStandardOutput().startsWith(arg == std::string("--version") ? "vramlab " : "usage: vramlab"));
         }
     }
 
@@ -313,14 +319,15 @@ private slots:
         plot->replot();
         const Report& r = *m_window->document()->report();
         // The middle of the optimizer-states segment of the only bar.
-        const double mid = gib(r.bytesOf("weights") + r.bytesOf("master_weights") + r.bytesOf("gradients")) +
-                           gib(r.bytesOf("optimizer_states")) / 2;
+        const double mid = gib(r.bytesOf("weights") + r.bytesOf("master_weights") + r.bytesOf("gradients"))
+            + gib(r.bytesOf("optimizer_states")) / 2;
         const QPointF at(plot->xAxis->coordToPixel(1.0), plot->yAxis->coordToPixel(mid));
         const QString tip = m_window->chart()->toolTipAt(at);
         QVERIFY2(tip.contains(QStringLiteral("Optimizer states")), qPrintable(tip));
         QVERIFY(tip.contains(QLocale(QLocale::English).toString(qlonglong(r.bytesOf("optimizer_states")))));
         QVERIFY(tip.contains(QStringLiteral("2 states (m, v)")));
-        QVERIFY(m_window->chart()->toolTipAt(QPointF(plot->xAxis->coordToPixel(0.5), at.y())).isEmpty()); // beside the bar
+        QVERIFY(
+            m_window->chart()->toolTipAt(QPointF(plot->xAxis->coordToPixel(0.5), at.y())).isEmpty()); // beside the bar
     }
 
     void dropOpensScenario()
@@ -331,7 +338,7 @@ private slots:
         const QString path = dir.filePath(QStringLiteral("dropped.json"));
         saveScenarioFile(path.toStdString(), sc);
         QMimeData mime;
-        mime.setUrls({QUrl::fromLocalFile(path)});
+        mime.setUrls({ QUrl::fromLocalFile(path) });
         QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
         QApplication::sendEvent(m_window.get(), &enter);
         QVERIFY(enter.isAccepted());
@@ -369,14 +376,15 @@ private slots:
         QVERIFY(trigger(QStringLiteral("Copy chart as image")));
         QCOMPARE(QApplication::clipboard()->image().size(), QSize(3200, 1800));
         QVERIFY(trigger(QStringLiteral("Copy breakdown as Markdown")));
-        QVERIFY(QApplication::clipboard()->text().startsWith(QStringLiteral("| Component | Size | Bytes | Share | Formula |")));
+        QVERIFY(QApplication::clipboard()->text().startsWith(
+            QStringLiteral("| Component | Size | Bytes | Share | Formula |")));
         QVERIFY(trigger(QStringLiteral("Copy breakdown as CSV")));
         QVERIFY(QApplication::clipboard()->text().startsWith(QStringLiteral("component,bytes,share")));
     }
 
     void unsavedWorkSurvivesACrash()
     {
-        for (const QFileInfo& f : QDir(AutosaveFile::folder()).entryInfoList({QStringLiteral("autosave*.json")}))
+        for (const QFileInfo& f : QDir(AutosaveFile::folder()).entryInfoList({ QStringLiteral("autosave*.json") }))
             QFile::remove(f.filePath());
         m_window->document()->setParameter(QStringLiteral("run.micro_batch_size"), QVariant::fromValue<qlonglong>(6));
         m_window->autosaveNow(); // what the timer does 1.5 s after the edit

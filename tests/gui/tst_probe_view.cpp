@@ -75,29 +75,39 @@ private slots:
         QVERIFY(m_view);
         m_window->tabs()->setCurrentWidget(m_view);
     }
-    void cleanup() { m_window.reset(); }
+    void cleanup()
+    {
+        m_window.reset();
+    }
 
     void failuresGiveClearMessages_data()
     {
         QTest::addColumn<QString>("script"); // body of a /bin/sh script standing in for vramlab-probe
         QTest::addColumn<int>("timeoutMs");
         QTest::addColumn<QString>("message");
-        QTest::newRow("crash") << "echo '{\"progress\":{\"phase\":\"allocating weights\",\"done\":1,\"total\":3}}'\nkill -SEGV $$"
-                               << 10000 << "vramlab-probe crashed";
-        QTest::newRow("hang") << "echo '{\"progress\":{\"phase\":\"timing qkv forward\",\"done\":0,\"total\":15}}'\nexec sleep 30" << 300
-                              << "vramlab-probe did not finish within 0.3 s and was stopped";
-        QTest::newRow("garbled") << "echo 'Hello from a different program'" << 10000
-                                 << "vramlab-probe printed something that is not its report (not JSON: \"Hello from a different program\")";
+        QTest::newRow("crash")
+            << "echo '{\"progress\":{\"phase\":\"allocating weights\",\"done\":1,\"total\":3}}'\nkill -SEGV $$" << 10000
+            << "vramlab-probe crashed";
+        QTest::newRow("hang")
+            << "echo '{\"progress\":{\"phase\":\"timing qkv forward\",\"done\":0,\"total\":15}}'\nexec sleep 30" << 300
+            << "vramlab-probe did not finish within 0.3 s and was stopped";
+        QTest::newRow("garbled")
+            << "echo 'Hello from a different program'" << 10000
+            << "vramlab-probe printed something that is not its report (not JSON: \"Hello from a different program\")";
         QTest::newRow("wrong json") << "echo '{\"probe_report\": 1, \"command\": \"fit\"}'" << 10000
                                     << "vramlab-probe output: probe_version: expected a string, got nothing";
-        QTest::newRow("no gpu") << "echo 'vramlab-probe: no usable GPU: no NVIDIA driver (libcuda.so.1 could not be loaded)' >&2\nexit 3"
-                                << 10000 << "No usable GPU: vramlab-probe: no usable GPU: no NVIDIA driver (libcuda.so.1 could not be loaded)";
-        QTest::newRow("bad input") << "echo 'scenario.json: model.num_kv_heads: expected a divisor' >&2\nexit 2" << 10000
-                                   << "vramlab-probe rejected its input: scenario.json: model.num_kv_heads: expected a divisor";
-        QTest::newRow("other failure") << "echo 'vramlab-probe: cudaMemset: an illegal memory access' >&2\nexit 1" << 10000
-                                       << "vramlab-probe failed (exit 1): vramlab-probe: cudaMemset: an illegal memory access";
-        QTest::newRow("no report") << "echo '{\"progress\":{\"phase\":\"freeing\",\"done\":3,\"total\":3}}'\nexit 0" << 10000
-                                   << "vramlab-probe finished without a report.";
+        QTest::newRow("no gpu")
+            << "echo 'vramlab-probe: no usable GPU: no NVIDIA driver (libcuda.so.1 could not be loaded)' >&2\nexit 3"
+            << 10000
+            << "No usable GPU: vramlab-probe: no usable GPU: no NVIDIA driver (libcuda.so.1 could not be loaded)";
+        QTest::newRow("bad input")
+            << "echo 'scenario.json: model.num_kv_heads: expected a divisor' >&2\nexit 2" << 10000
+            << "vramlab-probe rejected its input: scenario.json: model.num_kv_heads: expected a divisor";
+        QTest::newRow("other failure")
+            << "echo 'vramlab-probe: cudaMemset: an illegal memory access' >&2\nexit 1" << 10000
+            << "vramlab-probe failed (exit 1): vramlab-probe: cudaMemset: an illegal memory access";
+        QTest::newRow("no report") << "echo '{\"progress\":{\"phase\":\"freeing\",\"done\":3,\"total\":3}}'\nexit 0"
+                                   << 10000 << "vramlab-probe finished without a report.";
     }
     void failuresGiveClearMessages()
     {
@@ -117,8 +127,9 @@ private slots:
     {
         m_view->setProgram(m_dir.filePath("no-such-probe"));
         QVERIFY(runAndWait("info"));
-        QVERIFY2(m_view->message().startsWith("vramlab-probe could not be started (" + m_dir.filePath("no-such-probe") + ")"),
-                 qPrintable(m_view->message()));
+        QVERIFY2(m_view->message().startsWith(
+                     "vramlab-probe could not be started (" + m_dir.filePath("no-such-probe") + ")"),
+            qPrintable(m_view->message()));
         windowStillWorks();
     }
 
@@ -143,10 +154,10 @@ private slots:
     {
         // Checks it was handed the window's scenario, reports progress, then the report.
         const QString script = QStringLiteral(
-                                   "[ \"$1\" = fit ] && [ \"$3\" = --json ] && grep -q '\"vramlab.scenario\"' \"$2\" || exit 2\n"
-                                   "echo '{\"progress\":{\"phase\":\"allocating weights\",\"done\":0,\"total\":1720}}'\n"
-                                   "echo '{\"progress\":{\"phase\":\"allocating activations\",\"done\":1164,\"total\":1720}}'\n"
-                                   "tr -d '\\n' < '%1'; echo\n")
+            "[ \"$1\" = fit ] && [ \"$3\" = --json ] && grep -q '\"vramlab.scenario\"' \"$2\" || exit 2\n"
+            "echo '{\"progress\":{\"phase\":\"allocating weights\",\"done\":0,\"total\":1720}}'\n"
+            "echo '{\"progress\":{\"phase\":\"allocating activations\",\"done\":1164,\"total\":1720}}'\n"
+            "tr -d '\\n' < '%1'; echo\n")
                                    .arg(kFitReport);
         m_view->setProgram(writeScript("good", script));
         QSignalSpy progress(m_view->findChild<ProbeRunner*>(), &ProbeRunner::progressed);
@@ -163,9 +174,10 @@ private slots:
     void benchWithoutCublasKeepsTheReport()
     {
         // Exit 3 after a report: the copy was measured, the GEMMs were not; both are shown.
-        const QString script = QStringLiteral("tr -d '\\n' < '%1'; echo\n"
-                                              "echo 'vramlab-probe: GEMMs could not be timed: cuBLASLt not found' >&2\nexit 3")
-                                   .arg(kBenchReport);
+        const QString script
+            = QStringLiteral("tr -d '\\n' < '%1'; echo\n"
+                             "echo 'vramlab-probe: GEMMs could not be timed: cuBLASLt not found' >&2\nexit 3")
+                  .arg(kBenchReport);
         m_view->setProgram(writeScript("no-cublas", script));
         QVERIFY(runAndWait("bench"));
         QVERIFY2(m_view->report(), qPrintable(m_view->message()));
@@ -181,20 +193,20 @@ private slots:
         QVERIFY(runAndWait("info"));
         if (m_view->report())
             QSKIP("a usable GPU is present");
-        QVERIFY2(m_view->message().startsWith("No usable GPU: vramlab-probe: no usable GPU: "), qPrintable(m_view->message()));
+        QVERIFY2(m_view->message().startsWith("No usable GPU: vramlab-probe: no usable GPU: "),
+            qPrintable(m_view->message()));
 #else
         QSKIP("vramlab-probe is not built (no CUDA toolkit)");
 #endif
     }
-
 
     void manyProgressLinesFinishFast()
     {
         // 200,000 progress lines (13 MB) then the report: no quadratic buffer work, no
         // repaint per line, so it ends well before any timeout.
         const QString script = QStringLiteral(
-                                   "seq 200000 | sed 's/.*/{\"progress\":{\"phase\":\"allocating\",\"done\":&,\"total\":200000}}/'\n"
-                                   "tr -d '\\n' < '%1'; echo\n")
+            "seq 200000 | sed 's/.*/{\"progress\":{\"phase\":\"allocating\",\"done\":&,\"total\":200000}}/'\n"
+            "tr -d '\\n' < '%1'; echo\n")
                                    .arg(kFitReport);
         m_view->setProgram(writeScript("many-progress-lines", script));
         m_view->setTimeoutMs(60000);
@@ -225,8 +237,9 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("stderr flood") << "head -c 40000000 /dev/zero | tr '\\0' e >&2\nexec sleep 30"
                                       << "vramlab-probe wrote more than 1 MiB to stderr and was stopped: eeee";
-        QTest::newRow("line without newline") << "head -c 40000000 /dev/zero | tr '\\0' x\nexec sleep 30"
-                                              << "vramlab-probe printed something that is not its report (a line longer than 16 MiB)";
+        QTest::newRow("line without newline")
+            << "head -c 40000000 /dev/zero | tr '\\0' x\nexec sleep 30"
+            << "vramlab-probe printed something that is not its report (a line longer than 16 MiB)";
         QTest::newRow("garbled then no newline")
             << "echo 'Hello from a different program'\nhead -c 40000000 /dev/zero | tr '\\0' x\nexec sleep 30"
             << "vramlab-probe printed something that is not its report (not JSON: \"Hello from a different program\")";
@@ -242,7 +255,7 @@ private slots:
         t.start();
         QVERIFY(runAndWait("fit"));
         qInfo("stopped after %lld ms; buffers peaked at %lld (stdout) and %lld (stderr) bytes", t.elapsed(),
-              qint64(runner->peakStdoutBufferBytes()), qint64(runner->peakStderrBufferBytes()));
+            qint64(runner->peakStdoutBufferBytes()), qint64(runner->peakStderrBufferBytes()));
         QVERIFY2(m_view->message().startsWith(message), qPrintable(m_view->message().left(300)));
         QVERIFY(m_view->message().size() < 2000); // a flood never becomes a giant label
         // Stopped by the cap (the message above), not by the 8 s timeout: no wall-clock bound
@@ -258,12 +271,16 @@ private slots:
     {
         QTest::addColumn<QString>("tail"); // what the fake probe does after starting `sleep 900 &`
         QTest::addColumn<QString>("message");
-        QTest::newRow("cancel") << "exec sleep 30" << "Cancelled.";
-        QTest::newRow("timeout") << "exec sleep 30" << "vramlab-probe did not finish within 0.2 s";
+        QTest::newRow("cancel") << "exec sleep 30"
+                                << "Cancelled.";
+        QTest::newRow("timeout") << "exec sleep 30"
+                                 << "vramlab-probe did not finish within 0.2 s";
         QTest::newRow("garbage") << "echo 'Hello from a different program'\nexec sleep 30"
                                  << "vramlab-probe printed something that is not its report";
-        QTest::newRow("crash") << "kill -SEGV $$" << "vramlab-probe crashed";
-        QTest::newRow("exit") << "exit 1" << "vramlab-probe failed (exit 1)";
+        QTest::newRow("crash") << "kill -SEGV $$"
+                               << "vramlab-probe crashed";
+        QTest::newRow("exit") << "exit 1"
+                              << "vramlab-probe failed (exit 1)";
         QTest::newRow("window closed") << "exec sleep 30" << QString(); // the app's exit destroys the window
         QTest::newRow("runner destroyed") << "exec sleep 30" << QString();
     }
@@ -290,7 +307,7 @@ private slots:
         });
         if (tag == "runner destroyed") {
             auto runner = std::make_unique<ProbeRunner>();
-            runner->start(program, {QStringLiteral("info")});
+            runner->start(program, { QStringLiteral("info") });
             QTRY_VERIFY_WITH_TIMEOUT(readPid(), 5000);
             runner.reset();
         } else {
@@ -328,12 +345,13 @@ private slots:
         // HTML in a label, never a %1 substituted by a later arg().
         ProbeReport rep = loadProbeReportFile(kBenchReport.toStdString());
         rep.device.name = "NVIDIA %1 <b>x</b>";
-        rep.bench->notes = {"<img src=\"/dev/zero\">"};
+        rep.bench->notes = { "<img src=\"/dev/zero\">" };
         const QString path = m_dir.filePath("markup-report.json");
         std::ofstream(path.toStdString()) << probeReportToJson(rep).dump();
 
         const auto checkSummary = [&] {
-            QVERIFY2(m_view->summaryText().contains("NVIDIA %1 <b>x</b>, compute capability 9.0,"), qPrintable(m_view->summaryText()));
+            QVERIFY2(m_view->summaryText().contains("NVIDIA %1 <b>x</b>, compute capability 9.0,"),
+                qPrintable(m_view->summaryText()));
             QVERIFY(m_view->summaryText().contains("Note: <img src=\"/dev/zero\">"));
         };
         const auto checkLabels = [&] {
@@ -347,7 +365,8 @@ private slots:
             return; // a failed check in a lambda returns only from the lambda
 
         // The same report from a run, with a reason on stderr: the reason is the message.
-        m_view->setProgram(writeScript("markup-run", QStringLiteral("tr -d '\\n' < '%1'; echo\necho '<img src=x>' >&2\nexit 3").arg(path)));
+        m_view->setProgram(writeScript(
+            "markup-run", QStringLiteral("tr -d '\\n' < '%1'; echo\necho '<img src=x>' >&2\nexit 3").arg(path)));
         QVERIFY(runAndWait("bench"));
         QVERIFY2(m_view->report(), qPrintable(m_view->message()));
         QCOMPARE(m_view->message(), QStringLiteral("<img src=x>"));
@@ -373,8 +392,9 @@ private slots:
         QVERIFY(m_view->summaryText().contains("MFU ceiling 63.4% of the 989.4 TFLOP/s peak"));
 
         QVERIFY(!m_view->importReport(kData + "/scenarios/llama-tiny.json"));
-        QVERIFY2(m_view->message().startsWith("Not a probe report: " + kData + "/scenarios/llama-tiny.json: probe_report: expected"),
-                 qPrintable(m_view->message()));
+        QVERIFY2(m_view->message().startsWith(
+                     "Not a probe report: " + kData + "/scenarios/llama-tiny.json: probe_report: expected"),
+            qPrintable(m_view->message()));
         QVERIFY(m_view->report()); // the previous report stays
         QVERIFY(m_view->importReport(kFitReport));
         checkFitChart();
@@ -440,7 +460,8 @@ private:
         doc->setParameter(QStringLiteral("run.micro_batch_size"), QVariant::fromValue<qlonglong>(before + 1));
         QCOMPARE(doc->scenario().run.microBatchSize, before + 1);
         QVERIFY(doc->report());
-        QCOMPARE(m_window->chart()->plottedGiB(0, QStringLiteral("activations")), toGiB(doc->report()->bytesOf("activations")));
+        QCOMPARE(m_window->chart()->plottedGiB(0, QStringLiteral("activations")),
+            toGiB(doc->report()->bytesOf("activations")));
     }
 
     QTemporaryDir m_dir;

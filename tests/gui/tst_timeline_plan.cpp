@@ -135,7 +135,8 @@ private:
     {
         if (const QByteArray dir = qgetenv("VRAMLAB_SCREENSHOT_DIR"); !dir.isEmpty()) {
             QCoreApplication::processEvents();
-            m_window->grab().save(QString::fromLocal8Bit(dir) + QLatin1Char('/') + QString::fromLatin1(name) + QStringLiteral(".png"));
+            m_window->grab().save(
+                QString::fromLocal8Bit(dir) + QLatin1Char('/') + QString::fromLatin1(name) + QStringLiteral(".png"));
         }
     }
 

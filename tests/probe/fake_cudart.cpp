@@ -62,13 +62,25 @@ FakeDevice& device()
 
 extern "C" {
 
-cudaError_t CUDARTAPI cudaDriverGetVersion(int* v) { return *v = 13000, cudaSuccess; }
-cudaError_t CUDARTAPI cudaRuntimeGetVersion(int* v) { return *v = CUDART_VERSION, cudaSuccess; }
-cudaError_t CUDARTAPI cudaGetDeviceCount(int* n) { return *n = 1, cudaSuccess; }
-cudaError_t CUDARTAPI cudaSetDevice(int d) { return d == 0 ? cudaSuccess : device().fail(cudaErrorInvalidDevice); }
+cudaError_t CUDARTAPI cudaDriverGetVersion(int* v)
+{
+    return *v = 13000, cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaRuntimeGetVersion(int* v)
+{
+    return *v = CUDART_VERSION, cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaGetDeviceCount(int* n)
+{
+    return *n = 1, cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaSetDevice(int d)
+{
+    return d == 0 ? cudaSuccess : device().fail(cudaErrorInvalidDevice);
+}
 cudaError_t CUDARTAPI cudaGetDeviceProperties(cudaDeviceProp* p, int)
 {
-    *p = cudaDeviceProp{};
+    *p = cudaDeviceProp {};
     std::strcpy(p->name, "NVIDIA H100 80GB HBM3 (fake)");
     p->major = 9;
     p->minor = 0;
@@ -122,20 +134,24 @@ cudaError_t CUDARTAPI cudaFree(void* p)
     d.live.erase(it);
     return cudaSuccess;
 }
-cudaError_t CUDARTAPI cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t CUDARTAPI cudaDeviceSynchronize(void)
+{
+    return cudaSuccess;
+}
 cudaError_t CUDARTAPI cudaMemset(void* p, int, size_t bytes)
 {
     return device().inside(p, bytes) ? cudaSuccess : device().fail(cudaErrorInvalidValue);
 }
 cudaError_t CUDARTAPI cudaMemcpy(void* dst, const void*, size_t bytes, cudaMemcpyKind kind)
 {
-    return kind == cudaMemcpyHostToDevice && device().inside(dst, bytes) ? cudaSuccess : device().fail(cudaErrorInvalidValue);
+    return kind == cudaMemcpyHostToDevice && device().inside(dst, bytes) ? cudaSuccess
+                                                                         : device().fail(cudaErrorInvalidValue);
 }
 cudaError_t CUDARTAPI cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t)
 {
     return kind == cudaMemcpyDeviceToDevice && device().inside(dst, bytes) && device().inside(src, bytes)
-               ? cudaSuccess
-               : device().fail(cudaErrorInvalidValue);
+        ? cudaSuccess
+        : device().fail(cudaErrorInvalidValue);
 }
 cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int)
 {
@@ -143,16 +159,31 @@ cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int)
     *s = reinterpret_cast<cudaStream_t>(&stream);
     return cudaSuccess;
 }
-cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
+cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t)
+{
+    return cudaSuccess;
+}
 cudaError_t CUDARTAPI cudaEventCreate(cudaEvent_t* e)
 {
     static int event;
     *e = reinterpret_cast<cudaEvent_t>(&event);
     return cudaSuccess;
 }
-cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
-cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
-cudaError_t CUDARTAPI cudaEventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t) { return *ms = 1.0f, cudaSuccess; } // 0.1 ms a launch
-cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
+cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t, cudaStream_t)
+{
+    return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t)
+{
+    return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaEventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t)
+{
+    return *ms = 1.0f, cudaSuccess;
+} // 0.1 ms a launch
+cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t)
+{
+    return cudaSuccess;
+}
 
 } // extern "C"

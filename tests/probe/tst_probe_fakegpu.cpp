@@ -34,7 +34,9 @@ Output probe(const QStringList& args, const QStringList& env = {})
     p.setProcessEnvironment(e);
     p.start(QStringLiteral(VRAMLAB_PROBE_FAKE), args);
     p.waitForFinished(60000);
-    Output out{{p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()}, {}, {}};
+    Output out { { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+                     p.readAllStandardError() },
+        {}, {} };
     for (const QByteArray& line : out.run.out.split('\n')) {
         if (line.isEmpty())
             continue;
@@ -47,8 +49,14 @@ Output probe(const QStringList& args, const QStringList& env = {})
     return out;
 }
 
-std::string scenarioPath(const char* relative) { return vramlab::test::dataFile(relative).toStdString(); }
-QString resource(const char* name) { return QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/") + name; }
+std::string scenarioPath(const char* relative)
+{
+    return vramlab::test::dataFile(relative).toStdString();
+}
+QString resource(const char* name)
+{
+    return QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/") + name;
+}
 
 const ProbeFitComponent* row(const ProbeFit& fit, const std::string& key)
 {
@@ -67,7 +75,7 @@ class TestProbeFakeGpu : public QObject {
 private slots:
     void info()
     {
-        const Output o = probe({"info", "--json"});
+        const Output o = probe({ "info", "--json" });
         QCOMPARE(o.run.code, 0);
         QVERIFY(o.report);
         QCOMPARE(o.report->device.name, std::string("NVIDIA H100 80GB HBM3 (fake)"));
@@ -80,7 +88,7 @@ private slots:
     void fitMeasuresEveryPlannedBuffer()
     {
         const QString file = vramlab::test::dataFile("scenarios/llama-tiny.json");
-        const Output o = probe({"fit", file, "--json"});
+        const Output o = probe({ "fit", file, "--json" });
         QVERIFY2(o.run.code == 0, o.run.err.constData());
         QVERIFY(o.report && o.report->fit);
         const ProbeFit& fit = *o.report->fit;
@@ -125,12 +133,14 @@ private slots:
     void fitStopsAtTheSafetyMarginAndFreesEverything()
     {
         // Llama-3-8B on 8 GPUs needs about 45 GiB per GPU: a 16 GiB device stops it.
-        const Output o = probe({"fit", resource("llama-3-8b-8xh100.json"), "--json"}, {"VRAMLAB_FAKE_GPU_BYTES=17179869184"});
+        const Output o
+            = probe({ "fit", resource("llama-3-8b-8xh100.json"), "--json" }, { "VRAMLAB_FAKE_GPU_BYTES=17179869184" });
         QVERIFY2(o.run.code == 0, o.run.err.constData()); // 99 would mean a buffer was left allocated
         const ProbeFit& fit = *o.report->fit;
         QVERIFY(!fit.fits);
         QVERIFY(fit.predictedFits); // the scenario's own GPU is an 80 GB H100
-        QVERIFY2(QString::fromStdString(fit.stoppedAt).endsWith("would enter the safety margin"), fit.stoppedAt.c_str());
+        QVERIFY2(
+            QString::fromStdString(fit.stoppedAt).endsWith("would enter the safety margin"), fit.stoppedAt.c_str());
         QCOMPARE(fit.safetyMarginBytes, 512 * kMiB); // 2 % of 16 GiB is less
         Bytes measured = 0;
         Count allocated = 0, planned = 0;
@@ -148,21 +158,22 @@ private slots:
 
     void testOomGoesPastTheMargin()
     {
-        const Output o = probe({"fit", resource("llama-3-8b-8xh100.json"), "--json", "--test-oom"},
-                               {"VRAMLAB_FAKE_GPU_BYTES=17179869184"});
+        const Output o = probe({ "fit", resource("llama-3-8b-8xh100.json"), "--json", "--test-oom" },
+            { "VRAMLAB_FAKE_GPU_BYTES=17179869184" });
         QVERIFY2(o.run.code == 0, o.run.err.constData());
         QVERIFY(o.report->fit->oomTest);
         QVERIFY2(QString::fromStdString(o.report->fit->stoppedAt).endsWith("cudaMalloc out of memory"),
-                 o.report->fit->stoppedAt.c_str());
+            o.report->fit->stoppedAt.c_str());
     }
 
     void benchWithoutCublasStillTimesTheCopy()
     {
-        const Output o = probe({"bench", vramlab::test::dataFile("scenarios/llama-tiny.json"), "--json"},
-                               {"VRAMLAB_PROBE_CUBLASLT=/nonexistent/libcublasLt.so"});
+        const Output o = probe({ "bench", vramlab::test::dataFile("scenarios/llama-tiny.json"), "--json" },
+            { "VRAMLAB_PROBE_CUBLASLT=/nonexistent/libcublasLt.so" });
         QCOMPARE(o.run.code, 3);
-        QVERIFY2(o.run.err.startsWith("vramlab-probe: GEMMs could not be timed: cuBLASLt not found (/nonexistent/libcublasLt.so)"),
-                 o.run.err.constData());
+        QVERIFY2(o.run.err.startsWith(
+                     "vramlab-probe: GEMMs could not be timed: cuBLASLt not found (/nonexistent/libcublasLt.so)"),
+            o.run.err.constData());
         QCOMPARE(o.run.err.count('\n'), 1);
         QVERIFY(o.report && o.report->bench);
         const ProbeBench& b = *o.report->bench;

@@ -17,12 +17,12 @@ enum class ActivationScope { Layer, Embedding, Head };
 /// One tensor that autograd keeps for backward, `count` times per micro-batch
 /// (count = layers of that kind, or checkpoint segments).
 struct ActivationTensor {
-    std::string name;        ///< "softmax probabilities (fp32)"
+    std::string name; ///< "softmax probabilities (fp32)"
     std::string_view module; ///< "attention", "mlp", "norm", "embedding", "loss", ... (static text)
     ActivationScope scope = ActivationScope::Layer;
-    Bytes bytesEach = 0;     ///< one copy, one micro-batch, one GPU
+    Bytes bytesEach = 0; ///< one copy, one micro-batch, one GPU
     Count count = 1;
-    std::array<Count, 4> dims{}; ///< shape, `rank` entries used
+    std::array<Count, 4> dims {}; ///< shape, `rank` entries used
     int rank = 0;
     double bytesPerElement = 0;
     Bytes total() const { return checkedMul(bytesEach, count); }
@@ -33,28 +33,31 @@ struct ActivationTensor {
 /// Saved tensors of one micro-batch on one GPU of a pipeline stage.
 struct ActivationSet {
     std::vector<ActivationTensor> tensors;
-    Bytes bytes = 0;          ///< sum over tensors (one micro-batch)
+    Bytes bytes = 0; ///< sum over tensors (one micro-batch)
     Bytes recomputeBytes = 0; ///< transient: activations rebuilt at once in backward (checkpointing)
-    Bytes roundingBytes = 0;  ///< what the caching allocator adds by rounding each tensor up to 512 B
+    Bytes roundingBytes = 0; ///< what the caching allocator adds by rounding each tensor up to 512 B
     Bytes embeddingBytes = 0; ///< part of `bytes` kept by the embedding (scope Embedding)
-    Bytes headBytes = 0;      ///< part of `bytes` kept by the final norm, LM head and loss (scope Head)
-    Bytes largestLayerTensorBytes = 0; ///< the largest single tensor one full layer saves (backward's working set scales with it)
+    Bytes headBytes = 0; ///< part of `bytes` kept by the final norm, LM head and loss (scope Head)
+    Bytes largestLayerTensorBytes
+        = 0; ///< the largest single tensor one full layer saves (backward's working set scales with it)
     // The loss (last stage only), beside the saved tensors above (see lossSetup()):
-    Bytes lossForwardBytes = 0;  ///< transient while the loss's forward runs (logits, fp32 copies)
+    Bytes lossForwardBytes = 0; ///< transient while the loss's forward runs (logits, fp32 copies)
     Bytes lossBackwardBytes = 0; ///< transient while the loss's backward runs (gradients of the logits)
-    Bytes lossHeldBytes = 0;     ///< kept by the training loop from the loss forward to the end of backward (LitGPT's logits)
+    Bytes lossHeldBytes
+        = 0; ///< kept by the training loop from the loss forward to the end of backward (LitGPT's logits)
     std::string_view lossForwardWhat = "loss: logits and their fp32 copy beside the saved log-softmax";
     std::string_view lossBackwardWhat = "loss backward: two fp32 gradients of the logits";
-    std::string_view lossSource = "logits.float() + cross_entropy (plain PyTorch)"; ///< which framework behaviour made the loss tensors
-    std::string_view lossFramework;  ///< the framework profile and version that chose it
+    std::string_view lossSource
+        = "logits.float() + cross_entropy (plain PyTorch)"; ///< which framework behaviour made the loss tensors
+    std::string_view lossFramework; ///< the framework profile and version that chose it
 };
 
 /// Which layers and ends of the model a GPU holds.
 struct StageSlice {
     Count denseLayers = 0;
     Count moeLayers = 0;
-    bool first = true;      ///< holds the embedding
-    bool last = true;       ///< holds the final norm, LM head and loss
+    bool first = true; ///< holds the embedding
+    bool last = true; ///< holds the final norm, LM head and loss
     Count layers() const { return denseLayers + moeLayers; }
 };
 
@@ -67,7 +70,8 @@ struct StageSlice {
 /// with FlashAttention/SDPA: Q, K, V, the output and the fp32 log-sum-exp instead of the
 /// s^2 terms, K/V not repeated, dropout masks of attention regenerated from the RNG.
 /// `explain` false sums the bytes without listing the tensors (sweeps and fits).
-ActivationSet trainingActivations(const ModelSpec& model, const RunSpec& run, const StageSlice& slice, bool explain = true);
+ActivationSet trainingActivations(
+    const ModelSpec& model, const RunSpec& run, const StageSlice& slice, bool explain = true);
 
 /// Bytes of the tensors alive at once while one layer runs forward at inference
 /// (prefill of the whole context), plus the last position's fp32 logits.

@@ -10,7 +10,16 @@
 namespace vramlab {
 
 /// Storage types of weights, gradients, optimizer states, activations and the KV cache.
-enum class DType { Fp32, Bf16, Fp16, Fp8, Int8, Int4, Nf4, Nf4NoDq }; ///< Nf4: with double quantization (4.127 bits); Nf4NoDq: fp32 absmax per 64 (4.5 bits)
+enum class DType {
+    Fp32,
+    Bf16,
+    Fp16,
+    Fp8,
+    Int8,
+    Int4,
+    Nf4,
+    Nf4NoDq
+}; ///< Nf4: with double quantization (4.127 bits); Nf4NoDq: fp32 absmax per 64 (4.5 bits)
 
 /// Bytes of one element for the plain types (fp32 4, bf16/fp16 2, fp8/int8 1).
 /// Int4 and NF4 are sub-byte: use storageBytes().

@@ -21,7 +21,7 @@ public:
     InputError withFile(const std::string& file) const;
 
 private:
-    struct Printable {}; ///< the parts already passed through printableText()
+    struct Printable { }; ///< the parts already passed through printableText()
     InputError(Printable, std::string keyPath, std::string expected, std::string file);
     static std::string compose(const std::string& file, const std::string& keyPath, const std::string& expected);
     std::string m_keyPath;
@@ -32,7 +32,10 @@ private:
 /// A size that would not fit in 63 bits (an absurd configuration, not a bug).
 class SizeOverflow : public std::overflow_error {
 public:
-    SizeOverflow() : std::overflow_error("size exceeds 2^63 bytes (about 9.2 exabytes)") {}
+    SizeOverflow()
+        : std::overflow_error("size exceeds 2^63 bytes (about 9.2 exabytes)")
+    {
+    }
 };
 
 } // namespace vramlab

@@ -41,8 +41,8 @@ private:
 };
 
 /// The same for a model and run without a scenario document (no copy of it per call).
-Report estimate(const ModelSpec& model, const RunSpec& run, const EstimateOptions& options = {},
-                EstimateCache* cache = nullptr);
+Report estimate(
+    const ModelSpec& model, const RunSpec& run, const EstimateOptions& options = {}, EstimateCache* cache = nullptr);
 
 /// Layers of pipeline stage `stage` (0-based) of `stages`: earlier stages take the remainder.
 StageSlice stageSlice(const ModelSpec& model, Count stages, Count stage);

@@ -17,7 +17,7 @@ struct FitResult {
     std::optional<Report> report; ///< at `value`
     std::optional<Report> nextReport; ///< at the first value that does not fit
     Count nextValue = 0;
-    Count ceiling = 0;          ///< largest value searched
+    Count ceiling = 0; ///< largest value searched
 };
 
 /// Largest micro-batch or sequence length (or context/batch at inference) whose peak fits.

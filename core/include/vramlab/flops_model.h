@@ -20,6 +20,6 @@ namespace vramlab {
 /// Inference: one decode step of the batch at the full context, the slower of compute
 /// and reading the weights and KV cache from memory.
 FlopsEstimate estimateFlops(const ModelSpec& model, const RunSpec& run, const ParameterCount& params, Count loraParams,
-                            Bytes weightBytesPerGpu, Bytes kvBytesPerGpu, bool explain = true);
+    Bytes weightBytesPerGpu, Bytes kvBytesPerGpu, bool explain = true);
 
 } // namespace vramlab

@@ -13,20 +13,21 @@ namespace vramlab {
 /// from the framework's source; framework_profile.cpp cites file@commit for each.
 struct FrameworkProfile {
     Framework framework = Framework::Plain;
-    std::string_view version;      ///< "torchtitan@9dec370ad26b5f8e9a7333a0e36165018262644b"
+    std::string_view version; ///< "torchtitan@9dec370ad26b5f8e9a7333a0e36165018262644b"
     LossKind loss = LossKind::Upcast;
-    Count lossChunks = 0;          ///< default number of loss chunks (torchtune: 8)
-    Count lossChunkTokens = 0;     ///< default tokens per chunk (LitGPT: 128)
-    bool chunkUpcast = true;       ///< chunked loss upcasts each chunk to fp32 (torchtune) or not (LitGPT)
+    Count lossChunks = 0; ///< default number of loss chunks (torchtune: 8)
+    Count lossChunkTokens = 0; ///< default tokens per chunk (LitGPT: 128)
+    bool chunkUpcast = true; ///< chunked loss upcasts each chunk to fp32 (torchtune) or not (LitGPT)
     OptimizerImpl optimizerImpl = OptimizerImpl::Foreach;
-    bool rmsNormFp32 = true;       ///< RMSNorm computes in fp32 (keeps an fp32 copy of its input)
-    bool repeatKv = false;         ///< K and V materialized to the query heads before SDPA
+    bool rmsNormFp32 = true; ///< RMSNorm computes in fp32 (keeps an fp32 copy of its input)
+    bool repeatKv = false; ///< K and V materialized to the query heads before SDPA
     bool attentionOutputCopy = false; ///< transpose(1, 2).contiguous() copy of the attention output, read by wo
-    bool fusedQkvLora = false;     ///< one LoRA dropout and one A for the fused qkv linear (LitGPT LoRAQKVLinear)
-    bool nf4KeepsInputs = false;   ///< QLoRA's NF4 linears keep their 16-bit input (bitsandbytes MatMul4Bit)
-    bool fusedQkvView = false;     ///< q, k, v are views of one fused qkv output; with as many KV heads as heads V keeps it whole
-    bool logitsHeld = false;       ///< the training loop keeps the logits through backward
-    bool shiftLogits = false;      ///< the loss drops the last position of each sequence (LitGPT)
+    bool fusedQkvLora = false; ///< one LoRA dropout and one A for the fused qkv linear (LitGPT LoRAQKVLinear)
+    bool nf4KeepsInputs = false; ///< QLoRA's NF4 linears keep their 16-bit input (bitsandbytes MatMul4Bit)
+    bool fusedQkvView
+        = false; ///< q, k, v are views of one fused qkv output; with as many KV heads as heads V keeps it whole
+    bool logitsHeld = false; ///< the training loop keeps the logits through backward
+    bool shiftLogits = false; ///< the loss drops the last position of each sequence (LitGPT)
 };
 
 /// The profile of `f` at its pinned version.
@@ -39,7 +40,7 @@ OptimizerImpl effectiveOptimizerImpl(const RunSpec& r);
 /// The resolved loss: kind, rows per chunk and whether chunks are upcast to fp32.
 struct LossSetup {
     LossKind kind = LossKind::Upcast;
-    Count chunkRows = 0;   ///< chunked: tokens (b x rows) of the largest chunk; fused: Liger's chunk
+    Count chunkRows = 0; ///< chunked: tokens (b x rows) of the largest chunk; fused: Liger's chunk
     bool chunkUpcast = true;
 };
 LossSetup lossSetup(const RunSpec& r, Count vocabLocal, Count hidden);

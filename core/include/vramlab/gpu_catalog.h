@@ -13,18 +13,18 @@ namespace vramlab {
 
 /// One accelerator: memory, dense (non-sparse) peak throughput per dtype and bandwidths.
 struct GpuSpec {
-    std::string name;          ///< catalog key, "h100-sxm-80gb"
-    std::string displayName;   ///< "NVIDIA H100 SXM 80GB"
-    Bytes memoryBytes = 0;     ///< total device memory as the driver reports it
-    double fp32Tflops = 0;     ///< dense peaks, TFLOP/s (0 = not supported)
+    std::string name; ///< catalog key, "h100-sxm-80gb"
+    std::string displayName; ///< "NVIDIA H100 SXM 80GB"
+    Bytes memoryBytes = 0; ///< total device memory as the driver reports it
+    double fp32Tflops = 0; ///< dense peaks, TFLOP/s (0 = not supported)
     double tf32Tflops = 0;
     double bf16Tflops = 0;
     double fp16Tflops = 0;
     double fp8Tflops = 0;
     double int8Tops = 0;
     double memoryBandwidthGBs = 0; ///< HBM/GDDR, GB/s
-    double interconnectGBs = 0;    ///< GPU-to-GPU per direction (NVLink/xGMI, else PCIe), GB/s
-    double hostLinkGBs = 0;        ///< host link per direction (PCIe), GB/s
+    double interconnectGBs = 0; ///< GPU-to-GPU per direction (NVLink/xGMI, else PCIe), GB/s
+    double hostLinkGBs = 0; ///< host link per direction (PCIe), GB/s
 
     /// Peak for a compute dtype; bf16 falls back to fp16 and fp16 to fp32 where absent.
     double peakTflops(DType compute) const;

@@ -13,7 +13,7 @@ namespace vramlab {
 /// A model read from a Hugging Face `config.json`.
 struct HfImport {
     ModelSpec model;
-    std::string modelType;             ///< the config's model_type
+    std::string modelType; ///< the config's model_type
     std::vector<std::string> warnings; ///< notes for the user (unknown keys are refused, not warned about)
 };
 

@@ -12,8 +12,8 @@ namespace vramlab {
 
 /// What the Hugging Face importer does with one config.json key.
 enum class HfKeyUse {
-    Modelled,    ///< read into the ModelSpec: it changes parameters or memory
-    NoEffect,    ///< provably changes nothing VRAM Lab computes, whatever its value
+    Modelled, ///< read into the ModelSpec: it changes parameters or memory
+    NoEffect, ///< provably changes nothing VRAM Lab computes, whatever its value
     NeutralOnly, ///< accepted only at its neutral value (which changes nothing); any other value is refused
 };
 
@@ -24,9 +24,9 @@ using HfNeutralTest = bool (*)(const nlohmann::json& value, const nlohmann::json
 struct HfKeyRule {
     std::string_view key;
     HfKeyUse use = HfKeyUse::NoEffect;
-    std::string_view why;            ///< what it changes (Modelled) or why it changes nothing
+    std::string_view why; ///< what it changes (Modelled) or why it changes nothing
     HfNeutralTest neutral = nullptr; ///< NeutralOnly: the accepted values
-    std::string_view neutralText;    ///< NeutralOnly: those values in words ("false", "null", "0")
+    std::string_view neutralText; ///< NeutralOnly: those values in words ("false", "null", "0")
 };
 
 /// One model_type the importer supports: its keys, as groups of rules looked up in order,

@@ -28,11 +28,11 @@ struct LessonQuestion {
     Kind kind = Kind::Choice;
     std::string prompt;
     std::vector<std::string> options; ///< Choice
-    int answerIndex = 0;              ///< Choice: index into options
-    double answerValue = 0;           ///< Number, in `unit`
-    Tolerance tolerance;              ///< Number
+    int answerIndex = 0; ///< Choice: index into options
+    double answerValue = 0; ///< Number, in `unit`
+    Tolerance tolerance; ///< Number
     std::string unit;
-    std::string explanation;          ///< shown with the verdict
+    std::string explanation; ///< shown with the verdict
 };
 
 /// A number the step claims, checked against the core: `quantity` is a dotted path into
@@ -50,15 +50,16 @@ struct LessonExpectation {
 
 /// The article's "P parameters" model (see LessonExpectation).
 struct TextbookModel {
-    Count params = 0;          ///< total
+    Count params = 0; ///< total
     Count adapterParams = 0; ///< trainable adapters added to a frozen base of `params` (LoRA); 0: all trainable
 };
 
 struct LessonStep {
     std::string title;
     std::string text;
-    nlohmann::json set = nlohmann::json::object(); ///< scenario patch (RFC 7386 merge) onto the previous step's scenario
-    std::vector<std::string> highlight;            ///< panel keys ("run.precision") and chart parts ("chart.activations")
+    nlohmann::json set
+        = nlohmann::json::object(); ///< scenario patch (RFC 7386 merge) onto the previous step's scenario
+    std::vector<std::string> highlight; ///< panel keys ("run.precision") and chart parts ("chart.activations")
     std::optional<LessonQuestion> question;
     std::optional<TextbookModel> textbook;
     std::vector<LessonExpectation> expect;

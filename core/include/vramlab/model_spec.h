@@ -9,17 +9,17 @@ namespace vramlab {
 
 enum class MlpKind { SwiGlu, GeGlu, Gelu }; ///< gated (gate, up, down) or plain (up, down)
 enum class NormKind { RmsNorm, LayerNorm }; ///< weight only, or weight and bias
-enum class PositionKind { Rope, Learned };  ///< no parameters, or a max_position x hidden table
-enum class AttentionType { Mha, Mla };      ///< MHA/GQA/MQA, or DeepSeek's multi-head latent attention
+enum class PositionKind { Rope, Learned }; ///< no parameters, or a max_position x hidden table
+enum class AttentionType { Mha, Mla }; ///< MHA/GQA/MQA, or DeepSeek's multi-head latent attention
 
 /// Mixture of experts. num_experts == 0 means a dense model.
 struct MoeSpec {
-    Count numExperts = 0;          ///< routed experts per MoE layer
-    Count topK = 0;                ///< routed experts per token
-    Count sharedExperts = 0;       ///< always-active experts (DeepSeek)
+    Count numExperts = 0; ///< routed experts per MoE layer
+    Count topK = 0; ///< routed experts per token
+    Count sharedExperts = 0; ///< always-active experts (DeepSeek)
     Count expertFfnHiddenSize = 0; ///< width of one expert's MLP; 0 = ffn_hidden_size
-    Count firstDenseLayers = 0;    ///< leading layers with a dense MLP of ffn_hidden_size
-    bool routerBias = false;       ///< per-expert bias of the router (DeepSeek-V3 e_score_correction_bias)
+    Count firstDenseLayers = 0; ///< leading layers with a dense MLP of ffn_hidden_size
+    bool routerBias = false; ///< per-expert bias of the router (DeepSeek-V3 e_score_correction_bias)
     Count sharedExpertFfnHiddenSize = 0; ///< width of one shared expert's MLP; 0 = the routed expert width (DeepSeek).
                                          ///< Qwen2-MoE: shared_expert_intermediate_size (5632 vs 1408 routed)
     bool sharedExpertGate = false; ///< Qwen2-MoE: sigmoid gate Linear(hidden, 1, bias=False) scaling the shared
@@ -38,38 +38,41 @@ struct MlaSpec {
 
 /// The architecture of a decoder-only transformer, as in a scenario's `model` object.
 struct ModelSpec {
-    std::string preset;            ///< preset it came from, if any
-    std::string name;              ///< display name
+    std::string preset; ///< preset it came from, if any
+    std::string name; ///< display name
     Count vocabSize = 0;
     Count hiddenSize = 0;
     Count numLayers = 0;
     Count numHeads = 0;
-    Count numKvHeads = 0;          ///< 1 = MQA, between 1 and num_heads = GQA
-    Count headDim = 0;             ///< may differ from hidden / heads (Gemma)
+    Count numKvHeads = 0; ///< 1 = MQA, between 1 and num_heads = GQA
+    Count headDim = 0; ///< may differ from hidden / heads (Gemma)
     Count ffnHiddenSize = 0;
     MlpKind mlp = MlpKind::SwiGlu;
     NormKind norm = NormKind::RmsNorm;
     PositionKind position = PositionKind::Rope;
     Count maxPositionEmbeddings = 0;
-    bool bias = false;             ///< biases on every attention and MLP linear layer
-    bool qkvBias = false;          ///< biases on the q, k, v projections only (Qwen2)
-    bool qkNorm = false;           ///< RMSNorm over head_dim on q and k (Gemma 3, Qwen3)
-    bool postNorms = false;        ///< extra norms after the attention and MLP outputs (Gemma 2/3)
+    bool bias = false; ///< biases on every attention and MLP linear layer
+    bool qkvBias = false; ///< biases on the q, k, v projections only (Qwen2)
+    bool qkNorm = false; ///< RMSNorm over head_dim on q and k (Gemma 3, Qwen3)
+    bool postNorms = false; ///< extra norms after the attention and MLP outputs (Gemma 2/3)
     bool parallelResidual = false; ///< x + attn(norm_1(x)) + mlp(norm_2(x)) (GPT-NeoX, Phi, StableLM-Alpha)
     bool sharedAttentionNorm = false; ///< with parallelResidual: the MLP reads norm_1's output (Phi-1.5)
     bool tiedEmbeddings = false;
     double dropout = 0.0;
-    Count slidingWindow = 0;       ///< 0 = full attention in every layer
+    Count slidingWindow = 0; ///< 0 = full attention in every layer
     Count globalLayerInterval = 0; ///< with a window: every Nth layer is global (Gemma 3: 6); 0 = all local
     AttentionType attentionType = AttentionType::Mha;
     MlaSpec mla;
     MoeSpec moe;
 
-    Count qWidth() const { return numHeads * headDim; }    ///< a * d
+    Count qWidth() const { return numHeads * headDim; } ///< a * d
     Count kvWidth() const { return numKvHeads * headDim; } ///< g * d
     bool gated() const { return mlp != MlpKind::Gelu; }
     Count expertWidth() const { return moe.expertFfnHiddenSize > 0 ? moe.expertFfnHiddenSize : ffnHiddenSize; }
-    Count sharedExpertWidth() const { return moe.sharedExpertFfnHiddenSize > 0 ? moe.sharedExpertFfnHiddenSize : expertWidth(); }
+    Count sharedExpertWidth() const
+    {
+        return moe.sharedExpertFfnHiddenSize > 0 ? moe.sharedExpertFfnHiddenSize : expertWidth();
+    }
     Count moeLayers() const { return moe.enabled() ? numLayers - moe.firstDenseLayers : 0; }
     Count denseLayers() const { return numLayers - moeLayers(); }
     /// Layers attending to the whole sequence (the rest use the sliding window).

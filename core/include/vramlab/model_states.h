@@ -16,14 +16,14 @@ namespace vramlab {
 /// (ZeRO sharding is applied later, by modelStates()).
 struct LocalParam {
     std::string_view name; ///< static text (the ParamTensor's name)
-    Count rows = 1;    ///< local shape of one copy
+    Count rows = 1; ///< local shape of one copy
     Count cols = 0;
-    Count copies = 1;  ///< copies on this GPU (layers x experts)
+    Count copies = 1; ///< copies on this GPU (layers x experts)
     bool trainable = true;
-    bool expert = false;      ///< ZeRO group is data-parallel / expert-parallel
+    bool expert = false; ///< ZeRO group is data-parallel / expert-parallel
     bool linear = false;
     DType frozenStorage = DType::Bf16; ///< storage of a frozen tensor (NF4 under QLoRA)
-    char loraPart = 0;        ///< 'A' or 'B' for a LoRA adapter of tensor `name`
+    char loraPart = 0; ///< 'A' or 'B' for a LoRA adapter of tensor `name`
     Count elements() const { return checkedMul(rows, cols, copies); }
 };
 
@@ -38,8 +38,8 @@ struct ModelStateBytes {
 /// Tensors held by one GPU of the pipeline stage `slice`, LoRA adapters included.
 std::vector<LocalParam> localParameters(const ModelSpec& model, const RunSpec& run, const StageSlice& slice);
 /// Same, from an already built parameterTensors(model) list.
-std::vector<LocalParam> localParameters(const std::vector<ParamTensor>& tensors, const ModelSpec& model, const RunSpec& run,
-                                        const StageSlice& slice);
+std::vector<LocalParam> localParameters(
+    const std::vector<ParamTensor>& tensors, const ModelSpec& model, const RunSpec& run, const StageSlice& slice);
 
 /// Parameters of the LoRA adapters added to `model` (rank x (in + out) per targeted linear).
 Count loraParameters(const ModelSpec& model, const Finetune& finetune);

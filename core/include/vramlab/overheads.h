@@ -17,6 +17,6 @@ namespace vramlab {
 /// gradient buckets) with more than one GPU, ZeRO-3's gathered and prefetched layer, and
 /// QLoRA's dequantized weight of the largest layer.
 std::vector<Component> overheadParts(const ModelSpec& model, const RunSpec& run, const ParameterCount& params,
-                                     const ActivationSet& activations, Count microBatchesInFlight, bool explain = true);
+    const ActivationSet& activations, Count microBatchesInFlight, bool explain = true);
 
 } // namespace vramlab

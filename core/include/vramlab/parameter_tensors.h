@@ -18,9 +18,9 @@ struct ParamTensor {
     ParamGroup group;
     Count rows = 1;
     Count cols = 0;
-    Count copies = 1;      ///< identical tensors in the model (layers, experts)
+    Count copies = 1; ///< identical tensors in the model (layers, experts)
     Count activeCopies = 1; ///< copies a token goes through (MoE: top-k of the experts)
-    bool linear = false;   ///< a linear layer's weight (quantizable, LoRA-targetable)
+    bool linear = false; ///< a linear layer's weight (quantizable, LoRA-targetable)
     std::string_view module; ///< LoRA target name for linears: q k v o gate up down ...
     Count elements() const { return rows * cols; }
     Count total() const { return checkedMul(elements(), copies); }
@@ -31,12 +31,13 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& model);
 
 /// Parameter counts derived from parameterTensors().
 struct ParameterCount {
-    Count total = 0;     ///< every parameter once
-    Count active = 0;    ///< parameters one token goes through (MoE), embedding table included
+    Count total = 0; ///< every parameter once
+    Count active = 0; ///< parameters one token goes through (MoE), embedding table included
     Count embedding = 0; ///< input embedding + learned positions
-    Count head = 0;      ///< untied LM head
+    Count head = 0; ///< untied LM head
     Count perLayerMax = 0; ///< the largest transformer layer (ZeRO-3 gathers one at a time)
-    Count matmulActive = 0; ///< active parameters used in matrix multiplies (FLOPs): no embedding lookups, norms or biases; LM head included even when tied
+    Count matmulActive = 0; ///< active parameters used in matrix multiplies (FLOPs): no embedding lookups, norms or
+                            ///< biases; LM head included even when tied
 };
 
 ParameterCount countParameters(const ModelSpec& model);

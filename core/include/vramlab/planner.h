@@ -13,12 +13,12 @@ namespace vramlab {
 /// Seconds of one optimizer step on one GPU, by cause. Communication is not assumed to
 /// overlap with compute (an upper bound; frameworks hide part of it).
 struct StepTimeParts {
-    double computeS = 0;         ///< model FLOPs at the GPU's peak x efficiency
-    double recomputeS = 0;       ///< FLOPs redone by checkpointing and flash backward
-    double dataParallelS = 0;    ///< gradient reduction, ZeRO gathers, over the interconnect
-    double tensorParallelS = 0;  ///< 4 all-reduces of the layer output per layer and micro-batch
-    double pipelineS = 0;        ///< bubble (pp - 1) / micro-batches of the busy time + stage-to-stage sends
-    double offloadS = 0;         ///< host transfers of offloaded state and the CPU optimizer
+    double computeS = 0; ///< model FLOPs at the GPU's peak x efficiency
+    double recomputeS = 0; ///< FLOPs redone by checkpointing and flash backward
+    double dataParallelS = 0; ///< gradient reduction, ZeRO gathers, over the interconnect
+    double tensorParallelS = 0; ///< 4 all-reduces of the layer output per layer and micro-batch
+    double pipelineS = 0; ///< bubble (pp - 1) / micro-batches of the busy time + stage-to-stage sends
+    double offloadS = 0; ///< host transfers of offloaded state and the CPU optimizer
     double total() const { return computeS + recomputeS + dataParallelS + tensorParallelS + pipelineS + offloadS; }
 };
 
@@ -29,7 +29,7 @@ struct PlanRequest {
     Count gpus = 8;
     std::optional<Count> globalBatch; ///< sequences per optimizer step; default: the scenario's
     int topK = 10;
-    Count maxTensorParallel = 8;   ///< tensor parallelism stays inside one NVLink domain
+    Count maxTensorParallel = 8; ///< tensor parallelism stays inside one NVLink domain
     Count maxPipelineParallel = 0; ///< 0: up to the layer count
     bool allowOffload = true;
 };
@@ -55,9 +55,9 @@ struct PlanCandidate {
 };
 
 struct PlanResult {
-    std::vector<PlanCandidate> top;         ///< fitting, fastest first
+    std::vector<PlanCandidate> top; ///< fitting, fastest first
     std::optional<PlanCandidate> fastestUnfit; ///< faster than the winner but over the memory
-    Count evaluated = 0;                    ///< configurations estimated
+    Count evaluated = 0; ///< configurations estimated
     Count fitting = 0;
     Count globalBatch = 0;
     Count gpus = 0;

@@ -9,12 +9,12 @@ namespace vramlab {
 
 /// The storage type of each kind of training state under a run's precision setting.
 struct PrecisionRegime {
-    DType working;               ///< weights used by forward and backward
+    DType working; ///< weights used by forward and backward
     std::optional<DType> master; ///< fp32 master copy for the update, if any
     DType gradients;
     DType optimizerStates;
     DType activations;
-    DType compute;               ///< GEMM input type (FLOP rate)
+    DType compute; ///< GEMM input type (FLOP rate)
 };
 
 /// fp32: all fp32. bf16/fp16 (pure): everything in that type, no master copy.

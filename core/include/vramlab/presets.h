@@ -12,11 +12,11 @@ namespace vramlab {
 
 /// A published model's shapes and its published parameter count.
 struct Preset {
-    std::string key;        ///< "llama-3-8b"
-    ModelSpec model;        ///< model.name is the display name
-    Count publishedParams;  ///< as published (exact where the source gives it exactly)
-    bool publishedExact;    ///< false: the source rounds ("175B")
-    std::string source;     ///< where the shapes and the count come from
+    std::string key; ///< "llama-3-8b"
+    ModelSpec model; ///< model.name is the display name
+    Count publishedParams; ///< as published (exact where the source gives it exactly)
+    bool publishedExact; ///< false: the source rounds ("175B")
+    std::string source; ///< where the shapes and the count come from
 };
 
 const std::vector<Preset>& presets();

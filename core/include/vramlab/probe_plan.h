@@ -15,7 +15,7 @@ namespace vramlab {
 /// or optimizer state, one saved activation, one layer's K or V cache, or a workspace.
 struct ProbeBuffer {
     std::string_view component; ///< report component key: weights, gradients, activations, ... (static text)
-    std::string name;           ///< "layers.attn.q [3]", "softmax probabilities (fp32) [layer 2]"
+    std::string name; ///< "layers.attn.q [3]", "softmax probabilities (fp32) [layer 2]"
     Bytes bytes = 0;
 };
 
@@ -23,7 +23,7 @@ struct ProbeBuffer {
 /// Per component the buffers add up exactly to the report's bytes, except the parts that
 /// are measured rather than allocated: the CUDA context and the allocator's rounding.
 struct ProbeAllocationPlan {
-    Report report;                    ///< the estimate the plan was made from
+    Report report; ///< the estimate the plan was made from
     std::vector<ProbeBuffer> buffers; ///< in allocation order: model states, activations, KV cache, workspaces
     /// Report components whose bytes the probe measures instead of allocating.
     static bool measuredNotAllocated(std::string_view component);

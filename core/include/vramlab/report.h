@@ -15,24 +15,24 @@ namespace vramlab {
 
 /// One bar segment: its bytes on one GPU and how they were computed.
 struct Component {
-    std::string_view key;         ///< report key: weights, master_weights, gradients, ... (static text)
-    std::string_view label;       ///< "Optimizer states"
+    std::string_view key; ///< report key: weights, master_weights, gradients, ... (static text)
+    std::string_view label; ///< "Optimizer states"
     Bytes bytes = 0;
-    std::string formula;          ///< with the numbers plugged in (empty when not explained)
+    std::string formula; ///< with the numbers plugged in (empty when not explained)
     std::string_view explanation; ///< one sentence a workshop audience follows
 };
 
 struct FlopsEstimate {
-    double perToken = 0;        ///< model FLOPs per trained (or generated) token
-    double perStep = 0;         ///< model FLOPs of one optimizer step, all GPUs
+    double perToken = 0; ///< model FLOPs per trained (or generated) token
+    double perStep = 0; ///< model FLOPs of one optimizer step, all GPUs
     double hardwarePerStep = 0; ///< + recomputation (checkpointing, flash backward)
     double forwardPerToken = 0; ///< 2 x matmul params + attention
     double attentionPerToken = 0; ///< forward attention term (QK^T and PV)
-    Count tokensPerStep = 0;    ///< micro-batch x sequence x accumulation x data-parallel
-    double peakTflops = 0;      ///< per GPU, in the compute dtype
-    double mfu = 0;             ///< assumed model FLOPs utilization
-    double stepTimeS = 0;       ///< training: one step; inference: one decode step
-    double tokensPerS = 0;      ///< all GPUs
+    Count tokensPerStep = 0; ///< micro-batch x sequence x accumulation x data-parallel
+    double peakTflops = 0; ///< per GPU, in the compute dtype
+    double mfu = 0; ///< assumed model FLOPs utilization
+    double stepTimeS = 0; ///< training: one step; inference: one decode step
+    double tokensPerS = 0; ///< all GPUs
     std::string formula;
 };
 
@@ -46,23 +46,23 @@ struct Report {
     /// weights, master_weights, gradients, optimizer_states, activations, kv_cache, overhead: per GPU.
     std::vector<Component> components;
     std::vector<Component> overheadParts;
-    ActivationSet activations;      ///< one micro-batch's saved tensors on the reported stage
+    ActivationSet activations; ///< one micro-batch's saved tensors on the reported stage
     Count microBatchesInFlight = 1; ///< pipeline: 1F1B keeps min(pp, accumulation) on the first stage
-    std::string stage;              ///< which pipeline stage is reported ("all layers" without PP)
-    Count stageIndex = 0;           ///< that stage, 0-based
-    Bytes total = 0;                ///< sum of the components
-    Bytes peak = 0;                 ///< highest point of the simulated step (training), else total
+    std::string stage; ///< which pipeline stage is reported ("all layers" without PP)
+    Count stageIndex = 0; ///< that stage, 0-based
+    Bytes total = 0; ///< sum of the components
+    Bytes peak = 0; ///< highest point of the simulated step (training), else total
     std::string peakWhere;
-    TimelineEvent peakEvent;        ///< phase, micro-batch and layer of the peak (training)
-    StepInputs stepInputs;          ///< what simulateStep() replays for the timeline (training)
-    Bytes hostBytes = 0;            ///< offloaded state in host memory, per GPU process
+    TimelineEvent peakEvent; ///< phase, micro-batch and layer of the peak (training)
+    StepInputs stepInputs; ///< what simulateStep() replays for the timeline (training)
+    Bytes hostBytes = 0; ///< offloaded state in host memory, per GPU process
     std::string hostFormula;
 
     FlopsEstimate flops;
     std::optional<GpuSpec> gpu;
-    Bytes usableBytes = 0;          ///< the GPU's memory (0 when no GPU is named)
-    bool fits = true;               ///< meaningful only with hasVerdict
-    bool hasVerdict = false;        ///< a GPU was named: without one there is no fits/does-not-fit
+    Bytes usableBytes = 0; ///< the GPU's memory (0 when no GPU is named)
+    bool fits = true; ///< meaningful only with hasVerdict
+    bool hasVerdict = false; ///< a GPU was named: without one there is no fits/does-not-fit
     /// The verdict as a CSV cell: "true", "false", or empty without a GPU.
     const char* fitsCsv() const { return !hasVerdict ? "" : fits ? "true" : "false"; }
     std::vector<std::string> warnings;

@@ -13,9 +13,9 @@ namespace vramlab {
 /// One cell of a report table, as data: the Markdown and HTML reports render the same
 /// cells, each escaping the user's strings its own way (never by re-reading Markdown).
 struct ReportCell {
-    std::string user;    ///< a user string (scenario, model or GPU name), shown first, always escaped
-    std::string text;    ///< generated text (numbers, units, formulas), shown after `user`
-    std::string code;    ///< shown as " (`code`)" after the text when not empty (a preset key)
+    std::string user; ///< a user string (scenario, model or GPU name), shown first, always escaped
+    std::string text; ///< generated text (numbers, units, formulas), shown after `user`
+    std::string code; ///< shown as " (`code`)" after the text when not empty (a preset key)
     bool strong = false; ///< bold (the total row)
 };
 
@@ -46,7 +46,7 @@ std::string breakdownMarkdown(const Report& report);
 std::string settingsMarkdown(const Scenario& scenario);
 /// A review report: settings, verdict, breakdown, chart images (caption, relative path),
 /// FLOPs and step time, every formula and assumption, warnings.
-std::string reviewMarkdown(const Scenario& scenario, const Report& report,
-                           const std::vector<std::pair<std::string, std::string>>& images);
+std::string reviewMarkdown(
+    const Scenario& scenario, const Report& report, const std::vector<std::pair<std::string, std::string>>& images);
 
 } // namespace vramlab

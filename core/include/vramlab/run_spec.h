@@ -27,11 +27,11 @@ enum class Framework { Plain, Torchtitan, HfTransformers, Torchtune, Litgpt, Dee
 
 /// How the cross-entropy of the logits is computed (see lossPlan() in activation_model.h).
 enum class LossKind {
-    Upcast,       ///< logits.float() then cross_entropy: fp32 copy, fp32 log-softmax saved
-    Native,       ///< cross_entropy on the 16-bit logits (torchtune's non-chunked recipe)
-    HfShift,      ///< HF Transformers ForCausalLMLoss: upcast, labels padded and shifted
-    Chunked,      ///< the LM head in chunks (torchtune CEWithChunkedOutputLoss, LitGPT chunked CE)
-    Fused,        ///< Liger fused linear cross-entropy: no full logits
+    Upcast, ///< logits.float() then cross_entropy: fp32 copy, fp32 log-softmax saved
+    Native, ///< cross_entropy on the 16-bit logits (torchtune's non-chunked recipe)
+    HfShift, ///< HF Transformers ForCausalLMLoss: upcast, labels padded and shifted
+    Chunked, ///< the LM head in chunks (torchtune CEWithChunkedOutputLoss, LitGPT chunked CE)
+    Fused, ///< Liger fused linear cross-entropy: no full logits
     LossParallel, ///< vocabulary-parallel cross-entropy under tensor parallelism (torchtitan)
 };
 
@@ -47,14 +47,14 @@ struct Checkpointing {
 };
 
 struct Parallelism {
-    Count gpus = 1;            ///< all GPUs: data x tensor x pipeline
-    int zeroStage = 0;         ///< 0-3 over the data-parallel group
+    Count gpus = 1; ///< all GPUs: data x tensor x pipeline
+    int zeroStage = 0; ///< 0-3 over the data-parallel group
     Count tensorParallel = 1;
     Count pipelineParallel = 1;
-    Count expertParallel = 1;  ///< MoE experts spread over this many data-parallel ranks
+    Count expertParallel = 1; ///< MoE experts spread over this many data-parallel ranks
     bool sequenceParallel = false;
     bool offloadOptimizer = false; ///< optimizer states + master weights (+ fp32 gradients) in host memory
-    bool offloadParams = false;    ///< ZeRO-3 parameters in host memory
+    bool offloadParams = false; ///< ZeRO-3 parameters in host memory
     /// run.parallelism.sharding "fsdp2": ZeRO-3 as PyTorch FSDP2 does it with mixed precision
     /// (no resident 16-bit shard: the fp32 shard is the parameter).
     bool fsdp2 = false;
@@ -66,9 +66,10 @@ struct Finetune {
     Count rank = 16;
     double alpha = 32;
     double dropout = 0.0; ///< LoRA dropout: each target keeps a dropped copy of its input
-    std::vector<std::string> targets = {"q", "k", "v", "o"};
-    bool doubleQuant = true;      ///< QLoRA: NF4 block scales quantized again (4.127 bits), else fp32 per 64 (4.5)
-    bool quantizeLmHead = false;  ///< QLoRA: the LM head in NF4 too (Lightning's BitsandbytesPrecision without ignore_modules)
+    std::vector<std::string> targets = { "q", "k", "v", "o" };
+    bool doubleQuant = true; ///< QLoRA: NF4 block scales quantized again (4.127 bits), else fp32 per 64 (4.5)
+    bool quantizeLmHead
+        = false; ///< QLoRA: the LM head in NF4 too (Lightning's BitsandbytesPrecision without ignore_modules)
 };
 
 struct Inference {
@@ -81,10 +82,11 @@ struct Inference {
 /// Memory that is not a tensor of the model: stated, with defaults the user can change.
 struct Overheads {
     Bytes cudaContextBytes = 512 * kMiB; ///< CUDA context + kernels (lazy loading): 300-600 MiB measured
-    Bytes workspaceBytes = 32 * kMiB;    ///< cuBLAS/cuBLASLt workspace (32 MiB on Hopper)
-    bool allocatorRounding = true;       ///< PyTorch caching allocator rounds each block up to 512 B
-    double fragmentation = 0.0;          ///< extra fraction of activations lost to fragmentation
-    std::optional<Bytes> commBufferBytes; ///< NCCL + bucket buffers; default: 2 x 25 MiB buckets + 256 MiB NCCL with >1 GPU
+    Bytes workspaceBytes = 32 * kMiB; ///< cuBLAS/cuBLASLt workspace (32 MiB on Hopper)
+    bool allocatorRounding = true; ///< PyTorch caching allocator rounds each block up to 512 B
+    double fragmentation = 0.0; ///< extra fraction of activations lost to fragmentation
+    std::optional<Bytes>
+        commBufferBytes; ///< NCCL + bucket buffers; default: 2 x 25 MiB buckets + 256 MiB NCCL with >1 GPU
 };
 
 struct RunSpec {
@@ -94,26 +96,27 @@ struct RunSpec {
     Count gradientAccumulationSteps = 1;
     Precision precision = Precision::MixedBf16;
     std::optional<DType> gradientDtype; ///< override for mixed precision
-    std::optional<bool> masterWeights;  ///< override for mixed precision
-    bool fp8 = false;                   ///< FP8 GEMMs (Transformer Engine): fp8 GEMM inputs saved, fp8 weight copies
+    std::optional<bool> masterWeights; ///< override for mixed precision
+    bool fp8 = false; ///< FP8 GEMMs (Transformer Engine): fp8 GEMM inputs saved, fp8 weight copies
     Optimizer optimizer = Optimizer::AdamW;
     Checkpointing checkpointing;
     AttentionImpl attention = AttentionImpl::Flash;
     Parallelism parallelism;
     Finetune finetune;
     Inference inference;
-    std::optional<Serving> serving;     ///< run.mode "serving" (mode stays Inference for the estimator)
+    std::optional<Serving> serving; ///< run.mode "serving" (mode stays Inference for the estimator)
     Overheads overheads;
-    std::optional<GpuSpec> gpu;         ///< from the catalog or custom
-    double mfu = 0.4;                   ///< model FLOPs utilization assumed for step time
+    std::optional<GpuSpec> gpu; ///< from the catalog or custom
+    double mfu = 0.4; ///< model FLOPs utilization assumed for step time
 
-    Framework framework = Framework::Plain;      ///< sets the defaults of the optional keys below
-    std::optional<LossKind> loss;                ///< unset: the framework's
-    std::optional<Count> lossChunks;             ///< chunked: number of chunks along the sequence (torchtune num_output_chunks)
-    std::optional<Count> lossChunkTokens;        ///< chunked: tokens per chunk (LitGPT lm_head_chunk_size)
-    std::optional<DType> lossDtype;              ///< chunked: fp32 (upcast per chunk) or the logits' 16-bit type (no upcast)
-    std::optional<OptimizerImpl> optimizerImpl;  ///< unset: the framework's
-    bool optimizerInBackward = false;            ///< torchtune optimizer_in_bwd: each parameter stepped and its gradient freed in backward
+    Framework framework = Framework::Plain; ///< sets the defaults of the optional keys below
+    std::optional<LossKind> loss; ///< unset: the framework's
+    std::optional<Count> lossChunks; ///< chunked: number of chunks along the sequence (torchtune num_output_chunks)
+    std::optional<Count> lossChunkTokens; ///< chunked: tokens per chunk (LitGPT lm_head_chunk_size)
+    std::optional<DType> lossDtype; ///< chunked: fp32 (upcast per chunk) or the logits' 16-bit type (no upcast)
+    std::optional<OptimizerImpl> optimizerImpl; ///< unset: the framework's
+    bool optimizerInBackward
+        = false; ///< torchtune optimizer_in_bwd: each parameter stepped and its gradient freed in backward
     /// torchtitan FSDP2: the last block stays unsharded from its forward to its backward
     /// (reshard_after_forward = layer_id < n_layers - 1).
     bool keepLastBlockGathered = false;

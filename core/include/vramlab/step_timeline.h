@@ -18,12 +18,13 @@ enum class TimelineCategory : uint8_t {
     MasterWeights,
     Gradients,
     OptimizerStates,
-    Activations,  ///< saved for backward
-    Temporaries,  ///< loss buffers, backward working set, recomputed layer, gradient buckets, ZeRO-3 gathers, optimizer temporaries
-    Overhead,     ///< context, workspace, communication buffers, allocator rounding (constant over the step)
+    Activations, ///< saved for backward
+    Temporaries, ///< loss buffers, backward working set, recomputed layer, gradient buckets, ZeRO-3 gathers, optimizer
+                 ///< temporaries
+    Overhead, ///< context, workspace, communication buffers, allocator rounding (constant over the step)
 };
 inline constexpr int kTimelineCategories = 7;
-std::string_view timelineCategoryKey(TimelineCategory c);   ///< "weights", ..., "temporaries"
+std::string_view timelineCategoryKey(TimelineCategory c); ///< "weights", ..., "temporaries"
 std::string_view timelineCategoryLabel(TimelineCategory c); ///< "Weights", ..., "Temporaries"
 
 enum class StepPhase : uint8_t { Start, Forward, Loss, Backward, Optimizer };
@@ -34,47 +35,49 @@ std::string_view toString(StepPhase p);
 struct StepInputs {
     bool training = false;
     Bytes weights = 0, master = 0, gradients = 0, optimizer = 0; ///< resident states, this GPU
-    Bytes baseOverhead = 0;       ///< overhead parts that stay all step (all but ZeRO-3 gathers; allocator rounding included)
-    Bytes embeddingActs = 0;      ///< one micro-batch's saved tensors by part of the model
-    Bytes layerActs = 0;          ///<   (all layers of the stage together)
+    Bytes baseOverhead = 0; ///< overhead parts that stay all step (all but ZeRO-3 gathers; allocator rounding included)
+    Bytes embeddingActs = 0; ///< one micro-batch's saved tensors by part of the model
+    Bytes layerActs = 0; ///<   (all layers of the stage together)
     Bytes headActs = 0;
-    Bytes recompute = 0;          ///< checkpointing: one layer (or segment) rebuilt in backward
+    Bytes recompute = 0; ///< checkpointing: one layer (or segment) rebuilt in backward
     Bytes backwardWorkingSet = 0; ///< gradients of the layer's largest intermediates while its backward runs
-    Bytes lossForward = 0;        ///< logits + their fp32 copy before log-softmax keeps its output
-    Bytes lossBackward = 0;       ///< the two fp32 gradients of the logits in the loss's backward
-    Bytes lossHeld = 0;           ///< kept from the loss forward to the end of the micro-batch's backward (LitGPT's logits)
-    Bytes lossGathered = 0;       ///< FSDP2's last block kept gathered through the loss (torchtitan)
+    Bytes lossForward = 0; ///< logits + their fp32 copy before log-softmax keeps its output
+    Bytes lossBackward = 0; ///< the two fp32 gradients of the logits in the loss's backward
+    Bytes lossHeld = 0; ///< kept from the loss forward to the end of the micro-batch's backward (LitGPT's logits)
+    Bytes lossGathered = 0; ///< FSDP2's last block kept gathered through the loss (torchtitan)
     std::string_view lossForwardWhat = "loss: logits and their fp32 copy beside the saved log-softmax";
     std::string_view lossBackwardWhat = "loss backward: two fp32 gradients of the logits";
-    bool optimizerInBackward = false; ///< each layer's parameters stepped as their gradients arrive; gradients freed at once
-    Bytes layerGradientBucket = 0;///< ZeRO-2/3: one layer's unsharded gradients before reduce-scatter
-    Bytes zero3Gather = 0;        ///< ZeRO-3: current + prefetched layer's gathered weights
+    bool optimizerInBackward
+        = false; ///< each layer's parameters stepped as their gradients arrive; gradients freed at once
+    Bytes layerGradientBucket = 0; ///< ZeRO-2/3: one layer's unsharded gradients before reduce-scatter
+    Bytes zero3Gather = 0; ///< ZeRO-3: current + prefetched layer's gathered weights
     Bytes optimizerTemporaries = 0; ///< foreach AdamW's sqrt(v) list, and the like
     Count trainableParamsLocal = 0; ///< on this GPU before ZeRO sharding (communication volumes)
     Count paramsLocal = 0;
-    Count layers = 1;             ///< layers of the stage
-    Count segmentLayers = 1;      ///< layers rebuilt at once under checkpointing (1 without)
+    Count layers = 1; ///< layers of the stage
+    Count segmentLayers = 1; ///< layers rebuilt at once under checkpointing (1 without)
     bool firstStage = true, lastStage = true;
-    Count microBatches = 1;       ///< gradient accumulation steps
-    Count inFlight = 1;           ///< pipeline: micro-batches whose activations the stage holds at once (1F1B)
-    bool gradientsResident = false; ///< a gradient buffer allocated at setup (DDP, Megatron, DeepSpeed); else set_to_none
+    Count microBatches = 1; ///< gradient accumulation steps
+    Count inFlight = 1; ///< pipeline: micro-batches whose activations the stage holds at once (1F1B)
+    bool gradientsResident
+        = false; ///< a gradient buffer allocated at setup (DDP, Megatron, DeepSpeed); else set_to_none
 };
 
 /// One allocation or free; `bytes` is what is alive after it.
 struct TimelineEvent {
     StepPhase phase = StepPhase::Start;
     Count microBatch = -1; ///< 0-based; -1 outside the micro-batches
-    Count layer = -1;      ///< 0-based layer of the stage; -1 for embedding/head/optimizer
+    Count layer = -1; ///< 0-based layer of the stage; -1 for embedding/head/optimizer
     std::string_view what; ///< "forward: layer saves its tensors" (static text)
-    std::array<Bytes, kTimelineCategories> bytes{};
+    std::array<Bytes, kTimelineCategories> bytes {};
     Bytes total() const;
 };
 
 struct StepTimeline {
-    int step = 2;                  ///< 1: optimizer states appear at the end; 2: they are there from the start
+    int step = 2; ///< 1: optimizer states appear at the end; 2: they are there from the start
     std::vector<TimelineEvent> events; ///< empty when not recorded
     Bytes peak = 0;
-    TimelineEvent atPeak;          ///< the event where the peak happens (first one)
+    TimelineEvent atPeak; ///< the event where the peak happens (first one)
     Count simulatedMicroBatches = 1; ///< later micro-batches repeat the last one's pattern exactly
     /// "backward, layer 32 of 32, micro-batch 1: ..." for the report.
     std::string peakWhere(const StepInputs& in) const;

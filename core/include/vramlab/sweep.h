@@ -10,7 +10,15 @@
 namespace vramlab {
 
 /// Integer scenario keys a sweep or a fit can vary, by their key path.
-enum class SweepParam { SequenceLength, MicroBatchSize, GradientAccumulation, Gpus, ContextLength, BatchSize, LoraRank };
+enum class SweepParam {
+    SequenceLength,
+    MicroBatchSize,
+    GradientAccumulation,
+    Gpus,
+    ContextLength,
+    BatchSize,
+    LoraRank
+};
 
 /// "run.sequence_length" -> SweepParam; throws InputError naming `keyPath`'s option.
 SweepParam parseSweepParam(const std::string& keyPath, const std::string& optionName = "--param");
@@ -27,6 +35,7 @@ struct SweepPoint {
 
 /// Evaluates `points` values from `from` to `to` (inclusive), evenly spaced, or
 /// geometrically when `logScale`; duplicates after rounding are dropped.
-std::vector<SweepPoint> sweep(const Scenario& base, SweepParam p, Count from, Count to, int points, bool logScale = false);
+std::vector<SweepPoint> sweep(
+    const Scenario& base, SweepParam p, Count from, Count to, int points, bool logScale = false);
 
 } // namespace vramlab

@@ -28,8 +28,14 @@ inline Count checkedMul(Count a, Count b)
         throwSizeOverflow();
     return r;
 }
-inline Count checkedMul(Count a, Count b, Count c) { return checkedMul(checkedMul(a, b), c); }
-inline Count checkedMul(Count a, Count b, Count c, Count d) { return checkedMul(checkedMul(a, b, c), d); }
+inline Count checkedMul(Count a, Count b, Count c)
+{
+    return checkedMul(checkedMul(a, b), c);
+}
+inline Count checkedMul(Count a, Count b, Count c, Count d)
+{
+    return checkedMul(checkedMul(a, b, c), d);
+}
 /// a + b, throwing SizeOverflow on overflow.
 inline Count checkedAdd(Count a, Count b)
 {
@@ -39,11 +45,20 @@ inline Count checkedAdd(Count a, Count b)
     return r;
 }
 /// acc += v, throwing SizeOverflow on overflow.
-inline void accumulate(Count& acc, Count v) { acc = checkedAdd(acc, v); }
+inline void accumulate(Count& acc, Count v)
+{
+    acc = checkedAdd(acc, v);
+}
 /// ceil(a / b) for a >= 0, b > 0.
-constexpr Count ceilDiv(Count a, Count b) { return a / b + (a % b != 0 ? 1 : 0); } // no a + b overflow
+constexpr Count ceilDiv(Count a, Count b)
+{
+    return a / b + (a % b != 0 ? 1 : 0);
+} // no a + b overflow
 /// Round bytes up to a multiple of `granule` bytes.
-constexpr Bytes roundUp(Bytes bytes, Bytes granule) { return ceilDiv(bytes, granule) * granule; }
+constexpr Bytes roundUp(Bytes bytes, Bytes granule)
+{
+    return ceilDiv(bytes, granule) * granule;
+}
 
 /// "23.20 GB" (decimal) or "21.61 GiB" (binary), chosen by `binary`.
 std::string formatBytes(Bytes bytes, bool binary = true);
