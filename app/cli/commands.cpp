@@ -2,7 +2,9 @@
 #include "commands.h"
 
 #include "cli_args.h"
+#include "cli_scenario.h"
 #include "command_main.h"
+#include "serve_commands.h"
 #include "text_report.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
@@ -29,36 +31,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string onlyFile(const CliArgs& a, const char* command)
-{
-    if (a.positionals().size() != 1)
-        throw InputError(command, "expected exactly one scenario file");
-    return a.positionals().front();
-}
-
-/// Loads and estimates; errors that come from the scenario name its file.
-Scenario load(const std::string& file)
-{
-    Scenario sc = loadScenarioFile(file);
-    try {
-        validateScenario(sc);
-    } catch (const InputError& e) {
-        throw e.withFile(file);
-    }
-    return sc;
-}
-
-template <typename F> auto withFile(const std::string& file, F&& f)
-{
-    try {
-        return f();
-    } catch (const InputError& e) {
-        throw e.withFile(file);
-    } catch (const SizeOverflow& e) {
-        throw InputError("", std::string("the configuration is too large: ") + e.what(), file);
-    }
-}
-
 void write(const std::string& text)
 {
     writeStandardOutput(text);
@@ -68,6 +40,8 @@ void write(const std::string& text)
 
 int runEstimate(const std::vector<std::string>& words)
 {
+    if (isServingScenario(words))
+        return runServeEstimate(words); // run.mode "serving": the engine's budget, not a training step
     CliArgs a(words, {}, { "--json" });
     const std::string file = onlyFile(a, "estimate");
     const Scenario sc = load(file);
@@ -78,6 +52,7 @@ int runEstimate(const std::vector<std::string>& words)
 
 int runSweep(const std::vector<std::string>& words)
 {
+    refuseServingScenario(words, "sweep");
     CliArgs a(words, { "--param", "--from", "--to", "--points" }, { "--csv", "--json", "--log" });
     const std::string file = onlyFile(a, "sweep");
     const Scenario sc = load(file);
@@ -163,6 +138,8 @@ constexpr int kExitNothingFits = 3;
 
 int runFit(const std::vector<std::string>& words)
 {
+    if (isServingScenario(words))
+        return runServeFit(words);
     CliArgs a(words, { "--max" }, { "--min-gpus", "--json" });
     const std::string file = onlyFile(a, "fit");
     const Scenario sc = load(file);
@@ -220,6 +197,7 @@ int runFit(const std::vector<std::string>& words)
 
 int runTimeline(const std::vector<std::string>& words)
 {
+    refuseServingScenario(words, "timeline");
     CliArgs a(words, { "--step" }, { "--json", "--csv" });
     const std::string file = onlyFile(a, "timeline");
     const Scenario sc = load(file);
@@ -259,6 +237,7 @@ int runTimeline(const std::vector<std::string>& words)
 
 int runPlan(const std::vector<std::string>& words)
 {
+    refuseServingScenario(words, "plan");
     CliArgs a(words, { "--gpus", "--global-batch", "--top", "--max-tp", "--max-pp" }, { "--json", "--no-offload" });
     const std::string file = onlyFile(a, "plan");
     const Scenario sc = load(file);

@@ -2,6 +2,7 @@
 // vramlab-cli: estimate, sweep and fit LLM memory from the command line (core only, no Qt).
 #include "command_main.h"
 #include "commands.h"
+#include "serve_commands.h"
 #include "vramlab/version.h"
 
 #include <array>
@@ -21,6 +22,10 @@ commands:
   fit FILE --max micro_batch_size|sequence_length|context_length|batch_size [--json]
   fit FILE --min-gpus [--json]    largest size / fewest GPUs whose peak fits run.gpu
                                   (exit 3 when no value fits)
+  serve-estimate FILE [--batch N] [--context L] [--prompt P] [--json]
+                                  a serving scenario as its engine budgets it (vLLM,
+                                  SGLang, llama.cpp): KV cache, concurrency, startup
+                                  lines, TTFT/TPOT roofline
   timeline FILE [--step 1|2] [--json|--csv]
                                   one training step as allocations and frees: what is
                                   alive after each, and where the peak is
@@ -50,7 +55,7 @@ struct Command {
     const char* usage; ///< what `vramlab-cli NAME --help` prints
 };
 
-const std::array<Command, 11> kCommands = { {
+const std::array<Command, 12> kCommands = { {
     { "estimate", vramlab::cli::runEstimate, R"(usage: vramlab-cli estimate FILE [--json]
 
 Memory per GPU by component (weights, master weights, gradients, optimizer states,
@@ -73,6 +78,20 @@ run.finetune.rank. At most 1,000,000 points. Without --csv or --json: a table.
 The largest value whose peak fits run.gpu (the next one does not), or the fewest GPUs
 (a multiple of tensor x pipeline parallel) that fit. Exit 0 with an answer, 3 when no
 value fits (and the output says what the smallest one needs), 2 on bad input.
+A serving scenario (run.mode "serving") takes --max concurrency [--context L],
+--max context [--concurrency C], --min-gpus [--concurrency C] (tensor parallel) or
+--max gpu_layers (llama.cpp).
+)" },
+    { "serve-estimate", vramlab::cli::runServeEstimate,
+        R"(usage: vramlab-cli serve-estimate FILE [--batch N] [--context L] [--prompt P] [--json]
+
+A scenario with run.mode "serving" as its engine budgets GPU memory (run.serving.engine:
+vllm by version, sglang, llama.cpp, hf-generate): the budget, weights as loaded, the
+profiling activation peak, non-torch memory, CUDA graphs, the KV cache in tokens and
+blocks, the maximum concurrency at max_model_len, and the engine's own startup lines to
+compare with a log; then prefill (TTFT) and decode (TPOT, tokens/s) as a roofline for N
+sequences at L tokens (default: as many as the cache holds, at most max_num_seqs).
+estimate FILE on a serving scenario prints the same. --json: {"serving": {...}}.
 )" },
     { "timeline", vramlab::cli::runTimeline, R"(usage: vramlab-cli timeline FILE [--step 1|2] [--json|--csv]
 

@@ -5,6 +5,7 @@
 #include "vramlab/errors.h"
 #include "vramlab/presets.h"
 #include "vramlab/scenario_io.h"
+#include "vramlab/serving_io.h"
 
 #include <type_traits>
 
@@ -448,8 +449,15 @@ const ScenarioField kFields[] = {
         parallelBlock),
 
     // --- run (spec: run) ---------------------------------------------------------------
-    choice<REF(s.run.mode), kModeNames>(
-        "run.mode", "Training keeps gradients, optimizer states and activations; inference a KV cache."),
+    [] {
+        ScenarioField f = choice<REF(s.run.mode), kModeNames>("run.mode",
+            "Training keeps gradients, optimizer states and activations; inference a KV cache; serving an engine's "
+            "budget.");
+        f.get = [](const Scenario& s) -> FieldValue {
+            return std::string(s.run.serving ? "serving" : nameOf(kModeNames, s.run.mode));
+        };
+        return f;
+    }(),
     integer<REF(s.run.sequenceLength)>("run.sequence_length", 1, kMaxTokens, "tokens", "Tokens per training sample."),
     integer<REF(s.run.microBatchSize)>(
         "run.micro_batch_size", 1, kMaxBatch, "samples", "Samples per GPU per forward pass."),
@@ -548,6 +556,11 @@ const ScenarioField kFields[] = {
         "run.overheads.fragmentation", 0.0, 1.0, false, "of activations", "Extra fraction lost to fragmentation."),
     optionalInteger<REF(s.run.overheads.commBufferBytes)>("run.overheads.comm_buffer_bytes", 0, kMaxBytes, "bytes",
         "NCCL and bucket buffers (default: 2 x 25 MiB + 256 MiB with more than one GPU)."),
+    custom(
+        "run.serving",
+        "With run.mode \"serving\": the engine and its own flags (vllm, sglang, llama.cpp, hf-generate).",
+        [](Scenario& s, const json& v, const std::string&, std::vector<std::string>&) { readServing(v, s.run); },
+        [](const Scenario& s) { return servingJson(s.run); }),
     custom("run.gpu", "A catalog name or an object with memory_gib (and optionally base, TFLOP/s, bandwidths).",
         readGpu, writeGpu),
 };

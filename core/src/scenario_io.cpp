@@ -5,6 +5,7 @@
 #include "vramlab/errors.h"
 #include "vramlab/presets.h"
 #include "vramlab/scenario_fields.h"
+#include "vramlab/serving_io.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -145,6 +146,7 @@ RunSpec readRun(const json& doc, std::vector<std::string>& warnings)
 {
     Scenario sc;
     readObject(doc, "run", sc, warnings);
+    checkServingMode(doc, sc.run);
     return sc.run;
 }
 

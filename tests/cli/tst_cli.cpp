@@ -167,6 +167,50 @@ private slots:
         QVERIFY(go["next_peak_bytes"].toInteger() > go["usable_bytes"].toInteger());
     }
 
+    void serveEstimateAndServingFits()
+    {
+        // resources/scenarios/llama-3.1-8b-vllm-rtx3090.json: vLLM 0.6.4 (rule 3) on the catalog's
+        // RTX 3090 (24576 MiB) with the default 512 MiB of non-torch memory.
+        const QString file = QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-3.1-8b-vllm-rtx3090.json");
+        const Run r = cli({ "serve-estimate", file, "--json" });
+        QCOMPARE(r.code, 0);
+        const QJsonObject s = QJsonDocument::fromJson(r.out).object()["serving"].toObject();
+        QCOMPARE(s["engine"].toString(), QStringLiteral("vllm"));
+        QCOMPARE(s["gpu_blocks"].toInteger(), qint64(2074));
+        QCOMPARE(s["kv_cache_tokens"].toInteger(), qint64(2074 * 16));
+        QCOMPARE(s["weights_bytes"].toInteger(), qint64(16094076928));
+        QCOMPARE(s["log_lines"].toArray().at(2).toString(), QStringLiteral("# GPU blocks: 2074, # CPU blocks: 2048"));
+        QCOMPARE(s["speed"].toObject()["decode_bound"].toString(), QStringLiteral("bandwidth-bound"));
+        // estimate on a serving scenario prints the same report.
+        const Run e = cli({ "estimate", file, "--json" });
+        QCOMPARE(e.code, 0);
+        QCOMPARE(QJsonDocument::fromJson(e.out).object()["serving"].toObject()["gpu_blocks"].toInteger(), qint64(2074));
+        const Run t = cli({ "serve-estimate", file });
+        QVERIFY(t.out.contains("Memory profiling results: total_gpu_memory=24.00GiB"));
+
+        const Run c = cli({ "fit", file, "--max", "context", "--concurrency", "1", "--json" });
+        QCOMPARE(c.code, 0);
+        QCOMPARE(QJsonDocument::fromJson(c.out).object()["value"].toInteger(), qint64(27152));
+        const Run n = cli({ "fit", file, "--max", "concurrency", "--context", "100000" });
+        QCOMPARE(n.code, 3); // nothing fits: the engine would not start
+        QVERIFY(n.out.contains("larger than the maximum number of tokens that can be stored in KV cache"));
+        const QString gguf = QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/qwen2.5-32b-llamacpp-q4km.json");
+        const Run g = cli({ "fit", gguf, "--max", "gpu_layers", "--json" });
+        QCOMPARE(g.code, 0);
+        QCOMPARE(QJsonDocument::fromJson(g.out).object()["value"].toInteger(), qint64(65));
+        // A training option is refused for a serving fit, naming it.
+        const Run bad = cli({ "fit", file, "--max", "micro_batch_size" });
+        QCOMPARE(bad.code, 2);
+        QVERIFY(bad.err.contains("--max"));
+        // Training-only commands refuse a serving scenario, naming the file and the key.
+        const Run sweep
+            = cli({ "sweep", file, "--param", "run.batch_size", "--from", "1", "--to", "4", "--points", "2" });
+        QCOMPARE(sweep.code, 2);
+        QVERIFY(sweep.err.contains("llama-3.1-8b-vllm-rtx3090.json: run.mode:"));
+        QCOMPARE(cli({ "plan", file }).code, 2);
+        QCOMPARE(cli({ "timeline", file }).code, 2);
+    }
+
     void timelineJsonAndCsv()
     {
         QTemporaryDir dir;

@@ -242,7 +242,7 @@ private slots:
         serving.run.mode = Mode::Inference;
         QVERIFY_THROWS_EXCEPTION(InputError, timelineSeries(estimate(serving)));
         const std::vector<std::string> csv = lines(chartCsv(ChartKind::Timeline, { test::llama3_8b() }, {}));
-        QCOMPARE(csv.size(), 1 + estimate(test::llama3_8b()).timeline.events.size());
+        QCOMPARE(csv.size(), 1 + estimate(test::llama3_8b(), EstimateOptions { true, true }).timeline.events.size());
     }
 };
 

@@ -160,13 +160,29 @@ private slots:
         const Scenario sc = richScenario();
         const Scenario back = readScenario(scenarioToJson(sc));
         for (const ScenarioField& f : scenarioFields())
-            if (f.kind == FieldKind::Custom) {
+            if (f.kind == FieldKind::Custom && f.key != "run.serving") { // serving: servingRoundTrips()
                 QVERIFY2(!fieldJson(f, sc).is_null(), std::string(f.key).c_str());
                 QCOMPARE(fieldJson(f, back), fieldJson(f, sc));
             }
         QCOMPARE(back.run.checkpointing.every, Count(4));
         QCOMPARE(back.run.gpu->name, std::string("h100-sxm-80gb"));
         QVERIFY(back.run.keepLastBlockGathered);
+    }
+
+    // run.serving is the serving engine's object; run.mode says "serving" beside it.
+    void servingRoundTrips()
+    {
+        const json doc = json::parse("{\"model\": {\"preset\": \"llama-3-8b\"}, \"run\": {\"mode\": \"serving\", "
+                                     "\"serving\": {\"engine\": \"vllm\", \"gpu_memory_utilization\": 0.85}}}");
+        const Scenario sc = readScenario(doc);
+        QVERIFY(sc.run.serving);
+        const json written = scenarioToJson(sc);
+        QCOMPARE(written["run"]["mode"], json("serving"));
+        QCOMPARE(written["run"]["serving"]["gpu_memory_utilization"], json(0.85));
+        QCOMPARE(scenarioToJson(readScenario(written)), written);
+        json alone = doc;
+        alone["run"]["mode"] = "inference";
+        QVERIFY_THROWS_EXCEPTION(InputError, readScenario(alone));
     }
 
     // The writer writes the table's keys and nothing else; a dense model drops model.moe.
@@ -178,7 +194,7 @@ private slots:
             QVERIFY(written.erase(k) == 1);
         std::set<std::string> table;
         for (const ScenarioField& f : scenarioFields())
-            if (f.kind != FieldKind::Unmodelled)
+            if (f.kind != FieldKind::Unmodelled && f.key != "run.serving") // a training run
                 table.emplace(f.key);
         QCOMPARE(written, table);
 

@@ -31,8 +31,9 @@ inline constexpr ChoiceName kPositionNames[]
     = { choiceName("rope", PositionKind::Rope), choiceName("learned", PositionKind::Learned) };
 inline constexpr ChoiceName kAttentionTypeNames[]
     = { choiceName("mha", AttentionType::Mha), choiceName("mla", AttentionType::Mla) };
-inline constexpr ChoiceName kModeNames[]
-    = { choiceName("training", Mode::Training), choiceName("inference", Mode::Inference) };
+/// "serving" reads as inference with run.serving: the serving model answers (serving_model.h).
+inline constexpr ChoiceName kModeNames[] = { choiceName("training", Mode::Training),
+    choiceName("inference", Mode::Inference), choiceName("serving", Mode::Inference) };
 inline constexpr ChoiceName kPrecisionNames[]
     = { choiceName("fp32", Precision::Fp32), choiceName("bf16", Precision::Bf16), choiceName("fp16", Precision::Fp16),
           choiceName("mixed-bf16", Precision::MixedBf16), choiceName("mixed-fp16", Precision::MixedFp16) };

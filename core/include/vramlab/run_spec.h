@@ -3,6 +3,7 @@
 
 #include "vramlab/dtype.h"
 #include "vramlab/gpu_catalog.h"
+#include "vramlab/serving_spec.h"
 #include "vramlab/units.h"
 
 #include <optional>
@@ -103,6 +104,7 @@ struct RunSpec {
     Parallelism parallelism;
     Finetune finetune;
     Inference inference;
+    std::optional<Serving> serving; ///< run.mode "serving" (mode stays Inference for the estimator)
     Overheads overheads;
     std::optional<GpuSpec> gpu; ///< from the catalog or custom
     double mfu = 0.4; ///< model FLOPs utilization assumed for step time

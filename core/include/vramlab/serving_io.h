@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "vramlab/run_spec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace vramlab {
+
+/// Reads the run.serving object (refusing any key it does not know or that belongs to another
+/// engine): the scenario field table's reader of that key.
+void readServing(const nlohmann::json& value, RunSpec& out);
+/// run.serving and run.mode "serving" go together: refused otherwise. `run` is the run object as read.
+void checkServingMode(const nlohmann::json& run, const RunSpec& read);
+
+/// The explicit run.serving object, or null without one (the key is then left out).
+nlohmann::json servingJson(const RunSpec& run);
+
+/// The engine version used when run.serving.engine_version is not given.
+std::string defaultEngineVersion(ServingEngine engine);
+
+} // namespace vramlab

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "vramlab/dtype.h"
+#include "vramlab/quantized_weights.h"
+#include "vramlab/units.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vramlab {
+
+/// The serving engine whose memory accounting is reproduced (serving_model.h).
+enum class ServingEngine { Vllm, Sglang, LlamaCpp, HfGenerate };
+
+/// run.serving: the engine's own flags (names as on its command line) plus the few
+/// quantities no flag states and no source determines, as explicit inputs with defaults.
+/// Unset optionals take the engine's default at `engineVersion` (serving_io.cpp cites each).
+struct Serving {
+    ServingEngine engine = ServingEngine::Vllm;
+    std::string engineVersion; ///< "0.6.4"; empty: the engine's default version
+    DType dtype = DType::Bf16; ///< --dtype: weights and activations of unquantized tensors
+    WeightQuant quantization; ///< --quantization (vLLM/SGLang) or the GGUF file type (llama.cpp)
+
+    // vLLM
+    double gpuMemoryUtilization = 0.9;
+    std::optional<Count> maxModelLen; ///< default: model.max_position_embeddings
+    std::optional<Count> maxNumSeqs;
+    std::optional<Count> maxNumBatchedTokens;
+    Count blockSize = 16;
+    std::optional<DType> kvCacheDtype; ///< unset: "auto" = dtype
+    bool enforceEager = false;
+    std::optional<bool> enableChunkedPrefill;
+    double swapSpaceGib = 4; ///< V0 CPU blocks
+
+    // SGLang
+    std::optional<double> memFractionStatic;
+    std::optional<Count> contextLength; ///< --context-length (SGLang)
+    bool multimodal = false; ///< the checkpoint has a vision tower (SGLang lowers mem_fraction_static)
+
+    // llama.cpp
+    Count nCtx = 4096;
+    Count nGpuLayers = 0; ///< llama.cpp's default keeps every layer on the CPU
+    Count nBatch = 2048;
+    Count nUbatch = 512;
+    GgmlType typeK = GgmlType::F16;
+    GgmlType typeV = GgmlType::F16;
+    bool flashAttn = false;
+    bool swaFull = false; ///< --swa-full: sliding-window layers keep the whole context
+    std::vector<double> tensorSplit; ///< --tensor-split proportions; empty: one GPU
+
+    // Inputs no flag states (documented defaults in serving_io.cpp)
+    std::optional<Bytes> nonTorchBytes; ///< memory outside torch's allocator the rule counts
+    std::optional<Bytes> cudaGraphBytes; ///< CUDA-graph pool, for the rules that subtract it
+    std::optional<Bytes> computeBufferBytes; ///< llama.cpp compute buffer per GPU (not modelled)
+};
+
+std::string_view toString(ServingEngine e);
+
+} // namespace vramlab

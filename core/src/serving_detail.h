@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// Shared pieces of the serving model (serving_*.cpp): what one rank holds and computes.
+#pragma once
+
+#include "vramlab/model_spec.h"
+#include "vramlab/run_spec.h"
+#include "vramlab/serving_model.h"
+
+#include <string>
+
+namespace vramlab::detail {
+
+/// The layers [first, last) of one pipeline stage and whether it holds the ends of the model.
+struct Stage {
+    Count first = 0, last = 0;
+    bool holdsEmbedding = true, holdsHead = true;
+    Count layers() const { return last - first; }
+};
+
+/// vllm/distributed/utils.py get_pp_indices (v0.4-v0.8): num_layers // pp per stage, the
+/// remainder on the last stage.
+Stage pipelineStage(const ModelSpec& m, Count rank, Count pp);
+
+/// Weights one tensor-parallel rank of `stage` holds once loaded, as vLLM/SGLang shard them:
+/// column-parallel q/k/v/gate/up (KV heads replicated when fewer than the ranks), row-parallel
+/// o/down, vocabulary-parallel embedding and LM head (vocabulary padded to 64), norms and
+/// routers replicated; plus the rotary cos/sin cache (vLLM RotaryEmbedding: [max_position,
+/// rotary_dim] in the model dtype). `expertBytes`: the routed experts' share (MoE decode speed).
+Bytes rankWeightsBytes(
+    const ModelSpec& m, const Serving& s, Count tp, const Stage& stage, Bytes* expertBytes = nullptr);
+
+/// KV bytes one token takes on one rank for `layers` layers (MLA: the latent and rope key).
+Bytes kvBytesPerToken(const ModelSpec& m, Count tp, Count layers, DType kvDtype);
+
+/// Peak of vLLM's profiling forward above the weights, per rank. `v1Sampler`: the V1 engine's
+/// dummy sampler run, which skips top-k/top-p (no sort).
+Bytes vllmActivationPeakBytes(const ModelSpec& m, const Serving& s, Count tp, const Stage& stage, Count tokens,
+    Count seqs, bool v1Sampler = false);
+
+/// KV cache element type: kv_cache_dtype, else "auto" = the model dtype.
+DType kvDtype(const Serving& s);
+
+/// Major.minor.patch of an engine version ("0.6.4.post1" -> 0.6.4) as one comparable number.
+long versionKey(const std::string& version);
+
+std::string gib(Bytes b, int decimals = 2); ///< "3.81GiB" without the unit: "3.81"
+std::string mib(Bytes b); ///< "2788.00"
+
+void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& out);
+void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& out);
+void llamaCppEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& out);
+
+} // namespace vramlab::detail

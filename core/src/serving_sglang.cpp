@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+// SGLang's token pool: python/sglang/srt/model_executor/model_runner.py profile_max_num_token
+// (model_runner_kv_cache_mixin.py in later versions; stored copy @001ccef0072a4537d4ec6bdd50a73e6feb2c907d).
+#include "serving_detail.h"
+
+#include "vramlab/errors.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace vramlab::detail {
+
+void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
+{
+    const Serving& s = *r.serving;
+    const Count tp = r.parallelism.tensorParallel;
+    if (r.parallelism.pipelineParallel > 1)
+        throw InputError(
+            "run.parallelism.pipeline_parallel", "expected 1 for SGLang (its pipeline parallelism is not modelled)");
+    if (m.numHeads % tp != 0)
+        throw InputError("run.parallelism.tensor_parallel",
+            "expected a divisor of model.num_heads (" + std::to_string(m.numHeads) + "), got " + std::to_string(tp));
+    // python/sglang/srt/server_args.py (v0.4.x __post_init__): mem_fraction_static by tensor parallel size;
+    // model_runner.py (v0.3-v0.4): "if self.is_multimodal: self.mem_fraction_static *= 0.95".
+    const double mfsGiven = s.memFractionStatic.value_or(tp >= 16 ? 0.79
+            : tp >= 8                                             ? 0.81
+            : tp >= 4                                             ? 0.85
+            : tp >= 2                                             ? 0.87
+                                                                  : 0.88);
+    const double mfs = s.multimodal ? mfsGiven * 0.95 : mfsGiven;
+    e.rule = "SGLang (model_runner.profile_max_num_token): rest = free memory after loading the weights - free memory "
+             "before loading "
+             "x (1 - mem_fraction_static); max_total_num_tokens = rest // cell size; no profiling forward (activations "
+             "and CUDA "
+             "graphs live in the 1 - mem_fraction_static share)";
+    e.maxModelLen = s.contextLength.value_or(m.maxPositionEmbeddings);
+    const Stage st = pipelineStage(m, 0, 1);
+    ServingRank k;
+    k.name = "tp rank 0";
+    k.layers = m.numLayers;
+    k.weightsBytes = rankWeightsBytes(m, s, tp, st);
+    // Memory taken before the model loads (CUDA context, NCCL): an input. What the rule calls
+    // total_gpu_memory is the free memory then (init_torch_distributed returns
+    // get_available_gpu_memory(), passed on as min_per_gpu_memory / pre_model_load_memory).
+    k.nonTorchBytes = s.nonTorchBytes.value_or(
+        r.overheads.cudaContextBytes + (tp > 1 ? r.overheads.commBufferBytes.value_or(256 * kMiB) : 0));
+    const Bytes preLoad = e.totalGpuBytes - k.nonTorchBytes;
+    const Bytes available = preLoad - k.weightsBytes;
+    const Bytes reserved = static_cast<Bytes>(static_cast<double>(preLoad) * (1.0 - mfs));
+    k.budgetBytes = preLoad - reserved;
+    k.kvCacheBytes = available - reserved;
+    // get_cell_size_per_token: kv heads per rank x (head_dim + v_head_dim) x layers x element size;
+    // one pool for every layer (sliding-window layers get their own pool only from the hybrid-SWA versions).
+    k.kvBytesPerToken = kvBytesPerToken(m, tp, m.numLayers, kvDtype(s));
+    k.blocks = k.kvCacheBytes > 0 ? k.kvCacheBytes / k.kvBytesPerToken : 0;
+    e.ranks.push_back(k);
+    e.kvCacheTokens = k.blocks;
+    e.kvCacheBytes = k.kvCacheBytes;
+    e.maxConcurrency = static_cast<double>(e.kvCacheTokens) / static_cast<double>(std::max<Count>(1, e.maxModelLen));
+    // init_memory_pool: max_running_requests = min(max(int(tokens / context_len * 512), 2048), 4096).
+    e.maxNumSeqs = s.maxNumSeqs.value_or(
+        std::min<Count>(std::max<Count>(e.kvCacheTokens * 512 / std::max<Count>(1, e.maxModelLen), 2048), 4096));
+    if (m.slidingWindow > 0)
+        e.warnings.push_back(
+            "sliding-window layers are given the full context, as SGLang did before its hybrid-SWA pools");
+    if (k.blocks <= 0) {
+        e.startupFails = true;
+        e.failure = "Not enough memory. Please try to increase --mem-fraction-static.";
+    }
+    const Bytes half = checkedMul(k.blocks, k.kvBytesPerToken) / 2;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "Load weight end. avail mem=%s GB, mem usage=%s GB.", gib(available).c_str(),
+        gib(k.weightsBytes).c_str());
+    e.logLines.push_back(buf);
+    std::snprintf(buf, sizeof buf, "KV Cache is allocated. #tokens: %lld, K size: %s GB, V size: %s GB",
+        static_cast<long long>(k.blocks), gib(half).c_str(), gib(half).c_str());
+    e.logLines.push_back(buf);
+    std::snprintf(buf, sizeof buf, "max_total_num_tokens=%lld, max_running_requests=%lld, context_len=%lld",
+        static_cast<long long>(k.blocks), static_cast<long long>(e.maxNumSeqs), static_cast<long long>(e.maxModelLen));
+    e.logLines.push_back(buf);
+}
+
+} // namespace vramlab::detail

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+// vLLM's KV-cache budget, rule by version (tests/data/published/serving/ACCOUNTING_FACTS.md
+// has the full citations; each rule's source is named where it is applied below).
+#include "serving_detail.h"
+
+#include "vramlab/errors.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace vramlab::detail {
+
+namespace {
+
+/// The accounting rule of a vLLM version.
+int vllmRule(long v)
+{
+    if (v < versionKey("0.2.5"))
+        return 1; // torch max_memory_allocated (before PR #2031)
+    if (v < versionKey("0.6.4"))
+        return 2; // free-memory peak, vllm/worker/worker.py determine_num_available_blocks
+    if (v < versionKey("0.6.5"))
+        return 3; // PR #9352: torch allocated peak + non-torch after empty_cache
+    if (v < versionKey("0.9.2"))
+        return 4; // PR #10511: baseline snapshot, weights + non-torch increase + activation peak
+    if (v < versionKey("0.21.0"))
+        return 5; // V1 gpu_worker.determine_available_memory after PR #19312
+    return 6; // V1 with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default
+}
+
+const char* ruleText(int rule)
+{
+    switch (rule) {
+    case 1:
+        return "vLLM <= 0.2.4: KV = total x gpu_memory_utilization - torch max_memory_allocated after the profile run "
+               "(weights + activations; memory outside torch is not seen)";
+    case 2:
+        return "vLLM 0.2.5-0.6.3 (vllm/worker/worker.py determine_num_available_blocks): KV = total x "
+               "gpu_memory_utilization - (free memory at init - free memory after the profile run)";
+    case 3:
+        return "vLLM 0.6.4 (PR #9352): KV = total x gpu_memory_utilization - torch allocated peak (weights included) - "
+               "non-torch memory";
+    case 4:
+        return "vLLM 0.6.5-0.9.1 (PR #10511, memory_profiling): KV = total x gpu_memory_utilization - weights - "
+               "non-torch increase - PyTorch activation peak";
+    case 5:
+        return "vLLM V1 0.9.2+ (vllm/v1/worker/gpu_worker.py determine_available_memory, PR #19312): Available KV "
+               "cache memory = requested - weights - non-torch - activation peak; CUDA graphs not subtracted";
+    default:
+        return "vLLM V1 with CUDA-graph memory profiling (PR #30515): KV = requested - weights - non-torch - "
+               "activation peak - CUDA-graph estimate";
+    }
+}
+
+std::string fmt(const char* f, double a)
+{
+    char buf[160];
+    std::snprintf(buf, sizeof buf, f, a);
+    return buf;
+}
+
+/// "23,648" as vLLM's f"{num_tokens:,}" prints it.
+std::string thousands(Count n)
+{
+    std::string s = std::to_string(n), out;
+    const int lead = static_cast<int>(s.size()) % 3;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (i != 0 && (static_cast<int>(i) - lead) % 3 == 0 && s[0] != '-')
+            out += ',';
+        out += s[i];
+    }
+    return out;
+}
+
+void logLines(ServingEstimate& e, int rule, const Serving& s)
+{
+    const ServingRank& k = e.limiting();
+    std::vector<std::string>& L = e.logLines;
+    L.push_back("Loading model weights took " + gib(k.weightsBytes, 4) + " GB");
+    if (rule == 3) {
+        L.push_back("Memory profiling results: total_gpu_memory=" + gib(e.totalGpuBytes)
+            + "GiB peak_torch_memory=" + gib(k.weightsBytes + k.activationPeakBytes)
+            + "GiB non_torch_memory=" + gib(k.nonTorchBytes) + "GiB kv_cache_size=" + gib(k.kvCacheBytes)
+            + "GiB gpu_memory_utilization=" + fmt("%.2f", s.gpuMemoryUtilization));
+    } else if (rule == 4) {
+        L.push_back("the current vLLM instance can use total_gpu_memory (" + gib(e.totalGpuBytes)
+            + "GiB) x gpu_memory_utilization (" + fmt("%.2f", s.gpuMemoryUtilization) + ") = " + gib(k.budgetBytes)
+            + "GiB");
+        L.push_back("model weights take " + gib(k.weightsBytes) + "GiB; non_torch_memory takes " + gib(k.nonTorchBytes)
+            + "GiB; PyTorch activation peak memory takes " + gib(k.activationPeakBytes)
+            + "GiB; the rest of the memory reserved for KV Cache is " + gib(k.kvCacheBytes) + "GiB.");
+    } else if (rule >= 5) {
+        L.push_back("Available KV cache memory: " + gib(k.kvCacheBytes) + " GiB");
+    }
+    const Count blocks = e.gpuBlocks.value_or(0);
+    if (rule <= 4) {
+        L.push_back("# GPU blocks: " + std::to_string(blocks) + ", # CPU blocks: " + std::to_string(e.cpuBlocks));
+        L.push_back("Maximum concurrency for " + std::to_string(e.maxModelLen)
+            + " tokens per request: " + fmt("%.2fx", e.maxConcurrency));
+    } else {
+        L.push_back("GPU KV cache size: " + thousands(e.kvCacheTokens) + " tokens");
+        L.push_back("Maximum concurrency for " + thousands(e.maxModelLen)
+            + " tokens per request: " + fmt("%.2fx", e.maxConcurrency));
+    }
+}
+
+} // namespace
+
+void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
+{
+    const Serving& s = *r.serving;
+    const long v = versionKey(e.engineVersion);
+    const int rule = vllmRule(v);
+    const bool v1 = rule >= 5;
+    const Count tp = r.parallelism.tensorParallel, pp = r.parallelism.pipelineParallel;
+    e.rule = ruleText(rule);
+    e.maxModelLen = s.maxModelLen.value_or(m.maxPositionEmbeddings);
+    if (e.maxModelLen <= 0)
+        throw InputError("run.serving.max_model_len", "required: the model states no max_position_embeddings");
+    // vllm/config.py _get_and_verify_max_len: a longer max_model_len than the model's is refused.
+    if (m.maxPositionEmbeddings > 0 && e.maxModelLen > m.maxPositionEmbeddings)
+        throw InputError("run.serving.max_model_len",
+            "expected at most model.max_position_embeddings (" + std::to_string(m.maxPositionEmbeddings)
+                + "), as vLLM requires; got " + std::to_string(e.maxModelLen));
+    if (m.numHeads % tp != 0)
+        throw InputError("run.parallelism.tensor_parallel",
+            "expected a divisor of model.num_heads (" + std::to_string(m.numHeads) + "), as vLLM requires; got "
+                + std::to_string(tp));
+    // Defaults of the version: vllm/config.py SchedulerConfig (V0: max_num_seqs 256; without
+    // chunked prefill max_num_batched_tokens = max(max_model_len, 2048); chunked: 512 before
+    // 0.7, 2048 after); vllm/engine/arg_utils.py (V0 0.5.1+: chunked prefill switched on above
+    // 32K context; V1: always chunked, the OpenAI server's 2048 tokens / 256 sequences, or
+    // 8192 / 1024 on GPUs of 70 GiB and more other than A100).
+    const bool bigGpu = e.totalGpuBytes >= 70 * kGiB && r.gpu->name.find("a100") == std::string::npos;
+    const bool chunked = v1 || s.enableChunkedPrefill.value_or(v >= versionKey("0.5.1") && e.maxModelLen > 32768);
+    e.maxNumSeqs = s.maxNumSeqs.value_or(v1 && bigGpu ? 1024 : 256);
+    const Count chunk = v1 ? (bigGpu ? 8192 : 2048) : (v < versionKey("0.7.0") ? 512 : 2048);
+    e.maxNumBatchedTokens = s.maxNumBatchedTokens.value_or(chunked ? chunk : std::max<Count>(e.maxModelLen, 2048));
+    if (!chunked && e.maxNumBatchedTokens < e.maxModelLen)
+        throw InputError("run.serving.max_num_batched_tokens",
+            "expected at least max_model_len (" + std::to_string(e.maxModelLen)
+                + ") without chunked prefill, as vLLM requires; got " + std::to_string(e.maxNumBatchedTokens));
+
+    const DType kv = kvDtype(s);
+    const Bytes budget = static_cast<Bytes>(s.gpuMemoryUtilization * static_cast<double>(e.totalGpuBytes));
+    // Memory outside torch's allocator: not derivable from the model (CUDA context, lazily loaded
+    // kernels, NCCL); run.serving.non_torch_gib, default the scenario's CUDA context (+ NCCL buffers
+    // with more than one GPU). Rule 1 does not see it at all.
+    const Bytes nonTorchDefault
+        = r.overheads.cudaContextBytes + (tp * pp > 1 ? r.overheads.commBufferBytes.value_or(256 * kMiB) : 0);
+    const Bytes nonTorch = rule == 1 ? 0 : s.nonTorchBytes.value_or(nonTorchDefault);
+    const Bytes graphs = rule == 6 && !s.enforceEager ? s.cudaGraphBytes.value_or(0) : 0;
+    if (rule == 6 && !s.enforceEager && !s.cudaGraphBytes)
+        e.warnings.push_back("vLLM " + e.engineVersion
+            + " subtracts its CUDA-graph estimate, which depends on the captured sizes; "
+              "set run.serving.cuda_graph_gib (0 assumed)");
+    for (Count rank = 0; rank < pp; ++rank) {
+        const Stage st = pipelineStage(m, rank, pp);
+        ServingRank k;
+        k.name = "pp rank " + std::to_string(rank) + " (layers " + std::to_string(st.first) + "-"
+            + std::to_string(st.last - 1) + ")";
+        k.layers = st.layers();
+        k.budgetBytes = budget;
+        k.weightsBytes = rankWeightsBytes(m, s, tp, st);
+        k.activationPeakBytes = vllmActivationPeakBytes(m, s, tp, st, e.maxNumBatchedTokens, e.maxNumSeqs, v1);
+        k.nonTorchBytes = nonTorch;
+        k.cudaGraphBytes = graphs;
+        k.kvCacheBytes = budget - k.weightsBytes - k.activationPeakBytes - nonTorch - graphs;
+        k.kvBytesPerToken = kvBytesPerToken(m, tp, st.layers(), kv);
+        // V0 worker: int(available // cache_block_size); V1 kv_cache_utils: available // page_size // num_layers.
+        const Bytes blockBytes = checkedMul(k.kvBytesPerToken, s.blockSize);
+        k.blocks = k.kvCacheBytes > 0 ? k.kvCacheBytes / blockBytes : 0;
+        if (rank == 0 && !v1)
+            e.cpuBlocks = static_cast<Count>(s.swapSpaceGib * static_cast<double>(kGiB)) / blockBytes;
+        e.ranks.push_back(k);
+    }
+    // The executor takes the minimum over workers (vllm/executor/executor_base.py; V1 kv_cache_utils).
+    for (std::size_t i = 1; i < e.ranks.size(); ++i)
+        if (e.ranks[i].blocks < e.ranks[e.limitingRank].blocks)
+            e.limitingRank = i;
+    const ServingRank& k = e.limiting();
+    e.gpuBlocks = k.blocks;
+    e.kvCacheTokens = checkedMul(k.blocks, s.blockSize);
+    e.kvCacheBytes = k.kvCacheBytes;
+    e.maxConcurrency = static_cast<double>(e.kvCacheTokens) / static_cast<double>(e.maxModelLen);
+    if (k.blocks <= 0) {
+        e.startupFails = true;
+        e.failure = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                    "initializing the engine.";
+    } else if (e.kvCacheTokens < e.maxModelLen) {
+        e.startupFails = true;
+        e.failure = "The model's max seq len (" + std::to_string(e.maxModelLen)
+            + ") is larger than the maximum number of tokens that can be stored in KV cache ("
+            + std::to_string(e.kvCacheTokens)
+            + "). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.";
+    }
+    logLines(e, rule, s);
+}
+
+} // namespace vramlab::detail

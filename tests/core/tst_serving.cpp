@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: MIT
+// The serving model's rules, each with numbers worked from the engine's source.
+#include "vramlab/errors.h"
+#include "vramlab/presets.h"
+#include "vramlab/scenario_io.h"
+#include "vramlab/serving_fit.h"
+#include "vramlab/serving_model.h"
+#include "vramlab/serving_speed.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace vramlab;
+using nlohmann::json;
+
+class TstServing : public QObject {
+    Q_OBJECT
+private slots:
+    void ggmlBlockSizes();
+    void ggufMixes();
+    void quantizedLinearBytes_data();
+    void quantizedLinearBytes();
+    void vllmRule3Llama31();
+    void vllmFailures();
+    void vllmPipelineStages();
+    void sglangCellAndDefaults();
+    void llamaCppKvAndPadding();
+    void llamaCppRefusesQuantizedVWithoutFlash();
+    void scenarioKeys();
+    void moeDecodeReadsRoutedExperts();
+    void fits();
+    void hfGenerateIsTodaysInference();
+    void llamaCppSlidingWindowCache();
+};
+
+namespace {
+
+json llama31Vllm(const std::string& version, Count maxModelLen, double gmu = 0.9)
+{
+    return { { "model", { { "preset", "llama-3-8b" }, { "max_position_embeddings", 131072 } } },
+        { "run",
+            { { "mode", "serving" }, { "gpu", { { "base", "rtx-3090-24gb" }, { "memory_gib", 23.58 } } },
+                { "serving",
+                    { { "engine", "vllm" }, { "engine_version", version }, { "max_model_len", maxModelLen },
+                        { "gpu_memory_utilization", gmu }, { "non_torch_gib", 0.35 } } } } } };
+}
+
+ServingEstimate run(const json& doc)
+{
+    const Scenario sc = readScenario(doc);
+    return servingEstimate(sc.model, sc.run);
+}
+
+json qwen32bLlamaCpp(json serving)
+{
+    serving["engine"] = "llama.cpp";
+    return { { "model",
+                 { { "vocab_size", 152064 }, { "hidden_size", 5120 }, { "num_layers", 64 }, { "num_heads", 40 },
+                     { "num_kv_heads", 8 }, { "head_dim", 128 }, { "ffn_hidden_size", 27648 }, { "qkv_bias", true },
+                     { "max_position_embeddings", 32768 } } },
+        { "run", { { "mode", "serving" }, { "gpu", "rtx-3090-ti-24gb" }, { "serving", serving } } } };
+}
+
+} // namespace
+
+void TstServing::ggmlBlockSizes()
+{
+    // ggml-common.h: block_q8_0 34 B / 32, block_q4_0 18 / 32, block_q4_K 144 / 256,
+    // block_q6_K 210 / 256, block_iq4_xs 136 / 256, block_q2_K 84 / 256.
+    QCOMPARE(ggmlBytes(GgmlType::Q8_0, 1024), Bytes(1088));
+    QCOMPARE(ggmlBytes(GgmlType::Q4_0, 4096), Bytes(2304));
+    QCOMPARE(ggmlBytes(GgmlType::Q4_K, 4096), Bytes(2304));
+    QCOMPARE(ggmlBytes(GgmlType::Q6_K, 256), Bytes(210));
+    QCOMPARE(ggmlBytes(GgmlType::IQ4_XS, 256), Bytes(136));
+    QCOMPARE(ggmlBytes(GgmlType::Q2_K, 512), Bytes(168));
+    QCOMPARE(ggmlBytes(GgmlType::F16, 100), Bytes(200));
+    QCOMPARE(parseGgmlType("Q5_K").value(), GgmlType::Q5_K);
+    QVERIFY(!parseGgmlType("q9_0"));
+}
+
+void TstServing::ggufMixes()
+{
+    // llama-quant.cpp use_more_bits for 32 layers: i < 4, i >= 28, (i - 4) % 3 == 2.
+    QCOMPARE(ggufTensorType("Q4_K_M", "attn_v", 0, 32, 4096), GgmlType::Q6_K);
+    QCOMPARE(ggufTensorType("Q4_K_M", "attn_v", 4, 32, 4096), GgmlType::Q4_K);
+    QCOMPARE(ggufTensorType("Q4_K_M", "ffn_down", 6, 32, 14336), GgmlType::Q6_K);
+    QCOMPARE(ggufTensorType("Q4_K_M", "attn_q", 0, 32, 4096), GgmlType::Q4_K);
+    QCOMPARE(ggufTensorType("Q4_K_M", "output", 0, 32, 4096), GgmlType::Q6_K);
+    QCOMPARE(ggufTensorType("Q8_0", "output", 0, 32, 4096), GgmlType::Q8_0);
+    QCOMPARE(ggufTensorType("F16", "ffn_down", 0, 32, 4096), GgmlType::F16);
+    // Rows that are not a multiple of 256 fall back: Q4_K -> Q5_0, Q6_K -> Q8_0.
+    QCOMPARE(ggufTensorType("Q4_K_M", "attn_q", 5, 32, 2560 + 64), GgmlType::Q5_0);
+    QCOMPARE(ggufTensorType("Q5_K_M", "output", 0, 32, 100), GgmlType::Q8_0);
+}
+
+void TstServing::quantizedLinearBytes_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<qlonglong>("bytes");
+    // A 4096 x 4096 linear layer, group 128: 8,388,608 B of 4-bit weights plus, per method,
+    // AWQ qzeros 512 x 4 + fp16 scales 4096 x 2 per group; GPTQ the same + g_idx 4096 x 4;
+    // Marlin scales only; fp8 1 B + fp32 scales per tensor or per 128 x 128 block; nf4 uint8
+    // absmax per 64 + fp32 per 256 blocks; LLM.int8 fp32 per output row.
+    QTest::newRow("awq") << int(QuantKind::Awq) << 8716288LL;
+    QTest::newRow("gptq") << int(QuantKind::Gptq) << 8732672LL;
+    QTest::newRow("marlin") << int(QuantKind::Marlin) << 8650752LL;
+    QTest::newRow("fp8") << int(QuantKind::Fp8) << 16777224LL;
+    QTest::newRow("fp8-block") << int(QuantKind::Fp8Block) << 16781312LL;
+    QTest::newRow("bnb-nf4") << int(QuantKind::BnbNf4) << 8654848LL;
+    QTest::newRow("bnb-int8") << int(QuantKind::BnbInt8) << 16793600LL;
+    QTest::newRow("none bf16") << int(QuantKind::None) << 33554432LL;
+}
+
+void TstServing::quantizedLinearBytes()
+{
+    QFETCH(int, kind);
+    QFETCH(qlonglong, bytes);
+    WeightQuant q;
+    q.kind = static_cast<QuantKind>(kind);
+    QCOMPARE(vramlab::quantizedLinearBytes(q, 4096, 4096, DType::Bf16), Bytes(bytes));
+}
+
+void TstServing::vllmRule3Llama31()
+{
+    const ServingEstimate e = run(llama31Vllm("0.6.4.post1", 20000));
+    QVERIFY(e.rule.find("0.6.4") != std::string::npos);
+    const ServingRank& k = e.limiting();
+    // 8,030,261,248 bf16 parameters + the rotary cache 131072 x 128 x 2 B = "14.9888 GB" in the log.
+    QCOMPARE(k.weightsBytes, Bytes(16094076928));
+    // Profile of 20000 tokens: gate_up [T, 28672] + act [T, 14336] + 3 x [T, 4096], bf16.
+    QCOMPARE(k.activationPeakBytes, Bytes(2211840000));
+    QCOMPARE(k.kvBytesPerToken, Bytes(131072));
+    QCOMPARE(e.gpuBlocks.value(), Count(1957)); // logged 1952
+    QCOMPARE(e.cpuBlocks, Count(2048)); // 4 GiB of 2 MiB blocks, as logged
+    QCOMPARE(e.kvCacheTokens, Count(31312));
+    QVERIFY(!e.startupFails);
+    QCOMPARE(e.logLines.at(2), std::string("# GPU blocks: 1957, # CPU blocks: 2048"));
+    QVERIFY(e.logLines.at(1).find("peak_torch_memory=17.05GiB") != std::string::npos); // logged 17.06
+}
+
+void TstServing::vllmFailures()
+{
+    const ServingEstimate tooLong = run(llama31Vllm("0.6.4", 29000));
+    QVERIFY(tooLong.startupFails);
+    QCOMPARE(tooLong.kvCacheTokens, Count(23712)); // logged 23648
+    QVERIFY(
+        tooLong.failure.find("max seq len (29000) is larger than the maximum number of tokens") != std::string::npos);
+
+    const ServingEstimate none = run(llama31Vllm("0.6.4", 8192, 0.6));
+    QVERIFY(none.startupFails);
+    QCOMPARE(none.gpuBlocks.value(), Count(0));
+    QVERIFY(none.limiting().kvCacheBytes < 0);
+    QVERIFY(none.failure.find("No available memory for the cache blocks") != std::string::npos);
+
+    // Rule 1 (<= 0.2.4) does not see memory outside torch; V1 (0.10) prints tokens, not blocks.
+    json doc = llama31Vllm("0.2.4", 8192);
+    QCOMPARE(run(doc).limiting().nonTorchBytes, Bytes(0));
+    const ServingEstimate v1 = run(llama31Vllm("0.10.0", 8192));
+    QVERIFY(v1.logLines.back().rfind("Maximum concurrency for 8,192 tokens per request: ", 0) == 0);
+    QCOMPARE(v1.maxNumBatchedTokens, Count(2048)); // the V1 OpenAI server on a GPU below 70 GiB
+    // V1's dummy sampler skips top-k/top-p: 14 B per logit for 256 rows, above the MLP phase at 2048 tokens.
+    QCOMPARE(v1.limiting().activationPeakBytes, Bytes(256LL * 128256 * 14 + 2048LL * 4096 * 2));
+}
+
+void TstServing::vllmPipelineStages()
+{
+    json doc = llama31Vllm("0.8.5", 8192);
+    doc["run"]["parallelism"] = { { "gpus", 2 }, { "pipeline_parallel", 2 } };
+    const ServingEstimate e = run(doc);
+    QCOMPARE(e.ranks.size(), std::size_t(2));
+    QCOMPARE(e.ranks[0].layers, Count(16));
+    QCOMPARE(e.ranks[0].kvBytesPerToken, Bytes(65536));
+    // Stage 0 holds the embedding, stage 1 the LM head and final norm: equal sizes, plus the norm.
+    QCOMPARE(e.ranks[1].weightsBytes - e.ranks[0].weightsBytes, Bytes(4096 * 2));
+    // The last stage runs the sampler: 256 x 128256 logits x 38 B while they are sorted + the final hidden states.
+    QCOMPARE(e.ranks[1].activationPeakBytes, Bytes(256LL * 128256 * 38 + 8192LL * 4096 * 2));
+    QCOMPARE(e.limitingRank, std::size_t(1));
+}
+
+void TstServing::sglangCellAndDefaults()
+{
+    const json doc = {
+        { "model",
+            { { "vocab_size", 151936 }, { "hidden_size", 4096 }, { "num_layers", 94 }, { "num_heads", 64 },
+                { "num_kv_heads", 4 }, { "head_dim", 128 }, { "qk_norm", true }, { "max_position_embeddings", 40960 },
+                { "moe", { { "num_experts", 128 }, { "top_k", 8 }, { "expert_ffn_hidden_size", 1536 } } } } },
+        { "run",
+            { { "mode", "serving" }, { "gpu", "h100-sxm-80gb" },
+                { "parallelism", { { "gpus", 4 }, { "tensor_parallel", 4 } } },
+                { "serving", { { "engine", "sglang" }, { "quantization", "fp8-block" } } } } }
+    };
+    const ServingEstimate e = run(doc);
+    // 94 layers x 1 KV head per rank x (128 + 128) x 2 B.
+    QCOMPARE(e.limiting().kvBytesPerToken, Bytes(48128));
+    // server_args.py: mem_fraction_static 0.85 at tensor parallel 4, of the free memory before
+    // loading (the total less the default 512 MiB context and 256 MiB NCCL).
+    const Bytes preLoad = e.totalGpuBytes - 768 * kMiB;
+    QCOMPARE(e.limiting().nonTorchBytes, Bytes(768) * kMiB);
+    QCOMPARE(e.limiting().budgetBytes, preLoad - static_cast<Bytes>(static_cast<double>(preLoad) * 0.15));
+    QCOMPARE(e.kvCacheTokens, e.limiting().kvCacheBytes / 48128);
+    QCOMPARE(e.maxNumSeqs, e.kvCacheTokens * 512 / 40960); // min(max(tokens / 40960 x 512, 2048), 4096)
+    QVERIFY(e.maxNumSeqs > 2048 && e.maxNumSeqs < 4096);
+    QVERIFY(!e.gpuBlocks);
+}
+
+void TstServing::llamaCppKvAndPadding()
+{
+    const ServingEstimate e = run(qwen32bLlamaCpp({ { "n_ctx", 32768 }, { "type_k", "q8_0" }, { "type_v", "q8_0" },
+        { "flash_attn", true }, { "n_gpu_layers", -1 }, { "tensor_split", { 0.625, 0.375 } } }));
+    QCOMPARE(e.devices.at(0).layers, Count(41));
+    QCOMPARE(e.devices.at(0).kvBufferBytes, Bytes(2788) * kMiB); // logged in llama.cpp#11200
+    QCOMPARE(e.devices.at(1).kvBufferBytes, Bytes(1564) * kMiB);
+    QCOMPARE(e.kBytes, Bytes(2176) * kMiB);
+    QCOMPARE(e.outputBufferBytes, Bytes(152064 * 4));
+    // n_ctx padded to 256 with flash attention, 32 without.
+    QCOMPARE(run(qwen32bLlamaCpp({ { "n_ctx", 5000 }, { "flash_attn", true } })).nCtxPadded, Count(5120));
+    QCOMPARE(run(qwen32bLlamaCpp({ { "n_ctx", 5000 } })).nCtxPadded, Count(5024));
+    // Every layer on the CPU by default: no GPU KV buffer.
+    const ServingEstimate cpu = run(qwen32bLlamaCpp({ { "n_ctx", 4096 } }));
+    QCOMPARE(cpu.devices.at(0).kvBufferBytes, Bytes(0));
+    QCOMPARE(cpu.devices.back().kvBufferBytes, Bytes(64) * 4096 * 1024 * 2 * 2);
+    // Q4_K_M file: bartowski/Qwen2.5-32B-Instruct-GGUF's Qwen2.5-32B-Instruct-Q4_K_M.gguf is
+    // 19,851,351,776 bytes (pinned by a public installer's model table, code-search file
+    // 65769254363); the tensors take all but the metadata and the tokenizer.
+    const ServingEstimate km
+        = run(qwen32bLlamaCpp({ { "n_ctx", 4096 }, { "n_gpu_layers", 65 }, { "quantization", "Q4_K_M" } }));
+    Bytes tensors = 0;
+    for (const LlamaCppDevice& d : km.devices)
+        tensors += d.weightsBytes;
+    QCOMPARE(tensors, Bytes(19845357568));
+    QVERIFY(19851351776 - tensors < 8 * kMiB);
+    // Q4_0 file: 64 layers of Q4_0 matrices, the output in Q6_K, the embedding Q4_0 on the CPU.
+    const ServingEstimate q
+        = run(qwen32bLlamaCpp({ { "n_ctx", 4096 }, { "n_gpu_layers", 65 }, { "quantization", "Q4_0" } }));
+    QCOMPARE(q.devices.back().weightsBytes, ggmlBytes(GgmlType::Q4_0, 5120) * 152064);
+}
+
+void TstServing::llamaCppRefusesQuantizedVWithoutFlash()
+{
+    try {
+        run(qwen32bLlamaCpp({ { "type_v", "q4_0" } }));
+        QFAIL("expected a refusal");
+    } catch (const InputError& e) {
+        QCOMPARE(e.keyPath(), std::string("run.serving.type_v"));
+    }
+}
+
+void TstServing::scenarioKeys()
+{
+    auto refusedAt = [](json doc) {
+        try {
+            (void)readScenario(doc);
+        } catch (const InputError& e) {
+            return e.keyPath();
+        }
+        return std::string("(accepted)");
+    };
+    json doc = llama31Vllm("0.6.4", 20000);
+    doc["run"]["serving"]["gpu_memory_utilisation"] = 0.8;
+    QCOMPARE(refusedAt(doc), std::string("run.serving.gpu_memory_utilisation"));
+    doc = llama31Vllm("0.6.4", 20000);
+    doc["run"]["serving"]["n_ctx"] = 4096;
+    QCOMPARE(refusedAt(doc), std::string("run.serving.n_ctx"));
+    doc = llama31Vllm("0.6.4", 20000);
+    doc["run"]["mode"] = "inference";
+    QCOMPARE(refusedAt(doc), std::string("run.serving"));
+    doc = llama31Vllm("0.6.4", 20000);
+    doc["run"].erase("serving");
+    QCOMPARE(refusedAt(doc), std::string("run.serving"));
+    doc = llama31Vllm("0.6.4", 20000);
+    doc["run"]["serving"]["quantization"] = "Q4_K_M"; // a GGUF type is llama.cpp's
+    QCOMPARE(refusedAt(doc), std::string("run.serving.quantization"));
+
+    // Round trip: written explicitly, read back the same.
+    doc = llama31Vllm("0.6.4", 20000);
+    doc["run"]["serving"]["kv_cache_dtype"] = "fp8";
+    const Scenario sc = readScenario(doc);
+    const json written = scenarioToJson(sc);
+    QCOMPARE(written.at("run").at("mode").get<std::string>(), std::string("serving"));
+    const Scenario back = readScenario(written);
+    QVERIFY(back.run.serving->kvCacheDtype.value() == DType::Fp8);
+    QCOMPARE(back.run.serving->maxModelLen.value(), Count(20000));
+    QCOMPARE(servingEstimate(back.model, back.run).gpuBlocks, servingEstimate(sc.model, sc.run).gpuBlocks);
+    // An inference scenario is written as before, with no serving key.
+    doc.at("run").erase("serving");
+    doc["run"]["mode"] = "inference";
+    QVERIFY(!scenarioToJson(readScenario(doc)).at("run").contains("serving"));
+}
+
+void TstServing::moeDecodeReadsRoutedExperts()
+{
+    const json doc = { { "model", { { "preset", "mixtral-8x7b" } } },
+        { "run",
+            { { "mode", "serving" }, { "gpu", "rtx-4090-24gb" },
+                { "serving",
+                    { { "engine", "vllm" }, { "engine_version", "0.6.4" }, { "quantization", "awq" },
+                        { "max_model_len", 4096 } } } } } };
+    const Scenario sc = readScenario(doc);
+    const ServingEstimate e = servingEstimate(sc.model, sc.run);
+    const ServingSpeed one = servingSpeed(sc.model, sc.run, e, 1, 512, 1024);
+    QCOMPARE(one.expectedExperts, 2.0); // one token reads its top-2 of 8
+    const ServingSpeed eight = servingSpeed(sc.model, sc.run, e, 8, 512, 1024);
+    QVERIFY(std::abs(eight.expectedExperts - 8.0 * (1.0 - std::pow(0.75, 8))) < 1e-12); // 7.199
+    QCOMPARE(one.decodeBound, std::string("bandwidth-bound"));
+    // Reading 2 of 8 experts: the step reads far less than all the weights.
+    QVERIFY(one.decodeBytes < 0.4 * static_cast<double>(e.limiting().weightsBytes));
+    QVERIFY(eight.tpotS > one.tpotS);
+}
+
+void TstServing::fits()
+{
+    const Scenario sc = readScenario(llama31Vllm("0.6.4", 20000));
+    // 4096-token requests: blocks // 256 blocks per request.
+    const ServingFit c = maxConcurrency(sc.model, sc.run, 4096);
+    QCOMPARE(c.value.value(), c.estimate->gpuBlocks.value() / 256);
+    const ServingFit l = longestContext(sc.model, sc.run, 1);
+    QVERIFY(l.value.has_value());
+    RunSpec longer = sc.run;
+    longer.serving->maxModelLen = *l.value + 1;
+    QVERIFY(servingEstimate(sc.model, longer).startupFails);
+    longer.serving->maxModelLen = *l.value;
+    QVERIFY(!servingEstimate(sc.model, longer).startupFails);
+    // llama.cpp: Qwen2.5-32B Q4_K_M on a 24 GiB card at 32768 tokens (8 GiB of f16 KV): not all 65 layers.
+    const Scenario q = readScenario(qwen32bLlamaCpp({ { "n_ctx", 32768 }, { "quantization", "Q4_K_M" } }));
+    const ServingFit g = mostGpuLayers(q.model, q.run);
+    QVERIFY(g.value.has_value());
+    qInfo("%s", g.explanation.c_str());
+    QCOMPARE(*g.value, Count(58));
+    RunSpec more = q.run;
+    more.serving->nGpuLayers = *g.value + 1;
+    const ServingEstimate over = servingEstimate(q.model, more);
+    QVERIFY(over.devices[0].weightsBytes + over.devices[0].kvBufferBytes > q.run.gpu->memoryBytes);
+}
+
+void TstServing::hfGenerateIsTodaysInference()
+{
+    json doc = { { "model", { { "preset", "llama-3-8b" } } },
+        { "run",
+            { { "mode", "serving" }, { "gpu", "h100-sxm-80gb" },
+                { "serving", { { "engine", "hf-generate" }, { "max_model_len", 8192 }, { "max_num_seqs", 4 } } } } } };
+    const ServingEstimate e = run(doc);
+    // 4 sequences x 8192 tokens x 32 layers x 2 x 8 heads x 128 x 2 B = 4 GiB, no reservation.
+    QCOMPARE(e.kvCacheBytes, Bytes(4) * kGiB);
+    QCOMPARE(e.limiting().weightsBytes, Bytes(8030261248LL * 2));
+    QVERIFY(!e.gpuBlocks);
+    QCOMPARE(e.kvCacheTokens, Count(4 * 8192));
+}
+
+void TstServing::llamaCppSlidingWindowCache()
+{
+    // Gemma 3 12B: 48 layers, every 6th global, window 1024, 8 KV heads x 256, f16: 8192 B a cell and layer.
+    json doc = { { "model", { { "preset", "gemma-3-12b" } } },
+        { "run",
+            { { "mode", "serving" }, { "gpu", "rtx-4090-24gb" },
+                { "serving",
+                    { { "engine", "llama.cpp" }, { "engine_version", "b5500" }, { "n_ctx", 32768 },
+                        { "flash_attn", true }, { "n_gpu_layers", -1 } } } } } };
+    // iSWA (PR #13194): 8 global layers x 32768 cells + 40 local layers x pad(1024 + 512, 256) = 1536 cells.
+    QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(8LL * 32768 * 8192 + 40LL * 1536 * 8192));
+    doc["run"]["serving"]["swa_full"] = true;
+    QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(48LL * 32768 * 8192));
+    doc["run"]["serving"].erase("swa_full");
+    doc["run"]["serving"]["engine_version"] = "b4500"; // before the iSWA cache
+    QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(48LL * 32768 * 8192));
+}
+
+QTEST_APPLESS_MAIN(TstServing)
+#include "tst_serving.moc"
