@@ -12,9 +12,11 @@ BreakdownTable::BreakdownTable(QWidget* parent)
     , m_model(new BreakdownModel(this))
 {
     setModel(m_model);
-    header()->setSectionResizeMode(BreakdownModel::ComponentColumn, QHeaderView::Stretch);
+    // Every column at its contents' width, names first: at 1280x720 a stretched name column
+    // was squeezed to "Master..." by the numbers; now a narrow pane scrolls the share instead.
     header()->setMinimumSectionSize(60);
-    for (int c = BreakdownModel::SizeColumn; c < BreakdownModel::ColumnCount; ++c)
+    header()->setStretchLastSection(true);
+    for (int c = BreakdownModel::ComponentColumn; c < BreakdownModel::ColumnCount; ++c)
         header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     setRootIsDecorated(true);
     setAlternatingRowColors(true);
