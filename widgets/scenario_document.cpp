@@ -162,6 +162,10 @@ bool ScenarioDocument::open(const QString& path, QString* error, QString* notice
         sc = readScenario(doc);
         refuseTooLarge(sc);
         reset(sc, path);
+        if (notice && sc.run.serving) // the window has no Serving page yet: say what it draws
+            *notice = QStringLiteral("A serving scenario: the window draws one request's memory; the engine's budget "
+                                     "and concurrency: vramlab-cli serve-estimate %1")
+                          .arg(QFileInfo(path).fileName());
         return true;
     } catch (const InputError& e) {
         if (error)

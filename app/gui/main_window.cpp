@@ -425,7 +425,7 @@ bool MainWindow::openFile(const QString& path)
         return false;
     }
     showBanner(QString());
-    if (!notice.isEmpty()) // an imported model: a new untitled document, not this file
+    if (!notice.isEmpty()) // an imported model (a new untitled document), or a serving scenario
         statusBar()->showMessage(notice, 15000);
     addRecent(path);
     return true;

@@ -447,6 +447,11 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
             "run: the sequence is longer than model.max_position_embeddings (" + n(m.maxPositionEmbeddings) + ")");
     if (par.sequenceParallel && par.tensorParallel == 1)
         rep.warnings.push_back("run.parallelism.sequence_parallel: has no effect without tensor parallelism");
+    // The engine's budget is the serving model's (serving_model.h); this report is one request's.
+    if (r.serving)
+        rep.warnings.push_back("run.serving: these bars are one request's weights, KV cache and prefill, not the "
+                               "engine's budget; the engine's KV blocks, concurrency and startup lines: "
+                               "vramlab-cli serve-estimate FILE");
     if (training && reg.working == DType::Fp16 && !reg.master)
         rep.warnings.push_back(
             "run.precision: pure fp16 training without master weights usually diverges; mixed-fp16 keeps an fp32 copy");

@@ -11,6 +11,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <set>
 
 using namespace vramlab;
@@ -180,6 +181,10 @@ private slots:
         QCOMPARE(written["run"]["mode"], json("serving"));
         QCOMPARE(written["run"]["serving"]["gpu_memory_utilization"], json(0.85));
         QCOMPARE(scenarioToJson(readScenario(written)), written);
+        // Until the Serving page, the window's report says it is not the engine's budget.
+        const std::vector<std::string> warnings = estimate(sc).warnings;
+        QVERIFY(std::any_of(warnings.begin(), warnings.end(),
+            [](const std::string& w) { return w.starts_with("run.serving: these bars are one request's"); }));
         json alone = doc;
         alone["run"]["mode"] = "inference";
         QVERIFY_THROWS_EXCEPTION(InputError, readScenario(alone));
