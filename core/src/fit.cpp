@@ -3,7 +3,6 @@
 
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
-#include "vramlab/scenario_fields.h"
 
 namespace vramlab {
 
@@ -11,10 +10,9 @@ namespace {
 
 bool fitsAt(const Scenario& base, SweepParam p, Count v, EstimateCache& cache)
 {
-    Scenario scratch;
-    scratch.run = base.run;
-    sweepField(p).set(scratch, v);
-    return estimate(base.model, scratch.run, EstimateOptions { false }, &cache).fits;
+    RunSpec run = base.run;
+    setValue(run, p, v);
+    return estimate(base.model, run, EstimateOptions { false }, &cache).fits;
 }
 
 void requireGpu(const Scenario& base)

@@ -40,19 +40,9 @@ std::string_view toString(OptimizerImpl o)
 
 std::string toString(const Checkpointing& c)
 {
-    switch (c.kind) {
-    case Checkpointing::Kind::None:
-        return "none";
-    case Checkpointing::Kind::Full:
-        return "full";
-    case Checkpointing::Kind::Selective:
-        return "selective";
-    case Checkpointing::Kind::Every:
+    if (c.kind == Checkpointing::Kind::Every)
         return "every " + std::to_string(c.every) + " layers";
-    case Checkpointing::Kind::SelectiveOp:
-        return "selective-op";
-    }
-    return "?";
+    return std::string(nameOf(kCheckpointingNames, c.kind));
 }
 
 } // namespace vramlab

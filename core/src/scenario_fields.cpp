@@ -204,14 +204,10 @@ void readCheckpointing(Scenario& s, const json& v, const std::string& path, std:
     Checkpointing& c = s.run.checkpointing;
     if (v.is_string()) {
         const std::string name = v.get<std::string>();
-        const std::pair<std::string_view, Checkpointing::Kind> kinds[] = { { "none", Checkpointing::Kind::None },
-            { "full", Checkpointing::Kind::Full }, { "selective", Checkpointing::Kind::Selective },
-            { "selective-op", Checkpointing::Kind::SelectiveOp } };
-        for (const auto& [n, kind] : kinds)
-            if (n == name) {
-                c = { kind, 0 };
-                return;
-            }
+        if (const auto kind = valueNamed<Checkpointing::Kind>(kCheckpointingNames, name)) {
+            c = { *kind, 0 };
+            return;
+        }
         throw InputError(path, std::string(kCheckpointingExpected) + ", got \"" + name + "\"");
     }
     if (!v.is_object())

@@ -41,6 +41,10 @@ inline constexpr ChoiceName kOptimizerNames[] = { choiceName("adamw", Optimizer:
     choiceName("adam", Optimizer::Adam), choiceName("adamw-8bit", Optimizer::AdamW8bit),
     choiceName("sgd", Optimizer::Sgd), choiceName("sgd-momentum", Optimizer::SgdMomentum),
     choiceName("lion", Optimizer::Lion), choiceName("adafactor", Optimizer::Adafactor) };
+/// The checkpointing policies spelled as a string (Kind::Every is the object {"every": k}).
+inline constexpr ChoiceName kCheckpointingNames[] = { choiceName("none", Checkpointing::Kind::None),
+    choiceName("full", Checkpointing::Kind::Full), choiceName("selective", Checkpointing::Kind::Selective),
+    choiceName("selective-op", Checkpointing::Kind::SelectiveOp) };
 inline constexpr ChoiceName kAttentionNames[]
     = { choiceName("eager", AttentionImpl::Eager), choiceName("flash", AttentionImpl::Flash) };
 inline constexpr ChoiceName kFinetuneNames[] = { choiceName("full", FinetuneMethod::Full),
