@@ -320,6 +320,13 @@ QVector<ParamDescriptor> build()
     }
     // Shown where the framework's compile is modelled (torchtitan, torchtune), and while it is on,
     // so that a switch to another framework (which the core refuses with the reason) can be undone here.
+    all << toggle(QStringLiteral("run.activation_offloading"), prec, QStringLiteral("Offload activations"),
+        QStringLiteral("torchtune's OffloadActivations with whole-layer checkpointing: saved layer inputs go to pinned "
+                       "host memory in forward and come back one layer at a time in backward."),
+        [](const Scenario& s) {
+            return s.run.mode == Mode::Training && !s.run.serving
+                && (s.run.activationOffloading || s.run.framework == Framework::Torchtune);
+        });
     all << toggle(QStringLiteral("run.compile"), prec, QStringLiteral("torch.compile"),
         QStringLiteral("Each transformer block compiled as the framework does it: the partitioner recomputes "
                        "pointwise tensors (fp32 norm copies, the SiLU output) in backward instead of saving them."),

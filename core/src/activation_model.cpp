@@ -646,6 +646,34 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
     }
     }
 }
+/// torchtune's OffloadActivations (training/_activation_offloading.py@1814feb, use_streams=True,
+/// max_fwd_stash_size=5, min_offload_size=1024 B) around the model's forward: every saved tensor of
+/// at least 1 KiB is copied to pinned host memory and its GPU copy dropped once five newer ones
+/// have been saved; in backward a tensor comes back when its node runs and is dropped when the next
+/// node starts. With whole-layer checkpointing (required) a layer saves its input only, so the GPU
+/// keeps at most two layers' inputs (the fwd stash at the loss holds the LM head's input chunks,
+/// which the head still counts; in backward the current and the previous node's). The loss runs
+/// outside the context: its tensors stay. Offloaded: the embedding's, the layers' beyond two, and
+/// the final norm's.
+void offloadActivations(ActivationSet& set, const LayerTensors& layer, const StageSlice& slice)
+{
+    const Bytes headBytes = set.headBytes, embeddingBytes = set.embeddingBytes;
+    const Bytes layerBytes = set.bytes - headBytes - embeddingBytes;
+    const Count layers = std::max<Count>(1, slice.layers());
+    const Bytes keptLayers = layerBytes / layers * std::min<Count>(2, slice.layers());
+    Bytes finalNorm = 0;
+    if (slice.last) {
+        ActivationSet scratch;
+        Collector c { scratch, ActivationScope::Head, 1, false };
+        layer.norm(c, "final norm");
+        finalNorm = scratch.bytes;
+    }
+    set.offloadedBytes = embeddingBytes + (layerBytes - keptLayers) + finalNorm;
+    set.bytes -= set.offloadedBytes;
+    set.embeddingBytes = 0;
+    set.headBytes -= finalNorm;
+}
+
 } // namespace
 
 ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const StageSlice& slice, bool explain)
@@ -736,6 +764,8 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
         layer.norm(head, "final norm");
         lossTensors(head, set, m, r, x, vocab);
     }
+    if (r.activationOffloading && r.mode == Mode::Training)
+        offloadActivations(set, layer, slice);
     return set;
 }
 

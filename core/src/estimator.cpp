@@ -151,6 +151,11 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
         if (!why.empty())
             throw InputError("run.compile", "true is modelled for " + why);
     }
+    if (r.activationOffloading && r.mode == Mode::Training
+        && (r.framework != Framework::Torchtune || r.checkpointing.kind != Checkpointing::Kind::Full))
+        throw InputError("run.activation_offloading",
+            "true is modelled as torchtune's OffloadActivations, which runs with whole-layer checkpointing: expected "
+            "framework torchtune and checkpointing \"full\"");
     if (r.checkpointing.kind == Checkpointing::Kind::SelectiveOp && r.mode == Mode::Training) {
         // The save list is counted on torchtitan's Llama block (7 mm per block).
         const char* why = m.moe.enabled()               ? "a dense model (MoE blocks have other mm counts)"
@@ -361,6 +366,13 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     rep.stageIndex = st.index;
     rep.hostBytes = st.states.hostBytes;
     rep.hostFormula = st.states.hostFormula;
+    if (training && st.acts.offloadedBytes > 0) { // torchtune OffloadActivations: pinned host copies
+        const Bytes offloaded = checkedMul(st.acts.offloadedBytes, st.inFlight);
+        rep.hostBytes = checkedAdd(rep.hostBytes, offloaded);
+        if (explain)
+            rep.hostFormula += std::string(rep.hostFormula.empty() ? "" : " + ") + "offloaded activations "
+                + formatCount(offloaded) + " B (pinned, torchtune OffloadActivations)";
+    }
 
     KvCacheBytes kv;
     if (training) {
@@ -386,6 +398,9 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     }
     if (explain)
         actFormula += " = " + formatCount(actBytes) + " B";
+    if (explain && rep.activations.offloadedBytes > 0)
+        actFormula += "; " + formatCount(checkedMul(rep.activations.offloadedBytes, st.inFlight))
+            + " B more are in host memory (torchtune OffloadActivations: the GPU keeps two layers' inputs)";
     if (explain && rep.activations.compileRemovedBytes > 0)
         actFormula += "; torch.compile (" + std::string(rep.activations.compileScope) + ") recomputes "
             + n(static_cast<Count>(rep.activations.compileRemoved.size())) + " eager tensors in backward instead: "

@@ -493,7 +493,9 @@ const ScenarioField kFields[] = {
              "torch.compile as the framework applies it: the partitioner saves fewer tensors (torchtitan, "
              "torchtune)."),
         [](const Scenario& s) { return s.run.compile; }),
-    unmodelled("run.activation_offloading", "false", "saved tensors moved to host memory while backward waits"),
+    when(boolean<REF(s.run.activationOffloading)>("run.activation_offloading",
+             "Saved activations moved to pinned host memory in forward and back in backward (torchtune)."),
+        [](const Scenario& s) { return s.run.activationOffloading; }),
 
     integer<REF(s.run.parallelism.gpus)>(
         "run.parallelism.gpus", 1, kMaxGpus, "GPUs", "All GPUs: data x tensor x pipeline."),

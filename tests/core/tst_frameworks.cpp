@@ -18,13 +18,14 @@ namespace {
 
 /// A toy model whose bytes are easy to add by hand: vocab 1000, hidden 64, 2 layers,
 /// 4 heads of 16, 2 KV heads, SwiGLU 128, RMSNorm, RoPE; micro-batch 2 x 16 tokens, mixed-bf16.
-Scenario toy(const json& runExtra = json::object())
+Scenario toy(const json& runExtra = json::object(), const json& modelExtra = json::object())
 {
     json doc = json::parse(R"({"format": "vramlab.scenario", "version": 1, "name": "toy",
         "model": {"vocab_size": 1000, "hidden_size": 64, "num_layers": 2, "num_heads": 4, "num_kv_heads": 2,
                   "ffn_hidden_size": 128, "mlp": "swiglu", "norm": "rmsnorm", "position": "rope"},
         "run": {"sequence_length": 16, "micro_batch_size": 2, "precision": "mixed-bf16", "attention": "flash"}})");
     doc["run"].update(runExtra);
+    doc["model"].update(modelExtra);
     return readScenario(doc);
 }
 
@@ -76,6 +77,7 @@ private slots:
     void compileRefusedWhereNotModelled();
     void dtensorLossParallel();
     void sequenceParallelKeepsGatheredInputs();
+    void torchtuneActivationOffloading();
 };
 
 // 32 tokens x 1000 vocabulary = 32,000 logits.
@@ -388,6 +390,36 @@ void TstFrameworks::sequenceParallelKeepsGatheredInputs()
     QCOMPARE(tensorBytes(plain, "attention input (norm output, read by q/k/v)"), Bytes(2 * 2048));
     QCOMPARE(tensorBytes(titan, "LM head input (final norm output)"), Bytes(4096));
     QCOMPARE(tensorBytes(titan, "input norm: fp32 input"), tensorBytes(plain, "input norm: fp32 input"));
+}
+
+// torchtune OffloadActivations (training/_activation_offloading.py@1814feb) with whole-layer
+// checkpointing, 4 layers: each keeps its 4,096 B input (2 x 16 x 64 x 2 B); two stay on the GPU.
+// Offloaded: the other two inputs (8,192 B), the token ids (32 x 8 B) and the final norm's fp32
+// input, rsqrt and normalized tensor (8,192 + 128 + 4,096 B); the loss (outside the context) stays.
+void TstFrameworks::torchtuneActivationOffloading()
+{
+    const json run = { { "framework", "torchtune" }, { "checkpointing", "full" } };
+    json offload = run;
+    offload["activation_offloading"] = true;
+    const Scenario on = toy(offload, { { "num_layers", 4 } });
+    const Scenario off = toy(run, { { "num_layers", 4 } });
+    const StageSlice all { 4, 0, true, true };
+    const ActivationSet a = trainingActivations(on.model, on.run, all);
+    const ActivationSet b = trainingActivations(off.model, off.run, all);
+    QCOMPARE(a.offloadedBytes, Bytes(8192 + 256 + 8192 + 128 + 4096));
+    QCOMPARE(b.bytes - a.bytes, a.offloadedBytes);
+    QCOMPARE(a.embeddingBytes, Bytes(0));
+    QCOMPARE(a.headBytes, b.headBytes - (8192 + 128 + 4096));
+    // The report counts them in host memory.
+    const Report rep = estimate(on);
+    QCOMPARE(rep.hostBytes, a.offloadedBytes);
+    QVERIFY(rep.hostFormula.find("OffloadActivations") != std::string::npos);
+    // Other frameworks, or without whole-layer checkpointing: refused, naming the key.
+    QCOMPARE(QString::fromStdString(refusal({ { "activation_offloading", true } }).keyPath()),
+        QStringLiteral("run.activation_offloading"));
+    QCOMPARE(
+        QString::fromStdString(refusal({ { "framework", "torchtune" }, { "activation_offloading", true } }).keyPath()),
+        QStringLiteral("run.activation_offloading"));
 }
 
 QTEST_APPLESS_MAIN(TstFrameworks)

@@ -48,6 +48,7 @@ Scenario richScenario()
     sc.run.optimizerImpl = OptimizerImpl::Fused;
     sc.run.optimizerInBackward = true;
     sc.run.compile = true;
+    sc.run.activationOffloading = true;
     sc.run.overheads.commBufferBytes = 300 * kMiB;
     sc.run.gpu = findGpu("h100-sxm-80gb");
     sc.run.checkpointing = { Checkpointing::Kind::Every, 4 };

@@ -54,6 +54,9 @@ struct ActivationSet {
     Bytes compileRemovedBytes = 0; ///< one micro-batch: eager bytes the partitioner recomputes instead
     std::vector<ActivationTensor> compileRemoved; ///< those tensors (when explained)
     std::string_view compileScope; ///< what the framework compiles (empty without run.compile)
+    /// run.activation_offloading: bytes of one micro-batch's saved tensors held in pinned host
+    /// memory instead (already left out of `bytes`).
+    Bytes offloadedBytes = 0;
 };
 
 /// Which layers and ends of the model a GPU holds.

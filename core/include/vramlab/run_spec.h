@@ -125,6 +125,9 @@ struct RunSpec {
     /// compiled on its own; torchtune also its loss): AOTAutograd's min-cut partitioner chooses
     /// the saved tensors (core/src/activation_model.cpp states the rule).
     bool compile = false;
+    /// torchtune's OffloadActivations (enable_activation_offloading): saved tensors of the model's
+    /// forward go to pinned host memory (core/src/activation_model.cpp, offloadActivations).
+    bool activationOffloading = false;
 };
 
 std::string_view toString(Precision p);
