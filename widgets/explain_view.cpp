@@ -42,9 +42,11 @@ QString ExplainView::html(const Report& r)
                      bytesText(r.activations.lossHeldBytes + r.activations.lossForwardBytes),
                      bytesText(r.activations.lossBackwardBytes));
     if (!r.activations.compileScope.empty()) { // run.compile: which eager tensors the compiled graph does not keep
-        h += QStringLiteral("<h3>torch.compile</h3><p>%1. AOTAutograd's min-cut partitioner recomputes in backward "
-                            "what only pointwise ops read there; matmul and attention inputs, reductions and random "
-                            "masks stay saved. %2 less per micro-batch than eager code keeps:</p><ul>")
+        h += QStringLiteral(
+            "<h3>torch.compile</h3><p>%1. AOTAutograd's min-cut partitioner recomputes in backward "
+            "what only pointwise ops read there; matmul and attention inputs, reductions and random "
+            "masks stay saved. Eager code would keep these too (%2 per micro-batch); the 16-bit inputs that replace "
+            "fp32 copies are among the saved tensors:</p><ul>")
                  .arg(view(r.activations.compileScope), bytesText(r.activations.compileRemovedBytes));
         for (const ActivationTensor& t : r.activations.compileRemoved)
             h += QStringLiteral("<li>%1 (%2): %3 x %4</li>")

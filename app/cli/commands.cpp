@@ -4,6 +4,7 @@
 #include "cli_args.h"
 #include "cli_scenario.h"
 #include "command_main.h"
+#include "scenario_overrides.h"
 #include "serve_commands.h"
 #include "text_report.h"
 #include "vramlab/errors.h"
@@ -38,8 +39,24 @@ void write(const std::string& text)
 
 } // namespace
 
-int runEstimate(const std::vector<std::string>& words)
+int runEstimate(const std::vector<std::string>& given)
 {
+    std::vector<std::string> words = given;
+    if (const ScenarioOverrides ov = takeOverrides(words); !ov.empty()) {
+        // A quick question: keys on the command line, with or without a file to amend.
+        CliArgs a(words, {}, { "--json" });
+        if (a.positionals().size() > 1)
+            throw InputError("estimate", "expected at most one scenario file beside --KEY VALUE options");
+        const std::optional<std::string> file
+            = a.positionals().empty() ? std::nullopt : std::optional(a.positionals().front());
+        const Scenario sc = loadWithOverrides(file, ov);
+        if (sc.run.serving)
+            throw InputError(
+                "run.mode", "\"serving\" is answered by serve-estimate FILE", file.value_or("command line"));
+        const Report r = withFile(file.value_or("command line"), [&] { return estimate(sc); });
+        write(a.flag("--json") ? reportToJson(r).dump(2) + "\n" : textReport(r));
+        return 0;
+    }
     if (isServingScenario(words))
         return runServeEstimate(words); // run.mode "serving": the engine's budget, not a training step
     CliArgs a(words, {}, { "--json" });

@@ -15,6 +15,7 @@ Where GPU memory and compute go when an LLM is trained, fine-tuned or served.
 
 commands:
   estimate FILE [--json]          memory per GPU by component, FLOPs, step time, verdict
+  estimate --preset P --KEY V     the same for keys given on the command line (see estimate --help)
   sweep FILE --param KEY --from A --to B --points N [--log] [--csv|--json]
                                   KEY: run.sequence_length, run.micro_batch_size,
                                   run.gradient_accumulation_steps, run.parallelism.gpus,
@@ -56,11 +57,18 @@ struct Command {
 };
 
 const std::array<Command, 12> kCommands = { {
-    { "estimate", vramlab::cli::runEstimate, R"(usage: vramlab-cli estimate FILE [--json]
+    { "estimate", vramlab::cli::runEstimate, R"(usage: vramlab-cli estimate FILE [--json] [--KEY VALUE ...]
+       vramlab-cli estimate --preset NAME [--KEY VALUE ...] [--json]
 
 Memory per GPU by component (weights, master weights, gradients, optimizer states,
 activations, KV cache, overhead), the peak of the step, FLOPs, step time and whether it
 fits run.gpu. --json prints the report object of the scenario spec.
+--KEY VALUE sets one scenario key (every key `vramlab-cli keys` lists, e.g.
+--run.parallelism.zero_stage 3), on FILE's scenario or, without a file, on the defaults;
+short forms: --preset --gpu --mode --method --rank --seq --micro-batch --accumulation
+--precision --optimizer --checkpointing --attention --framework --loss --compile --gpus
+--zero --tp --pp. VALUE is JSON where it parses (8192, true, {"every": 2}), else text.
+Example: vramlab-cli estimate --preset llama-3-8b --gpu rtx-4090 --method qlora --seq 8192
 Exit 0; bad input exits 2 with one line on stderr.
 )" },
     { "sweep", vramlab::cli::runSweep,

@@ -402,9 +402,9 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         actFormula += "; " + formatCount(checkedMul(rep.activations.offloadedBytes, st.inFlight))
             + " B more are in host memory (torchtune OffloadActivations: the GPU keeps two layers' inputs)";
     if (explain && rep.activations.compileRemovedBytes > 0)
-        actFormula += "; torch.compile (" + std::string(rep.activations.compileScope) + ") recomputes "
-            + n(static_cast<Count>(rep.activations.compileRemoved.size())) + " eager tensors in backward instead: "
-            + formatCount(checkedMul(rep.activations.compileRemovedBytes, st.inFlight)) + " B less";
+        actFormula += "; torch.compile (" + std::string(rep.activations.compileScope) + ") recomputes in backward "
+            + n(static_cast<Count>(rep.activations.compileRemoved.size())) + " kinds of tensor eager code keeps ("
+            + formatCount(checkedMul(rep.activations.compileRemovedBytes, st.inFlight)) + " B)";
     // Which framework behaviour made the loss tensors (the plain default keeps today's text).
     if (explain && training && st.slice.last && (r.framework != Framework::Plain || r.loss))
         actFormula += "; loss: " + std::string(rep.activations.lossSource) + " ["

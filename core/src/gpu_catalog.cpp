@@ -119,7 +119,15 @@ std::optional<GpuSpec> findGpu(std::string_view name)
     for (const GpuSpec& g : gpuCatalog())
         if (g.name == name)
             return g;
-    return std::nullopt;
+    // The name without its memory suffix ("rtx-4090" for "rtx-4090-24gb") when only one entry has it.
+    std::optional<GpuSpec> only;
+    for (const GpuSpec& g : gpuCatalog())
+        if (!name.empty() && g.name.size() > name.size() && g.name.starts_with(name) && g.name[name.size()] == '-') {
+            if (only)
+                return std::nullopt;
+            only = g;
+        }
+    return only;
 }
 
 std::optional<GpuSpec> matchGpu(std::string_view deviceName, Bytes totalBytes)

@@ -43,6 +43,38 @@ class TestCli : public QObject {
     Q_OBJECT
 private slots:
     // The key reference is the field table itself: every key, the values it takes, its unit.
+    // Quick questions: scenario keys as options, no file needed (issue 16's example, verbatim).
+    void quickQuestionWithoutAFile()
+    {
+        const Run q = cli({ "estimate", "--preset", "llama-3-8b", "--gpu", "rtx-4090", "--method", "qlora", "--seq",
+            "8192", "--checkpointing", "full", "--json" });
+        QCOMPARE(q.code, 0);
+        const QJsonObject r = QJsonDocument::fromJson(q.out).object();
+        QCOMPARE(r["params"].toObject()["total"].toInteger(), qint64(8030261248)); // Llama 3 8B, published count
+        QCOMPARE(r["gpu"].toObject()["name"].toString(), QStringLiteral("rtx-4090-24gb"));
+        // The same question as a file gives the same bytes.
+        QTemporaryDir dir;
+        const QString file = writeTemp(dir, "quick.json",
+            R"({"format": "vramlab.scenario", "version": 1, "name": "q", "model": {"preset": "llama-3-8b"},
+            "run": {"gpu": "rtx-4090-24gb", "finetune": {"method": "qlora"}, "sequence_length": 8192,
+                    "checkpointing": "full"}})");
+        const QJsonObject viaFile = QJsonDocument::fromJson(cli({ "estimate", file, "--json" }).out).object();
+        QCOMPARE(r["peak_bytes"].toInteger(), viaFile["peak_bytes"].toInteger());
+        // A key amends a file; full key paths work too.
+        const QJsonObject amended
+            = QJsonDocument::fromJson(cli({ "estimate", file, "--run.sequence_length", "4096", "--json" }).out)
+                  .object();
+        QVERIFY(amended["peak_bytes"].toInteger() < viaFile["peak_bytes"].toInteger());
+        // Bad values are the reader's errors, attributed to the command line; a missing value is named.
+        const Run bad = cli({ "estimate", "--preset", "llama-3-8b", "--gpu", "a100" });
+        QCOMPARE(bad.code, 2);
+        QVERIFY(bad.err.contains("command line: run.gpu: expected a catalog name"));
+        const Run missing = cli({ "estimate", "--preset", "llama-3-8b", "--seq" });
+        QCOMPARE(missing.code, 2);
+        QVERIFY(missing.err.contains("--seq: expected a value for run.sequence_length"));
+        QCOMPARE(cli({ "estimate", "--seq", "4096" }).code, 2); // no model at all
+    }
+
     void keysListsTheFieldTable()
     {
         const Run text = cli({ "keys" });

@@ -33,6 +33,8 @@ struct GpuSpec {
 /// The built-in catalog (A100 40/80, H100 SXM/PCIe/NVL, H200, B200, L4, L40, L40S, A40, T4,
 /// RTX 3090/4090/5090, RTX A6000, RTX 6000 Ada, MI300X, ...).
 const std::vector<GpuSpec>& gpuCatalog();
+/// By catalog name, or by that name without its memory suffix where one entry alone has it
+/// ("rtx-4090" is rtx-4090-24gb; "a100" names two and finds none).
 std::optional<GpuSpec> findGpu(std::string_view name);
 /// The catalog entry of a device as the driver names it ("NVIDIA H100 80GB HBM3",
 /// "NVIDIA A100-SXM4-80GB MIG 3g.40gb"): the key's model words must all be in the name
