@@ -4,6 +4,7 @@
 #include "vramlab/parameter_tensors.h"
 #include "vramlab/text_escape.h"
 
+#include <charconv>
 #include <cstdio>
 #include <sstream>
 
@@ -211,20 +212,38 @@ std::string reviewMarkdown(
     return out.str();
 }
 
+void appendSweepCsvHeader(std::string& out, SweepParam param, char sep)
+{
+    out += csvField(keyPathOf(param));
+    for (ComponentKind k : kReportComponents)
+        out.append(1, sep).append(componentKey(k));
+    out.append(1, sep).append("total").append(1, sep).append("peak").append(1, sep).append("fits\n");
+}
+
+void appendSweepCsvRow(std::string& out, const SweepPoint& pt, char sep)
+{
+    // std::to_chars, not a stream: a row costs about 100 ns, a million rows a tenth of a second.
+    char buf[24];
+    auto number = [&](Count v) { out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr); };
+    number(pt.value);
+    for (Bytes b : pt.componentBytes) {
+        out += sep;
+        number(b);
+    }
+    out += sep;
+    number(pt.total);
+    out += sep;
+    number(pt.peak);
+    out.append(1, sep).append(pt.fitsCsv()).append(1, '\n');
+}
+
 std::string sweepCsv(SweepParam param, const std::vector<SweepPoint>& points, char sep)
 {
-    std::ostringstream out;
-    out << csvField(keyPathOf(param));
-    for (ComponentKind k : kReportComponents)
-        out << sep << componentKey(k);
-    out << sep << "total" << sep << "peak" << sep << "fits\n";
-    for (const SweepPoint& pt : points) {
-        out << pt.value;
-        for (ComponentKind k : kReportComponents)
-            out << sep << pt.report.bytes(k);
-        out << sep << pt.report.total << sep << pt.report.peak << sep << pt.report.fitsCsv() << '\n';
-    }
-    return out.str();
+    std::string out;
+    appendSweepCsvHeader(out, param, sep);
+    for (const SweepPoint& pt : points)
+        appendSweepCsvRow(out, pt, sep);
+    return out;
 }
 
 std::string columnsCsv(const std::vector<ChartColumn>& columns)
