@@ -35,6 +35,18 @@ void BM_Estimate(benchmark::State& state)
 }
 BENCHMARK(BM_Estimate)->Unit(benchmark::kMicrosecond);
 
+/// The lean path sweeps, fits and the planner take (no formulas); the argument is the
+/// layer count: the time must not grow with it.
+void BM_EstimateLean(benchmark::State& state)
+{
+    Scenario sc = llama8bOn8H100();
+    sc.model.numLayers = state.range(0);
+    EstimateCache cache;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(estimate(sc.model, sc.run, EstimateOptions { false }, &cache));
+}
+BENCHMARK(BM_EstimateLean)->Arg(32)->Arg(1024)->Arg(100'000)->Unit(benchmark::kMicrosecond);
+
 void BM_EstimateDeepSeekPipeline(benchmark::State& state)
 {
     Scenario sc = llama8bOn8H100();
