@@ -336,14 +336,14 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         if (pp == 1)
             break;
     }
-    const StageResult& st = *worst;
+    StageResult& st = *worst; // its formulas move into the report
     rep.stage = pp == 1 ? "all layers"
         : !explain      ? "pipeline stage"
                    : "pipeline stage " + n(st.index + 1) + " of " + n(pp) + " (" + n(st.slice.layers()) + " layers)";
     rep.microBatchesInFlight = st.inFlight;
     rep.stageIndex = st.index;
     rep.hostBytes = st.states.hostBytes;
-    rep.hostFormula = st.states.hostFormula;
+    rep.hostFormula = std::move(st.states.hostFormula);
 
     KvCacheBytes kv;
     if (training) {
@@ -378,22 +378,22 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     auto part = [](K k, Bytes bytes, std::string formula, std::string_view why) {
         return Component { componentKey(k), componentLabel(k), bytes, std::move(formula), why };
     };
-    rep.components = {
-        part(K::Weights, st.states.weights, st.states.weightsFormula,
-            training ? "The copy of the weights that forward and backward read."
-                     : "The weights the model reads for every token."),
-        part(K::MasterWeights, st.states.master, st.states.masterFormula,
-            "An fp32 copy the optimizer updates, so small updates are not lost in 16-bit rounding."),
-        part(K::Gradients, st.states.gradients, st.states.gradientsFormula,
-            "One gradient per trainable weight, written by the backward pass."),
-        part(K::OptimizerStates, st.states.optimizer, st.states.optimizerFormula,
-            "What the optimizer remembers between steps (Adam: running mean and variance of the gradients)."),
-        part(K::Activations, actBytes, actFormula,
-            training ? "Tensors the forward pass keeps so the backward pass can compute gradients."
-                     : "Intermediate tensors of the layer being computed; freed as the next layer runs."),
-        part(K::KvCache, kv.bytes, training && explain ? "no KV cache in training" : kv.formula,
-            "Keys and values of every past token, kept so each new token attends without recomputing them."),
-    };
+    // Pushed one by one with the formulas moved: an initializer list copied every string.
+    rep.components.reserve(kReportComponents.size());
+    rep.components.push_back(part(K::Weights, st.states.weights, std::move(st.states.weightsFormula),
+        training ? "The copy of the weights that forward and backward read."
+                 : "The weights the model reads for every token."));
+    rep.components.push_back(part(K::MasterWeights, st.states.master, std::move(st.states.masterFormula),
+        "An fp32 copy the optimizer updates, so small updates are not lost in 16-bit rounding."));
+    rep.components.push_back(part(K::Gradients, st.states.gradients, std::move(st.states.gradientsFormula),
+        "One gradient per trainable weight, written by the backward pass."));
+    rep.components.push_back(part(K::OptimizerStates, st.states.optimizer, std::move(st.states.optimizerFormula),
+        "What the optimizer remembers between steps (Adam: running mean and variance of the gradients)."));
+    rep.components.push_back(part(K::Activations, actBytes, std::move(actFormula),
+        training ? "Tensors the forward pass keeps so the backward pass can compute gradients."
+                 : "Intermediate tensors of the layer being computed; freed as the next layer runs."));
+    rep.components.push_back(part(K::KvCache, kv.bytes, training && explain ? "no KV cache in training" : kv.formula,
+        "Keys and values of every past token, kept so each new token attends without recomputing them."));
     rep.overheadParts = overheadParts(m, r, rep.params, rep.activations, st.inFlight, explain);
     Bytes overhead = 0;
     std::string overheadFormula;
@@ -405,7 +405,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
                 .append(" ")
                 .append(formatBytes(c.bytes));
     }
-    rep.components.push_back(part(K::Overhead, overhead, overheadFormula,
+    rep.components.push_back(part(K::Overhead, overhead, std::move(overheadFormula),
         "Memory the run needs that is not a model tensor: context, workspaces, allocator, buffers."));
     for (const Component& c : rep.components)
         rep.total = checkedAdd(rep.total, c.bytes);
