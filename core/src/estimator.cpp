@@ -165,6 +165,9 @@ struct EstimateCache::Impl {
         ModelStateBytes states;
     };
     std::vector<States> states;
+    size_t nextState = 0; ///< the entry to overwrite when `states` is full
+    bool holdActivations = false;
+    std::optional<ActivationSet> heldActivations[2]; ///< the first and the last stage's
 
     /// Parameter tensors of `m`, rebuilt only when the model object changes.
     void forModel(const ModelSpec& m)
@@ -175,6 +178,7 @@ struct EstimateCache::Impl {
         tensors = parameterTensors(m);
         params = countParameters(tensors, m);
         states.clear();
+        nextState = 0;
     }
     const ModelStateBytes* find(const RunSpec& r, Count stage, bool explain) const
     {
@@ -190,6 +194,13 @@ EstimateCache::EstimateCache()
 {
 }
 EstimateCache::~EstimateCache() = default;
+
+void EstimateCache::holdActivations(bool on)
+{
+    m_impl->holdActivations = on;
+    for (std::optional<ActivationSet>& a : m_impl->heldActivations)
+        a.reset();
+}
 
 StageSlice stageSlice(const ModelSpec& m, Count stages, Count stage)
 {
@@ -319,13 +330,22 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         } else {
             s.states = modelStates(localParameters(tensors, m, r, s.slice), r, explain);
             if (cache) {
-                if (memo.states.size() >= 8) // a sweep moves one key: a few entries are enough
-                    memo.states.erase(memo.states.begin());
-                memo.states.push_back({ r, stage, explain, s.states });
+                // A sweep moves one key, the planner 8 ZeRO x offload pairs x 2 stages: 32
+                // entries, the oldest overwritten in turn (no erase moving the others).
+                if (memo.states.size() < 32)
+                    memo.states.push_back({ r, stage, explain, s.states });
+                else
+                    memo.states[memo.nextState++ % 32] = { r, stage, explain, s.states };
             }
         }
         if (training) {
-            s.acts = trainingActivations(m, r, s.slice, explain);
+            std::optional<ActivationSet>& held = memo.heldActivations[stage == 0 ? 0 : 1];
+            if (!memo.holdActivations || !held)
+                s.acts = trainingActivations(m, r, s.slice, explain);
+            else
+                s.acts = *held;
+            if (memo.holdActivations && !held)
+                held = s.acts;
             s.inFlight = std::min(pp - stage, r.gradientAccumulationSteps);
         }
         s.sum = checkedMul(s.acts.bytes, s.inFlight);

@@ -87,11 +87,32 @@ public:
         const Count depth = std::clamp<Count>(in.inFlight, 1, total);
         const Count simulated = std::min(total, depth + 1);
         m_out.simulatedMicroBatches = simulated;
-        for (Count i = 0; i + 1 < depth; ++i)
+        // Unrecorded, with R > 0 bytes kept per micro-batch from its forward to its backward:
+        // each warm-up forward is R below the next one, event for event, and each backward
+        // that follows a later micro-batch's backward R below it, so neither holds the first
+        // highest point; their bytes are added or taken in one step (deep pipelines).
+        const Bytes keptActs = (in.firstStage ? in.embeddingActs : 0) + (in.layers > 0 ? in.layerActs : 0)
+            + (in.lastStage ? in.headActs : 0);
+        const Bytes keptTemps = in.lastStage ? in.lossHeld + in.lossGathered : 0;
+        const bool skip = !m_record && keptActs + keptTemps > 0;
+        Count warm = 0;
+        if (skip && depth > 1) {
+            warm = depth - 1;
+            at(Cat::Activations) += warm * keptActs;
+            at(Cat::Temporaries) += warm * keptTemps;
+        }
+        for (Count i = warm; i + 1 < depth; ++i)
             forward(i);
         for (Count i = 0; i < simulated; ++i) {
-            if (i + depth - 1 < simulated)
+            const bool forwardFirst = i + depth - 1 < simulated;
+            if (forwardFirst)
                 forward(i + depth - 1);
+            if (skip && !forwardFirst && i >= 2) {
+                const Count rest = simulated - i;
+                at(Cat::Activations) -= rest * keptActs;
+                at(Cat::Temporaries) -= rest * keptTemps;
+                break;
+            }
             backward(i);
         }
 
