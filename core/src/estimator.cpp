@@ -32,7 +32,8 @@ bool sameStateInputs(const RunSpec& a, const RunSpec& b)
         && p.offloadOptimizer == q.offloadOptimizer && p.offloadParams == q.offloadParams && p.fsdp2 == q.fsdp2
         && a.optimizerImpl == b.optimizerImpl && a.finetune.doubleQuant == b.finetune.doubleQuant
         && a.finetune.quantizeLmHead == b.finetune.quantizeLmHead && a.finetune.method == b.finetune.method
-        && a.finetune.rank == b.finetune.rank && a.finetune.targets == b.finetune.targets
+        && a.finetune.rank == b.finetune.rank
+        && (a.finetune.method == FinetuneMethod::Full || a.finetune.targets == b.finetune.targets)
         && a.inference.weightDtype == b.inference.weightDtype;
 }
 
@@ -149,7 +150,8 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
     }
 }
 
-const char* const kLoraTargets[]
+// string_views: comparing a std::string with a const char* measured its length each time.
+constexpr std::string_view kLoraTargets[]
     = { "q", "k", "v", "o", "gate", "up", "down", "q_a", "q_b", "kv_a", "kv_b", "all-linear" };
 
 } // namespace
@@ -302,8 +304,8 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
 
     Report rep;
     rep.scenarioName = m.name;
-    EstimateCache local;
-    EstimateCache::Impl& memo = (cache ? *cache : local).impl();
+    std::optional<EstimateCache> local; // made only without the caller's (an allocation per call)
+    EstimateCache::Impl& memo = (cache ? *cache : local.emplace()).impl();
     memo.forModel(m);
     const std::vector<ParamTensor>& tensors = memo.tensors;
     rep.params = memo.params;
