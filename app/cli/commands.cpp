@@ -65,6 +65,7 @@ int runSweep(const std::vector<std::string>& words)
     // Every point is computed before the first byte is written (an error leaves no half
     // table), then the text goes out in 1 MiB pieces: a million points never become one string.
     std::string out;
+    out.reserve((1u << 20) + 4096); // a piece and one more row: never grown
     auto flush = [&](bool last) {
         if (last || out.size() >= (1u << 20)) {
             write(out);

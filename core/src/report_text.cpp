@@ -222,19 +222,25 @@ void appendSweepCsvHeader(std::string& out, SweepParam param, char sep)
 
 void appendSweepCsvRow(std::string& out, const SweepPoint& pt, char sep)
 {
-    // std::to_chars, not a stream: a row costs about 100 ns, a million rows a tenth of a second.
-    char buf[24];
-    auto number = [&](Count v) { out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr); };
+    // The row in a local buffer with std::to_chars, then one append: about 300 instructions
+    // a row, so a million rows take a fraction of a second.
+    char row[12 * 21 + 8]; // 11 numbers of at most 20 characters with their separators, "false\n"
+    char* at = row;
+    auto number = [&](Count v) { at = std::to_chars(at, row + sizeof row, v).ptr; };
     number(pt.value);
     for (Bytes b : pt.componentBytes) {
-        out += sep;
+        *at++ = sep;
         number(b);
     }
-    out += sep;
+    *at++ = sep;
     number(pt.total);
-    out += sep;
+    *at++ = sep;
     number(pt.peak);
-    out.append(1, sep).append(pt.fitsCsv()).append(1, '\n');
+    *at++ = sep;
+    for (const char* f = pt.fitsCsv(); *f != '\0'; ++f)
+        *at++ = *f;
+    *at++ = '\n';
+    out.append(row, static_cast<size_t>(at - row));
 }
 
 std::string sweepCsv(SweepParam param, const std::vector<SweepPoint>& points, char sep)

@@ -93,8 +93,10 @@ SweepPoint::SweepPoint(Count v, const Report& r)
     // when they are there, by key otherwise.
     for (size_t i = 0; i < kReportComponents.size(); ++i) {
         const std::string_view key = componentKey(kReportComponents[i]);
-        componentBytes[i]
-            = i < r.components.size() && r.components[i].key == key ? r.components[i].bytes : r.bytesOf(key);
+        // Both keys come from kComponents: the same pointer, unless a report was made elsewhere.
+        const bool inPlace
+            = i < r.components.size() && (r.components[i].key.data() == key.data() || r.components[i].key == key);
+        componentBytes[i] = inPlace ? r.components[i].bytes : r.bytesOf(key);
     }
 }
 
