@@ -295,9 +295,13 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
                         c.offloadOptimizer = l.offload >= 1;
                         c.offloadParams = l.offload == 2;
                         setCandidate(run, c, req.gpus);
-                        Report rep;
-                        try {
-                            rep = estimate(m, run, EstimateOptions { false }, &cache);
+                        Count tokensPerStep = 0;
+                        try { // the report made in place and read here: no empty one assigned over
+                            const Report rep = estimate(m, run, EstimateOptions { false }, &cache);
+                            c.peak = rep.peak;
+                            c.fits = rep.fits;
+                            c.time = stepTime(m, run, rep);
+                            tokensPerStep = rep.flops.tokensPerStep;
                         } catch (const InputError&) {
                             l.done = true; // this parallel layout is impossible for the model
                             continue;
@@ -306,11 +310,8 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
                             continue;
                         }
                         ++res.evaluated;
-                        c.peak = rep.peak;
-                        c.fits = rep.fits;
-                        c.time = stepTime(m, run, rep);
                         const double total = c.time.total();
-                        c.tokensPerS = total > 0 ? static_cast<double>(rep.flops.tokensPerStep) / total : 0;
+                        c.tokensPerS = total > 0 ? static_cast<double>(tokensPerStep) / total : 0;
                         const Count order
                             = orderBase + (static_cast<Count>(li) * nCk + static_cast<Count>(ci)) * nMb + Count(mi);
                         if (!c.fits) {
