@@ -133,15 +133,16 @@ private:
 
     void emit(StepPhase phase, Count microBatch, Count layer, std::string_view what)
     {
-        TimelineEvent e { phase, microBatch, layer, what, m_now };
-        const Bytes total = e.total();
+        Bytes total = 0; // as TimelineEvent::total(), without making the event unless it is kept
+        for (Bytes b : m_now)
+            total = checkedAdd(total, b);
         if (total > m_out.peak || !m_any) {
             m_out.peak = total;
-            m_out.atPeak = e;
+            m_out.atPeak = { phase, microBatch, layer, what, m_now };
             m_any = true;
         }
         if (m_record)
-            m_out.events.push_back(e);
+            m_out.events.push_back({ phase, microBatch, layer, what, m_now });
     }
 
     /// One layer's share of `all`, the remainder going to layer 0 so the shares add up.

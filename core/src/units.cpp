@@ -30,9 +30,13 @@ std::string formatDouble(double v, std::chars_format format, int precision)
         if (format == std::chars_format::general && magnitude < limit)
             return std::to_string(whole);
     }
-    char buf[400]; // the longest fixed double (1e308 with decimals) fits
-    const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, v, format, precision);
-    return std::string(buf, r.ptr);
+    char buf[400]; // a fixed 1e308 with decimals fits
+    if (const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, v, format, precision); r.ec == std::errc())
+        return std::string(buf, r.ptr);
+    std::string big(330 + static_cast<size_t>(std::max(precision, 0)), '\0'); // a precision in the hundreds
+    big.resize(
+        static_cast<size_t>(std::to_chars(big.data(), big.data() + big.size(), v, format, precision).ptr - big.data()));
+    return big;
 }
 
 std::string formatBytes(Bytes bytes, bool binary)
