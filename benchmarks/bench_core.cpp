@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// One estimate (target < 20 us), a 10,000-point sweep (target < 50 ms) and the planner
-// (target >= 100,000 configurations per second) on one core.
+// One estimate with formulas (target < 5 us), the lean one sweeps and the planner use
+// (< 2 us, whatever the layer count), a 10,000-point sweep (< 15 ms) and the planner
+// (>= 1,000,000 setups per second, whatever the global batch) on one core.
 #include "vramlab/estimator.h"
 #include "vramlab/planner.h"
 #include "vramlab/presets.h"
@@ -34,6 +35,18 @@ void BM_Estimate(benchmark::State& state)
         benchmark::DoNotOptimize(estimate(sc));
 }
 BENCHMARK(BM_Estimate)->Unit(benchmark::kMicrosecond);
+
+/// The lean path sweeps, fits and the planner take (no formulas); the argument is the
+/// layer count: the time must not grow with it.
+void BM_EstimateLean(benchmark::State& state)
+{
+    Scenario sc = llama8bOn8H100();
+    sc.model.numLayers = state.range(0);
+    EstimateCache cache;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(estimate(sc.model, sc.run, EstimateOptions { false }, &cache));
+}
+BENCHMARK(BM_EstimateLean)->Arg(32)->Arg(1024)->Arg(100'000)->Unit(benchmark::kMicrosecond);
 
 void BM_EstimateDeepSeekPipeline(benchmark::State& state)
 {
@@ -86,6 +99,16 @@ void BM_PlanLlama70bOn64(benchmark::State& state)
     plannerBenchmark(state, sc, 64, 512);
 }
 BENCHMARK(BM_PlanLlama70bOn64)->Unit(benchmark::kMillisecond);
+
+/// The same with 10,000,000 sequences per step: setups per second must not fall with the
+/// batch (divisors up to its square root, nothing kept per setup but the top ten).
+void BM_PlanLlama70bOn64Batch10M(benchmark::State& state)
+{
+    Scenario sc = llama8bOn8H100();
+    sc.model = findPreset("llama-3-70b")->model;
+    plannerBenchmark(state, sc, 64, 10'000'000);
+}
+BENCHMARK(BM_PlanLlama70bOn64Batch10M)->Unit(benchmark::kMillisecond);
 
 /// The Timeline tab: step 2 of Llama-3-8B with 8 micro-batches, every event recorded.
 void BM_TimelineRecorded(benchmark::State& state)

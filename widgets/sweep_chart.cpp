@@ -61,13 +61,13 @@ void SweepChart::rebuild()
         xs[i] = double(points[size_t(i)].value);
     for (int g = 0; g < m_graphs.size(); ++g) {
         for (int i = 0; i < n; ++i)
-            cumulative[i] += toGiB(points[size_t(i)].report.bytesOf(kComponentKeys[size_t(g)]));
+            cumulative[i] += toGiB(points[size_t(i)].bytesOf(kComponentKeys[size_t(g)]));
         m_graphs[g]->setData(xs, cumulative, true);
     }
     QVector<double> peaks(n);
     bool peakDiffers = false;
     for (int i = 0; i < n; ++i) {
-        const Report& r = points[size_t(i)].report;
+        const SweepPoint& r = points[size_t(i)];
         peaks[i] = toGiB(r.peak);
         peakDiffers = peakDiffers || r.peak != r.total;
         yMax = std::max(yMax, peaks[i]);
@@ -96,7 +96,7 @@ void SweepChart::rebuild()
     if (n > 0)
         m_plot->xAxis->setRange(xs.front(), xs.back());
 
-    const Report* any = n > 0 ? &points.front().report : nullptr;
+    const SweepPoint* any = n > 0 ? &points.front() : nullptr;
     if (any && any->usableBytes > 0) {
         const double cap = toGiB(any->usableBytes);
         yMax = std::max(yMax, cap);
@@ -111,7 +111,7 @@ void SweepChart::rebuild()
         capLabel->setColor(m_theme.foreground);
         capLabel->setFont(m_theme.font(-1));
         for (const SweepPoint& p : points) {
-            if (!p.report.fits) {
+            if (!p.fits) {
                 m_firstNotFitting = m_series.boundary.value_or(p.value);
                 auto* mark = new QCPItemStraightLine(m_plot);
                 mark->setPen(QPen(m_theme.overflow, m_theme.lineWidth));

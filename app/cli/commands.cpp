@@ -22,6 +22,7 @@
 #include "vramlab/sweep.h"
 #include "vramlab/text_escape.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -78,25 +79,49 @@ int runSweep(const std::vector<std::string>& words)
     const Count to = a.integer("--to", 1, 100'000'000).value_or(from);
     const int points = static_cast<int>(a.integer("--points", 1, 1'000'000).value_or(10));
     const auto pts = withFile(file, [&] { return sweep(sc, p, from, to, points, a.flag("--log")); });
-    std::ostringstream out;
-    if (a.flag("--json")) {
-        json arr = json::array();
-        for (const SweepPoint& pt : pts) {
-            json bytes = json::object();
-            for (ComponentKind k : kReportComponents)
-                bytes[std::string(componentKey(k))] = pt.report.bytes(k);
-            bytes["total"] = pt.report.total;
-            arr.push_back({ { "value", pt.value }, { "per_gpu_bytes", bytes }, { "peak_bytes", pt.report.peak },
-                { "fits", pt.report.hasVerdict ? json(pt.report.fits) : json(nullptr) },
-                { "flops_per_step", pt.report.flops.perStep } });
+    // Every point is computed before the first byte is written (an error leaves no half
+    // table), then the text goes out in 1 MiB pieces: a million points never become one string.
+    std::string out;
+    out.reserve((1u << 20) + 4096); // a piece and one more row: never grown
+    auto flush = [&](bool last) {
+        if (last || out.size() >= (1u << 20)) {
+            write(out);
+            out.clear();
         }
-        out << json { { "format", "vramlab.sweep" }, { "version", 1 }, { "param", keyPathOf(p) }, { "points", arr } }
-                   .dump(2)
-            << "\n";
+    };
+    if (a.flag("--json")) {
+        // Byte for byte what json::dump(2) wrote (keys sorted), without a million-node document.
+        std::vector<std::string_view> keys { "total" };
+        for (ComponentKind k : kReportComponents)
+            keys.push_back(componentKey(k));
+        std::sort(keys.begin(), keys.end());
+        out = "{\n  \"format\": \"vramlab.sweep\",\n  \"param\": " + json(keyPathOf(p)).dump() + ",\n  \"points\": [";
+        for (size_t i = 0; i < pts.size(); ++i) {
+            const SweepPoint& pt = pts[i];
+            out += i == 0 ? "\n" : ",\n";
+            out += "    {\n      \"fits\": ";
+            out += !pt.hasVerdict ? "null" : pt.fits ? "true" : "false";
+            out += ",\n      \"flops_per_step\": " + json(pt.flopsPerStep).dump();
+            out += ",\n      \"peak_bytes\": " + std::to_string(pt.peak);
+            out += ",\n      \"per_gpu_bytes\": {";
+            for (size_t j = 0; j < keys.size(); ++j)
+                out.append(j == 0 ? "\n        \"" : ",\n        \"")
+                    .append(keys[j])
+                    .append("\": ")
+                    .append(std::to_string(pt.bytesOf(keys[j])));
+            out += "\n      },\n      \"value\": " + std::to_string(pt.value) + "\n    }";
+            flush(false);
+        }
+        out += pts.empty() ? "],\n  \"version\": 1\n}\n" : "\n  ],\n  \"version\": 1\n}\n";
     } else {
-        out << sweepCsv(p, pts, a.flag("--csv") ? ',' : '\t');
+        const char sep = a.flag("--csv") ? ',' : '\t';
+        appendSweepCsvHeader(out, p, sep);
+        for (const SweepPoint& pt : pts) {
+            appendSweepCsvRow(out, pt, sep);
+            flush(false);
+        }
     }
-    write(out.str());
+    flush(true);
     return 0;
 }
 

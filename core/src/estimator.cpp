@@ -25,14 +25,15 @@ std::string n(Count v)
 bool sameStateInputs(const RunSpec& a, const RunSpec& b)
 {
     const Parallelism &p = a.parallelism, &q = b.parallelism;
-    return a.mode == b.mode && a.precision == b.precision && a.gradientDtype == b.gradientDtype
-        && a.masterWeights == b.masterWeights && a.fp8 == b.fp8 && a.optimizer == b.optimizer && p.gpus == q.gpus
-        && p.zeroStage == q.zeroStage && p.tensorParallel == q.tensorParallel
-        && p.pipelineParallel == q.pipelineParallel && p.expertParallel == q.expertParallel
-        && p.offloadOptimizer == q.offloadOptimizer && p.offloadParams == q.offloadParams && p.fsdp2 == q.fsdp2
-        && a.optimizerImpl == b.optimizerImpl && a.finetune.doubleQuant == b.finetune.doubleQuant
-        && a.finetune.quantizeLmHead == b.finetune.quantizeLmHead && a.finetune.method == b.finetune.method
-        && a.finetune.rank == b.finetune.rank && a.finetune.targets == b.finetune.targets
+    // The keys the planner and sweeps vary first: a miss is seen after one or two.
+    return p.zeroStage == q.zeroStage && p.offloadOptimizer == q.offloadOptimizer && p.offloadParams == q.offloadParams
+        && p.tensorParallel == q.tensorParallel && p.pipelineParallel == q.pipelineParallel && p.gpus == q.gpus
+        && p.expertParallel == q.expertParallel && a.mode == b.mode && a.precision == b.precision
+        && a.gradientDtype == b.gradientDtype && a.masterWeights == b.masterWeights && a.fp8 == b.fp8
+        && a.optimizer == b.optimizer && p.fsdp2 == q.fsdp2 && a.optimizerImpl == b.optimizerImpl
+        && a.finetune.doubleQuant == b.finetune.doubleQuant && a.finetune.quantizeLmHead == b.finetune.quantizeLmHead
+        && a.finetune.method == b.finetune.method && a.finetune.rank == b.finetune.rank
+        && (a.finetune.method == FinetuneMethod::Full || a.finetune.targets == b.finetune.targets)
         && a.inference.weightDtype == b.inference.weightDtype;
 }
 
@@ -171,7 +172,8 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
     }
 }
 
-const char* const kLoraTargets[]
+// string_views: comparing a std::string with a const char* measured its length each time.
+constexpr std::string_view kLoraTargets[]
     = { "q", "k", "v", "o", "gate", "up", "down", "q_a", "q_b", "kv_a", "kv_b", "all-linear" };
 
 } // namespace
@@ -187,6 +189,9 @@ struct EstimateCache::Impl {
         ModelStateBytes states;
     };
     std::vector<States> states;
+    size_t nextState = 0; ///< the entry to overwrite when `states` is full
+    bool holdActivations = false;
+    std::optional<ActivationSet> heldActivations[2]; ///< the first and the last stage's
 
     /// Parameter tensors of `m`, rebuilt only when the model object changes.
     void forModel(const ModelSpec& m)
@@ -197,6 +202,7 @@ struct EstimateCache::Impl {
         tensors = parameterTensors(m);
         params = countParameters(tensors, m);
         states.clear();
+        nextState = 0;
     }
     const ModelStateBytes* find(const RunSpec& r, Count stage, bool explain) const
     {
@@ -212,6 +218,13 @@ EstimateCache::EstimateCache()
 {
 }
 EstimateCache::~EstimateCache() = default;
+
+void EstimateCache::holdActivations(bool on)
+{
+    m_impl->holdActivations = on;
+    for (std::optional<ActivationSet>& a : m_impl->heldActivations)
+        a.reset();
+}
 
 StageSlice stageSlice(const ModelSpec& m, Count stages, Count stage)
 {
@@ -313,8 +326,8 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
 
     Report rep;
     rep.scenarioName = m.name;
-    EstimateCache local;
-    EstimateCache::Impl& memo = (cache ? *cache : local).impl();
+    std::optional<EstimateCache> local; // made only without the caller's (an allocation per call)
+    EstimateCache::Impl& memo = (cache ? *cache : local.emplace()).impl();
     memo.forModel(m);
     const std::vector<ParamTensor>& tensors = memo.tensors;
     rep.params = memo.params;
@@ -341,13 +354,22 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         } else {
             s.states = modelStates(localParameters(tensors, m, r, s.slice), r, explain);
             if (cache) {
-                if (memo.states.size() >= 8) // a sweep moves one key: a few entries are enough
-                    memo.states.erase(memo.states.begin());
-                memo.states.push_back({ r, stage, explain, s.states });
+                // A sweep moves one key, the planner 8 ZeRO x offload pairs x 2 stages: 32
+                // entries, the oldest overwritten in turn (no erase moving the others).
+                if (memo.states.size() < 32)
+                    memo.states.push_back({ r, stage, explain, s.states });
+                else
+                    memo.states[memo.nextState++ % 32] = { r, stage, explain, s.states };
             }
         }
         if (training) {
-            s.acts = trainingActivations(m, r, s.slice, explain);
+            std::optional<ActivationSet>& held = memo.heldActivations[stage == 0 ? 0 : 1];
+            if (!memo.holdActivations || !held)
+                s.acts = trainingActivations(m, r, s.slice, explain);
+            else
+                s.acts = *held;
+            if (memo.holdActivations && !held)
+                held = s.acts;
             s.inFlight = std::min(pp - stage, r.gradientAccumulationSteps);
         }
         s.sum = checkedMul(s.acts.bytes, s.inFlight);
@@ -358,14 +380,14 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         if (pp == 1)
             break;
     }
-    const StageResult& st = *worst;
+    StageResult& st = *worst; // its formulas move into the report
     rep.stage = pp == 1 ? "all layers"
         : !explain      ? "pipeline stage"
                    : "pipeline stage " + n(st.index + 1) + " of " + n(pp) + " (" + n(st.slice.layers()) + " layers)";
     rep.microBatchesInFlight = st.inFlight;
     rep.stageIndex = st.index;
     rep.hostBytes = st.states.hostBytes;
-    rep.hostFormula = st.states.hostFormula;
+    rep.hostFormula = std::move(st.states.hostFormula);
     if (training && st.acts.offloadedBytes > 0) { // torchtune OffloadActivations: pinned host copies
         const Bytes offloaded = checkedMul(st.acts.offloadedBytes, st.inFlight);
         rep.hostBytes = checkedAdd(rep.hostBytes, offloaded);
@@ -414,22 +436,22 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     auto part = [](K k, Bytes bytes, std::string formula, std::string_view why) {
         return Component { componentKey(k), componentLabel(k), bytes, std::move(formula), why };
     };
-    rep.components = {
-        part(K::Weights, st.states.weights, st.states.weightsFormula,
-            training ? "The copy of the weights that forward and backward read."
-                     : "The weights the model reads for every token."),
-        part(K::MasterWeights, st.states.master, st.states.masterFormula,
-            "An fp32 copy the optimizer updates, so small updates are not lost in 16-bit rounding."),
-        part(K::Gradients, st.states.gradients, st.states.gradientsFormula,
-            "One gradient per trainable weight, written by the backward pass."),
-        part(K::OptimizerStates, st.states.optimizer, st.states.optimizerFormula,
-            "What the optimizer remembers between steps (Adam: running mean and variance of the gradients)."),
-        part(K::Activations, actBytes, actFormula,
-            training ? "Tensors the forward pass keeps so the backward pass can compute gradients."
-                     : "Intermediate tensors of the layer being computed; freed as the next layer runs."),
-        part(K::KvCache, kv.bytes, training && explain ? "no KV cache in training" : kv.formula,
-            "Keys and values of every past token, kept so each new token attends without recomputing them."),
-    };
+    // Pushed one by one with the formulas moved: an initializer list copied every string.
+    rep.components.reserve(kReportComponents.size());
+    rep.components.push_back(part(K::Weights, st.states.weights, std::move(st.states.weightsFormula),
+        training ? "The copy of the weights that forward and backward read."
+                 : "The weights the model reads for every token."));
+    rep.components.push_back(part(K::MasterWeights, st.states.master, std::move(st.states.masterFormula),
+        "An fp32 copy the optimizer updates, so small updates are not lost in 16-bit rounding."));
+    rep.components.push_back(part(K::Gradients, st.states.gradients, std::move(st.states.gradientsFormula),
+        "One gradient per trainable weight, written by the backward pass."));
+    rep.components.push_back(part(K::OptimizerStates, st.states.optimizer, std::move(st.states.optimizerFormula),
+        "What the optimizer remembers between steps (Adam: running mean and variance of the gradients)."));
+    rep.components.push_back(part(K::Activations, actBytes, std::move(actFormula),
+        training ? "Tensors the forward pass keeps so the backward pass can compute gradients."
+                 : "Intermediate tensors of the layer being computed; freed as the next layer runs."));
+    rep.components.push_back(part(K::KvCache, kv.bytes, training && explain ? "no KV cache in training" : kv.formula,
+        "Keys and values of every past token, kept so each new token attends without recomputing them."));
     rep.overheadParts = overheadParts(m, r, rep.params, rep.activations, st.inFlight, explain);
     Bytes overhead = 0;
     std::string overheadFormula;
@@ -441,7 +463,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
                 .append(" ")
                 .append(formatBytes(c.bytes));
     }
-    rep.components.push_back(part(K::Overhead, overhead, overheadFormula,
+    rep.components.push_back(part(K::Overhead, overhead, std::move(overheadFormula),
         "Memory the run needs that is not a model tensor: context, workspaces, allocator, buffers."));
     for (const Component& c : rep.components)
         rep.total = checkedAdd(rep.total, c.bytes);

@@ -4,7 +4,6 @@
 #include "vramlab/precision_regime.h"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace vramlab {
 
@@ -12,9 +11,7 @@ namespace {
 
 std::string num(double v)
 {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
+    return formatDouble(v, std::chars_format::general, 4); // "%.4g"
 }
 
 /// Forward attention FLOPs per token: QK^T and PV over the attended tokens of each layer.
@@ -111,16 +108,37 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
     }
     if (!explain)
         return f;
-    std::string formula
-        = (peft ? "(2 x forward + 2 x " + formatCount(loraParams) + " adapter params)" : std::string("3 x forward"))
-        + "; forward/token = 2 x " + formatCount(params.matmulActive) + " params + attention "
-        + num(f.attentionPerToken) + " = " + num(f.forwardPerToken) + "; x " + formatCount(f.tokensPerStep)
-        + " tokens/step = " + num(f.perStep) + " FLOPs";
-    if (peak > 0) {
-        formula += "; step = " + num(f.perStep) + " / (" + num(gpus) + " GPUs x " + num(f.peakTflops)
-            + " TFLOP/s x MFU " + num(r.mfu) + ") = " + num(f.stepTimeS) + " s";
-    }
-    f.formula = formula;
+    // One buffer, appended in place: operator+ chains allocated a string per piece.
+    const std::string perStep = num(f.perStep);
+    std::string& s = f.formula;
+    s.reserve(320);
+    if (peft)
+        s.append("(2 x forward + 2 x ").append(formatCount(loraParams)).append(" adapter params)");
+    else
+        s.append("3 x forward");
+    s.append("; forward/token = 2 x ")
+        .append(formatCount(params.matmulActive))
+        .append(" params + attention ")
+        .append(num(f.attentionPerToken))
+        .append(" = ")
+        .append(num(f.forwardPerToken))
+        .append("; x ")
+        .append(formatCount(f.tokensPerStep))
+        .append(" tokens/step = ")
+        .append(perStep)
+        .append(" FLOPs");
+    if (peak > 0)
+        s.append("; step = ")
+            .append(perStep)
+            .append(" / (")
+            .append(num(gpus))
+            .append(" GPUs x ")
+            .append(num(f.peakTflops))
+            .append(" TFLOP/s x MFU ")
+            .append(num(r.mfu))
+            .append(") = ")
+            .append(num(f.stepTimeS))
+            .append(" s");
     return f;
 }
 

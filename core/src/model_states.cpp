@@ -57,9 +57,7 @@ std::string zeroNote(Count dp, int stage, int from)
 
 std::string perParam(double bytes)
 {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g B", bytes);
-    return buf;
+    return formatDouble(bytes, std::chars_format::general, 6) + " B"; // "%g B"
 }
 
 } // namespace

@@ -18,21 +18,35 @@ namespace {
 /// states and master weights once each per step. A stated assumption, not a measurement.
 constexpr double kHostOptimizerBytesPerS = 20e9;
 
-/// Divisors of n up to cap, ascending: pairs (d, n/d) up to sqrt(n), so a global batch of
-/// 10^7 costs 3,163 trial divisions, not 10^7.
+/// Divisors of n up to cap, ascending, from n's prime factors, each divided out as it is
+/// found: 10^7 = 2^7 x 5^7 costs a handful of divisions, not the 3,162 of trial division up
+/// to its square root (64-bit divisions are slow; a prime n still costs its square root).
 std::vector<Count> divisors(Count n, Count cap)
 {
-    std::vector<Count> low, high;
-    for (Count d = 1; d <= n / d; ++d) {
-        if (n % d != 0)
-            continue;
-        if (d <= cap)
-            low.push_back(d);
-        if (const Count q = n / d; q != d && q <= cap)
-            high.push_back(q);
+    std::vector<std::pair<Count, int>> factors;
+    Count rest = n;
+    for (Count p = 2; p <= rest / p; ++p) {
+        int power = 0;
+        for (; rest % p == 0; ++power)
+            rest /= p;
+        if (power > 0)
+            factors.emplace_back(p, power);
     }
-    low.insert(low.end(), high.rbegin(), high.rend());
-    return low;
+    if (rest > 1)
+        factors.emplace_back(rest, 1);
+    std::vector<Count> all { 1 };
+    for (const auto& [p, power] : factors) {
+        const size_t known = all.size();
+        Count pk = 1;
+        for (int i = 0; i < power; ++i) {
+            pk *= p; // a divisor of n: no overflow
+            for (size_t j = 0; j < known; ++j)
+                all.push_back(all[j] * pk);
+        }
+    }
+    std::erase_if(all, [cap](Count d) { return d > cap; });
+    std::sort(all.begin(), all.end());
+    return all;
 }
 
 /// The step-time part that costs a candidate the most against the winner.
@@ -163,9 +177,11 @@ StepTimeParts stepTime(const ModelSpec& m, const RunSpec& r, const Report& rep)
     return t;
 }
 
-RunSpec applyCandidate(const RunSpec& base, const PlanCandidate& c, Count gpus)
+namespace {
+
+/// The candidate's keys set on `r` (applyCandidate on a copy; the planner in place).
+void setCandidate(RunSpec& r, const PlanCandidate& c, Count gpus)
 {
-    RunSpec r = base;
     Parallelism& p = r.parallelism;
     p.gpus = gpus;
     p.zeroStage = c.zeroStage;
@@ -178,6 +194,14 @@ RunSpec applyCandidate(const RunSpec& base, const PlanCandidate& c, Count gpus)
     r.microBatchSize = c.microBatch;
     r.gradientAccumulationSteps = c.accumulation;
     r.checkpointing = c.checkpointing;
+}
+
+} // namespace
+
+RunSpec applyCandidate(const RunSpec& base, const PlanCandidate& c, Count gpus)
+{
+    RunSpec r = base;
+    setCandidate(r, c, gpus);
     return r;
 }
 
@@ -218,9 +242,26 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
     if (b.attention == AttentionImpl::Eager) // flash already recomputes what selective would
         ckpts.insert(ckpts.begin() + 1, { Checkpointing::Kind::Selective, 0 });
 
-    std::vector<PlanCandidate> fitting;
+    // The best topK fitting setups in a max-heap (the worst of them on top), not every
+    // fitting setup: ties in step time and peak go to the earlier setup in the order
+    // ZeRO stage, offload, checkpointing, micro-batch, as they always did.
+    struct Ranked {
+        PlanCandidate c;
+        Count order; ///< position in that order
+    };
+    auto better = [](const Ranked& x, const Ranked& y) {
+        const double tx = x.c.time.total(), ty = y.c.time.total();
+        return tx != ty ? tx < ty : x.c.peak != y.c.peak ? x.c.peak < y.c.peak : x.order < y.order;
+    };
+    const size_t topK = static_cast<size_t>(std::max(1, req.topK));
+    std::vector<Ranked> best;
+    best.reserve(topK + 1);
+    std::optional<Count> unfitOrder;
+
     EstimateCache cache;
+    RunSpec run = b; // one copy, the candidate's keys set in place
     bool anyBatchSplit = false;
+    Count orderBase = 0;
     for (Count tp = 1; tp <= std::min<Count>(req.gpus, std::max<Count>(1, req.maxTensorParallel)); tp *= 2) {
         if (req.gpus % tp != 0 || m.numHeads % tp != 0 || !(m.numKvHeads % tp == 0 || tp % m.numKvHeads == 0))
             continue;
@@ -233,61 +274,95 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
             const Count perReplica = res.globalBatch / dp;
             const std::vector<Count> microBatches = divisors(perReplica, perReplica);
             const Count ep = m.moe.enabled() ? std::gcd(b.parallelism.expertParallel, dp) : 1;
-            for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
-                for (int offload = 0; offload <= (!allowOffload ? 0 : zero == 3 ? 2 : zero >= 1 ? 1 : 0); ++offload) {
-                    for (const Checkpointing& ck : ckpts) {
-                        for (Count mb : microBatches) {
-                            PlanCandidate c;
-                            c.zeroStage = zero;
-                            c.tensorParallel = tp;
-                            c.pipelineParallel = pp;
-                            c.expertParallel = ep;
-                            c.sequenceParallel = tp > 1;
-                            c.microBatch = mb;
-                            c.accumulation = perReplica / mb;
-                            c.checkpointing = ck;
-                            c.offloadOptimizer = offload >= 1;
-                            c.offloadParams = offload == 2;
-                            const RunSpec run = applyCandidate(b, c, req.gpus);
-                            Report rep;
-                            try {
-                                rep = estimate(m, run, EstimateOptions { false }, &cache);
-                            } catch (const InputError&) {
-                                break; // this parallel layout is impossible for the model
-                            } catch (const SizeOverflow&) {
-                                break;
-                            }
-                            ++res.evaluated;
+            // ZeRO x offload innermost: the saved tensors depend on neither, so each
+            // micro-batch and checkpointing computes them once for all eight.
+            struct Layout {
+                int zero, offload;
+                bool done; ///< a smaller micro-batch did not fit (or could not be estimated)
+            };
+            std::vector<Layout> layouts;
+            for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero)
+                for (int offload = 0; offload <= (!allowOffload ? 0 : zero == 3 ? 2 : zero >= 1 ? 1 : 0); ++offload)
+                    layouts.push_back({ zero, offload, false });
+            const Count nCk = static_cast<Count>(ckpts.size()), nMb = static_cast<Count>(microBatches.size());
+            for (size_t ci = 0; ci < ckpts.size(); ++ci) {
+                for (Layout& l : layouts)
+                    l.done = false;
+                for (size_t mi = 0; mi < microBatches.size(); ++mi) {
+                    const Count mb = microBatches[mi];
+                    bool anyLeft = false;
+                    cache.holdActivations(true);
+                    for (size_t li = 0; li < layouts.size(); ++li) {
+                        Layout& l = layouts[li];
+                        if (l.done)
+                            continue;
+                        anyLeft = true;
+                        PlanCandidate c;
+                        c.zeroStage = l.zero;
+                        c.tensorParallel = tp;
+                        c.pipelineParallel = pp;
+                        c.expertParallel = ep;
+                        c.sequenceParallel = tp > 1;
+                        c.microBatch = mb;
+                        c.accumulation = perReplica / mb;
+                        c.checkpointing = ckpts[ci];
+                        c.offloadOptimizer = l.offload >= 1;
+                        c.offloadParams = l.offload == 2;
+                        setCandidate(run, c, req.gpus);
+                        Count tokensPerStep = 0;
+                        try { // the report made in place and read here: no empty one assigned over
+                            const Report rep = estimate(m, run, EstimateOptions { false }, &cache);
                             c.peak = rep.peak;
                             c.fits = rep.fits;
                             c.time = stepTime(m, run, rep);
-                            const double total = c.time.total();
-                            c.tokensPerS = total > 0 ? static_cast<double>(rep.flops.tokensPerStep) / total : 0;
-                            if (!c.fits) {
-                                if (!res.fastestUnfit || total < res.fastestUnfit->time.total())
-                                    res.fastestUnfit = c;
-                                break; // memory grows with the micro-batch: larger ones do not fit either
+                            tokensPerStep = rep.flops.tokensPerStep;
+                        } catch (const InputError&) {
+                            l.done = true; // this parallel layout is impossible for the model
+                            continue;
+                        } catch (const SizeOverflow&) {
+                            l.done = true;
+                            continue;
+                        }
+                        ++res.evaluated;
+                        const double total = c.time.total();
+                        c.tokensPerS = total > 0 ? static_cast<double>(tokensPerStep) / total : 0;
+                        const Count order
+                            = orderBase + (static_cast<Count>(li) * nCk + static_cast<Count>(ci)) * nMb + Count(mi);
+                        if (!c.fits) {
+                            if (!res.fastestUnfit || total < res.fastestUnfit->time.total()
+                                || (total == res.fastestUnfit->time.total() && order < *unfitOrder)) {
+                                res.fastestUnfit = c;
+                                unfitOrder = order;
                             }
-                            fitting.push_back(std::move(c));
+                            l.done = true; // memory grows with the micro-batch: larger ones do not fit either
+                            continue;
+                        }
+                        ++res.fitting;
+                        Ranked ranked { std::move(c), order };
+                        if (best.size() < topK) {
+                            best.push_back(std::move(ranked));
+                            std::push_heap(best.begin(), best.end(), better);
+                        } else if (better(ranked, best.front())) {
+                            std::pop_heap(best.begin(), best.end(), better);
+                            best.back() = std::move(ranked);
+                            std::push_heap(best.begin(), best.end(), better);
                         }
                     }
+                    cache.holdActivations(false);
+                    if (!anyLeft)
+                        break;
                 }
             }
+            orderBase += static_cast<Count>(layouts.size()) * nCk * nMb;
         }
     }
     if (!anyBatchSplit)
         throw InputError("--global-batch",
             "expected a multiple of a data-parallel size of " + std::to_string(req.gpus) + " GPUs, got "
                 + std::to_string(res.globalBatch));
-    res.fitting = static_cast<Count>(fitting.size());
-    const size_t k = std::min(fitting.size(), static_cast<size_t>(std::max(1, req.topK)));
-    std::partial_sort(fitting.begin(), fitting.begin() + static_cast<std::ptrdiff_t>(k), fitting.end(),
-        [](const PlanCandidate& x, const PlanCandidate& y) {
-            const double tx = x.time.total(), ty = y.time.total();
-            return tx != ty ? tx < ty : x.peak < y.peak;
-        });
-    fitting.resize(k);
-    res.top = std::move(fitting);
+    std::sort_heap(best.begin(), best.end(), better);
+    for (Ranked& r : best)
+        res.top.push_back(std::move(r.c));
     const Bytes usable = b.gpu->memoryBytes;
     for (size_t i = 0; i < res.top.size(); ++i)
         res.top[i].why = i == 0 ? whyWins(res.top[0], usable) : whyLoses(res.top[i], res.top[0]);

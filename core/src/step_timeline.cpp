@@ -87,11 +87,32 @@ public:
         const Count depth = std::clamp<Count>(in.inFlight, 1, total);
         const Count simulated = std::min(total, depth + 1);
         m_out.simulatedMicroBatches = simulated;
-        for (Count i = 0; i + 1 < depth; ++i)
+        // Unrecorded, with R > 0 bytes kept per micro-batch from its forward to its backward:
+        // each warm-up forward is R below the next one, event for event, and each backward
+        // that follows a later micro-batch's backward R below it, so neither holds the first
+        // highest point; their bytes are added or taken in one step (deep pipelines).
+        const Bytes keptActs = (in.firstStage ? in.embeddingActs : 0) + (in.layers > 0 ? in.layerActs : 0)
+            + (in.lastStage ? in.headActs : 0);
+        const Bytes keptTemps = in.lastStage ? in.lossHeld + in.lossGathered : 0;
+        const bool skip = !m_record && keptActs + keptTemps > 0;
+        Count warm = 0;
+        if (skip && depth > 1) {
+            warm = depth - 1;
+            at(Cat::Activations) += warm * keptActs;
+            at(Cat::Temporaries) += warm * keptTemps;
+        }
+        for (Count i = warm; i + 1 < depth; ++i)
             forward(i);
         for (Count i = 0; i < simulated; ++i) {
-            if (i + depth - 1 < simulated)
+            const bool forwardFirst = i + depth - 1 < simulated;
+            if (forwardFirst)
                 forward(i + depth - 1);
+            if (skip && !forwardFirst && i >= 2) {
+                const Count rest = simulated - i;
+                at(Cat::Activations) -= rest * keptActs;
+                at(Cat::Temporaries) -= rest * keptTemps;
+                break;
+            }
             backward(i);
         }
 
@@ -112,15 +133,16 @@ private:
 
     void emit(StepPhase phase, Count microBatch, Count layer, std::string_view what)
     {
-        TimelineEvent e { phase, microBatch, layer, what, m_now };
-        const Bytes total = e.total();
+        Bytes total = 0; // as TimelineEvent::total(), without making the event unless it is kept
+        for (Bytes b : m_now)
+            total = checkedAdd(total, b);
         if (total > m_out.peak || !m_any) {
             m_out.peak = total;
-            m_out.atPeak = e;
+            m_out.atPeak = { phase, microBatch, layer, what, m_now };
             m_any = true;
         }
         if (m_record)
-            m_out.events.push_back(e);
+            m_out.events.push_back({ phase, microBatch, layer, what, m_now });
     }
 
     /// One layer's share of `all`, the remainder going to layer 0 so the shares add up.
@@ -173,7 +195,22 @@ private:
         const Bytes layerActs = in.layerActs;
         const Count segment = std::max<Count>(1, in.segmentLayers);
         Bytes rebuilt = 0;
+        // Unrecorded, the layers between the edge segments (which emit nothing) are one
+        // step: each frees its share of the saved tensors, adds its share of the gradients,
+        // and leaves the temporaries as they were once its segment is done, so the peak is
+        // the same in O(1) per micro-batch instead of O(layers).
+        const Count middleTop = in.layers - 2 * segment - 1, middleBottom = 2 * segment;
         for (Count l = in.layers - 1; l >= 0; --l) {
+            if (!m_record && l == middleTop && middleTop >= middleBottom) {
+                const Count skipped = middleTop - middleBottom + 1; // none of them is layer 0
+                if (gradsAppear)
+                    at(Cat::Gradients) += skipped * share(in.gradients, 1);
+                at(Cat::Activations) -= skipped * share(layerActs, 1);
+                at(Cat::Temporaries) -= rebuilt; // middleBottom starts a segment: all rebuilt layers freed
+                rebuilt = 0;
+                l = middleBottom;
+                continue;
+            }
             // Entering a checkpointed segment from its end: its forward runs again first.
             const Count segmentStart = l - l % segment;
             if (in.recompute > 0 && (l == in.layers - 1 || (l + 1) % segment == 0)) {

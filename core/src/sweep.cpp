@@ -80,6 +80,42 @@ Count valueOf(const Scenario& s, SweepParam p)
     return std::get<Count>(sweepField(p).get(s));
 }
 
+SweepPoint::SweepPoint(Count v, const Report& r)
+    : value(v)
+    , total(r.total)
+    , peak(r.peak)
+    , usableBytes(r.usableBytes)
+    , flopsPerStep(r.flops.perStep)
+    , fits(r.fits)
+    , hasVerdict(r.hasVerdict)
+{
+    // The estimator lists the components in kReportComponents order: take them by index
+    // when they are there, by key otherwise.
+    for (size_t i = 0; i < kReportComponents.size(); ++i) {
+        const std::string_view key = componentKey(kReportComponents[i]);
+        // Both keys come from kComponents: the same pointer, unless a report was made elsewhere.
+        const bool inPlace
+            = i < r.components.size() && (r.components[i].key.data() == key.data() || r.components[i].key == key);
+        componentBytes[i] = inPlace ? r.components[i].bytes : r.bytesOf(key);
+    }
+}
+
+Bytes SweepPoint::bytes(ComponentKind kind) const
+{
+    for (size_t i = 0; i < kReportComponents.size(); ++i)
+        if (kReportComponents[i] == kind)
+            return componentBytes[i];
+    return 0;
+}
+
+Bytes SweepPoint::bytesOf(std::string_view key) const
+{
+    if (key == "total")
+        return total;
+    const ComponentInfo* c = findComponent(key);
+    return c ? bytes(c->kind) : 0;
+}
+
 std::vector<SweepPoint> sweep(const Scenario& base, SweepParam p, Count from, Count to, int points, bool logScale)
 {
     if (from < 1)
@@ -106,8 +142,7 @@ std::vector<SweepPoint> sweep(const Scenario& base, SweepParam p, Count from, Co
         if (!out.empty() && out.back().value == value)
             continue;
         field.set(scratch, value);
-        out.push_back({ value, estimate(base.model, scratch.run, lean, &cache) });
-        out.back().report.scenarioName = base.name;
+        out.emplace_back(value, estimate(base.model, scratch.run, lean, &cache));
     }
     return out;
 }

@@ -179,6 +179,44 @@ private slots:
         QVERIFY(lines[8].split(',')[5].toLongLong() > lines[1].split(',')[5].toLongLong());
     }
 
+    void sweepJson()
+    {
+        // Written point by point (not through a JSON document): it parses, each point's
+        // total is the sum of its components, and the numbers are the CSV's.
+        QTemporaryDir dir;
+        const QString file = writeTemp(dir, "s.json", kLlamaH100);
+        const QStringList args { "sweep", file, "--param", "run.sequence_length", "--from", "1024", "--to", "8192",
+            "--points", "8" };
+        const Run r = cli(args + QStringList { "--json" });
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o["format"].toString(), QStringLiteral("vramlab.sweep"));
+        QCOMPARE(o["version"].toInt(), 1);
+        QCOMPARE(o["param"].toString(), QStringLiteral("run.sequence_length"));
+        const QJsonArray points = o["points"].toArray();
+        QCOMPARE(points.size(), 8);
+        const QList<QByteArray> csv = cli(args + QStringList { "--csv" }).out.trimmed().split('\n');
+        for (int i = 0; i < points.size(); ++i) {
+            const QJsonObject p = points[i].toObject();
+            const QJsonObject bytes = p["per_gpu_bytes"].toObject();
+            qint64 sum = 0;
+            for (auto it = bytes.begin(); it != bytes.end(); ++it)
+                if (it.key() != QStringLiteral("total"))
+                    sum += it.value().toInteger();
+            QCOMPARE(bytes["total"].toInteger(), sum);
+            QVERIFY(p["fits"].isBool());
+            QVERIFY(p["flops_per_step"].toDouble() > 0);
+            const QList<QByteArray> cells = csv[i + 1].split(',');
+            QCOMPARE(p["value"].toInteger(), cells[0].toLongLong());
+            QCOMPARE(bytes["activations"].toInteger(), cells[5].toLongLong());
+            QCOMPARE(p["peak_bytes"].toInteger(), cells[9].toLongLong());
+        }
+        // One point is an array of one.
+        const Run one = cli({ "sweep", file, "--from", "512", "--points", "1", "--json" });
+        QCOMPARE(one.code, 0);
+        QCOMPARE(QJsonDocument::fromJson(one.out).object()["points"].toArray().size(), 1);
+    }
+
     void fitFindsTheBoundary()
     {
         QTemporaryDir dir;

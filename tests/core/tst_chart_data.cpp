@@ -113,8 +113,8 @@ private slots:
         QCOMPARE(s.points.size(), size_t(46)); // 64 log-spaced points over 8..64, duplicates dropped
         QVERIFY(!s.boundary); // no GPU: no fit search
         // At 64 tokens the series is the estimate: activations as PyTorch measured them.
-        QCOMPARE(s.points.back().report.bytesOf("activations"), Bytes(895'492));
-        QCOMPARE(s.points.back().report.peak, estimate(sc).peak);
+        QCOMPARE(s.points.back().bytesOf("activations"), Bytes(895'492));
+        QCOMPARE(s.points.back().peak, estimate(sc).peak);
 
         const std::vector<std::string> csv = lines(chartCsv(ChartKind::SweepSequence, { sc }, {}));
         QCOMPARE(csv.size(), size_t(1 + 46));

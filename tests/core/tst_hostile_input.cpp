@@ -18,7 +18,11 @@
 
 #include <sys/stat.h>
 
+#include <charconv>
 #include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 
 using namespace vramlab;
 using nlohmann::json;
@@ -86,6 +90,59 @@ private slots:
         const std::string e = readError(doc);
         QVERIFY2(e.find("run.sequence_length: expected an integer from 1 to") == 0, e.c_str());
         QVERIFY(e.find("got -9,223,372,036,854,775,808") != std::string::npos);
+    }
+
+    void numbersAreFormattedAsPrintfDid()
+    {
+        // formatDouble and formatBytes replaced snprintf: the same text for awkward values
+        // (ties, whole numbers, negatives, huge and tiny ones), not just typical ones.
+        uint64_t x = 0x9E3779B97F4A7C15ull;
+        auto next = [&] {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            return x;
+        };
+        struct Format {
+            const char* printf;
+            std::chars_format format;
+            int precision;
+        };
+        const Format formats[] = { { "%.4g", std::chars_format::general, 4 }, { "%g", std::chars_format::general, 6 },
+            { "%.3g", std::chars_format::general, 3 }, { "%.2f", std::chars_format::fixed, 2 },
+            { "%.0f", std::chars_format::fixed, 0 } };
+        for (int i = 0; i < 20'000; ++i) {
+            const uint64_t r = next();
+            double v = 0;
+            switch (i % 4) {
+            case 0:
+                std::memcpy(&v, &r, sizeof v); // any bit pattern: NaN, infinities, subnormals
+                break;
+            case 1:
+                v = double(r % 200'000) / 8.0 - 12'500.0; // ties at .5, .25, .125
+                break;
+            case 2:
+                v = double(static_cast<int64_t>(r >> (r % 64))); // whole numbers of every size
+                break;
+            default:
+                v = std::ldexp(double(r % 1'000'000), int(r % 90) - 45);
+            }
+            for (const Format& f : formats) {
+                char want[512];
+                std::snprintf(want, sizeof want, f.printf, v);
+                QCOMPARE(formatDouble(v, f.format, f.precision), std::string(want));
+            }
+            const Bytes b = static_cast<Bytes>(r >> (r % 63)) * (i % 7 == 0 ? -1 : 1);
+            const char* const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+            double scaled = double(b);
+            int unit = 0;
+            for (; std::fabs(scaled) >= 1024.0 && unit < 6; ++unit)
+                scaled /= 1024.0;
+            char want[64];
+            if (unit == 0)
+                std::snprintf(want, sizeof want, "%lld B", static_cast<long long>(b));
+            else
+                std::snprintf(want, sizeof want, "%.2f %s", scaled, units[unit]);
+            QCOMPARE(formatBytes(b), std::string(want));
+        }
     }
 
     void duplicateKeysAreRefused()

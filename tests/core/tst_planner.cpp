@@ -103,6 +103,47 @@ private slots:
         }
     }
 
+    void topKIsThePrefixOfTheFullRanking()
+    {
+        // The planner keeps only the best K in a heap: its rows are the first K of the
+        // ranking of every fitting setup, and the counts do not depend on K.
+        Scenario sc = test::llama3_8b();
+        PlanRequest req;
+        req.gpus = 16;
+        req.globalBatch = 64;
+        req.topK = 100'000;
+        const PlanResult all = plan(sc, req);
+        QCOMPARE(Count(all.top.size()), all.fitting);
+        for (int k : { 1, 3, 10 }) {
+            req.topK = k;
+            const PlanResult p = plan(sc, req);
+            QCOMPARE(p.evaluated, all.evaluated);
+            QCOMPARE(p.fitting, all.fitting);
+            QCOMPARE(p.top.size(), size_t(k));
+            for (size_t i = 0; i < p.top.size(); ++i) {
+                QCOMPARE(p.top[i].summary(), all.top[i].summary());
+                QCOMPARE(p.top[i].peak, all.top[i].peak);
+            }
+        }
+    }
+
+    void hugeBatchSameSetupsAsItsDivisors()
+    {
+        // 10,000,000 sequences: the micro-batches are the divisors of the per-replica batch
+        // (from its prime factors), and every row splits the batch exactly.
+        Scenario sc = test::llama3_8b();
+        PlanRequest req;
+        req.gpus = 8;
+        req.globalBatch = 10'000'000;
+        req.maxTensorParallel = 1;
+        req.maxPipelineParallel = 1;
+        req.topK = 50;
+        const PlanResult p = plan(sc, req);
+        QVERIFY(!p.top.empty());
+        for (const PlanCandidate& c : p.top)
+            QCOMPARE(c.microBatch * c.accumulation * 8, Count(10'000'000));
+    }
+
     void stepTimeParts()
     {
         // One GPU, no parallelism: compute = 6PT-style FLOPs / (peak x MFU), nothing else but flash's recompute.

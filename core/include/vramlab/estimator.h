@@ -36,6 +36,10 @@ public:
     ~EstimateCache();
     EstimateCache(const EstimateCache&) = delete;
     EstimateCache& operator=(const EstimateCache&) = delete;
+    /// The caller's promise (the planner's) that until holdActivations(false) the runs
+    /// differ only in ZeRO stage and offload, which no saved tensor depends on: each
+    /// stage's activations are computed once and reused.
+    void holdActivations(bool on);
     struct Impl;
     Impl& impl() { return *m_impl; }
 

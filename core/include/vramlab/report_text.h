@@ -44,6 +44,10 @@ std::string timelineCsv(const StepTimeline& timeline);
 /// One row per sweep point: the swept key, bytes per component, total, peak, fits
 /// (`separator` '\t' for the CLI's table).
 std::string sweepCsv(SweepParam param, const std::vector<SweepPoint>& points, char separator = ',');
+/// sweepCsv's header line and one of its rows, appended to `out` (the CLI streams a
+/// million rows through a small buffer instead of one string).
+void appendSweepCsvHeader(std::string& out, SweepParam param, char separator = ',');
+void appendSweepCsvRow(std::string& out, const SweepPoint& point, char separator = ',');
 /// One row per bar: its label, bytes per component, total, peak, fits ("invalid" and empty
 /// cells for a column that is not a valid configuration).
 std::string columnsCsv(const std::vector<ChartColumn>& columns);

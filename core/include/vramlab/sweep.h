@@ -4,7 +4,9 @@
 #include "vramlab/report.h"
 #include "vramlab/scenario.h"
 
+#include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vramlab {
@@ -32,9 +34,23 @@ Scenario withValue(const Scenario& base, SweepParam p, Count value);
 void setValue(RunSpec& run, SweepParam p, Count value);
 Count valueOf(const Scenario& sc, SweepParam p);
 
+/// One sampled value and the report's numbers a chart or a table needs (about 100 bytes,
+/// not a Report with its strings: a million points fit in about 100 MB).
 struct SweepPoint {
     Count value = 0;
-    Report report;
+    std::array<Bytes, kReportComponents.size()> componentBytes {}; ///< in kReportComponents order
+    Bytes total = 0; ///< sum of the components
+    Bytes peak = 0; ///< highest point of the simulated step (training), else total
+    Bytes usableBytes = 0; ///< the GPU's memory less the margin (0 without a GPU)
+    double flopsPerStep = 0;
+    bool fits = true; ///< meaningful only with hasVerdict
+    bool hasVerdict = false;
+
+    SweepPoint() = default;
+    SweepPoint(Count value, const Report& report);
+    Bytes bytes(ComponentKind kind) const;
+    Bytes bytesOf(std::string_view key) const; ///< a component's key or "total"
+    const char* fitsCsv() const { return !hasVerdict ? "" : fits ? "true" : "false"; }
 };
 
 /// Evaluates `points` values from `from` to `to` (inclusive), evenly spaced, or

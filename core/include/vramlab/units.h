@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <string>
 
@@ -60,6 +61,10 @@ constexpr Bytes roundUp(Bytes bytes, Bytes granule)
     return ceilDiv(bytes, granule) * granule;
 }
 
+/// `v` as printf's "%.{precision}g" (general), "%.{precision}f" (fixed) or "%.{precision}e"
+/// would write it, through std::to_chars: the same text at a fraction of printf's cost
+/// (formulas format dozens of numbers per estimate).
+std::string formatDouble(double v, std::chars_format format, int precision);
 /// "23.20 GB" (decimal) or "21.61 GiB" (binary), chosen by `binary`.
 std::string formatBytes(Bytes bytes, bool binary = true);
 /// "8,030,261,248"
