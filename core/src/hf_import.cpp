@@ -219,8 +219,8 @@ HfImport importHfConfig(const json& root)
         m.numHeads = r.req("num_attention_heads", "model.num_heads");
         m.numKvHeads = r.opt("num_key_value_heads", "model.num_kv_heads", 1).value_or(m.numHeads);
         if (m.hiddenSize % m.numHeads != 0)
-            throw InputError(
-                r.path("num_attention_heads"), "expected a divisor of hidden_size (" + std::to_string(m.hiddenSize) + ")");
+            throw InputError(r.path("num_attention_heads"),
+                "expected a divisor of hidden_size (" + std::to_string(m.hiddenSize) + ")");
         m.headDim = m.hiddenSize / m.numHeads;
         m.ffnHiddenSize = r.req("intermediate_size", "model.ffn_hidden_size");
         m.maxPositionEmbeddings = r.opt("max_position_embeddings", "model.max_position_embeddings", 1).value_or(0);
@@ -258,9 +258,8 @@ HfImport importHfConfig(const json& root)
         m.numHeads = r.req("num_attention_heads", "model.num_heads");
         // DeepSeek-V2/V3's MLA never reads num_key_value_heads (modeling_deepseek_v3.py).
         const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3";
-        m.numKvHeads = deepseek
-            ? m.numHeads
-            : r.opt("num_key_value_heads", "model.num_kv_heads", 1).value_or(m.numHeads);
+        m.numKvHeads
+            = deepseek ? m.numHeads : r.opt("num_key_value_heads", "model.num_kv_heads", 1).value_or(m.numHeads);
         if (!r.has("head_dim") && m.hiddenSize % m.numHeads != 0)
             throw InputError(r.path("num_attention_heads"),
                 "expected a divisor of hidden_size (" + std::to_string(m.hiddenSize) + ") without head_dim");
@@ -275,15 +274,23 @@ HfImport importHfConfig(const json& root)
             m.postNorms = true;
         if (type == "gemma3_text" || type == "qwen3" || type == "qwen3_moe")
             m.qkNorm = true; // q_norm / k_norm over head_dim (modeling_qwen3.py, modeling_gemma3.py)
+        if (type == "olmo2") {
+            // modeling_olmo2.py: q_norm = Olmo2RMSNorm(heads x head_dim), k_norm over kv_heads x head_dim,
+            // post_attention_layernorm and post_feedforward_layernorm on the sublayer outputs, no input
+            // norm, and Olmo2RMSNorm scales in fp32 before casting back.
+            m.qkNorm = m.qkNormFullWidth = true;
+            m.normAfterSublayers = true;
+            m.normScaleFp32 = true;
+        }
         // Qwen2 and Qwen2-MoE: q, k, v bias=True, o bias=False, hard-coded (modeling_qwen2.py).
         m.qkvBias = type == "qwen2" || type == "qwen2_moe";
 
-        if (type == "llama" || type == "qwen3" || type == "qwen3_moe") {
+        if (type == "llama" || type == "granite" || type == "olmo2" || type == "qwen3" || type == "qwen3_moe") {
             // attention_bias adds a bias to q, k, v AND o (modeling_llama.py, modeling_qwen3.py);
             // mlp_bias to gate, up, down. The model spec has "every linear" or "q, k, v only".
             const bool attn = r.flag("attention_bias").value_or(false);
             const bool mlp = r.flag("mlp_bias").value_or(false);
-            if (attn && mlp && type == "llama")
+            if (attn && mlp && (type == "llama" || type == "granite"))
                 m.bias = true;
             else if (attn)
                 throw InputError(r.path("attention_bias"),
@@ -361,8 +368,8 @@ HfImport importHfConfig(const json& root)
             // (DeepSeek-V2) route on the logits alone. Another method may keep other tensors.
             const std::string method = r.raw().string("topk_method").value_or("greedy");
             if (method != "noaux_tc" && method != "greedy" && method != "group_limited_greedy")
-                throw InputError(r.path("topk_method"),
-                    "expected noaux_tc, greedy or group_limited_greedy, got \"" + method + "\"");
+                throw InputError(
+                    r.path("topk_method"), "expected noaux_tc, greedy or group_limited_greedy, got \"" + method + "\"");
             m.moe.routerBias = method == "noaux_tc";
         }
     }

@@ -230,6 +230,26 @@ constexpr HfKeyRule kPhi3[] = {
     rule("attention_bias", N, "Phi3's fused qkv_proj and o_proj have no bias", isFalse, "false"),
 };
 
+// Granite (modeling_granite.py): Llama's layers with four scalars. Each multiplies or divides a
+// tensor by a constant, which autograd keeps nothing for; the lm_head output is freed once
+// divided, so the two 16-bit logits copies for a moment stay below the 16-bit + fp32 pair of
+// the loss that follows.
+constexpr HfKeyRule kGranite[] = {
+    rule("attention_bias", M, "bias on q, k, v and o (modeling_granite.py); only together with mlp_bias, else refused"),
+    rule("mlp_bias", M, "bias on gate, up and down; only together with attention_bias, else refused"),
+    rule("embedding_multiplier", X, "scales the embedding output by a constant: no tensor kept"),
+    rule("residual_multiplier", X, "scales each sublayer output before the residual add: no tensor kept"),
+    rule("attention_multiplier", X, "the attention's softmax scale"),
+    rule("logits_scaling", X,
+        "divides the logits by a constant: nothing kept for backward, and the moment with both 16-bit copies is "
+        "below the loss's 16-bit + fp32 pair"),
+};
+
+// OLMo-2 (modeling_olmo2.py): Llama's shapes, q/k norms over all heads, norms after the sublayers.
+constexpr HfKeyRule kOlmo2[] = {
+    rule("attention_bias", M, "bias on q, k, v and o (modeling_olmo2.py); true is refused: no MLP bias to pair with"),
+};
+
 // StarCoder2 (modeling_starcoder2.py): LayerNorm, biases everywhere, c_fc -> GELU -> c_proj.
 // The Hub files keep keys of the Megatron conversion that modeling_starcoder2.py never reads.
 constexpr HfKeyRule kStarcoder2[] = {
@@ -252,7 +272,8 @@ constexpr HfKeyRule kStarcoder2[] = {
 
 constexpr HfKeyRule kDeepseekV3[] = {
     rule("num_key_value_heads", X, "MLA shapes come from kv_lora_rank and the head dims; the attention never reads it"),
-    rule("q_lora_rank", M, "low-rank query (null: a plain q projection); required, since transformers defaults it to 1536"),
+    rule("q_lora_rank", M,
+        "low-rank query (null: a plain q projection); required, since transformers defaults it to 1536"),
     rule("kv_lora_rank", M, "the compressed KV latent (what the cache keeps)"),
     rule("qk_nope_head_dim", M, "per-head query/key width without RoPE"),
     rule("qk_rope_head_dim", M, "per-head query/key width with RoPE (shared by heads in the latent)"),
@@ -303,6 +324,8 @@ constexpr HfFamily kFamilies[] = {
     { "deepseek_v2", "models/deepseek_v2/modeling_deepseek_v2.py", { kDeepseekV3, kDecoder, kCommon } },
     { "deepseek_v3", "models/deepseek_v3/modeling_deepseek_v3.py", { kDeepseekV3, kDecoder, kCommon } },
     { "starcoder2", "models/starcoder2/modeling_starcoder2.py", { kStarcoder2, kDecoder, kCommon } },
+    { "granite", "models/granite/modeling_granite.py", { kGranite, kDecoder, kCommon } },
+    { "olmo2", "models/olmo2/modeling_olmo2.py", { kOlmo2, kDecoder, kCommon } },
 };
 
 } // namespace

@@ -26,6 +26,7 @@ const char* const kConfigs[] = {
     "gemma-3-1b-it.json",
     "gemma-3-12b.json",
     "gpt2.json",
+    "granite-3.3-8b-instruct.json",
     "llama-3-8b.json",
     "llama-3.1-8b.json",
     "llama-3.1-70b.json",
@@ -34,6 +35,7 @@ const char* const kConfigs[] = {
     "mistral-7b.json",
     "mistral-7b-v0.3.json",
     "mixtral-8x7b.json",
+    "olmo-2-1124-13b.json",
     "phi-3-mini.json",
     "qwen1.5-moe-a2.7b.json",
     "qwen2-57b-a14b.json",
@@ -48,6 +50,8 @@ const char* const kConfigs[] = {
     "qwen3-32b.json",
     "qwen3-30b-a3b.json",
     "smollm2-135m.json",
+    "smollm2-360m.json",
+    "smollm2-1.7b.json",
     "starcoder2-7b.json",
 };
 
@@ -259,6 +263,14 @@ private slots:
                                       << "llama" << qint64(1'235'814'400) << qint64(0);
         QTest::newRow("mistral-7b-v0.3") << "mistral-7b-v0.3.json"
                                          << "mistral" << qint64(7'248'023'552) << qint64(0);
+        QTest::newRow("granite-3.3-8b") << "granite-3.3-8b-instruct.json"
+                                        << "granite" << qint64(8'170'864'640) << qint64(0);
+        QTest::newRow("olmo-2-1124-13b") << "olmo-2-1124-13b.json"
+                                         << "olmo2" << qint64(13'716'198'400) << qint64(0);
+        QTest::newRow("smollm2-360m") << "smollm2-360m.json"
+                                      << "llama" << qint64(361'821'120) << qint64(0);
+        QTest::newRow("smollm2-1.7b") << "smollm2-1.7b.json"
+                                      << "llama" << qint64(1'711'376'384) << qint64(0);
         QTest::newRow("smollm2-135m") << "smollm2-135m.json"
                                       << "llama" << qint64(134'515'008) << qint64(0);
         QTest::newRow("starcoder2-7b") << "starcoder2-7b.json"
@@ -340,6 +352,49 @@ private slots:
         const HfImport q3 = importHfConfig(load("qwen3-30b-a3b.json"));
         QVERIFY(q3.model.qkNorm && !q3.model.qkvBias && q3.model.moe.sharedExperts == 0);
         QCOMPARE(q3.model.headDim, Count(128));
+    }
+
+    /// The families added for issue 19's second part, as their modeling files build them.
+    void newFamilyShapes()
+    {
+        const ModelSpec sc2 = importHfConfig(load("starcoder2-7b.json")).model;
+        QVERIFY(sc2.mlp == MlpKind::Gelu && sc2.norm == NormKind::LayerNorm && sc2.bias && sc2.tiedEmbeddings);
+        QCOMPARE(sc2.slidingWindow, Count(4096));
+        QCOMPARE(sc2.dropout, 0.1);
+
+        const ModelSpec v2 = importHfConfig(load("deepseek-v2-lite.json")).model;
+        QCOMPARE(v2.mla.qLoraRank, Count(0)); // null: a plain q projection
+        QVERIFY(!v2.moe.routerBias); // greedy routing has no e_score_correction_bias
+        QCOMPARE(v2.moe.sharedExperts, Count(2));
+        QCOMPARE(v2.moe.firstDenseLayers, Count(1));
+        // Without q_lora_rank transformers would build a 1536-rank query: the import asks instead.
+        nlohmann::json noRank = load("deepseek-v2-lite.json");
+        noRank.erase("q_lora_rank");
+        QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(noRank));
+
+        // OLMo-2: q_norm over 40 x 128 = 5120, norms after the sublayers, fp32 scaling.
+        const HfImport olmo = importHfConfig(load("olmo-2-1124-13b.json"));
+        QVERIFY(olmo.model.qkNorm && olmo.model.qkNormFullWidth && olmo.model.normAfterSublayers);
+        bool sawQNorm = false;
+        for (const ParamTensor& t : parameterTensors(olmo.model))
+            if (t.name == "layers.attn.q_norm.weight") {
+                QCOMPARE(t.elements(), Count(5120));
+                sawQNorm = true;
+            }
+        QVERIFY(sawQNorm);
+        // Its norms keep an fp32 normalized tensor: more activation memory than the same shapes
+        // with Llama's norms.
+        Scenario sc = scenarioFromHf(olmo, "olmo");
+        const Bytes olmoActs = estimate(sc).activations.bytes;
+        sc.model.normScaleFp32 = false;
+        QVERIFY(estimate(sc).activations.bytes < olmoActs);
+        // LoRA on it is refused, not guessed.
+        sc = scenarioFromHf(olmo, "olmo");
+        sc.run.finetune.method = FinetuneMethod::Lora;
+        QVERIFY_THROWS_EXCEPTION(InputError, validateScenario(sc));
+
+        const ModelSpec granite = importHfConfig(load("granite-3.3-8b-instruct.json")).model;
+        QVERIFY(granite.tiedEmbeddings && !granite.bias);
     }
 
     /// Issue 17: what import-hf writes, estimate accepts; a value beyond the scenario reader's
