@@ -88,8 +88,9 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
             auto* import = new QPushButton(QStringLiteral("From config.json…"));
             import->setObjectName(QStringLiteral("importConfig"));
             import->setToolTip(
-                QStringLiteral("Read a Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2, Gemma, GPT-2, "
-                               "Phi-3, DeepSeek-V3); you can also drop one on the window"));
+                QStringLiteral("Read a Hugging Face config.json (Llama, SmolLM2, Mistral, Mixtral, Qwen2/3 and their "
+                               "MoE, Gemma 1-3, GPT-2, Phi-3/4, DeepSeek-V2/V3, StarCoder2, Granite, OLMo-2); you "
+                               "can also drop one on the window"));
             connect(import, &QPushButton::clicked, this, &ParameterPanel::importConfigRequested);
             grid->addWidget(import, grid->rowCount(), 1, 1, 2);
         }
