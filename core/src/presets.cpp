@@ -94,8 +94,8 @@ std::vector<Preset> build()
     ModelSpec nemo = llamaStyle("Mistral Nemo 12B", 131072, 5120, 40, 32, 8, 14336, 131072);
     nemo.headDim = 128; // not 5120 / 32
     add("mistral-nemo-12b", nemo, 12247782400, true,
-        "mistralai/Mistral-Nemo-Instruct-2407 config.json shapes; model.safetensors.index.json total_size "
-        "24,495,564,800 B = 12,247,782,400 bf16 parameters");
+        "mistralai/Mistral-Nemo-Instruct-2407 config.json shapes (head_dim 128); model.safetensors.index.json "
+        "total_size 24,495,564,800 B = 12,247,782,400 bf16 parameters; context 128k as the card says");
 
     family = "Gemma";
     ModelSpec gemma1b = llamaStyle("Gemma 3 1B", 262144, 1152, 26, 4, 1, 6912, 32768);
