@@ -48,6 +48,10 @@ bool sameAsResidualDropout(const json& v, const json& c)
         : 0.0;
     return v.is_number() && v.get<double>() == resid;
 }
+bool isEmptyObject(const json& v, const json&)
+{
+    return v.is_object() && v.empty();
+}
 bool allFullAttention(const json& v, const json&)
 {
     if (!v.is_array())
@@ -76,6 +80,10 @@ constexpr HfKeyRule kCommon[] = {
     rule("pad_token_id", X, "tokenizer id"),
     rule("initializer_range", X, "standard deviation of the random init; no shape"),
     rule("use_cache", X, "a generation default; the scenario's mode decides whether a KV cache exists"),
+    rule("auto_map", N,
+        "names the repository's own Python classes (trust_remote_code), which may build another model than "
+        "transformers' class; an empty map (microsoft/phi-4) names none",
+        isEmptyObject, "{}"),
 };
 
 // ---- Llama-style decoders (RMSNorm, RoPE, gated MLP) ---------------------------------------

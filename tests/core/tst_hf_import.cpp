@@ -37,6 +37,7 @@ const char* const kConfigs[] = {
     "mixtral-8x7b.json",
     "olmo-2-1124-13b.json",
     "phi-3-mini.json",
+    "phi-4.json",
     "qwen1.5-moe-a2.7b.json",
     "qwen2-57b-a14b.json",
     "qwen2.5-0.5b-instruct.json",
@@ -94,7 +95,7 @@ nlohmann::json perturbed(const std::string& key, const nlohmann::json& v)
     if (key == "num_key_value_heads" && v.get<Count>() % 2 == 0) // doubled, it would stop dividing the heads
         return v.get<Count>() / 2;
     if (key == "sliding_window" && v.is_number_integer()) // a wider window than the sequence changes nothing
-        return v.get<Count>() / 2;
+        return std::min<Count>(v.get<Count>() / 2, 1024);
     if (v.is_boolean())
         return !v.get<bool>();
     if (v.is_number_integer())
@@ -173,6 +174,9 @@ private slots:
         QTest::newRow("granite") << "granite-3.3-8b-instruct.json"
                                  << "granite-3.3-8b"
                                  << "granite";
+        QTest::newRow("phi-4") << "phi-4.json"
+                               << "phi-4"
+                               << "phi3";
         QTest::newRow("starcoder2") << "starcoder2-7b.json"
                                     << "starcoder2-7b"
                                     << "starcoder2";
@@ -354,6 +358,8 @@ private slots:
                                       << "mixtral" << qint64(46'702'792'704) << qint64(12'879'925'248);
         QTest::newRow("phi-3-mini") << "phi-3-mini.json"
                                     << "phi3" << qint64(3'821'079'552) << qint64(0);
+        QTest::newRow("phi-4") << "phi-4.json"
+                               << "phi3" << qint64(14'659'507'200) << qint64(0);
         QTest::newRow("qwen1.5-moe-a2.7b") << "qwen1.5-moe-a2.7b.json"
                                            << "qwen2_moe" << qint64(14'315'784'192) << qint64(2'689'173'504);
         QTest::newRow("qwen2-57b-a14b") << "qwen2-57b-a14b.json"
