@@ -41,6 +41,17 @@ QString ExplainView::html(const Report& r)
                      bytesText(r.activations.headBytes),
                      bytesText(r.activations.lossHeldBytes + r.activations.lossForwardBytes),
                      bytesText(r.activations.lossBackwardBytes));
+    if (!r.activations.compileScope.empty()) { // run.compile: which eager tensors the compiled graph does not keep
+        h += QStringLiteral("<h3>torch.compile</h3><p>%1. AOTAutograd's min-cut partitioner recomputes in backward "
+                            "what only pointwise ops read there; matmul and attention inputs, reductions and random "
+                            "masks stay saved. %2 less per micro-batch than eager code keeps:</p><ul>")
+                 .arg(view(r.activations.compileScope), bytesText(r.activations.compileRemovedBytes));
+        for (const ActivationTensor& t : r.activations.compileRemoved)
+            h += QStringLiteral("<li>%1 (%2): %3 x %4</li>")
+                     .arg(QString::fromStdString(t.name).toHtmlEscaped(), view(t.module), bytesText(t.bytesEach),
+                         QString::number(t.count));
+        h += QStringLiteral("</ul>");
+    }
     h += QStringLiteral("<h3>Overhead, part by part</h3><ul>");
     for (const Component& p : r.overheadParts)
         h += QStringLiteral("<li><b>%1</b> %2: %3 <code>%4</code></li>")

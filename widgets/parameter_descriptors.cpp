@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "parameter_descriptors.h"
 
+#include "vramlab/framework_profile.h"
+
 #include "vramlab/gpu_catalog.h"
 #include "vramlab/model_scaling.h"
 #include "vramlab/parameter_tensors.h"
@@ -316,6 +318,15 @@ QVector<ParamDescriptor> build()
         };
         all << loss;
     }
+    // Shown where the framework's compile is modelled (torchtitan, torchtune), and while it is on,
+    // so that a switch to another framework (which the core refuses with the reason) can be undone here.
+    all << toggle(QStringLiteral("run.compile"), prec, QStringLiteral("torch.compile"),
+        QStringLiteral("Each transformer block compiled as the framework does it: the partitioner recomputes "
+                       "pointwise tensors (fp32 norm copies, the SiLU output) in backward instead of saving them."),
+        [](const Scenario& s) {
+            return s.run.mode == Mode::Training && !s.run.serving
+                && (s.run.compile || !frameworkProfile(s.run.framework).compileScope.empty());
+        });
 
     all << integer(QStringLiteral("run.batch_size"), inf, QStringLiteral("Batch"), QStringLiteral("sequences"),
         QStringLiteral("Sequences served at once; each has its own KV cache."), K::LogInteger, 1, 4096, inference);

@@ -62,12 +62,31 @@ struct Collector {
     {
         add({}, name, module, dims, bytesPerElem);
     }
+    /// A tensor eager code keeps and the compiled graph recomputes in backward instead (Explain lists it).
+    void drop(std::string_view prefix, std::string_view name, std::string_view module,
+        std::initializer_list<Count> dims, double bytesPerElem)
+    {
+        Count elems = 1;
+        for (Count d : dims)
+            elems = checkedMul(elems, d);
+        const Bytes each = static_cast<Bytes>(static_cast<double>(elems) * bytesPerElem);
+        if (each <= 0 || count <= 0)
+            return;
+        set.compileRemovedBytes = checkedAdd(set.compileRemovedBytes, checkedMul(each, count));
+        if (detail) {
+            ActivationTensor t { std::string(prefix).append(name), module, scope, each, count, {}, 0, bytesPerElem };
+            for (Count d : dims)
+                t.dims[static_cast<size_t>(t.rank++)] = d;
+            set.compileRemoved.push_back(std::move(t));
+        }
+    }
 };
 
 /// Shapes of one micro-batch on one GPU.
 struct Dims {
     Count b, s, h, a, g, d, t;
     Count hs; ///< rows of hidden-size tensors: s, or s / t with sequence parallelism
+    Count gs; ///< rows of a column-parallel matmul's kept input: hs, or s where SP keeps the gathered input
     Count ffn; ///< MLP width on this GPU
     double p; ///< bytes of an activation element
     double pg; ///< bytes of a GEMM-only input (1 with FP8)
@@ -82,7 +101,22 @@ struct Dims {
     bool nf4Keeps; ///< QLoRA: every NF4 linear keeps its input (bitsandbytes MatMul4Bit)
     bool frozenKeepsNoInput; ///< autograd as measured for frozen weights: no x_normed, no LM head input, no mask of a
                              ///< no-grad input
+    bool compiled; ///< run.compile: each block's saved set is the min-cut partitioner's (see compiledNorm)
+    bool compiledLoss; ///< run.compile with a framework that compiles its loss too (torchtune)
 };
+
+// kCompileRule: what a compiled block saves (run.compile). torch.compile traces the block's
+// forward and backward as one graph and AOTAutograd's min-cut partitioner decides what forward
+// hands to backward (torch/_functorch/partitioners.py@c28ba8e5893e9806da1ec8bdad05370b86f22823,
+// solve_min_cut / should_ban_recomputation, with inductor's defaults): an op outside the
+// recomputable list (matmuls, SDPA) is never recomputed; a tensor that a non-fusible backward op
+// reads (a weight-gradient matmul, SDPA's backward) is saved (ban_if_materialized_backward); a
+// reduction whose output is 4x smaller than its input is saved (ban_if_reduction); everything
+// else is pointwise or a view and is recomputed from the cheapest cut, which for a pre-norm block
+// is its 16-bit inputs. So, beside the eager list: an RMSNorm keeps its 16-bit input and rsqrt, not
+// an fp32 copy and the normalized tensor; a gated MLP's activation output is rebuilt from the gate
+// projection; q/k norms keep the projection output. Matmul inputs, Q/K/V after RoPE, SDPA's output
+// and log-sum-exp, and dropout masks (random ops are never recomputed) stay as in eager code.
 
 /// What one kind of layer keeps (every layer of a stage is one of dense/MoE x global/local,
 /// and activations do not depend on the window, so two kinds suffice).
@@ -113,7 +147,7 @@ public:
         if (attentionInputKept)
             c.add(
                 after ? "attention input (block input, read by q/k/v)" : "attention input (norm output, read by q/k/v)",
-                "attention", { x.b, x.hs, x.h }, x.pg);
+                "attention", { x.b, x.gs, x.h }, x.pg);
         attention(c);
         if (!lora || targeted({ "o" }))
             c.add("attention output (o_proj input)", "attention", { x.b, x.s, x.a * vDim() },
@@ -161,7 +195,17 @@ public:
             = x.frozenKeepsNoInput && r.mode == Mode::Training && r.finetune.method != FinetuneMethod::Full;
         // Olmo2RMSNorm: (weight * x_normed).to(dtype) multiplies in fp32, so the fp32 x_normed is kept.
         const double normalizedBytes = frozenWeight ? 0 : m.normScaleFp32 && x.rmsNormFp32 ? 4 : x.p;
-        if (m.norm == NormKind::RmsNorm && !x.rmsNormFp32) {
+        if (x.compiled && c.scope == ActivationScope::Layer && m.norm == NormKind::RmsNorm) {
+            // Compiled block (kCompileRule): the fp32 copy and x * rsqrt are pointwise, read in
+            // backward only by pointwise ops and the weight's gradient reduction, so they are
+            // recomputed from the 16-bit input; the rsqrt (a reduction's output, 1/h of its input)
+            // is saved. The norm's output stays saved by the matmuls that read it.
+            c.add(what, ": input (16-bit, kept by the compiled block)", "norm", { x.b, x.hs, x.h }, inputBytes);
+            c.add(what, x.rmsNormFp32 ? ": rsqrt (fp32)" : ": rsqrt", "norm", { x.b, x.hs }, x.rmsNormFp32 ? 4 : x.p);
+            if (x.rmsNormFp32)
+                c.drop(what, ": fp32 input", "norm", { x.b, x.hs, x.h }, 4);
+            c.drop(what, ": normalized", "norm", { x.b, x.hs, x.h }, normalizedBytes);
+        } else if (m.norm == NormKind::RmsNorm && !x.rmsNormFp32) {
             // lit_gpt/rmsnorm.py@8641822: x * x, rsqrt and x * rsqrt in the input dtype;
             // x * x and x * rsqrt keep the input, the rsqrt its output, weight * x_normed the normalized.
             c.add(what, ": input", "norm", { x.b, x.hs, x.h }, inputBytes);
@@ -220,6 +264,13 @@ private:
             const bool full = m.qkNormFullWidth;
             const double normalized = m.normScaleFp32 ? 4 : x.p;
             for (const auto& [name, heads] : { std::pair { "q", a }, std::pair { "k", x.g } }) {
+                if (x.compiled) { // kCompileRule: the projection's 16-bit output and the rsqrt stay
+                    c.add(name, "-norm: input (projection output, 16-bit)", "attention", { b, s, heads, d }, x.p);
+                    c.add(name, "-norm: rsqrt", "attention", { b, s, full ? 1 : heads }, 4);
+                    c.drop(name, "-norm: fp32 input", "attention", { b, s, heads, d }, 4);
+                    c.drop(name, "-norm: normalized", "attention", { b, s, heads, d }, x.p);
+                    continue;
+                }
                 c.add(name, "-norm: fp32 input", "attention", { b, s, heads, d }, 4);
                 c.add(name, "-norm: rsqrt", "attention", { b, s, full ? 1 : heads }, 4);
                 c.add(name, "-norm: normalized", "attention", { b, s, heads, d }, normalized);
@@ -275,10 +326,15 @@ private:
     void mlp(Collector& c, std::string_view module, Count width, bool inputSaved, bool downInputSaved) const
     {
         if (inputSaved)
-            c.add("MLP input (norm output)", module, { x.b, x.hs, x.h }, x.pg);
+            c.add("MLP input (norm output)", module, { x.b, x.gs, x.h }, x.pg);
         if (m.gated()) {
             c.add("gate projection output", module, { x.b, x.s, width }, x.p);
-            c.add(m.mlp == MlpKind::SwiGlu ? "SiLU output" : "GELU output", module, { x.b, x.s, width }, x.p);
+            // kCompileRule: the activation is pointwise on the gate output and read in backward only
+            // by pointwise ops (the product's and its own gradients), so the compiled block recomputes it.
+            if (x.compiled)
+                c.drop({}, m.mlp == MlpKind::SwiGlu ? "SiLU output" : "GELU output", module, { x.b, x.s, width }, x.p);
+            else
+                c.add(m.mlp == MlpKind::SwiGlu ? "SiLU output" : "GELU output", module, { x.b, x.s, width }, x.p);
             c.add("up projection output", module, { x.b, x.s, width }, x.p);
             if (downInputSaved)
                 c.add("gated product (down_proj input)", module, { x.b, x.s, width }, x.pg);
@@ -294,7 +350,7 @@ private:
     {
         const MoeSpec& e = m.moe;
         const Count b = x.b, s = x.s, k = e.topK, width = m.expertWidth() / x.t;
-        c.add("router input (norm output)", "moe", { b, x.hs, x.h }, x.p);
+        c.add("router input (norm output)", "moe", { b, x.gs, x.h }, x.p);
         c.add("router probabilities (fp32)", "moe", { b, s, e.numExperts }, 4);
         c.add("top-k weights", "moe", { b, s, k }, x.p);
         c.add("top-k expert indices (int64)", "moe", { b, s, k }, 8);
@@ -383,6 +439,7 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
     d.d = m.headDim;
     d.ffn = m.ffnHiddenSize / t;
     d.hs = r.parallelism.sequenceParallel ? ceilDiv(seq, t) : seq;
+    d.gs = frameworkProfile(r.framework).sequenceParallelKeepsGathered ? seq : d.hs;
     d.p = bytesPerElement(reg.activations);
     d.pg = r.fp8 ? 1 : d.p;
     d.eager = r.attention == AttentionImpl::Eager;
@@ -396,6 +453,8 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
     d.vViewOfQkv = f.fusedQkvView && m.numKvHeads == m.numHeads;
     d.nf4Keeps = f.nf4KeepsInputs && r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora;
     d.frozenKeepsNoInput = r.framework != Framework::Plain;
+    d.compiled = r.compile && r.mode == Mode::Training;
+    d.compiledLoss = d.compiled && f.compileLoss;
     return d;
 }
 
@@ -452,7 +511,42 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
     const bool headFrozen = x.frozenKeepsNoInput && r.finetune.method != FinetuneMethod::Full
         && !(x.nf4Keeps && r.finetune.quantizeLmHead); // an NF4 head keeps its input
     if (loss.kind != LossKind::Fused && !headFrozen)
-        head.add("LM head input (final norm output)", "head", { x.b, x.hs, x.h }, x.pg);
+        head.add("LM head input (final norm output)", "head", { x.b, x.gs, x.h }, x.pg);
+    if (x.compiledLoss && loss.kind == LossKind::Upcast) {
+        // torchtune compile_loss (training/_compile.py@1814feb): nn.CrossEntropyLoss compiled whole on
+        // the model's fp32 logits (TransformerDecoder returns output(h).float() eagerly). By kCompileRule
+        // the log-softmax is pointwise on the logits apart from two per-row reductions: the graph keeps
+        // its input and the row max and sum of exponentials, and its backward writes one fp32 gradient.
+        head.add(
+            "fp32 logits (input of the compiled cross-entropy, kept for backward)", "loss", { x.b, x.s, vocab }, 4);
+        head.add(
+            "row max and sum of exponentials (fp32, the compiled log-softmax's reductions)", "loss", { tokens, 2 }, 4);
+        head.drop({}, "log-softmax of the logits (fp32)", "loss", { x.b, x.s, vocab }, 4);
+        set.lossForwardBytes = logits16; // the 16-bit logits while .float() copies them
+        set.lossBackwardBytes = checkedMul(tokens, vocab, 4);
+        set.lossForwardWhat = "loss: 16-bit logits beside their fp32 copy, which the compiled loss keeps";
+        set.lossBackwardWhat = "loss backward: one fp32 gradient of the logits (fused)";
+        set.lossSource = "compiled nn.CrossEntropyLoss on the model's fp32 logits (torchtune compile_loss, "
+                         "training/_compile.py@1814feb): its input and two reductions per token, no log-softmax";
+        return;
+    }
+    if (loss.kind == LossKind::LossParallel && f.lossParallelDtensor) {
+        // torch/distributed/tensor/parallel/loss.py@02eef6b _log_softmax on the fp32 shard (the loop's
+        // .float() copy): shifted = x - all_reduce(max); sum(exp(shifted)); result = shifted - log(sum);
+        // result is saved. At its widest the 16-bit logits, their fp32 copy, `shifted` and exp(shifted)
+        // (or `result`) are alive. Backward (_nll_loss_and_log_softmax_backward):
+        // (zeros_like(x) scattered + exp(x)) * grad: three fp32 tensors beside the saved result.
+        head.add("log-softmax of the vocabulary shard (fp32)", "loss", { x.b, x.s, vocab }, 4);
+        head.add("cross-entropy total weight (fp32 scalar)", "loss", { 1 }, 4);
+        set.lossForwardBytes = checkedMul(tokens, vocab, p + 8);
+        set.lossBackwardBytes = checkedMul(tokens, vocab, 12);
+        holdLogits(set, f, logits16);
+        set.lossForwardWhat = "loss: logits, their fp32 copy and the shifted logits beside the saved log-softmax";
+        set.lossBackwardWhat = "loss backward: zeros scattered, exp(log-softmax) and their product (fp32)";
+        set.lossSource = "PyTorch loss_parallel (distributed/tensor/parallel/loss.py@02eef6b): each GPU upcasts its "
+                         "vocabulary shard, subtracts the all-reduced max, keeps the fp32 log-softmax";
+        return;
+    }
     switch (loss.kind) {
     case LossKind::Upcast:
     case LossKind::HfShift:
@@ -493,9 +587,20 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         const Count positions = std::max<Count>(1, loss.chunkRows / std::max<Count>(1, x.b));
         const Count chunks = ceilDiv(x.s - (f.shiftLogits ? 1 : 0), positions);
         const double lsBytes = loss.chunkUpcast ? 4 : x.p;
-        head.add(loss.chunkUpcast ? "log-softmax of every chunk (fp32, all kept for backward)"
-                                  : "log-softmax of every chunk (16-bit, all kept for backward)",
-            "loss", { rows, vocab }, lsBytes);
+        // torchtune compile_loss compiles compute_cross_entropy (one chunk's .float() and
+        // cross_entropy): by kCompileRule the graph keeps its 16-bit input chunk and two fp32
+        // reductions per row; the upcast is fused into them and never materialized.
+        const bool compiledChunks = x.compiledLoss && loss.chunkUpcast;
+        if (compiledChunks) {
+            head.add("16-bit logits of every chunk (inputs of the compiled cross-entropy, kept for backward)", "loss",
+                { rows, vocab }, x.p);
+            head.add("row max and sum of exponentials of every chunk (fp32)", "loss", { rows, 2 }, 4);
+            head.drop({}, "log-softmax of every chunk (fp32, all kept for backward)", "loss", { rows, vocab }, 4);
+        } else {
+            head.add(loss.chunkUpcast ? "log-softmax of every chunk (fp32, all kept for backward)"
+                                      : "log-softmax of every chunk (16-bit, all kept for backward)",
+                "loss", { rows, vocab }, lsBytes);
+        }
         // With b > 1 a chunk of the (b, s) targets is not contiguous: reshape(-1) copies it and
         // nll_loss keeps the copy (torchtune labels.chunk, LitGPT targets.split; measured in
         // tests/validation). torchtune then divides by the int64 count of tokens, which div keeps.
@@ -504,7 +609,8 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         if (loss.chunkUpcast)
             head.add("token count (int64 scalar, total_loss / total_elements)", "loss", { 1 }, 8);
         Collector weights { set, ActivationScope::Head, chunks, head.detail };
-        weights.add("cross-entropy total weight of a chunk (scalar)", "loss", { 1 }, lsBytes);
+        if (!compiledChunks) // reduction="sum" decomposes without nll_loss's total weight
+            weights.add("cross-entropy total weight of a chunk (scalar)", "loss", { 1 }, lsBytes);
         // Every chunk's 16-bit logits exist at once (torchtune TransformerDecoder.chunked_output,
         // LitGPT GPT.forward(lm_head_chunk_size)); torchtune upcasts one chunk at a time.
         const Bytes upcastChunk = loss.chunkUpcast ? checkedMul(loss.chunkRows, vocab, 4) : 0;
@@ -513,6 +619,17 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         // torchtune _loss_step@1814feb: `del logits` before backward.
         set.lossForwardBytes = checkedAdd(logits16, upcastChunk);
         holdLogits(set, f, logits16);
+        if (compiledChunks) {
+            // The chunks are now saved by autograd (counted above), the fp32 math fused: one chunk's
+            // 16-bit gradient is all backward writes.
+            set.lossForwardBytes = 0;
+            set.lossBackwardBytes = checkedMul(loss.chunkRows, vocab, p);
+            set.lossForwardWhat = "loss: the compiled cross-entropy of each chunk (its inputs are kept)";
+            set.lossBackwardWhat = "loss backward: one chunk's 16-bit gradient (fused upcast and softmax)";
+            set.lossSource = "chunked output, each chunk's upcast + cross-entropy compiled (torchtune "
+                             "CEWithChunkedOutputLoss + compile_loss@1814feb)";
+            return;
+        }
         set.lossForwardWhat = loss.chunkUpcast
             ? "loss: every chunk's 16-bit logits, one chunk's fp32 copy, the saved log-softmaxes"
             : "loss: every chunk's 16-bit logits beside their saved log-softmaxes";
@@ -547,6 +664,8 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
     if (explain)
         set.tensors.reserve(64);
     const Dims x = makeDims(m, r, r.microBatchSize, r.sequenceLength);
+    if (x.compiled)
+        set.compileScope = frameworkProfile(r.framework).compileScope;
     const bool lora = r.finetune.method != FinetuneMethod::Full;
     const auto kind = r.checkpointing.kind;
     const bool wholeLayers = kind == Checkpointing::Kind::Full || kind == Checkpointing::Kind::Every;

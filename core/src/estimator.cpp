@@ -134,6 +134,23 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
     if (r.keepLastBlockGathered && r.parallelism.zeroStage != 3)
         throw InputError(
             "run.parallelism.reshard_after_forward", "expected zero_stage 3 (FSDP) for \"all but last block\"");
+    if (r.compile) {
+        // The min-cut rule (activation_model.cpp) is stated for the dense blocks it was read on.
+        const FrameworkProfile& f = frameworkProfile(r.framework);
+        const std::string fw(toString(r.framework));
+        const std::string why = r.mode != Mode::Training ? "training (the saved tensors it changes exist only there)"
+            : f.compileScope.empty()
+            ? "framework torchtitan or torchtune (what framework \"" + fw + "\" compiles is not modelled yet)"
+            : r.attention != AttentionImpl::Flash   ? "attention \"flash\" (a compiled eager softmax is not modelled)"
+            : m.moe.enabled()                       ? "a dense model (compiled MoE routing is not modelled)"
+            : m.attentionType != AttentionType::Mha ? "multi-head or grouped-query attention (not MLA)"
+            : f.compileLoss && loss != LossKind::Upcast
+                && !(loss == LossKind::Chunked && lossSetup(r, 1, 1).chunkUpcast)
+            ? "torchtune's compiled loss with run.loss \"upcast\" or \"chunked\" upcast per chunk"
+            : "";
+        if (!why.empty())
+            throw InputError("run.compile", "true is modelled for " + why);
+    }
     if (r.checkpointing.kind == Checkpointing::Kind::SelectiveOp && r.mode == Mode::Training) {
         // The save list is counted on torchtitan's Llama block (7 mm per block).
         const char* why = m.moe.enabled()               ? "a dense model (MoE blocks have other mm counts)"
@@ -377,6 +394,10 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     }
     if (explain)
         actFormula += " = " + formatCount(actBytes) + " B";
+    if (explain && rep.activations.compileRemovedBytes > 0)
+        actFormula += "; torch.compile (" + std::string(rep.activations.compileScope) + ") recomputes "
+            + n(static_cast<Count>(rep.activations.compileRemoved.size())) + " eager tensors in backward instead: "
+            + formatCount(checkedMul(rep.activations.compileRemovedBytes, st.inFlight)) + " B less";
     // Which framework behaviour made the loss tensors (the plain default keeps today's text).
     if (explain && training && st.slice.last && (r.framework != Framework::Plain || r.loss))
         actFormula += "; loss: " + std::string(rep.activations.lossSource) + " ["

@@ -35,6 +35,14 @@ FrameworkProfile torchtitan()
     p.rmsNormFp32 = true;
     p.repeatKv = true;
     p.attentionOutputCopy = true;
+    // torchtitan/parallelisms/parallelize_llama.py@9dec370 apply_compile: each TransformerBlock
+    // compiled on its own (after AC wrapping, before FSDP); train.py@9dec370 leaves
+    // `loss_fn = torch.compile(loss_fn)` commented out, so the loss stays eager.
+    p.compileScope = "each TransformerBlock compiled on its own (parallelize_llama.py apply_compile); the loss eager";
+    // parallelize_llama.py@9dec370 apply_tp: PrepareModuleInput(Shard(1) -> Replicate()) before
+    // attention and feed_forward, and the output ColwiseParallel(input_layouts=Shard(1)): the
+    // gathered full-sequence tensors are the matmuls' inputs, kept for their weight gradients.
+    p.sequenceParallelKeepsGathered = true;
     return p;
 }
 
@@ -69,6 +77,12 @@ FrameworkProfile torchtune()
     // output.transpose(1, 2).contiguous().view(b, s_x, -1) read by output_proj.
     p.repeatKv = true;
     p.attentionOutputCopy = true;
+    // torchtune/training/_compile.py@1814feb: compile_model compiles each TransformerSelfAttentionLayer
+    // (the final norm and the output projection stay eager); compile_loss compiles
+    // CEWithChunkedOutputLoss.compute_cross_entropy (the upcast and cross-entropy of one chunk), or
+    // any other loss module whole.
+    p.compileScope = "each TransformerSelfAttentionLayer and the loss compiled (training/_compile.py)";
+    p.compileLoss = true;
     return p;
 }
 
@@ -130,6 +144,7 @@ FrameworkProfile megatron()
     // vocabulary-sharded logits; Apex/TE FusedAdam (no foreach temporaries).
     p.version = "Megatron-LM (not pinned: defaults not yet read from its source at a commit)";
     p.loss = LossKind::LossParallel;
+    p.lossParallelDtensor = false;
     p.optimizerImpl = OptimizerImpl::Fused;
     return p;
 }

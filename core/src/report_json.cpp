@@ -80,6 +80,17 @@ nlohmann::ordered_json reportToJson(const Report& r)
     if (r.gpu)
         out["gpu"] = { { "name", r.gpu->name }, { "display_name", r.gpu->displayName },
             { "memory_bytes", r.gpu->memoryBytes } };
+    if (!r.activations.compileScope.empty()) { // run.compile: what the partitioner recomputes instead of saving
+        json removed = json::array();
+        for (const ActivationTensor& t : r.activations.compileRemoved)
+            removed.push_back({ { "name", t.name }, { "module", t.module }, { "bytes_each", t.bytesEach },
+                { "count", t.count }, { "shape", t.shapeText() } });
+        out["compile"] = { { "scope", r.activations.compileScope },
+            { "rule",
+                "AOTAutograd min-cut partitioner: pointwise tensors read in backward only by pointwise ops are "
+                "recomputed; matmul and SDPA inputs, reductions and random masks are saved" },
+            { "removed_bytes", r.activations.compileRemovedBytes }, { "removed", std::move(removed) } };
+    }
     if (r.stepInputs.training && r.stepInputs.lastStage) // the loss as the framework computes it
         out["loss"] = { { "source", r.activations.lossSource }, { "framework", r.activations.lossFramework },
             { "forward_bytes", r.activations.lossForwardBytes }, { "backward_bytes", r.activations.lossBackwardBytes },

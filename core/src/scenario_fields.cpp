@@ -495,7 +495,10 @@ const ScenarioField kFields[] = {
     when(boolean<REF(s.run.optimizerInBackward)>(
              "run.optimizer_in_backward", "Each parameter stepped and its gradient freed in backward."),
         [](const Scenario& s) { return s.run.optimizerInBackward; }),
-    unmodelled("run.compile", "false", "torch.compile fuses kernels and changes which tensors are saved"),
+    when(boolean<REF(s.run.compile)>("run.compile",
+             "torch.compile as the framework applies it: the partitioner saves fewer tensors (torchtitan, "
+             "torchtune)."),
+        [](const Scenario& s) { return s.run.compile; }),
     unmodelled("run.activation_offloading", "false", "saved tensors moved to host memory while backward waits"),
 
     integer<REF(s.run.parallelism.gpus)>(

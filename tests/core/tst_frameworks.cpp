@@ -71,6 +71,11 @@ private slots:
     void qloraAsLitgptRunsIt();
     void keysRoundTrip();
     void badKeysNamed();
+    void compiledBlocks();
+    void compiledTorchtuneLoss();
+    void compileRefusedWhereNotModelled();
+    void dtensorLossParallel();
+    void sequenceParallelKeepsGatheredInputs();
 };
 
 // 32 tokens x 1000 vocabulary = 32,000 logits.
@@ -289,6 +294,100 @@ void TstFrameworks::badKeysNamed()
         refusal({ { "parallelism", { { "async_tp", true } } } }).keyPath(), std::string("run.parallelism.async_tp"));
     QCOMPARE(refusal({ { "finetune", { { "method", "qlora" }, { "quant", "torchao-nf4" } } } }).keyPath(),
         std::string("run.finetune.quant"));
+}
+
+// torch.compile (kCompileRule, torch/_functorch/partitioners.py@c28ba8e): per layer the two RMSNorms
+// keep their 16-bit input (2 B x 2048, b s h = 2 x 16 x 64) instead of an fp32 copy (4 B) and the
+// normalized tensor (2 B), and SwiGLU's SiLU output (2 B x b s ffn = 2 x 4096) is rebuilt.
+void TstFrameworks::compiledBlocks()
+{
+    const ActivationSet eager = acts(toy({ { "framework", "torchtune" }, { "loss", "upcast" } }));
+    const ActivationSet compiled
+        = acts(toy({ { "framework", "torchtune" }, { "loss", "upcast" }, { "compile", true } }));
+    // Two layers x (2 norms x (4 + 2 - 2) B x 2048 + 2 B x 4096) = 49,152 B fewer in the layers;
+    // the compiled loss keeps its fp32 input instead of the log-softmax, plus 2 x 4 B per token (+256 B),
+    // and no longer nll_loss's 4-byte total weight.
+    QCOMPARE(eager.bytes - compiled.bytes, Bytes(49'152 - 256 + 4));
+    QCOMPARE(tensorBytes(compiled, "input norm: input (16-bit, kept by the compiled block)"), Bytes(2 * 4096));
+    QCOMPARE(tensorBytes(compiled, "pre-MLP norm: input (16-bit, kept by the compiled block)"), Bytes(2 * 4096));
+    QCOMPARE(tensorBytes(compiled, "input norm: fp32 input"), Bytes(0));
+    QCOMPARE(tensorBytes(compiled, "SiLU output"), Bytes(0));
+    QCOMPARE(tensorBytes(compiled, "input norm: rsqrt (fp32)"), tensorBytes(eager, "input norm: rsqrt (fp32)"));
+    QCOMPARE(tensorBytes(compiled, "gated product (down_proj input)"),
+        tensorBytes(eager, "gated product (down_proj input)"));
+    // Explain lists what was removed: per layer 2 x (8,192 + 4,096) + 8,192, and the 128,000 B log-softmax.
+    QCOMPARE(compiled.compileRemovedBytes, Bytes(2 * 32'768 + 128'000));
+    QVERIFY(!compiled.compileScope.empty());
+    QCOMPARE(eager.compileRemovedBytes, Bytes(0));
+    // The final norm is outside the compiled blocks (torchtune compile_model): it keeps its fp32 copy.
+    QCOMPARE(tensorBytes(compiled, "final norm: fp32 input"), Bytes(4 * 2048));
+    // torchtitan compiles the blocks only (train.py@9dec370 leaves the loss eager).
+    const ActivationSet titan = acts(toy({ { "framework", "torchtitan" }, { "compile", true } }));
+    QCOMPARE(tensorBytes(titan, "log-softmax of the logits (fp32)"), Bytes(128'000));
+}
+
+// torchtune compile_loss: nn.CrossEntropyLoss compiled whole on fp32 logits, or
+// CEWithChunkedOutputLoss.compute_cross_entropy compiled per chunk (training/_compile.py@1814feb).
+void TstFrameworks::compiledTorchtuneLoss()
+{
+    const ActivationSet up = acts(toy({ { "framework", "torchtune" }, { "loss", "upcast" }, { "compile", true } }));
+    QCOMPARE(tensorBytes(up, "fp32 logits (input of the compiled cross-entropy, kept for backward)"), Bytes(128'000));
+    QCOMPARE(tensorBytes(up, "log-softmax of the logits (fp32)"), Bytes(0));
+    QCOMPARE(up.lossForwardBytes, Bytes(64'000)); // the 16-bit logits while .float() copies them
+    QCOMPARE(up.lossBackwardBytes, Bytes(128'000)); // one fp32 gradient, not two
+    // 8 chunks of 2 positions x batch 2 = 4 rows: the 16-bit chunks are kept, no fp32 log-softmax,
+    // no per-chunk total weight (reduction "sum"); backward writes one chunk's 16-bit gradient.
+    const ActivationSet ch = acts(toy({ { "framework", "torchtune" }, { "compile", true } }));
+    QCOMPARE(tensorBytes(ch, "16-bit logits of every chunk (inputs of the compiled cross-entropy, kept for backward)"),
+        Bytes(64'000));
+    QCOMPARE(tensorBytes(ch, "row max and sum of exponentials of every chunk (fp32)"), Bytes(256));
+    QCOMPARE(tensorBytes(ch, "cross-entropy total weight of a chunk (scalar)"), Bytes(0));
+    QCOMPARE(ch.lossForwardBytes, Bytes(0));
+    QCOMPARE(ch.lossBackwardBytes, Bytes(4 * 1000 * 2));
+}
+
+void TstFrameworks::compileRefusedWhereNotModelled()
+{
+    for (const json& extra : { json { { "compile", true } }, // plain PyTorch: what is compiled is not said
+             json { { "framework", "hf-transformers" }, { "compile", true } },
+             json { { "framework", "torchtune" }, { "compile", true }, { "attention", "eager" } },
+             json { { "framework", "torchtune" }, { "compile", true }, { "loss", "fused" } } }) {
+        const InputError e = refusal(extra);
+        QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("run.compile"));
+    }
+    QVERIFY(std::string(refusal({ { "compile", true } }).what()).find("torchtitan or torchtune") != std::string::npos);
+}
+
+// PyTorch loss_parallel (distributed/tensor/parallel/loss.py@02eef6b) on a 500-entry vocabulary
+// shard (TP 2), 32 tokens: forward 16-bit logits + fp32 copy + shifted = 2 + 4 + 4 B beside the saved
+// result; backward zeros, exp and product: 12 B. Megatron's profile keeps the upcast counts.
+void TstFrameworks::dtensorLossParallel()
+{
+    const json tp = { { "framework", "torchtitan" }, { "loss", "loss-parallel" },
+        { "parallelism", { { "gpus", 2 }, { "tensor_parallel", 2 } } } };
+    const ActivationSet a = acts(toy(tp));
+    QCOMPARE(tensorBytes(a, "log-softmax of the vocabulary shard (fp32)"), Bytes(32 * 500 * 4));
+    QCOMPARE(a.lossForwardBytes, Bytes(32 * 500 * 10));
+    QCOMPARE(a.lossBackwardBytes, Bytes(32 * 500 * 12));
+    json meg = tp;
+    meg["framework"] = "megatron";
+    const ActivationSet m = acts(toy(meg));
+    QCOMPARE(m.lossForwardBytes, Bytes(32 * 500 * 6));
+    QCOMPARE(m.lossBackwardBytes, Bytes(32 * 500 * 8));
+}
+
+// torchtitan's sequence parallelism (parallelize_llama.py@9dec370 apply_tp): PrepareModuleInput gathers
+// Shard(1) to Replicate before attention and the MLP, so q/k/v keep the full 16-row input
+// (2 x 16 x 64 x 2 B per layer); plain PyTorch here follows Megatron and keeps the 8-row shard.
+void TstFrameworks::sequenceParallelKeepsGatheredInputs()
+{
+    const json par = { { "gpus", 2 }, { "tensor_parallel", 2 }, { "sequence_parallel", true } };
+    const ActivationSet titan = acts(toy({ { "framework", "torchtitan" }, { "parallelism", par } }));
+    const ActivationSet plain = acts(toy({ { "parallelism", par } }));
+    QCOMPARE(tensorBytes(titan, "attention input (norm output, read by q/k/v)"), Bytes(2 * 4096));
+    QCOMPARE(tensorBytes(plain, "attention input (norm output, read by q/k/v)"), Bytes(2 * 2048));
+    QCOMPARE(tensorBytes(titan, "LM head input (final norm output)"), Bytes(4096));
+    QCOMPARE(tensorBytes(titan, "input norm: fp32 input"), tensorBytes(plain, "input norm: fp32 input"));
 }
 
 QTEST_APPLESS_MAIN(TstFrameworks)

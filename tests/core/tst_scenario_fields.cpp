@@ -47,6 +47,7 @@ Scenario richScenario()
     sc.run.lossDtype = DType::Fp32;
     sc.run.optimizerImpl = OptimizerImpl::Fused;
     sc.run.optimizerInBackward = true;
+    sc.run.compile = true;
     sc.run.overheads.commBufferBytes = 300 * kMiB;
     sc.run.gpu = findGpu("h100-sxm-80gb");
     sc.run.checkpointing = { Checkpointing::Kind::Every, 4 };

@@ -50,6 +50,10 @@ struct ActivationSet {
     std::string_view lossSource
         = "logits.float() + cross_entropy (plain PyTorch)"; ///< which framework behaviour made the loss tensors
     std::string_view lossFramework; ///< the framework profile and version that chose it
+    // torch.compile (run.compile): what the eager code would keep and the compiled graph does not.
+    Bytes compileRemovedBytes = 0; ///< one micro-batch: eager bytes the partitioner recomputes instead
+    std::vector<ActivationTensor> compileRemoved; ///< those tensors (when explained)
+    std::string_view compileScope; ///< what the framework compiles (empty without run.compile)
 };
 
 /// Which layers and ends of the model a GPU holds.

@@ -28,6 +28,16 @@ struct FrameworkProfile {
         = false; ///< q, k, v are views of one fused qkv output; with as many KV heads as heads V keeps it whole
     bool logitsHeld = false; ///< the training loop keeps the logits through backward
     bool shiftLogits = false; ///< the loss drops the last position of each sequence (LitGPT)
+    /// Sequence parallelism as DTensor does it: the all-gathered (full-sequence) input of each
+    /// column-parallel matmul is what autograd keeps (Megatron keeps its shard and gathers again).
+    bool sequenceParallelKeepsGathered = false;
+    /// run.loss "loss-parallel" as PyTorch's DTensor loss_parallel computes it (fp32 shifted and exp
+    /// temporaries, a 3-tensor backward); false: Megatron's in-place vocab_parallel_cross_entropy.
+    bool lossParallelDtensor = true;
+    /// What `run.compile` compiles: "" when the framework's compile is not modelled (it is
+    /// refused), else each transformer block on its own, and the loss where `compileLoss`.
+    std::string_view compileScope;
+    bool compileLoss = false;
 };
 
 /// The profile of `f` at its pinned version.

@@ -121,6 +121,10 @@ struct RunSpec {
     /// torchtitan FSDP2: the last block stays unsharded from its forward to its backward
     /// (reshard_after_forward = layer_id < n_layers - 1).
     bool keepLastBlockGathered = false;
+    /// torch.compile as the framework applies it (torchtitan, torchtune: each transformer block
+    /// compiled on its own; torchtune also its loss): AOTAutograd's min-cut partitioner chooses
+    /// the saved tensors (core/src/activation_model.cpp states the rule).
+    bool compile = false;
 };
 
 std::string_view toString(Precision p);
