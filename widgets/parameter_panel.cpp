@@ -2,6 +2,7 @@
 #include "parameter_panel.h"
 
 #include "parameter_descriptors.h"
+#include "preset_picker.h"
 #include "scenario_document.h"
 #include "vramlab/errors.h"
 
@@ -12,6 +13,7 @@
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QScopedValueRollback>
 #include <QSignalBlocker>
@@ -86,8 +88,9 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
             auto* import = new QPushButton(QStringLiteral("From config.json…"));
             import->setObjectName(QStringLiteral("importConfig"));
             import->setToolTip(
-                QStringLiteral("Read a Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2, Gemma, GPT-2, "
-                               "Phi-3, DeepSeek-V3); you can also drop one on the window"));
+                QStringLiteral("Read a Hugging Face config.json (Llama, SmolLM2, Mistral, Mixtral, Qwen2/3 and their "
+                               "MoE, Gemma 1-3, GPT-2, Phi-3/4, DeepSeek-V2/V3, StarCoder2, Granite, OLMo-2); you "
+                               "can also drop one on the window"));
             connect(import, &QPushButton::clicked, this, &ParameterPanel::importConfigRequested);
             grid->addWidget(import, grid->rowCount(), 1, 1, 2);
         }
@@ -120,6 +123,16 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
             break;
         }
         case ParamDescriptor::Kind::Choice: {
+            if (d.key == QLatin1String("model.preset")) { // grouped by family, with a search field above
+                auto* picker = new PresetPicker;
+                grid->addWidget(picker->searchField(), row, 1, 1, 2);
+                connect(picker, &QComboBox::activated, this,
+                    [this, &d, picker](int i) { edit(d, picker->itemData(i), false); });
+                connect(picker, &PresetPicker::presetSearched, this,
+                    [this, &d, picker](int i) { edit(d, picker->itemData(i), false); });
+                editor = picker;
+                break;
+            }
             auto* combo = new QComboBox;
             for (int i = 0; i < d.choices.size(); ++i)
                 combo->addItem(d.choiceLabels.value(i, d.choices[i]), d.choices[i]);
@@ -156,7 +169,9 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
             grid->addWidget(editor, row, 2);
             m_sliders.insert(d.key, slider);
         } else {
-            grid->addWidget(editor, row, 1, 1, 2);
+            // The preset picker's search field took its row: the combo goes below it.
+            const int editorRow = d.key == QLatin1String("model.preset") ? row + 1 : row;
+            grid->addWidget(editor, editorRow, 1, 1, 2);
         }
         if (!d.unit.isEmpty())
             grid->addWidget(new QLabel(d.unit), row, 3);

@@ -328,7 +328,7 @@ int runPresets(const std::vector<std::string>& words)
         json arr = json::array();
         for (const Preset& p : presets()) {
             const ParameterCount c = countParameters(p.model);
-            arr.push_back({ { "key", p.key }, { "name", p.model.name }, { "params", c.total },
+            arr.push_back({ { "key", p.key }, { "family", p.family }, { "name", p.model.name }, { "params", c.total },
                 { "active_params", c.active }, { "published_params", p.publishedParams }, { "source", p.source } });
         }
         out << arr.dump(2) << "\n";

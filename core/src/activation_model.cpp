@@ -134,15 +134,20 @@ public:
     void collect(Collector& c, bool moe, bool firstLayerFrozenInput) const
     {
         const bool lora = r.mode == Mode::Training && r.finetune.method != FinetuneMethod::Full;
+        // OLMo-2 (norm after each sublayer) keeps the same tensors under other names: q/k/v read the
+        // block input instead of a norm output, and the norm reads o_proj's output (modeling_olmo2.py).
+        const bool after = m.normAfterSublayers;
         if (!firstLayerFrozenInput)
-            norm(c, "input norm");
+            norm(c, after ? "post-attention norm (on o_proj output)" : "input norm");
         // LitGPT's fused qkv LoRA reads dropout(x): with dropout the dropped copy is kept instead.
         const bool qkvInputDropped = lora && x.fusedQkvLora && r.finetune.dropout > 0;
         // An NF4 qkv keeps its input whenever that input needs a gradient (not after a frozen embedding).
         const bool attentionInputKept = ((!lora || targeted({ "q", "k", "v", "q_a", "kv_a" })) && !qkvInputDropped)
             || (x.nf4Keeps && !firstLayerFrozenInput);
         if (attentionInputKept)
-            c.add("attention input (norm output, read by q/k/v)", "attention", { x.b, x.gs, x.h }, x.pg);
+            c.add(
+                after ? "attention input (block input, read by q/k/v)" : "attention input (norm output, read by q/k/v)",
+                "attention", { x.b, x.gs, x.h }, x.pg);
         attention(c);
         if (!lora || targeted({ "o" }))
             c.add("attention output (o_proj input)", "attention", { x.b, x.s, x.a * vDim() },
@@ -157,7 +162,7 @@ public:
         // neither keeps anything).
         bool mlpInputShared = false;
         if (!m.parallelResidual)
-            norm(c, "pre-MLP norm");
+            norm(c, after ? "post-MLP norm (on the MLP output)" : "pre-MLP norm");
         else if (!m.sharedAttentionNorm && !firstLayerFrozenInput)
             norm(c, "pre-MLP norm", true);
         else if (m.sharedAttentionNorm)
@@ -188,7 +193,8 @@ public:
         // profile keeps today's count (its reference suite has no LoRA case).
         const bool frozenWeight
             = x.frozenKeepsNoInput && r.mode == Mode::Training && r.finetune.method != FinetuneMethod::Full;
-        const double normalizedBytes = frozenWeight ? 0 : x.p;
+        // Olmo2RMSNorm: (weight * x_normed).to(dtype) multiplies in fp32, so the fp32 x_normed is kept.
+        const double normalizedBytes = frozenWeight ? 0 : m.normScaleFp32 && x.rmsNormFp32 ? 4 : x.p;
         if (x.compiled && c.scope == ActivationScope::Layer && m.norm == NormKind::RmsNorm) {
             // Compiled block (kCompileRule): the fp32 copy and x * rsqrt are pointwise, read in
             // backward only by pointwise ops and the weight's gradient reduction, so they are
@@ -254,19 +260,23 @@ private:
         }
         const Count d = x.d;
         if (m.qkNorm) {
+            // Per head (Qwen3, Gemma 3), or over all heads at once (OLMo-2: one statistic per token).
+            const bool full = m.qkNormFullWidth;
+            const double normalized = m.normScaleFp32 ? 4 : x.p;
             for (const auto& [name, heads] : { std::pair { "q", a }, std::pair { "k", x.g } }) {
                 if (x.compiled) { // kCompileRule: the projection's 16-bit output and the rsqrt stay
                     c.add(name, "-norm: input (projection output, 16-bit)", "attention", { b, s, heads, d }, x.p);
-                    c.add(name, "-norm: rsqrt", "attention", { b, s, heads }, 4);
+                    c.add(name, "-norm: rsqrt", "attention", { b, s, full ? 1 : heads }, 4);
                     c.drop(name, "-norm: fp32 input", "attention", { b, s, heads, d }, 4);
                     c.drop(name, "-norm: normalized", "attention", { b, s, heads, d }, x.p);
                     continue;
                 }
                 c.add(name, "-norm: fp32 input", "attention", { b, s, heads, d }, 4);
-                c.add(name, "-norm: rsqrt", "attention", { b, s, heads }, 4);
-                c.add(name, "-norm: normalized", "attention", { b, s, heads, d }, x.p);
+                c.add(name, "-norm: rsqrt", "attention", { b, s, full ? 1 : heads }, 4);
+                c.add(name, "-norm: normalized", "attention", { b, s, heads, d }, normalized);
                 if (x.eager)
-                    c.add(name, "-norm: 1/d scalar (float64)", "attention", { 1 }, 8);
+                    c.add(name, full ? "-norm: 1/width scalar (float64)" : "-norm: 1/d scalar (float64)", "attention",
+                        { 1 }, 8);
             }
         }
         const bool rope = m.position == PositionKind::Rope;

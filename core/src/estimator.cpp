@@ -259,6 +259,14 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
     if (!(m.moe.firstDenseLayers <= m.numLayers))
         throw InputError("model.moe.first_dense_layers",
             "expected at most model.num_layers (" + n(m.numLayers) + "), got " + n(m.moe.firstDenseLayers));
+    // OLMo-2's norms read the sublayer outputs: which of them keep tensors under LoRA, and how other
+    // frameworks build the block, is not modelled (the HF eager block is).
+    if (m.normAfterSublayers && r.mode == Mode::Training
+        && (r.finetune.method != FinetuneMethod::Full
+            || (r.framework != Framework::Plain && r.framework != Framework::HfTransformers)))
+        throw InputError("model.norm_after_sublayers",
+            "modelled for full training with framework plain or hf-transformers only (LoRA, QLoRA and other "
+            "frameworks place the kept tensors differently)");
     if (m.attentionType == AttentionType::Mla)
         if (!(m.mla.kvLoraRank > 0 && m.mla.vHeadDim > 0 && m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim > 0))
             throw InputError(

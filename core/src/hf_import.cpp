@@ -208,7 +208,34 @@ HfImport importHfConfig(const json& root)
     ModelSpec& m = out.model;
     m.name = top.string("_name_or_path").value_or(type);
 
-    if (type == "gpt2") {
+    if (type == "starcoder2") {
+        // modeling_starcoder2.py: LayerNorm (weight and bias) before attention and MLP; q, k, v,
+        // o, c_fc and c_proj all carry bias=use_bias; the MLP is c_fc -> GELU -> c_proj (no
+        // gate); every layer attends within sliding_window; embedding, attention and residual
+        // dropout at the places GPT-2 has them.
+        m.vocabSize = r.req("vocab_size", "model.vocab_size");
+        m.hiddenSize = r.req("hidden_size", "model.hidden_size");
+        m.numLayers = r.req("num_hidden_layers", "model.num_layers");
+        m.numHeads = r.req("num_attention_heads", "model.num_heads");
+        m.numKvHeads = r.opt("num_key_value_heads", "model.num_kv_heads", 1).value_or(m.numHeads);
+        if (m.hiddenSize % m.numHeads != 0)
+            throw InputError(r.path("num_attention_heads"),
+                "expected a divisor of hidden_size (" + std::to_string(m.hiddenSize) + ")");
+        m.headDim = m.hiddenSize / m.numHeads;
+        m.ffnHiddenSize = r.req("intermediate_size", "model.ffn_hidden_size");
+        m.maxPositionEmbeddings = r.opt("max_position_embeddings", "model.max_position_embeddings", 1).value_or(0);
+        m.mlp = MlpKind::Gelu;
+        m.norm = NormKind::LayerNorm;
+        m.bias = r.flag("use_bias").value_or(true);
+        if (!m.bias)
+            throw InputError(r.path("use_bias"),
+                "false is not modelled here: it drops the biases but keeps LayerNorm's, which VRAM Lab cannot express");
+        // Starcoder2Config(tie_word_embeddings=True): the published 3B/7B/15B counts are tied.
+        m.tiedEmbeddings = r.flag("tie_word_embeddings").value_or(true);
+        if (r.has("sliding_window"))
+            m.slidingWindow = r.opt("sliding_window", "model.sliding_window", 1).value_or(0);
+        m.dropout = r.raw().number("residual_dropout", 0, 1, true).value_or(0.0);
+    } else if (type == "gpt2") {
         m.vocabSize = r.req("vocab_size", "model.vocab_size");
         m.hiddenSize = r.req("n_embd", "model.hidden_size");
         m.numLayers = r.req("n_layer", "model.num_layers");
@@ -229,10 +256,10 @@ HfImport importHfConfig(const json& root)
         m.hiddenSize = r.req("hidden_size", "model.hidden_size");
         m.numLayers = r.req("num_hidden_layers", "model.num_layers");
         m.numHeads = r.req("num_attention_heads", "model.num_heads");
-        // DeepSeek-V3's MLA never reads num_key_value_heads (modeling_deepseek_v3.py).
-        m.numKvHeads = type == "deepseek_v3"
-            ? m.numHeads
-            : r.opt("num_key_value_heads", "model.num_kv_heads", 1).value_or(m.numHeads);
+        // DeepSeek-V2/V3's MLA never reads num_key_value_heads (modeling_deepseek_v3.py).
+        const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3";
+        m.numKvHeads
+            = deepseek ? m.numHeads : r.opt("num_key_value_heads", "model.num_kv_heads", 1).value_or(m.numHeads);
         if (!r.has("head_dim") && m.hiddenSize % m.numHeads != 0)
             throw InputError(r.path("num_attention_heads"),
                 "expected a divisor of hidden_size (" + std::to_string(m.hiddenSize) + ") without head_dim");
@@ -247,15 +274,23 @@ HfImport importHfConfig(const json& root)
             m.postNorms = true;
         if (type == "gemma3_text" || type == "qwen3" || type == "qwen3_moe")
             m.qkNorm = true; // q_norm / k_norm over head_dim (modeling_qwen3.py, modeling_gemma3.py)
+        if (type == "olmo2") {
+            // modeling_olmo2.py: q_norm = Olmo2RMSNorm(heads x head_dim), k_norm over kv_heads x head_dim,
+            // post_attention_layernorm and post_feedforward_layernorm on the sublayer outputs, no input
+            // norm, and Olmo2RMSNorm scales in fp32 before casting back.
+            m.qkNorm = m.qkNormFullWidth = true;
+            m.normAfterSublayers = true;
+            m.normScaleFp32 = true;
+        }
         // Qwen2 and Qwen2-MoE: q, k, v bias=True, o bias=False, hard-coded (modeling_qwen2.py).
         m.qkvBias = type == "qwen2" || type == "qwen2_moe";
 
-        if (type == "llama" || type == "qwen3" || type == "qwen3_moe") {
+        if (type == "llama" || type == "granite" || type == "olmo2" || type == "qwen3" || type == "qwen3_moe") {
             // attention_bias adds a bias to q, k, v AND o (modeling_llama.py, modeling_qwen3.py);
             // mlp_bias to gate, up, down. The model spec has "every linear" or "q, k, v only".
             const bool attn = r.flag("attention_bias").value_or(false);
             const bool mlp = r.flag("mlp_bias").value_or(false);
-            if (attn && mlp && type == "llama")
+            if (attn && mlp && (type == "llama" || type == "granite"))
                 m.bias = true;
             else if (attn)
                 throw InputError(r.path("attention_bias"),
@@ -310,8 +345,14 @@ HfImport importHfConfig(const json& root)
                 }
             }
         }
-        if (type == "deepseek_v3") {
+        if (deepseek) {
             m.attentionType = AttentionType::Mla;
+            // DeepseekV2Config and DeepseekV3Config default q_lora_rank to 1536 when the key is
+            // absent, while V2-Lite ships null (a plain q projection): only a named value is read.
+            if (!cfg.contains("q_lora_rank"))
+                throw InputError(r.path("q_lora_rank"),
+                    "missing: transformers would default it to 1536 (a low-rank query) while the checkpoints that "
+                    "omit it use a plain q projection; name it (null for none)");
             m.mla.qLoraRank = r.opt("q_lora_rank", "model.mla.q_lora_rank", 0).value_or(0);
             m.mla.kvLoraRank = r.req("kv_lora_rank", "model.mla.kv_lora_rank");
             m.mla.qkNopeHeadDim = r.req("qk_nope_head_dim", "model.mla.qk_nope_head_dim", 0);
@@ -323,7 +364,13 @@ HfImport importHfConfig(const json& root)
             m.moe.sharedExperts = r.opt("n_shared_experts", "model.moe.shared_experts", 0).value_or(0);
             m.moe.expertFfnHiddenSize = r.req("moe_intermediate_size", "model.moe.expert_ffn_hidden_size");
             m.moe.firstDenseLayers = r.opt("first_k_dense_replace", "model.moe.first_dense_layers", 0).value_or(0);
-            m.moe.routerBias = r.raw().string("topk_method").value_or("") == "noaux_tc";
+            // noaux_tc keeps a per-expert e_score_correction_bias; greedy and group_limited_greedy
+            // (DeepSeek-V2) route on the logits alone. Another method may keep other tensors.
+            const std::string method = r.raw().string("topk_method").value_or("greedy");
+            if (method != "noaux_tc" && method != "greedy" && method != "group_limited_greedy")
+                throw InputError(
+                    r.path("topk_method"), "expected noaux_tc, greedy or group_limited_greedy, got \"" + method + "\"");
+            m.moe.routerBias = method == "noaux_tc";
         }
     }
     if (m.numHeads > 0 && m.numKvHeads > 0 && m.numHeads % m.numKvHeads != 0)

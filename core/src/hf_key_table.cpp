@@ -41,6 +41,17 @@ bool sameAsResidDropout(const json& v, const json& c)
     return v.is_number() && c.contains("resid_pdrop") && c.at("resid_pdrop").is_number()
         && v.get<double>() == c.at("resid_pdrop").get<double>();
 }
+bool sameAsResidualDropout(const json& v, const json& c)
+{
+    const double resid = c.contains("residual_dropout") && c.at("residual_dropout").is_number()
+        ? c.at("residual_dropout").get<double>()
+        : 0.0;
+    return v.is_number() && v.get<double>() == resid;
+}
+bool isEmptyObject(const json& v, const json&)
+{
+    return v.is_object() && v.empty();
+}
 bool allFullAttention(const json& v, const json&)
 {
     if (!v.is_array())
@@ -69,6 +80,10 @@ constexpr HfKeyRule kCommon[] = {
     rule("pad_token_id", X, "tokenizer id"),
     rule("initializer_range", X, "standard deviation of the random init; no shape"),
     rule("use_cache", X, "a generation default; the scenario's mode decides whether a KV cache exists"),
+    rule("auto_map", N,
+        "names the repository's own Python classes (trust_remote_code), which may build another model than "
+        "transformers' class; an empty map (microsoft/phi-4) names none",
+        isEmptyObject, "{}"),
 };
 
 // ---- Llama-style decoders (RMSNorm, RoPE, gated MLP) ---------------------------------------
@@ -122,6 +137,10 @@ constexpr HfKeyRule kLlama[] = {
     rule("attention_bias", M, "bias on q, k, v and o (modeling_llama.py); only together with mlp_bias, else refused"),
     rule("mlp_bias", M, "bias on gate, up and down; only together with attention_bias, else refused"),
     rule("pretraining_tp", X, "splits the same matmuls into slices in forward; same tensors"),
+    // Written by nanotron's Llama export (SmolLM2); modeling_llama.py reads none of them.
+    rule("is_llama_config", X, "a marker of nanotron's export; modeling_llama.py never reads it"),
+    rule("rope_interleaved", X, "nanotron's RoPE layout flag; modeling_llama.py never reads it: same shapes"),
+    rule("transformers.js_config", X, "ONNX settings for transformers.js (the browser runtime)"),
 };
 
 constexpr HfKeyRule kMistral[] = {
@@ -219,9 +238,50 @@ constexpr HfKeyRule kPhi3[] = {
     rule("attention_bias", N, "Phi3's fused qkv_proj and o_proj have no bias", isFalse, "false"),
 };
 
+// Granite (modeling_granite.py): Llama's layers with four scalars. Each multiplies or divides a
+// tensor by a constant, which autograd keeps nothing for; the lm_head output is freed once
+// divided, so the two 16-bit logits copies for a moment stay below the 16-bit + fp32 pair of
+// the loss that follows.
+constexpr HfKeyRule kGranite[] = {
+    rule("attention_bias", M, "bias on q, k, v and o (modeling_granite.py); only together with mlp_bias, else refused"),
+    rule("mlp_bias", M, "bias on gate, up and down; only together with attention_bias, else refused"),
+    rule("embedding_multiplier", X, "scales the embedding output by a constant: no tensor kept"),
+    rule("residual_multiplier", X, "scales each sublayer output before the residual add: no tensor kept"),
+    rule("attention_multiplier", X, "the attention's softmax scale"),
+    rule("logits_scaling", X,
+        "divides the logits by a constant: nothing kept for backward, and the moment with both 16-bit copies is "
+        "below the loss's 16-bit + fp32 pair"),
+};
+
+// OLMo-2 (modeling_olmo2.py): Llama's shapes, q/k norms over all heads, norms after the sublayers.
+constexpr HfKeyRule kOlmo2[] = {
+    rule("attention_bias", M, "bias on q, k, v and o (modeling_olmo2.py); true is refused: no MLP bias to pair with"),
+};
+
+// StarCoder2 (modeling_starcoder2.py): LayerNorm, biases everywhere, c_fc -> GELU -> c_proj.
+// The Hub files keep keys of the Megatron conversion that modeling_starcoder2.py never reads.
+constexpr HfKeyRule kStarcoder2[] = {
+    rule("use_bias", M, "bias on q, k, v, o, c_fc and c_proj; false is refused (LayerNorm keeps its bias)"),
+    rule("sliding_window", M, "every layer attends to this many tokens (null: full attention)"),
+    rule("residual_dropout", M, "dropout masks after attention and MLP in training"),
+    rule("embedding_dropout", N, "VRAM Lab has one dropout rate for the model", sameAsResidualDropout,
+        "equal to residual_dropout"),
+    rule("attention_dropout", N, "VRAM Lab has one dropout rate for the model", sameAsResidualDropout,
+        "equal to residual_dropout"),
+    rule("norm_epsilon", X, "epsilon inside LayerNorm"),
+    rule("layer_norm_epsilon", X, "a conversion leftover; modeling_starcoder2.py reads norm_epsilon"),
+    rule("norm_type", X, "a conversion leftover; modeling_starcoder2.py always builds nn.LayerNorm"),
+    rule("mlp_type", X, "a conversion leftover; modeling_starcoder2.py always builds c_fc -> act -> c_proj"),
+    rule("activation_function", X, "a conversion leftover; the activation is hidden_act (element-wise)"),
+    rule("attention_softmax_in_fp32", X, "a conversion leftover; modeling_starcoder2.py never reads it"),
+    rule("scale_attention_softmax_in_fp32", X, "a conversion leftover; modeling_starcoder2.py never reads it"),
+    rule("scale_attn_weights", X, "a conversion leftover; modeling_starcoder2.py never reads it"),
+};
+
 constexpr HfKeyRule kDeepseekV3[] = {
     rule("num_key_value_heads", X, "MLA shapes come from kv_lora_rank and the head dims; the attention never reads it"),
-    rule("q_lora_rank", M, "low-rank query (null: a plain q projection)"),
+    rule("q_lora_rank", M,
+        "low-rank query (null: a plain q projection); required, since transformers defaults it to 1536"),
     rule("kv_lora_rank", M, "the compressed KV latent (what the cache keeps)"),
     rule("qk_nope_head_dim", M, "per-head query/key width without RoPE"),
     rule("qk_rope_head_dim", M, "per-head query/key width with RoPE (shared by heads in the latent)"),
@@ -231,7 +291,9 @@ constexpr HfKeyRule kDeepseekV3[] = {
     rule("n_shared_experts", M, "always-active experts of moe_intermediate_size"),
     rule("moe_intermediate_size", M, "width of one expert's MLP"),
     rule("first_k_dense_replace", M, "leading layers with a dense MLP of intermediate_size"),
-    rule("topk_method", M, "noaux_tc: the router keeps a per-expert e_score_correction_bias"),
+    rule("topk_method", M,
+        "noaux_tc: the router keeps a per-expert e_score_correction_bias; greedy and group_limited_greedy "
+        "(DeepSeek-V2) do not; any other method is refused"),
     rule("moe_layer_freq", N, "1: every layer after first_k_dense_replace is MoE; other values are not modelled", isOne,
         "1"),
     rule("ep_size", X, "expert parallelism of the remote code's inference; the scenario sets parallelism"),
@@ -243,6 +305,7 @@ constexpr HfKeyRule kDeepseekV3[] = {
     rule("aux_loss_alpha", X, "weight of the load-balancing loss"),
     rule("seq_aux", X, "how the load-balancing loss is averaged"),
     rule("rope_interleave", X, "RoPE layout: same shapes"),
+    rule("pretraining_tp", X, "tensor-parallel degree of the original training; the MLA and MLP shapes do not use it"),
     rule("num_nextn_predict_layers", X,
         "the multi-token-prediction module: DeepseekV3ForCausalLM does not build it "
         "(its checkpoint layer 61 is skipped on load); not trained or served by transformers"),
@@ -265,7 +328,12 @@ constexpr HfFamily kFamilies[] = {
     { "gemma3", "models/gemma3/modeling_gemma3.py (Gemma3ForConditionalGeneration)", { kGemma3, kCommon } },
     { "gpt2", "models/gpt2/modeling_gpt2.py", { kGpt2, kCommon } },
     { "phi3", "models/phi3/modeling_phi3.py", { kPhi3, kDecoder, kCommon } },
+    // DeepSeek-V2 (and V2-Lite): the same MLA and routed + shared experts, keys and all.
+    { "deepseek_v2", "models/deepseek_v2/modeling_deepseek_v2.py", { kDeepseekV3, kDecoder, kCommon } },
     { "deepseek_v3", "models/deepseek_v3/modeling_deepseek_v3.py", { kDeepseekV3, kDecoder, kCommon } },
+    { "starcoder2", "models/starcoder2/modeling_starcoder2.py", { kStarcoder2, kDecoder, kCommon } },
+    { "granite", "models/granite/modeling_granite.py", { kGranite, kDecoder, kCommon } },
+    { "olmo2", "models/olmo2/modeling_olmo2.py", { kOlmo2, kDecoder, kCommon } },
 };
 
 } // namespace

@@ -71,8 +71,9 @@ void attention(Builder& b, const ModelSpec& m)
     b.linear("layers.attn.v.weight", "layers.attn.v.bias", ParamGroup::Attention, "v", h, m.kvWidth(), qkvBias, L, L);
     b.linear("layers.attn.o.weight", "layers.attn.o.bias", ParamGroup::Attention, "o", m.qWidth(), h, m.bias, L, L);
     if (m.qkNorm) {
-        b.norm("layers.attn.q_norm.weight", {}, NormKind::RmsNorm, m.headDim, L);
-        b.norm("layers.attn.k_norm.weight", {}, NormKind::RmsNorm, m.headDim, L);
+        // OLMo-2 normalizes q and k before splitting them into heads: Olmo2RMSNorm(heads x head_dim).
+        b.norm("layers.attn.q_norm.weight", {}, NormKind::RmsNorm, m.qkNormFullWidth ? m.qWidth() : m.headDim, L);
+        b.norm("layers.attn.k_norm.weight", {}, NormKind::RmsNorm, m.qkNormFullWidth ? m.kvWidth() : m.headDim, L);
     }
 }
 
@@ -89,9 +90,15 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
     if (m.position == PositionKind::Learned)
         out.push_back({ "position.weight", ParamGroup::Position, m.maxPositionEmbeddings, h, 1, 1, false, {} });
 
-    b.norm("layers.input_norm.weight", "layers.input_norm.bias", m.norm, h, L);
-    attention(b, m);
-    if (!m.sharedAttentionNorm) // lit_gpt/model.py@8641822 Block: norm_2 is None with shared_attention_norm
+    if (m.normAfterSublayers) { // OLMo-2: post_attention_layernorm and post_feedforward_layernorm only
+        attention(b, m);
+        b.norm("layers.attn_output_norm.weight", "layers.attn_output_norm.bias", m.norm, h, L);
+        b.norm("layers.mlp_output_norm.weight", "layers.mlp_output_norm.bias", m.norm, h, L);
+    } else {
+        b.norm("layers.input_norm.weight", "layers.input_norm.bias", m.norm, h, L);
+        attention(b, m);
+    }
+    if (!m.sharedAttentionNorm && !m.normAfterSublayers) // lit_gpt/model.py@8641822 Block: no norm_2 when shared
         b.norm("layers.post_attention_norm.weight", "layers.post_attention_norm.bias", m.norm, h, L);
     if (m.postNorms) {
         b.norm("layers.post_attention_out_norm.weight", "layers.post_attention_out_norm.bias", m.norm, h, L);

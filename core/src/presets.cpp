@@ -44,11 +44,13 @@ ModelSpec llamaStyle(
 std::vector<Preset> build()
 {
     std::vector<Preset> p;
+    std::string family; // the group of the presets added next
     auto add = [&](const char* key, ModelSpec m, Count published, bool exact, const char* source) {
         m.preset = key;
-        p.push_back({ key, std::move(m), published, exact, source });
+        p.push_back({ key, family, std::move(m), published, exact, source });
     };
 
+    family = "GPT";
     add("gpt2", gpt2Style("GPT-2 small (124M)", 768, 12, 12, 3072, 1024), 124439808, true,
         "openai-community/gpt2 config.json; 124,439,808 parameters (HF num_parameters)");
     add("gpt2-xl", gpt2Style("GPT-2 XL (1.5B)", 1600, 48, 25, 6400, 1024), 1557611200, true,
@@ -56,6 +58,7 @@ std::vector<Preset> build()
     add("gpt3-175b", gpt2Style("GPT-3 175B", 12288, 96, 96, 49152, 2048), 175000000000, false,
         "Brown et al. 2020, Table 2.1: n_layers 96, d_model 12288, n_heads 96, context 2048; \"175.0B\"");
 
+    family = "Llama";
     add("llama-2-7b", llamaStyle("Llama 2 7B", 32000, 4096, 32, 32, 32, 11008, 4096), 6738415616, true,
         "meta-llama/Llama-2-7b-hf config.json; 6,738,415,616 parameters");
     add("llama-2-13b", llamaStyle("Llama 2 13B", 32000, 5120, 40, 40, 40, 13824, 4096), 13015864320, true,
@@ -69,6 +72,13 @@ std::vector<Preset> build()
     add("llama-3.1-405b", llamaStyle("Llama 3.1 405B", 128256, 16384, 126, 128, 8, 53248, 131072), 405853388800, true,
         "meta-llama/Llama-3.1-405B config.json; 405,853,388,800 parameters");
 
+    ModelSpec llama32 = llamaStyle("Llama 3.2 1B", 128256, 2048, 16, 32, 8, 8192, 131072);
+    llama32.tiedEmbeddings = true;
+    add("llama-3.2-1b", llama32, 1235814400, true,
+        "meta-llama/Llama-3.2-1B config.json (tests/data/hf/llama-3.2-1b.json); 1,235,814,400 parameters (Hub "
+        "safetensors total of Llama-3.2-1B-Instruct)");
+
+    family = "Mistral";
     ModelSpec mistral = llamaStyle("Mistral 7B v0.1", 32000, 4096, 32, 32, 8, 14336, 32768);
     mistral.slidingWindow = 4096;
     add("mistral-7b", mistral, 7241732096, true, "mistralai/Mistral-7B-v0.1 config.json; 7,241,732,096 parameters");
@@ -78,6 +88,27 @@ std::vector<Preset> build()
     add("mixtral-8x7b", mixtral, 46702792704, true,
         "mistralai/Mixtral-8x7B-v0.1 config.json; 46,702,792,704 parameters (12.9B active)");
 
+    add("mistral-7b-v0.3", llamaStyle("Mistral 7B v0.3", 32768, 4096, 32, 32, 8, 14336, 32768), 7248023552, true,
+        "mistralai/Mistral-7B-v0.3 config.json (no sliding window, 32,768-token vocabulary); 7,248,023,552 "
+        "parameters (Hub safetensors total)");
+    ModelSpec nemo = llamaStyle("Mistral Nemo 12B", 131072, 5120, 40, 32, 8, 14336, 131072);
+    nemo.headDim = 128; // not 5120 / 32
+    add("mistral-nemo-12b", nemo, 12247782400, true,
+        "mistralai/Mistral-Nemo-Instruct-2407 config.json shapes (head_dim 128); model.safetensors.index.json "
+        "total_size 24,495,564,800 B = 12,247,782,400 bf16 parameters; context 128k as the card says");
+
+    family = "Gemma";
+    ModelSpec gemma1b = llamaStyle("Gemma 3 1B", 262144, 1152, 26, 4, 1, 6912, 32768);
+    gemma1b.headDim = 256;
+    gemma1b.mlp = MlpKind::GeGlu;
+    gemma1b.qkNorm = true;
+    gemma1b.postNorms = true;
+    gemma1b.tiedEmbeddings = true;
+    gemma1b.slidingWindow = 512;
+    gemma1b.globalLayerInterval = 6;
+    add("gemma-3-1b", gemma1b, 999885952, true,
+        "google/gemma-3-1b-it config.json (Gemma3ForCausalLM, text only); 999,885,952 parameters (Hub safetensors "
+        "total)");
     ModelSpec gemma = llamaStyle("Gemma 3 12B (text)", 262208, 3840, 48, 16, 8, 15360, 131072);
     gemma.headDim = 256;
     gemma.mlp = MlpKind::GeGlu;
@@ -90,13 +121,33 @@ std::vector<Preset> build()
         "google/gemma-3-12b-pt text_config (Gemma3ForCausalLM): 11,766,034,176 parameters; the 12.2B "
         "checkpoint adds the SigLIP vision tower. The seed article calls these shapes \"Gemma 4 12B\", ~11.6B");
 
+    family = "Qwen";
     ModelSpec qwen = llamaStyle("Qwen2.5 7B", 152064, 3584, 28, 28, 4, 18944, 131072);
     qwen.qkvBias = true;
     add("qwen2.5-7b", qwen, 7615616512, true, "Qwen/Qwen2.5-7B config.json; 7,615,616,512 parameters");
 
+    ModelSpec qwen3 = llamaStyle("Qwen3 8B", 151936, 4096, 36, 32, 8, 12288, 40960);
+    qwen3.qkNorm = true;
+    add("qwen3-8b", qwen3, 8190735360, true,
+        "Qwen/Qwen3-8B config.json; checkpoint total_size 16,381,470,720 B = 8,190,735,360 parameters");
+    ModelSpec qwen3moe = llamaStyle("Qwen3 30B-A3B (MoE)", 151936, 2048, 48, 32, 4, 6144, 40960);
+    qwen3moe.headDim = 128; // not 2048 / 32
+    qwen3moe.qkNorm = true;
+    qwen3moe.moe = { 128, 8, 0, 768, 0, false };
+    add("qwen3-30b-a3b", qwen3moe, 30532122624, true,
+        "Qwen/Qwen3-30B-A3B config.json; checkpoint total_size 61,064,245,248 B = 30,532,122,624 parameters "
+        "(3.3B activated)");
+
+    family = "Phi";
     add("phi-3-mini", llamaStyle("Phi-3 mini 4k (3.8B)", 32064, 3072, 32, 32, 32, 8192, 4096), 3821079552, true,
         "microsoft/Phi-3-mini-4k-instruct config.json; 3,821,079,552 parameters");
 
+    ModelSpec phi4 = llamaStyle("Phi-4 (14B)", 100352, 5120, 40, 40, 10, 17920, 16384);
+    add("phi-4", phi4, 14659507200, true,
+        "microsoft/phi-4 config.json shapes (Phi3ForCausalLM); model.safetensors.index.json total_size "
+        "29,319,014,400 B = 14,659,507,200 bf16 parameters");
+
+    family = "DeepSeek";
     ModelSpec ds = llamaStyle("DeepSeek-V3 (671B MoE)", 129280, 7168, 61, 128, 128, 18432, 163840);
     ds.attentionType = AttentionType::Mla;
     ds.mla = { 1536, 512, 128, 64, 128 };
@@ -105,6 +156,58 @@ std::vector<Preset> build()
     add("deepseek-v3", ds, 671026419200, true,
         "deepseek-ai/DeepSeek-V3 config.json, main model without the 14B MTP module: 671,026,419,200 parameters (37B "
         "active)");
+    ModelSpec lite = llamaStyle("DeepSeek-V2-Lite (16B MoE)", 102400, 2048, 27, 16, 16, 10944, 163840);
+    lite.attentionType = AttentionType::Mla;
+    lite.mla = { 0, 512, 128, 64, 128 }; // q_lora_rank null: a plain q projection
+    lite.headDim = 192;
+    lite.moe = { 64, 6, 2, 1408, 1, false }; // greedy routing: no correction bias
+    add("deepseek-v2-lite", lite, 15706484224, true,
+        "deepseek-ai/DeepSeek-V2-Lite config.json; 15,706,484,224 parameters (2.4B activated)");
+
+    family = "SmolLM2";
+    ModelSpec smol = llamaStyle("SmolLM2 1.7B", 49152, 2048, 24, 32, 32, 8192, 8192);
+    smol.tiedEmbeddings = true;
+    add("smollm2-1.7b", smol, 1711376384, true,
+        "HuggingFaceTB/SmolLM2-1.7B config.json; 1,711,376,384 parameters (Hub safetensors total of "
+        "SmolLM2-1.7B-Instruct)");
+    ModelSpec smolSmall = llamaStyle("SmolLM2 135M", 49152, 576, 30, 9, 3, 1536, 8192);
+    smolSmall.tiedEmbeddings = true;
+    add("smollm2-135m", smolSmall, 134515008, true,
+        "HuggingFaceTB/SmolLM2-135M config.json; 134,515,008 parameters (Hub safetensors total of "
+        "SmolLM2-135M-Instruct)");
+
+    family = "OLMo";
+    auto olmo2 = [](const char* name, Count hidden, Count layers, Count heads, Count ffn) {
+        ModelSpec m = llamaStyle(name, 100352, hidden, layers, heads, heads, ffn, 4096);
+        m.qkNorm = m.qkNormFullWidth = true; // Olmo2RMSNorm over heads x head_dim
+        m.normAfterSublayers = true;
+        m.normScaleFp32 = true;
+        return m;
+    };
+    add("olmo-2-7b", olmo2("OLMo 2 7B", 4096, 32, 32, 11008), 7298617344, true,
+        "allenai/OLMo-2-1124-7B config.json shapes; 7,298,617,344 parameters (Hub safetensors total of "
+        "OLMo-2-1124-7B-Instruct)");
+    add("olmo-2-13b", olmo2("OLMo 2 13B", 5120, 40, 40, 13824), 13716198400, true,
+        "allenai/OLMo-2-1124-13B config.json; model.safetensors.index.json total_size 54,864,793,600 B = "
+        "13,716,198,400 fp32 parameters");
+
+    family = "Granite";
+    ModelSpec granite = llamaStyle("Granite 3.3 8B", 49159, 4096, 40, 32, 8, 12800, 131072);
+    granite.tiedEmbeddings = true;
+    add("granite-3.3-8b", granite, 8170864640, true,
+        "ibm-granite/granite-3.3-8b-instruct config.json; 8,170,864,640 parameters (Hub safetensors total)");
+
+    family = "StarCoder2";
+    ModelSpec sc2 = llamaStyle("StarCoder2 7B", 49152, 4608, 32, 36, 4, 18432, 16384);
+    sc2.mlp = MlpKind::Gelu;
+    sc2.norm = NormKind::LayerNorm;
+    sc2.bias = true;
+    sc2.tiedEmbeddings = true;
+    sc2.slidingWindow = 4096;
+    sc2.dropout = 0.1;
+    add("starcoder2-7b", sc2, 7000000000, false,
+        "bigcode/starcoder2-7b config.json; the model card says \"7B\" (no exact published count found; the shapes "
+        "give 7,173,923,840)");
     return p;
 }
 

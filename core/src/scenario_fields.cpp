@@ -385,7 +385,13 @@ const ScenarioField kFields[] = {
     boolean<REF(s.model.bias)>("model.bias", "Biases on every attention and MLP linear layer."),
     boolean<REF(s.model.qkvBias)>("model.qkv_bias", "Biases on the q, k and v projections only (Qwen2)."),
     boolean<REF(s.model.qkNorm)>("model.qk_norm", "RMSNorm over head_dim on q and k (Gemma 3, Qwen3)."),
+    boolean<REF(s.model.qkNormFullWidth)>("model.qk_norm_full_width",
+        "With qk_norm: one RMSNorm over all query heads and one over all key heads (OLMo-2), not one per head."),
     boolean<REF(s.model.postNorms)>("model.post_norms", "Extra norms after the attention and MLP outputs (Gemma 2/3)."),
+    boolean<REF(s.model.normAfterSublayers)>("model.norm_after_sublayers",
+        "No norm before attention or the MLP; their outputs are normalized before the residual add (OLMo-2)."),
+    boolean<REF(s.model.normScaleFp32)>("model.norm_scale_fp32",
+        "RMSNorm multiplies its weight in fp32 before casting back (OLMo-2): it keeps the fp32 normalized tensor."),
     boolean<REF(s.model.tiedEmbeddings)>("model.tied_embeddings", "The LM head shares the embedding's weights."),
     real<REF(s.model.dropout)>(
         "model.dropout", 0.0, 1.0, true, "", "Dropout probability: each dropout keeps a mask for backward."),

@@ -17,8 +17,8 @@ struct HfImport {
     std::vector<std::string> warnings; ///< notes for the user (unknown keys are refused, not warned about)
 };
 
-/// Reads the families of hfFamilies() (hf_key_table.h): Llama, Mistral, Mixtral, Qwen2,
-/// Qwen2-MoE, Qwen3, Qwen3-MoE, Gemma 1/2/3, GPT-2, Phi-3, DeepSeek-V3 (a multimodal Gemma 3
+/// Reads the families of hfFamilies() (hf_key_table.h): Llama (and SmolLM2), Mistral, Mixtral, Qwen2,
+/// Qwen2-MoE, Qwen3, Qwen3-MoE, Gemma 1/2/3, GPT-2, Phi-3, DeepSeek-V2/V3, StarCoder2 (a multimodal Gemma 3
 /// config's `text_config` is used). Throws InputError naming the key for a missing required
 /// key, an unknown model_type, a key the family's table does not account for (every one is
 /// named), a value VRAM Lab cannot express, or a value beyond the scenario reader's limits.

@@ -54,7 +54,13 @@ struct ModelSpec {
     bool bias = false; ///< biases on every attention and MLP linear layer
     bool qkvBias = false; ///< biases on the q, k, v projections only (Qwen2)
     bool qkNorm = false; ///< RMSNorm over head_dim on q and k (Gemma 3, Qwen3)
+    bool qkNormFullWidth = false; ///< with qkNorm: one RMSNorm over all q heads (heads x head_dim) and one over
+                                  ///< all k heads, not one per head (OLMo-2, modeling_olmo2.py Olmo2Attention)
     bool postNorms = false; ///< extra norms after the attention and MLP outputs (Gemma 2/3)
+    bool normAfterSublayers = false; ///< OLMo-2: no norm before attention or the MLP; each output is normalized
+                                     ///< before the residual add (x + norm(attn(x))). Same two norms per layer.
+    bool normScaleFp32 = false; ///< RMSNorm multiplies its weight before casting back (Olmo2RMSNorm), so the
+                                ///< fp32 normalized tensor is what the weight's gradient keeps
     bool parallelResidual = false; ///< x + attn(norm_1(x)) + mlp(norm_2(x)) (GPT-NeoX, Phi, StableLM-Alpha)
     bool sharedAttentionNorm = false; ///< with parallelResidual: the MLP reads norm_1's output (Phi-1.5)
     bool tiedEmbeddings = false;

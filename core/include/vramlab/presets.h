@@ -13,6 +13,7 @@ namespace vramlab {
 /// A published model's shapes and its published parameter count.
 struct Preset {
     std::string key; ///< "llama-3-8b"
+    std::string family; ///< "Llama": the picker's group
     ModelSpec model; ///< model.name is the display name
     Count publishedParams; ///< as published (exact where the source gives it exactly)
     bool publishedExact; ///< false: the source rounds ("175B")
