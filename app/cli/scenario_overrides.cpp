@@ -107,7 +107,7 @@ Scenario loadWithOverrides(const std::optional<std::string>& file, const Scenari
             at = &child;
         }
         (*at)[parts.back()] = valueOf(text);
-        name += (name.empty() ? "" : ", ") + text;
+        name.append(name.empty() ? "" : ", ").append(fieldName(key)).append(" ").append(text);
     }
     if (!file && !doc.contains("name"))
         doc["name"] = name;
