@@ -101,6 +101,12 @@ bool PresetPicker::isFamilyHeader(int row) const
     return itemData(row).toString().startsWith(kHeaderPrefix);
 }
 
+PresetPicker::~PresetPicker()
+{
+    if (m_search && !m_search->parent())
+        delete m_search.data();
+}
+
 int PresetPicker::setFilter(const QString& text)
 {
     auto* list = qobject_cast<QListView*>(view());

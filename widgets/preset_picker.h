@@ -2,8 +2,8 @@
 #pragma once
 
 #include <QComboBox>
-
-class QLineEdit;
+#include <QLineEdit>
+#include <QPointer>
 
 namespace vramlab {
 
@@ -16,6 +16,8 @@ class PresetPicker : public QComboBox {
     Q_OBJECT
 public:
     explicit PresetPicker(QWidget* parent = nullptr);
+    /// Deletes the search field unless the panel has taken it into a layout (it then owns it).
+    ~PresetPicker() override;
 
     QLineEdit* searchField() const { return m_search; }
 
@@ -36,7 +38,7 @@ signals:
 private:
     void pickFromSearch(const QString& key);
 
-    QLineEdit* m_search;
+    QPointer<QLineEdit> m_search; ///< parentless until placed; QPointer: a panel that owns it may delete it first
 };
 
 } // namespace vramlab
