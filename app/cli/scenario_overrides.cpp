@@ -89,24 +89,9 @@ Scenario loadWithOverrides(const std::optional<std::string>& file, const Scenari
     for (const auto& [key, text] : o.values) {
         if (!doc.is_object())
             break; // the reader names what is wrong with the document
-        std::vector<std::string> parts;
-        for (std::string::size_type start = 0;;) {
-            const auto dot = key.find('.', start);
-            parts.push_back(key.substr(start, dot - start));
-            if (dot == std::string::npos)
-                break;
-            start = dot + 1;
-        }
         if (key == "model.preset") // a preset is the whole model: shapes from the file would amend it
             doc["model"] = json::object();
-        json* at = &doc;
-        for (size_t i = 0; i + 1 < parts.size(); ++i) {
-            json& child = (*at)[parts[i]];
-            if (!child.is_object())
-                child = json::object();
-            at = &child;
-        }
-        (*at)[parts.back()] = valueOf(text);
+        fieldObject(doc, key)[std::string(fieldName(key))] = valueOf(text);
         name.append(name.empty() ? "" : ", ").append(fieldName(key)).append(" ").append(text);
     }
     if (!file && !doc.contains("name"))

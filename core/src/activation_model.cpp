@@ -30,16 +30,30 @@ struct Collector {
     Count count = 1;
     bool detail = true;
 
-    void add(std::string_view prefix, std::string_view name, std::string_view module, std::initializer_list<Count> dims,
-        double bytesPerElem)
+    /// Bytes of one copy: whole bytes per element stay in integers (exact beyond 2^53); only
+    /// sub-byte types round.
+    static Bytes bytesOf(std::initializer_list<Count> dims, double bytesPerElem)
     {
         Count elems = 1;
         for (Count d : dims)
             elems = checkedMul(elems, d);
-        // Whole bytes per element stay in integers (exact beyond 2^53); only sub-byte types round.
-        const Bytes each = bytesPerElem == static_cast<double>(static_cast<Count>(bytesPerElem))
+        return bytesPerElem == static_cast<double>(static_cast<Count>(bytesPerElem))
             ? checkedMul(elems, static_cast<Count>(bytesPerElem))
             : static_cast<Bytes>(static_cast<double>(elems) * bytesPerElem);
+    }
+    ActivationTensor tensor(std::string_view prefix, std::string_view name, std::string_view module,
+        std::initializer_list<Count> dims, Bytes each, double bytesPerElem) const
+    {
+        ActivationTensor t { std::string(prefix).append(name), module, scope, each, count, {}, 0, bytesPerElem };
+        for (Count d : dims)
+            t.dims[static_cast<size_t>(t.rank++)] = d;
+        return t;
+    }
+
+    void add(std::string_view prefix, std::string_view name, std::string_view module, std::initializer_list<Count> dims,
+        double bytesPerElem)
+    {
+        const Bytes each = bytesOf(dims, bytesPerElem);
         if (each <= 0 || count <= 0)
             return;
         const Bytes all = checkedMul(each, count);
@@ -51,12 +65,8 @@ struct Collector {
         else
             set.largestLayerTensorBytes = std::max(set.largestLayerTensorBytes, each);
         set.roundingBytes = checkedAdd(set.roundingBytes, checkedMul(roundUp(each, 512) - each, count));
-        if (detail) {
-            ActivationTensor t { std::string(prefix).append(name), module, scope, each, count, {}, 0, bytesPerElem };
-            for (Count d : dims)
-                t.dims[static_cast<size_t>(t.rank++)] = d;
-            set.tensors.push_back(std::move(t));
-        }
+        if (detail)
+            set.tensors.push_back(tensor(prefix, name, module, dims, each, bytesPerElem));
     }
     void add(std::string_view name, std::string_view module, std::initializer_list<Count> dims, double bytesPerElem)
     {
@@ -66,19 +76,12 @@ struct Collector {
     void drop(std::string_view prefix, std::string_view name, std::string_view module,
         std::initializer_list<Count> dims, double bytesPerElem)
     {
-        Count elems = 1;
-        for (Count d : dims)
-            elems = checkedMul(elems, d);
-        const Bytes each = static_cast<Bytes>(static_cast<double>(elems) * bytesPerElem);
+        const Bytes each = bytesOf(dims, bytesPerElem);
         if (each <= 0 || count <= 0)
             return;
         set.compileRemovedBytes = checkedAdd(set.compileRemovedBytes, checkedMul(each, count));
-        if (detail) {
-            ActivationTensor t { std::string(prefix).append(name), module, scope, each, count, {}, 0, bytesPerElem };
-            for (Count d : dims)
-                t.dims[static_cast<size_t>(t.rank++)] = d;
-            set.compileRemoved.push_back(std::move(t));
-        }
+        if (detail)
+            set.compileRemoved.push_back(tensor(prefix, name, module, dims, each, bytesPerElem));
     }
 };
 

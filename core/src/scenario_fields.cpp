@@ -95,6 +95,15 @@ template <auto Ref> constexpr ScenarioField boolean(std::string_view key, std::s
     return f;
 }
 
+/// A switch that is off unless set: written to a file only when on, so files that never
+/// named it stay as they were.
+template <auto Ref> constexpr ScenarioField flag(std::string_view key, std::string_view text)
+{
+    ScenarioField f = boolean<Ref>(key, text);
+    f.written = [](const Scenario& s) { return bool(Ref(s)); };
+    return f;
+}
+
 template <auto Ref> constexpr ScenarioField optionalBoolean(std::string_view key, std::string_view text)
 {
     ScenarioField f = field(key, FieldKind::Boolean, text);
@@ -492,16 +501,12 @@ const ScenarioField kFields[] = {
         "run.loss_dtype", "Chunked loss: fp32 per chunk or the logits' 16-bit type."),
     optionalChoice<REF(s.run.optimizerImpl), kOptimizerImplNames>(
         "run.optimizer_impl", "torch.optim foreach, fused, or paged 32-bit."),
-    when(boolean<REF(s.run.optimizerInBackward)>(
-             "run.optimizer_in_backward", "Each parameter stepped and its gradient freed in backward."),
-        [](const Scenario& s) { return s.run.optimizerInBackward; }),
-    when(boolean<REF(s.run.compile)>("run.compile",
-             "torch.compile as the framework applies it: the partitioner saves fewer tensors (torchtitan, "
-             "torchtune)."),
-        [](const Scenario& s) { return s.run.compile; }),
-    when(boolean<REF(s.run.activationOffloading)>("run.activation_offloading",
-             "Saved activations moved to pinned host memory in forward and back in backward (torchtune)."),
-        [](const Scenario& s) { return s.run.activationOffloading; }),
+    flag<REF(s.run.optimizerInBackward)>(
+        "run.optimizer_in_backward", "Each parameter stepped and its gradient freed in backward."),
+    flag<REF(s.run.compile)>("run.compile",
+        "torch.compile as the framework applies it: the partitioner saves fewer tensors (torchtitan, torchtune)."),
+    flag<REF(s.run.activationOffloading)>("run.activation_offloading",
+        "Saved activations moved to pinned host memory in forward and back in backward (torchtune)."),
 
     integer<REF(s.run.parallelism.gpus)>(
         "run.parallelism.gpus", 1, kMaxGpus, "GPUs", "All GPUs: data x tensor x pipeline."),

@@ -326,6 +326,21 @@ Scenario loadScenarioFile(const std::string& path)
     }
 }
 
+json& fieldObject(json& doc, std::string_view key)
+{
+    json* at = &doc;
+    const std::string_view parent = fieldParent(key);
+    for (std::size_t begin = 0; begin <= parent.size();) {
+        const std::size_t end = std::min(parent.find('.', begin), parent.size());
+        json& next = (*at)[std::string(parent.substr(begin, end - begin))];
+        if (!next.is_object())
+            next = json::object();
+        at = &next;
+        begin = end + 1;
+    }
+    return *at;
+}
+
 json scenarioToJson(const Scenario& sc)
 {
     json doc = sc.document.is_object() ? sc.document : json::object();
@@ -336,16 +351,8 @@ json scenarioToJson(const Scenario& sc)
     for (const ScenarioField& f : scenarioFields()) {
         if (f.kind == FieldKind::Unmodelled)
             continue; // only its one accepted value can have been read: the document keeps it
-        json* at = &doc;
+        json* at = &fieldObject(doc, f.key);
         const std::string_view parent = fieldParent(f.key);
-        for (std::size_t begin = 0; begin <= parent.size();) {
-            const std::size_t end = std::min(parent.find('.', begin), parent.size());
-            json& next = (*at)[std::string(parent.substr(begin, end - begin))];
-            if (!next.is_object())
-                next = json::object();
-            at = &next;
-            begin = end + 1;
-        }
         if (std::find(objects.begin(), objects.end(), parent) == objects.end())
             objects.emplace_back(parent);
         json value = fieldJson(f, sc);

@@ -27,6 +27,10 @@ std::string readTextFile(const std::string& path, std::size_t maxBytes = kMaxSce
 /// Parses JSON text, throwing InputError with the file, line and column on a syntax error.
 nlohmann::json parseJsonText(const std::string& text, const std::string& file);
 
+/// The object of `doc` that holds the field `key` ("run.parallelism" for
+/// "run.parallelism.gpus"), made an object along the way where it is not one.
+nlohmann::json& fieldObject(nlohmann::json& doc, std::string_view key);
+
 /// The scenario as a complete, explicit document; unknown keys of the original survive.
 nlohmann::json scenarioToJson(const Scenario& scenario);
 /// Every figure of a GPU as a scenario's custom `run.gpu` object states it (also what
