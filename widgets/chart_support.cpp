@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "chart_support.h"
 
+#include "vramlab/flops_model.h"
+
 #include <QLocale>
 
 namespace vramlab {
@@ -38,11 +40,7 @@ QString computeText(const Report& r)
         = QStringLiteral("%1 per step · %2 per token")
               .arg(QString::fromStdString(formatFlops(f.perStep)), QString::fromStdString(formatFlops(f.perToken)));
     if (f.stepTimeS > 0)
-        text += QStringLiteral(" · %1 s per step · %2 tokens/s at %3% MFU of %4 TFLOP/s")
-                    .arg(QString::number(f.stepTimeS, 'g', 4),
-                        QLocale(QLocale::English).toString(qlonglong(f.tokensPerS)))
-                    .arg(qRound(f.mfu * 100))
-                    .arg(f.peakTflops);
+        text += QStringLiteral(" · ") + QString::fromStdString(stepTimeSummary(f));
     return text;
 }
 

@@ -412,8 +412,10 @@ QVector<ParamDescriptor> build()
     mem.applies = always;
     all << mem;
 
-    all << fieldControl(QStringLiteral("run.mfu"), hw, QStringLiteral("MFU"), QStringLiteral("of peak"),
-        QStringLiteral("Model FLOPs utilization assumed for the step time: 0.4-0.6 is typical for large runs."),
+    all << fieldControl(QStringLiteral("run.mfu"), hw, QStringLiteral("Compute efficiency"), QStringLiteral("of peak"),
+        QStringLiteral("Share of the GPU's peak FLOP/s the matmuls reach, recomputation included (0.4-0.6 is "
+                       "typical for large runs); communication and the pipeline bubble add time on top, and the "
+                       "header states the MFU that results."),
         K::Real, 0.05, 1.0, always, 2);
     all << fieldControl(QStringLiteral("run.safety_margin"), hw, QStringLiteral("Safety margin"),
         QStringLiteral("of memory"),

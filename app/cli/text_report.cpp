@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "text_report.h"
 
+#include "vramlab/flops_model.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -48,8 +50,7 @@ std::string textReport(const Report& r)
         out += line(" (hardware %s with recomputation)", formatFlops(f.hardwarePerStep).c_str());
     out += "\n";
     if (f.stepTimeS > 0)
-        out += line("time: %.4g s per step, %s tokens/s at %.0f%% MFU of %.4g TFLOP/s\n", f.stepTimeS,
-            formatCount(static_cast<Count>(std::llround(f.tokensPerS))).c_str(), f.mfu * 100, f.peakTflops);
+        out += "time: " + stepTimeSummary(f) + "\n";
     for (const std::string& w : r.warnings)
         out += "warning: " + w + "\n";
     return out;

@@ -190,7 +190,7 @@ int runBench(const std::vector<std::string>& args)
     bench.peakTflops = gpu ? peakOf(*gpu, bench.dtype) : 0;
     bench.catalogBandwidthGBs = gpu ? gpu->memoryBandwidthGBs : 0;
     bench.predictedStepTimeS = report.flops.stepTimeS;
-    bench.assumedMfu = report.flops.mfu;
+    bench.assumedMfu = report.flops.efficiency;
 
     const Bytes margin = defaultMarginBytes(rep.device.totalBytes);
     cudaStream_t stream = nullptr;

@@ -494,6 +494,8 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
 
     const Bytes weightsRead = st.states.weights;
     rep.flops = estimateFlops(m, r, rep.params, rep.loraParams, weightsRead, kv.bytes, explain);
+    if (training)
+        applyStepTime(m, r, rep, explain);
     if (explain)
         rep.gpu = r.gpu; // the verdict below needs only the size; the name is for display
     if (r.gpu) {

@@ -4,10 +4,16 @@
 #include "vramlab/precision_regime.h"
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 namespace vramlab {
 
 namespace {
+
+/// What a CPU optimizer (ZeRO-Offload's CPU-Adam) reads and writes per second: its
+/// states and master weights once each per step. A stated assumption, not a measurement.
+constexpr double kHostOptimizerBytesPerS = 20e9;
 
 std::string num(double v)
 {
@@ -36,7 +42,7 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
     FlopsEstimate f;
     const double gpus = static_cast<double>(r.parallelism.gpus);
     const PrecisionRegime reg = precisionRegime(r);
-    f.mfu = r.mfu;
+    f.efficiency = r.mfu;
     if (r.gpu)
         f.peakTflops = r.gpu->peakTflops(r.mode == Mode::Inference ? DType::Bf16 : reg.compute);
     const double peak = f.peakTflops * 1e12;
@@ -56,6 +62,7 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
                 ? static_cast<double>(weightBytesPerGpu + kvBytesPerGpu) / (r.gpu->memoryBandwidthGBs * 1e9)
                 : 0.0;
             f.stepTimeS = std::max(compute, memory);
+            f.mfu = f.perStep / (gpus * peak * f.stepTimeS);
             f.tokensPerS = static_cast<double>(f.tokensPerStep) / f.stepTimeS;
             if (explain)
                 f.formula = "decode step = max(compute " + num(compute * 1e3) + " ms, read weights + KV "
@@ -102,10 +109,6 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
     const double tokens = static_cast<double>(f.tokensPerStep);
     f.perStep = f.perToken * tokens;
     f.hardwarePerStep = (f.perToken + recompute) * tokens;
-    if (peak > 0) {
-        f.stepTimeS = f.perStep / (gpus * peak * std::max(r.mfu, 1e-6));
-        f.tokensPerS = tokens / f.stepTimeS;
-    }
     if (!explain)
         return f;
     // One buffer, appended in place: operator+ chains allocated a string per piece.
@@ -127,19 +130,130 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
         .append(" tokens/step = ")
         .append(perStep)
         .append(" FLOPs");
-    if (peak > 0)
-        s.append("; step = ")
-            .append(perStep)
-            .append(" / (")
-            .append(num(gpus))
-            .append(" GPUs x ")
-            .append(num(f.peakTflops))
-            .append(" TFLOP/s x MFU ")
-            .append(num(r.mfu))
-            .append(") = ")
-            .append(num(f.stepTimeS))
-            .append(" s");
     return f;
+}
+
+StepTimeParts stepTime(const ModelSpec& m, const RunSpec& r, const Report& rep)
+{
+    StepTimeParts t;
+    if (!r.gpu || r.mode != Mode::Training)
+        return t;
+    const GpuSpec& g = *r.gpu;
+    const Parallelism& par = r.parallelism;
+    const double flopsPerS = rep.flops.peakTflops * 1e12 * std::max(r.mfu, 1e-6);
+    if (!(flopsPerS > 0))
+        return t;
+    const double gpus = static_cast<double>(par.gpus);
+    t.computeS = rep.flops.perStep / (gpus * flopsPerS);
+    t.recomputeS = (rep.flops.hardwarePerStep - rep.flops.perStep) / (gpus * flopsPerS);
+
+    const PrecisionRegime reg = precisionRegime(r);
+    const double link = g.interconnectGBs * 1e9, host = g.hostLinkGBs * 1e9;
+    const double tp = static_cast<double>(par.tensorParallel), pp = static_cast<double>(par.pipelineParallel);
+    const double dp = static_cast<double>(par.dataParallel()), micro = static_cast<double>(r.gradientAccumulationSteps);
+    const double trainable = static_cast<double>(rep.stepInputs.trainableParamsLocal);
+    const double params = static_cast<double>(rep.stepInputs.paramsLocal);
+    const double gradB = bytesPerElement(reg.gradients), weightB = bytesPerElement(reg.working);
+
+    // Ring collectives move (n - 1) / n of the data per GPU each way.
+    if (dp > 1 && link > 0) {
+        const double share = (dp - 1) / dp;
+        double bytes = 0;
+        switch (par.zeroStage) {
+        case 0:
+        case 1:
+            bytes = 2 * share * trainable * gradB;
+            break; // one all-reduce per step (no_sync while accumulating)
+        case 2:
+            bytes = micro * share * trainable * gradB + share * trainable * weightB;
+            break; // reduce-scatter per micro-batch
+        default:
+            bytes = micro * share * (trainable * gradB + 2 * params * weightB);
+            break; // + gathers in forward and backward
+        }
+        t.dataParallelS = bytes / link;
+    }
+    const double actBytes = static_cast<double>(r.microBatchSize) * static_cast<double>(r.sequenceLength)
+        * static_cast<double>(m.hiddenSize) * bytesPerElement(reg.activations);
+    const double layers = std::ceil(static_cast<double>(m.numLayers) / pp);
+    if (tp > 1 && link > 0) // Megatron: 2 all-reduces forward, 2 backward per layer
+        t.tensorParallelS = micro * layers * 4 * 2 * (tp - 1) / tp * actBytes / link;
+    if (pp > 1) {
+        const double busy = t.computeS + t.recomputeS + t.tensorParallelS;
+        t.pipelineS = (pp - 1) / micro * busy + (link > 0 ? micro * 2 * actBytes / link : 0);
+    }
+    if (host > 0) {
+        const double shard = par.zeroStage >= 1 ? dp : 1;
+        if (par.offloadOptimizer) // gradients down, updated 16-bit weights up, and the CPU's update
+            t.offloadS += trainable / shard * (gradB + weightB) / host
+                + 2 * static_cast<double>(rep.hostBytes) / kHostOptimizerBytesPerS;
+        if (par.offloadParams) // each micro-batch fetches the shard for forward and backward
+            t.offloadS += micro * 2 * params / dp * weightB / host;
+    }
+    return t;
+}
+
+void applyStepTime(const ModelSpec& m, const RunSpec& r, Report& rep, bool explain)
+{
+    FlopsEstimate& f = rep.flops;
+    f.time = stepTime(m, r, rep);
+    const double total = f.time.total();
+    if (!(total > 0))
+        return;
+    f.stepTimeS = total;
+    f.tokensPerS = static_cast<double>(f.tokensPerStep) / total;
+    f.mfu = f.perStep / (static_cast<double>(r.parallelism.gpus) * f.peakTflops * 1e12 * total);
+    if (!explain)
+        return;
+    const StepTimeParts& t = f.time;
+    std::string& s = f.formula;
+    s.append("; step = hardware ")
+        .append(num(f.hardwarePerStep))
+        .append(" FLOPs / (")
+        .append(num(static_cast<double>(r.parallelism.gpus)))
+        .append(" GPUs x ")
+        .append(num(f.peakTflops))
+        .append(" TFLOP/s x efficiency ")
+        .append(num(r.mfu))
+        .append(") = ")
+        .append(formatSeconds(t.computeS + t.recomputeS));
+    const std::pair<double, const char*> parts[]
+        = { { t.dataParallelS, "data-parallel communication" }, { t.tensorParallelS, "tensor-parallel communication" },
+              { t.pipelineS, "pipeline bubble and sends" }, { t.offloadS, "host offload" } };
+    for (const auto& [v, what] : parts)
+        if (v > 0)
+            s.append(" + ").append(what).append(" ").append(formatSeconds(v));
+    if (total > t.computeS + t.recomputeS)
+        s.append(" = ").append(formatSeconds(total));
+    s.append("; MFU = model FLOPs / (GPUs x peak x step) = ").append(num(f.mfu * 100)).append("%");
+}
+
+std::string stepTimeSummary(const FlopsEstimate& f)
+{
+    if (!(f.stepTimeS > 0))
+        return {};
+    const StepTimeParts& t = f.time;
+    const bool training = t.total() > 0;
+    std::string s = formatSeconds(f.stepTimeS, f.stepTimeS < 10 ? 2 : 1);
+    s.append(training ? " per step" : " per decode step");
+    if (training && t.total() > t.computeS) {
+        const std::pair<double, const char*> parts[] = { { t.computeS, "compute" }, { t.recomputeS, "recomputation" },
+            { t.dataParallelS, "data-parallel comm" }, { t.tensorParallelS, "tensor-parallel comm" },
+            { t.pipelineS, "pipeline bubble" }, { t.offloadS, "offload" } };
+        const char* sep = " (";
+        for (const auto& [v, what] : parts)
+            if (v > 0) {
+                s.append(sep).append(what).append(" ").append(formatSeconds(v));
+                sep = " + ";
+            }
+        s.append(")");
+    }
+    s.append(", ").append(formatCount(static_cast<Count>(std::llround(f.tokensPerS)))).append(" tokens/s, MFU ");
+    s.append(formatDouble(f.mfu * 100, std::chars_format::fixed, 0)).append("% of ");
+    s.append(formatDouble(f.peakTflops, std::chars_format::general, 4)).append(" TFLOP/s");
+    if (training && f.efficiency > 0 && std::fabs(f.efficiency - f.mfu) > 5e-3)
+        s.append(" (compute at ").append(formatDouble(f.efficiency * 100, std::chars_format::fixed, 0)).append("%)");
+    return s;
 }
 
 } // namespace vramlab

@@ -318,7 +318,7 @@ double textbookQuantity(const std::string& name, const LessonStep& step, const R
     if (name == "flops_per_step")
         return flops;
     if (name == "step_seconds")
-        return flops / (double(run.parallelism.gpus) * report.flops.peakTflops * 1e12 * report.flops.mfu);
+        return flops / (double(run.parallelism.gpus) * report.flops.peakTflops * 1e12 * report.flops.efficiency);
     if (name == "gpus_needed") {
         if (report.usableBytes <= 0)
             throw InputError("textbook.gpus_needed", "the step's scenario names no GPU");

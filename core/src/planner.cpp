@@ -14,10 +14,6 @@ namespace vramlab {
 
 namespace {
 
-/// What a CPU optimizer (ZeRO-Offload's CPU-Adam) reads and writes per second: its
-/// states and master weights once each per step. A stated assumption, not a measurement.
-constexpr double kHostOptimizerBytesPerS = 20e9;
-
 /// Divisors of n up to cap, ascending, from n's prime factors, each divided out as it is
 /// found: 10^7 = 2^7 x 5^7 costs a handful of divisions, not the 3,162 of trial division up
 /// to its square root (64-bit divisions are slow; a prime n still costs its square root).
@@ -115,66 +111,6 @@ std::string PlanCandidate::summary() const
     else
         s += ", no offload";
     return s;
-}
-
-StepTimeParts stepTime(const ModelSpec& m, const RunSpec& r, const Report& rep)
-{
-    StepTimeParts t;
-    if (!r.gpu || r.mode != Mode::Training)
-        return t;
-    const GpuSpec& g = *r.gpu;
-    const Parallelism& par = r.parallelism;
-    const double flopsPerS = rep.flops.peakTflops * 1e12 * std::max(r.mfu, 1e-6);
-    if (!(flopsPerS > 0))
-        return t;
-    const double gpus = static_cast<double>(par.gpus);
-    t.computeS = rep.flops.perStep / (gpus * flopsPerS);
-    t.recomputeS = (rep.flops.hardwarePerStep - rep.flops.perStep) / (gpus * flopsPerS);
-
-    const PrecisionRegime reg = precisionRegime(r);
-    const double link = g.interconnectGBs * 1e9, host = g.hostLinkGBs * 1e9;
-    const double tp = static_cast<double>(par.tensorParallel), pp = static_cast<double>(par.pipelineParallel);
-    const double dp = static_cast<double>(par.dataParallel()), micro = static_cast<double>(r.gradientAccumulationSteps);
-    const double trainable = static_cast<double>(rep.stepInputs.trainableParamsLocal);
-    const double params = static_cast<double>(rep.stepInputs.paramsLocal);
-    const double gradB = bytesPerElement(reg.gradients), weightB = bytesPerElement(reg.working);
-
-    // Ring collectives move (n - 1) / n of the data per GPU each way.
-    if (dp > 1 && link > 0) {
-        const double share = (dp - 1) / dp;
-        double bytes = 0;
-        switch (par.zeroStage) {
-        case 0:
-        case 1:
-            bytes = 2 * share * trainable * gradB;
-            break; // one all-reduce per step (no_sync while accumulating)
-        case 2:
-            bytes = micro * share * trainable * gradB + share * trainable * weightB;
-            break; // reduce-scatter per micro-batch
-        default:
-            bytes = micro * share * (trainable * gradB + 2 * params * weightB);
-            break; // + gathers in forward and backward
-        }
-        t.dataParallelS = bytes / link;
-    }
-    const double actBytes = static_cast<double>(r.microBatchSize) * static_cast<double>(r.sequenceLength)
-        * static_cast<double>(m.hiddenSize) * bytesPerElement(reg.activations);
-    const double layers = std::ceil(static_cast<double>(m.numLayers) / pp);
-    if (tp > 1 && link > 0) // Megatron: 2 all-reduces forward, 2 backward per layer
-        t.tensorParallelS = micro * layers * 4 * 2 * (tp - 1) / tp * actBytes / link;
-    if (pp > 1) {
-        const double busy = t.computeS + t.recomputeS + t.tensorParallelS;
-        t.pipelineS = (pp - 1) / micro * busy + (link > 0 ? micro * 2 * actBytes / link : 0);
-    }
-    if (host > 0) {
-        const double shard = par.zeroStage >= 1 ? dp : 1;
-        if (par.offloadOptimizer) // gradients down, updated 16-bit weights up, and the CPU's update
-            t.offloadS += trainable / shard * (gradB + weightB) / host
-                + 2 * static_cast<double>(rep.hostBytes) / kHostOptimizerBytesPerS;
-        if (par.offloadParams) // each micro-batch fetches the shard for forward and backward
-            t.offloadS += micro * 2 * params / dp * weightB / host;
-    }
-    return t;
 }
 
 namespace {
@@ -314,7 +250,7 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
                             const Report rep = estimate(m, run, EstimateOptions { false }, &cache);
                             c.peak = rep.peak;
                             c.fits = rep.fits;
-                            c.time = stepTime(m, run, rep);
+                            c.time = rep.flops.time;
                             tokensPerStep = rep.flops.tokensPerStep;
                         } catch (const InputError&) {
                             l.done = true; // this parallel layout is impossible for the model

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vramlab/report_text.h"
 
+#include "vramlab/flops_model.h"
 #include "vramlab/parameter_tensors.h"
 #include "vramlab/text_escape.h"
 
@@ -187,12 +188,8 @@ std::string reviewMarkdown(
     out << "## Compute\n\n- FLOPs per step: " << formatFlops(f.perStep)
         << " (hardware, with recomputation: " << formatFlops(f.hardwarePerStep)
         << ")\n- FLOPs per token: " << formatFlops(f.perToken) << '\n';
-    if (f.stepTimeS > 0) {
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "- Step time: %.4g s, %.0f tokens/s at %.0f%% MFU of %.4g TFLOP/s\n",
-            f.stepTimeS, f.tokensPerS, f.mfu * 100, f.peakTflops);
-        out << buf;
-    }
+    if (f.stepTimeS > 0)
+        out << "- Step time: " << stepTimeSummary(f) << '\n';
     out << "- Formula: " << f.formula << "\n\n## How each number was computed\n\n";
     for (const Component& c : r.components)
         out << "- **" << c.label << "** (" << formatBytes(c.bytes) << "): " << c.explanation << " `" << c.formula

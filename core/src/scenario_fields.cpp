@@ -486,7 +486,10 @@ const ScenarioField kFields[] = {
         readCheckpointing, writeCheckpointing),
     choice<REF(s.run.attention), kAttentionNames>(
         "run.attention", "Eager (keeps the softmax) or flash (keeps a log-sum-exp)."),
-    real<REF(s.run.mfu)>("run.mfu", 0.001, 1.0, false, "of peak", "Model FLOPs utilization assumed for the step time."),
+    real<REF(s.run.mfu)>("run.mfu", 0.001, 1.0, false, "of peak",
+        "Compute efficiency: the share of the GPU's peak FLOP/s the step's hardware FLOPs (recomputation "
+        "included) run at; communication, the pipeline bubble and offload add time on top, and the report "
+        "states the model FLOPs utilization that results."),
     real<REF(s.run.safetyMargin)>("run.safety_margin", 0.0, 0.5, false, "of GPU memory",
         "Share of each GPU's memory kept free: the verdict, fits and the planner use the rest."),
     choice<REF(s.run.framework), kFrameworkNames>(

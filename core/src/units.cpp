@@ -96,9 +96,19 @@ std::string formatCount(Count n)
 
 std::string formatSeconds(double seconds, int decimals)
 {
-    if (seconds < 1)
-        return formatDouble(seconds * 1e3, std::chars_format::fixed, 0) + " ms";
-    return formatDouble(seconds, std::chars_format::fixed, decimals) + " s";
+    // Never "1.434e+05 s" or "0.007663 s": the unit a reader thinks in, 3-4 digits.
+    const double a = std::fabs(seconds);
+    if (a > 0 && a < 1e-3)
+        return formatDouble(seconds * 1e6, std::chars_format::fixed, a < 1e-5 ? 2 : 0) + " \u00b5s";
+    if (a < 1)
+        return formatDouble(seconds * 1e3, std::chars_format::fixed, a < 0.01 ? 2 : (a < 0.1 ? 1 : 0)) + " ms";
+    if (a < 120)
+        return formatDouble(seconds, std::chars_format::fixed, decimals) + " s";
+    if (a < 2 * 3600.0)
+        return formatDouble(seconds / 60, std::chars_format::fixed, 1) + " min";
+    if (a < 3 * 86400.0)
+        return formatDouble(seconds / 3600, std::chars_format::fixed, 1) + " h";
+    return formatDouble(seconds / 86400, std::chars_format::fixed, 1) + " days";
 }
 
 std::string formatFlops(double flops)

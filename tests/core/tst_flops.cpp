@@ -35,9 +35,24 @@ private slots:
         QCOMPARE(r.flops.perToken, 3 * (2 * n + attention));
         QCOMPARE(r.flops.tokensPerStep, Count(4096) * 8 * 8);
         QCOMPARE(r.flops.perStep, r.flops.perToken * 4096 * 64);
-        // Step time at the stated MFU: FLOPs / (8 x 989.4 TFLOP/s x 0.4).
-        QCOMPARE(r.flops.stepTimeS, r.flops.perStep / (8 * 989.4e12 * 0.4));
+        // One step time, by cause: compute = model FLOPs / (8 x 989.4 TFLOP/s x 0.4); flash's
+        // backward recomputes QK^T (half the forward attention term) at the same rate.
+        const StepTimeParts& t = r.flops.time;
+        QCOMPARE(t.computeS, r.flops.perStep / (8 * 989.4e12 * 0.4));
+        QCOMPARE(t.recomputeS, attention / 2 * 4096 * 64 / (8 * 989.4e12 * 0.4));
+        // ZeRO-3 over 8 GPUs, 8 micro-batches: per micro-batch a reduce-scatter of the fp32
+        // gradients (mixed-bf16 keeps them in fp32) and two all-gathers of the bf16 weights,
+        // 7/8 of each, at the H100's 450 GB/s NVLink.
+        const double moved = 8 * 7.0 / 8 * (8'030'261'248.0 * 4 + 2 * 8'030'261'248.0 * 2);
+        QVERIFY2(std::abs(t.dataParallelS / (moved / 450e9) - 1) < 1e-12,
+            qPrintable(QString::number(t.dataParallelS / (moved / 450e9))));
+        QCOMPARE(t.tensorParallelS + t.pipelineS + t.offloadS, 0.0);
+        QCOMPARE(r.flops.stepTimeS, t.total());
         QVERIFY(std::abs(r.flops.tokensPerS - 4096.0 * 64 / r.flops.stepTimeS) < 1e-6);
+        // The MFU the step implies: model FLOPs over what the GPUs could do in that time.
+        QCOMPARE(r.flops.mfu, r.flops.perStep / (8 * 989.4e12 * r.flops.stepTimeS));
+        QVERIFY(r.flops.mfu < 0.4);
+        QCOMPARE(r.flops.efficiency, 0.4);
     }
 
     void recomputationIsHardwareOnly()

@@ -94,10 +94,14 @@ private slots:
                 QVERIFY(c.time.total() >= p.top[i - 1].time.total());
             QVERIFY(c.fits && c.peak <= sc.run.gpu->memoryBytes);
             QCOMPARE(c.microBatch * c.accumulation * (16 / (c.tensorParallel * c.pipelineParallel)), Count(64));
-            // Applying the row gives the same peak the planner ranked.
+            // Applying the row gives the same peak the planner ranked, and the header's and
+            // Explain's step time is the row's (one step time everywhere).
             Scenario applied = sc;
             applied.run = applyCandidate(sc.run, c, req.gpus);
-            QCOMPARE(estimate(applied).peak, c.peak);
+            const Report r = estimate(applied);
+            QCOMPARE(r.peak, c.peak);
+            QCOMPARE(r.flops.stepTimeS, c.time.total());
+            QCOMPARE(r.flops.tokensPerS, c.tokensPerS);
             if (i > 0)
                 QVERIFY(c.why.find("vs #1") != std::string::npos || c.why.starts_with("as fast"));
         }

@@ -349,10 +349,14 @@ private slots:
         QVERIFY2(near(r.flops.perStep, r.flops.perToken * 8192.0, 1e-9),
             msg(r.flops.perStep, r.flops.perToken * 8192.0).constData());
         QVERIFY2(near(r.flops.perStep, 598e12, 0.001), msg(r.flops.perStep, 598e12).constData());
-        // At the article's 91% MFU the step takes 2.1 s instead of 2 s.
-        QVERIFY2(near(r.flops.stepTimeS, r.flops.perStep / (312e12 * mfu), 1e-9),
-            msg(r.flops.stepTimeS, r.flops.perStep / (312e12 * mfu)).constData());
-        QVERIFY2(near(r.flops.stepTimeS, 2.098, 0.001), msg(r.flops.stepTimeS, 2.098).constData());
+        // With the matmuls at the article's 91% of peak the step takes 2.11 s instead of 2 s:
+        // the 598 TFLOP plus QK^T recomputed by flash's backward (hardware FLOPs), and the
+        // MFU that implies is the article's definition again (model FLOPs / time / peak).
+        QVERIFY2(near(r.flops.stepTimeS, r.flops.hardwarePerStep / (312e12 * mfu), 1e-9),
+            msg(r.flops.stepTimeS, r.flops.hardwarePerStep / (312e12 * mfu)).constData());
+        QVERIFY2(near(r.flops.stepTimeS, 2.1095, 0.001), msg(r.flops.stepTimeS, 2.1095).constData());
+        QVERIFY2(near(r.flops.mfu, r.flops.perStep / (312e12 * r.flops.stepTimeS), 1e-12),
+            msg(r.flops.mfu, r.flops.perStep / (312e12 * r.flops.stepTimeS)).constData());
     }
     // 000, LoRA: "For rank=16, applied to Q, K, V, and O projections in all 48 layers:
     // 4 matrices x 48 layers x 2 x (3840 x 16) parameters ~ 23.6M parameters", "Frozen

@@ -117,9 +117,15 @@ private slots:
 
         auto* mfu = qobject_cast<QDoubleSpinBox*>(panel->editor(QStringLiteral("run.mfu")));
         QVERIFY(mfu);
-        const double t40 = doc->report()->flops.stepTimeS;
+        // Doubling the compute efficiency halves the compute and recomputation time; the
+        // communication and offload parts of the one step time stay.
+        const StepTimeParts t40 = doc->report()->flops.time;
         mfu->setValue(0.8);
-        QCOMPARE(doc->report()->flops.stepTimeS, t40 / 2);
+        const StepTimeParts t80 = doc->report()->flops.time;
+        QCOMPARE(t80.computeS + t80.recomputeS, (t40.computeS + t40.recomputeS) / 2);
+        QVERIFY(t80.offloadS > 0);
+        QCOMPARE(t80.offloadS, t40.offloadS);
+        QCOMPARE(doc->report()->flops.stepTimeS, t80.total());
     }
 
     /// The Framework and Loss pickers change the loss tensors by what the core says, and the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "vramlab/flops_model.h"
 #include "vramlab/report.h"
 #include "vramlab/scenario.h"
 
@@ -9,21 +10,6 @@
 #include <vector>
 
 namespace vramlab {
-
-/// Seconds of one optimizer step on one GPU, by cause. Communication is not assumed to
-/// overlap with compute (an upper bound; frameworks hide part of it).
-struct StepTimeParts {
-    double computeS = 0; ///< model FLOPs at the GPU's peak x efficiency
-    double recomputeS = 0; ///< FLOPs redone by checkpointing and flash backward
-    double dataParallelS = 0; ///< gradient reduction, ZeRO gathers, over the interconnect
-    double tensorParallelS = 0; ///< 4 all-reduces of the layer output per layer and micro-batch
-    double pipelineS = 0; ///< bubble (pp - 1) / micro-batches of the busy time + stage-to-stage sends
-    double offloadS = 0; ///< host transfers of offloaded state and the CPU optimizer
-    double total() const { return computeS + recomputeS + dataParallelS + tensorParallelS + pipelineS + offloadS; }
-};
-
-/// Step time of a training scenario from its estimate (needs run.gpu for peak and bandwidths).
-StepTimeParts stepTime(const ModelSpec& model, const RunSpec& run, const Report& report);
 
 struct PlanRequest {
     Count gpus = 8;

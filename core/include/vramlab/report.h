@@ -23,6 +23,19 @@ struct Component {
     std::string_view explanation; ///< one sentence a workshop audience follows
 };
 
+/// Seconds of one optimizer step on one GPU, by cause: the one step time every view shows
+/// (header, Explain, reports, CLI, Plan). Communication is not assumed to overlap with
+/// compute (an upper bound; frameworks hide part of it).
+struct StepTimeParts {
+    double computeS = 0; ///< model FLOPs at the GPU's peak x run.mfu (compute efficiency)
+    double recomputeS = 0; ///< FLOPs redone by checkpointing and flash backward, at the same rate
+    double dataParallelS = 0; ///< gradient reduction, ZeRO gathers, over the interconnect
+    double tensorParallelS = 0; ///< 4 all-reduces of the layer output per layer and micro-batch
+    double pipelineS = 0; ///< bubble (pp - 1) / micro-batches of the busy time + stage-to-stage sends
+    double offloadS = 0; ///< host transfers of offloaded state and the CPU optimizer
+    double total() const { return computeS + recomputeS + dataParallelS + tensorParallelS + pipelineS + offloadS; }
+};
+
 struct FlopsEstimate {
     double perToken = 0; ///< model FLOPs per trained (or generated) token
     double perStep = 0; ///< model FLOPs of one optimizer step, all GPUs
@@ -31,8 +44,12 @@ struct FlopsEstimate {
     double attentionPerToken = 0; ///< forward attention term (QK^T and PV)
     Count tokensPerStep = 0; ///< micro-batch x sequence x accumulation x data-parallel
     double peakTflops = 0; ///< per GPU, in the compute dtype
-    double mfu = 0; ///< assumed model FLOPs utilization
-    double stepTimeS = 0; ///< training: one step; inference: one decode step
+    double efficiency = 0; ///< run.mfu: share of peak the hardware FLOPs run at
+    /// Model FLOPs utilization the step time implies: model FLOPs / (GPUs x peak x step
+    /// time). Training: below `efficiency` by recomputation, communication and bubbles.
+    double mfu = 0;
+    StepTimeParts time; ///< training with a GPU: the step time by cause
+    double stepTimeS = 0; ///< training: time.total(); inference: one decode step
     double tokensPerS = 0; ///< all GPUs
     std::string formula;
 };

@@ -71,7 +71,8 @@ std::string formatBytes(Bytes bytes, bool binary = true);
 std::string formatCount(Count n);
 /// "5.70e+14" style for FLOP counts: "570.1 TFLOP" etc.
 std::string formatFlops(double flops);
-/// "89 ms" below a second, else "4.56 s" (`decimals` digits after the point).
+/// "450 \u00b5s", "7.66 ms", "89 ms", "4.56 s" (`decimals` digits after the point), "39.8 min",
+/// "39.8 h", "2.1 days": no exponents, 3-4 significant digits.
 std::string formatSeconds(double seconds, int decimals = 2);
 
 } // namespace vramlab
