@@ -419,8 +419,8 @@ QVector<ParamDescriptor> build()
         K::Real, 0.05, 1.0, always, 2);
     all << fieldControl(QStringLiteral("run.safety_margin"), hw, QStringLiteral("Safety margin"),
         QStringLiteral("of memory"),
-        QStringLiteral("Share of each GPU's memory kept free (fragmentation, other processes): the verdict, "
-                       "the fit solvers and the planner count only the rest."),
+        QStringLiteral("Share of each GPU's memory kept free (allocator cache, fragmentation, other "
+                       "processes; 5% by default): the verdict, the fit solvers and the planner count only the rest."),
         K::Real, 0.0, 0.5, always, 2);
     return all;
 }

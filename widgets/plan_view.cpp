@@ -137,9 +137,13 @@ void PlanView::setScenario(const Scenario& sc)
                                .arg(number(f.nextValue), f.nextReport ? bytesText(f.nextReport->peak) : QString());
                 } else {
                     m_fitValues[i] = f.value;
-                    text = QStringLiteral("<b>%1</b> (peak %2)").arg(number(*f.value), bytesText(f.report->peak));
+                    const Bytes peak = f.report->peak, next = f.nextReport ? f.nextReport->peak : peak;
+                    text = QStringLiteral("<b>%1</b> (peak %2 of %3)")
+                               .arg(number(*f.value), QString::fromStdString(formatBytesApart(peak, next)),
+                                   bytesText(f.report->usableBytes));
                     if (f.nextReport)
-                        text += QStringLiteral("; %1 needs %2").arg(number(f.nextValue), bytesText(f.nextReport->peak));
+                        text += QStringLiteral("; %1 needs %2")
+                                    .arg(number(f.nextValue), QString::fromStdString(formatBytesApart(next, peak)));
                 }
             } catch (const std::exception& e) {
                 text = QString::fromUtf8(e.what());

@@ -205,12 +205,16 @@ int runFit(const std::vector<std::string>& words)
             j["next_value"] = res.nextValue;
             j["next_peak_bytes"] = res.nextReport->peak;
         }
-        j["usable_bytes"] = sc.run.gpu->memoryBytes;
+        j["usable_bytes"] = usableBytes(sc.run);
         write(j.dump(2) + "\n");
         return res.value ? 0 : kExitNothingFits;
     }
     std::ostringstream out;
     const std::string gpu = sc.run.gpu->displayName + " (" + formatBytes(sc.run.gpu->memoryBytes) + ")";
+    const std::string usable = formatBytes(usableBytes(sc.run)) + " usable"
+        + (sc.run.safetyMargin > 0 ? " after the "
+                    + formatDouble(sc.run.safetyMargin * 100, std::chars_format::general, 3) + "% safety margin"
+                                   : std::string());
     if (!res.value && res.param == SweepParam::Gpus) {
         out << "nothing fits on " << gpu << ": even " << formatCount(res.nextValue) << " GPUs";
         if (res.nextReport)
@@ -221,15 +225,19 @@ int runFit(const std::vector<std::string>& words)
         out << "nothing fits on " << gpu << ": " << key << " = " << res.nextValue << " needs "
             << formatBytes(res.nextReport ? res.nextReport->peak : 0) << " at its peak\n";
     } else if (res.param == SweepParam::Gpus) {
-        out << "fewest GPUs: " << *res.value << " (peak " << formatBytes(res.report->peak) << " per GPU on " << gpu
-            << ")\n";
+        const Bytes next = res.nextReport ? res.nextReport->peak : res.report->peak;
+        out << "fewest GPUs: " << *res.value << " (peak " << formatBytesApart(res.report->peak, next) << " per GPU of "
+            << usable << " on " << gpu << ")\n";
         if (res.nextReport)
-            out << "with " << res.nextValue << ": peak " << formatBytes(res.nextReport->peak) << ", does not fit\n";
+            out << "with " << res.nextValue << ": peak " << formatBytesApart(next, res.report->peak)
+                << ", does not fit\n";
     } else {
-        out << "largest " << key << ": " << *res.value << " (peak " << formatBytes(res.report->peak) << " on " << gpu
-            << ")\n";
+        const Bytes next = res.nextReport ? res.nextReport->peak : res.report->peak;
+        out << "largest " << key << ": " << *res.value << " (peak " << formatBytesApart(res.report->peak, next)
+            << " of " << usable << " on " << gpu << ")\n";
         if (res.nextReport)
-            out << "at " << res.nextValue << ": peak " << formatBytes(res.nextReport->peak) << ", does not fit\n";
+            out << "at " << res.nextValue << ": peak " << formatBytesApart(next, res.report->peak)
+                << ", does not fit\n";
         else
             out << "(the search stopped at its ceiling, " << res.ceiling << ")\n";
     }

@@ -317,6 +317,13 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
             throw InputError("run.precision", "expected a 16-bit precision with QLoRA (bf16 adapters), got fp32");
 }
 
+Bytes usableBytes(const RunSpec& r)
+{
+    if (!r.gpu)
+        return 0;
+    return r.gpu->memoryBytes - static_cast<Bytes>(std::ceil(r.safetyMargin * double(r.gpu->memoryBytes)));
+}
+
 Report estimate(const Scenario& sc, const EstimateOptions& options)
 {
     Report rep = estimate(sc.model, sc.run, options);
@@ -499,8 +506,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     if (explain)
         rep.gpu = r.gpu; // the verdict below needs only the size; the name is for display
     if (r.gpu) {
-        rep.usableBytes
-            = r.gpu->memoryBytes - static_cast<Bytes>(std::ceil(r.safetyMargin * double(r.gpu->memoryBytes)));
+        rep.usableBytes = usableBytes(r);
         rep.fits = rep.peak <= rep.usableBytes;
         rep.hasVerdict = true;
     }

@@ -491,7 +491,7 @@ const ScenarioField kFields[] = {
         "included) run at; communication, the pipeline bubble and offload add time on top, and the report "
         "states the model FLOPs utilization that results."),
     real<REF(s.run.safetyMargin)>("run.safety_margin", 0.0, 0.5, false, "of GPU memory",
-        "Share of each GPU's memory kept free: the verdict, fits and the planner use the rest."),
+        "Share of each GPU's memory kept free (default 0.05): the verdict, fits and the planner use the rest."),
     choice<REF(s.run.framework), kFrameworkNames>(
         "run.framework", "Whose training code runs; sets the defaults of the keys below."),
     optionalChoice<REF(s.run.loss), kLossNames>(

@@ -76,6 +76,25 @@ std::string formatBytes(Bytes bytes, bool binary)
         .append(binary ? binaryUnits[unit] : decimalUnits[unit]);
 }
 
+std::string formatBytesApart(Bytes bytes, Bytes other)
+{
+    std::string text = formatBytes(bytes);
+    if (bytes == other || text != formatBytes(other))
+        return text;
+    // Same figure at two decimals: more decimals of the same unit until they differ.
+    int unit = 0;
+    double v = static_cast<double>(bytes), w = static_cast<double>(other);
+    for (; std::fabs(v) >= 1024.0 && unit < 6; ++unit)
+        v /= 1024.0, w /= 1024.0;
+    static const char* const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    for (int decimals = 3; decimals <= 9; ++decimals) {
+        std::string a = formatDouble(v, std::chars_format::fixed, decimals);
+        if (a != formatDouble(w, std::chars_format::fixed, decimals))
+            return a.append(" ").append(units[unit]);
+    }
+    return formatCount(bytes) + " B";
+}
+
 std::string formatCount(Count n)
 {
     // The magnitude as unsigned: -INT64_MIN does not fit in a Count.

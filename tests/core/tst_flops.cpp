@@ -72,6 +72,19 @@ private slots:
         QVERIFY2(sel > 0.02 && sel < 0.05, qPrintable(QString::number(sel))); // "~2.7% extra" at GPT-3 scale
     }
 
+    // Step times print in the unit a reader thinks in: never "1.434e+05 s" or "0.007663 s".
+    void durationsHaveUnits()
+    {
+        QCOMPARE(formatSeconds(1.434e5), std::string("39.8 h"));
+        QCOMPARE(formatSeconds(0.007663), std::string("7.66 ms"));
+        QCOMPARE(formatSeconds(0.0891), std::string("89.1 ms"));
+        QCOMPARE(formatSeconds(0.25), std::string("250 ms"));
+        QCOMPARE(formatSeconds(4.561), std::string("4.56 s"));
+        QCOMPARE(formatSeconds(579.45), std::string("9.7 min"));
+        QCOMPARE(formatSeconds(4.5e-4), std::string("450 \u00b5s"));
+        QCOMPARE(formatSeconds(5 * 86400.0), std::string("5.0 days"));
+    }
+
     void slidingWindowCapsAttention()
     {
         Scenario sc;

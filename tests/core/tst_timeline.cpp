@@ -213,6 +213,7 @@ private slots:
         // whose component sum exceeds the card can still fit (SGD: no optimizer temporaries).
         Scenario sc = test::llama3_8b();
         sc.run.optimizer = Optimizer::Sgd;
+        sc.run.safetyMargin = 0; // the card exactly: no headroom kept
         sc.run.gpu->memoryBytes = 0;
         Report r = estimate(sc);
         QVERIFY(r.peak < r.total);

@@ -13,6 +13,10 @@ namespace vramlab {
 void validateScenario(const Scenario& scenario);
 void validateRun(const ModelSpec& model, const RunSpec& run);
 
+/// What the verdict, the fit solvers and the planner let a peak use: run.gpu's memory less
+/// run.safety_margin of it (rounded up); 0 without a GPU.
+Bytes usableBytes(const RunSpec& run);
+
 struct EstimateOptions {
     /// Formulas and the per-tensor activation list; off for sweeps, fits and planners,
     /// which need only the bytes (several times faster).

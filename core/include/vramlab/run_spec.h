@@ -107,8 +107,11 @@ struct RunSpec {
     std::optional<Serving> serving; ///< run.mode "serving" (mode stays Inference for the estimator)
     Overheads overheads;
     std::optional<GpuSpec> gpu; ///< from the catalog or custom
-    double mfu = 0.4; ///< model FLOPs utilization assumed for step time
-    double safetyMargin = 0.0; ///< fraction of each GPU's memory kept free: fits means peak <= (1 - margin) x memory
+    double mfu = 0.4; ///< compute efficiency: share of peak the hardware FLOPs run at (step time)
+    /// Fraction of each GPU's memory kept free: fits means peak <= (1 - margin) x memory. 5 %
+    /// by default: the caching allocator's reserve above the allocated peak and other processes
+    /// (a desktop, a second job) need room, and a run planned at zero headroom fails on the GPU.
+    double safetyMargin = 0.05;
 
     Framework framework = Framework::Plain; ///< sets the defaults of the optional keys below
     std::optional<LossKind> loss; ///< unset: the framework's

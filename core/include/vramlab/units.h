@@ -67,6 +67,9 @@ constexpr Bytes roundUp(Bytes bytes, Bytes granule)
 std::string formatDouble(double v, std::chars_format format, int precision);
 /// "23.20 GB" (decimal) or "21.61 GiB" (binary), chosen by `binary`.
 std::string formatBytes(Bytes bytes, bool binary = true);
+/// formatBytes(bytes), with as many more decimals as it takes to differ from `other`'s
+/// figure: a fitting and a failing peak never print as the same number.
+std::string formatBytesApart(Bytes bytes, Bytes other);
 /// "8,030,261,248"
 std::string formatCount(Count n);
 /// "5.70e+14" style for FLOP counts: "570.1 TFLOP" etc.
