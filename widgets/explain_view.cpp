@@ -54,6 +54,18 @@ QString ExplainView::html(const Report& r)
                          QString::number(t.count));
         h += QStringLiteral("</ul>");
     }
+    if (r.activations.ringForwardBytes + r.activations.ringBackwardBytes > 0) { // context parallelism
+        h += QStringLiteral(
+            "<h3>Context parallelism</h3><p>Each GPU holds its share of the sequence (the saved tensors "
+            "above). Ring attention (PyTorch context_parallel, allgather rotater) gathers the whole "
+            "sequence's K and V for one layer at a time: %1 at the widest point of its forward (and "
+            "of the recompute), %2 of its backward, freed when the layer's attention returns:</p><ul>")
+                 .arg(bytesText(r.activations.ringForwardBytes), bytesText(r.activations.ringBackwardBytes));
+        for (const ActivationTensor& t : r.activations.ringBuffers)
+            h += QStringLiteral("<li>%1 (%2): %3</li>")
+                     .arg(QString::fromStdString(t.name).toHtmlEscaped(), view(t.module), bytesText(t.bytesEach));
+        h += QStringLiteral("</ul>");
+    }
     h += QStringLiteral("<h3>Overhead, part by part</h3><ul>");
     for (const Component& p : r.overheadParts)
         h += QStringLiteral("<li><b>%1</b> %2: %3 <code>%4</code></li>")
