@@ -12,8 +12,10 @@ void validateContextParallel(const ModelSpec& m, const RunSpec& r)
 {
     const Parallelism& p = r.parallelism;
     const Count cp = p.contextParallel;
-    if (cp == 1)
-        return; // train.py@9dec370 enters no context_parallel context: the step is the plain one
+    // cp 1: train.py@9dec370 enters no context_parallel context, the step is the plain one. Inference and
+    // serving ignore the key, as they ignore the other training keys (the mode can be switched back).
+    if (cp == 1 || r.mode != Mode::Training)
+        return;
     const std::string key = "run.parallelism.context_parallel";
     const std::string n = std::to_string(cp);
     if (!frameworkProfile(r.framework).contextParallel)
@@ -22,8 +24,6 @@ void validateContextParallel(const ModelSpec& m, const RunSpec& r)
             "attention, as torchtitan@9dec370 applies it); "
                 + std::string(toString(r.framework))
                 + " does not shard the sequence this way, expected 1 or no key, got " + n);
-    if (r.mode != Mode::Training)
-        throw InputError(key, "modelled for training only, expected 1 or no key, got " + n);
     // torchtitan/utils.py@9dec370 get_train_context: with CP, sdpa_kernel([FLASH_ATTENTION, EFFICIENT_ATTENTION]).
     if (r.attention != AttentionImpl::Flash)
         throw InputError("run.attention",
