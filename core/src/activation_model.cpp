@@ -516,6 +516,8 @@ void selectiveOpLayers(
 //   with the contiguous copies, the cat being gathered, the op's 16-bit dQ, dK, dV and the first dK/dV
 //   exchange all alive.
 // The buffers are transients of one layer; the step timeline adds them while a layer's attention runs.
+// They are the eager code's: with run.compile the ring is traced into the block's graph and inductor
+// may fuse the merge's pointwise chain (no fp32 temporaries), so the forward figure is an upper bound.
 void ringAttentionBuffers(
     ActivationSet& set, const ModelSpec& m, const RunSpec& r, const Dims& x, const StageSlice& slice, bool explain)
 {
