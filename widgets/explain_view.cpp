@@ -17,6 +17,15 @@ ExplainView::ExplainView(QWidget* parent)
 QString ExplainView::html(const Report& r)
 {
     auto view = [](std::string_view s) { return QString::fromUtf8(s.data(), int(s.size())).toHtmlEscaped(); };
+    // Tensors by name, module, bytes of one copy and copies (compile's removed ones, ring attention's buffers).
+    auto tensorList = [&view](const std::vector<ActivationTensor>& list) {
+        QString l = QStringLiteral("<ul>");
+        for (const ActivationTensor& t : list)
+            l += QStringLiteral("<li>%1 (%2): %3 x %4</li>")
+                     .arg(QString::fromStdString(t.name).toHtmlEscaped(), view(t.module), bytesText(t.bytesEach),
+                         QString::number(t.count));
+        return l + QStringLiteral("</ul>");
+    };
     QString h
         = QStringLiteral("<h2>%1</h2><p>%2 parameters, %3 trainable. Memory per GPU (%4):</p><table cellpadding='4'>")
               .arg(QString::fromStdString(r.scenarioName).toHtmlEscaped(),
@@ -46,13 +55,18 @@ QString ExplainView::html(const Report& r)
             "<h3>torch.compile</h3><p>%1. AOTAutograd's min-cut partitioner recomputes in backward "
             "what only pointwise ops read there; matmul and attention inputs, reductions and random "
             "masks stay saved. Eager code would keep these too (%2 per micro-batch); the 16-bit inputs that replace "
-            "fp32 copies are among the saved tensors:</p><ul>")
+            "fp32 copies are among the saved tensors:</p>")
                  .arg(view(r.activations.compileScope), bytesText(r.activations.compileRemovedBytes));
-        for (const ActivationTensor& t : r.activations.compileRemoved)
-            h += QStringLiteral("<li>%1 (%2): %3 x %4</li>")
-                     .arg(QString::fromStdString(t.name).toHtmlEscaped(), view(t.module), bytesText(t.bytesEach),
-                         QString::number(t.count));
-        h += QStringLiteral("</ul>");
+        h += tensorList(r.activations.compileRemoved);
+    }
+    if (r.activations.ringForwardBytes + r.activations.ringBackwardBytes > 0) { // context parallelism
+        h += QStringLiteral(
+            "<h3>Context parallelism</h3><p>Each GPU holds its share of the sequence (the saved tensors "
+            "above). Ring attention (PyTorch context_parallel, allgather rotater) gathers the whole "
+            "sequence's K and V for one layer at a time: %1 at the widest point of its forward (and "
+            "of the recompute), %2 of its backward, freed when the layer's attention returns:</p>")
+                 .arg(bytesText(r.activations.ringForwardBytes), bytesText(r.activations.ringBackwardBytes));
+        h += tensorList(r.activations.ringBuffers);
     }
     h += QStringLiteral("<h3>Overhead, part by part</h3><ul>");
     for (const Component& p : r.overheadParts)

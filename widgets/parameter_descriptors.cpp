@@ -367,6 +367,16 @@ QVector<ParamDescriptor> build()
         QStringLiteral("stages"),
         QStringLiteral("Splits the layers into stages; the first stage holds several micro-batches in flight."),
         K::LogInteger, 1, 128);
+    // Shown where context parallelism is modelled (torchtitan), and while it is on, so that a switch to another
+    // framework (which the core refuses with the reason) can be undone here.
+    all << integer(QStringLiteral("run.parallelism.context_parallel"), par, QStringLiteral("Context parallel"),
+        QStringLiteral("GPUs"),
+        QStringLiteral("torchtitan's context parallelism: each GPU holds sequence / N tokens; ring attention gathers "
+                       "the whole sequence's K and V for one layer at a time."),
+        K::LogInteger, 1, 64, [](const Scenario& s) {
+            return s.run.mode == Mode::Training && !s.run.serving
+                && (s.run.parallelism.contextParallel != 1 || frameworkProfile(s.run.framework).contextParallel);
+        });
     all << toggle(QStringLiteral("run.parallelism.sequence_parallel"), par, QStringLiteral("Sequence parallel"),
         QStringLiteral("With tensor parallelism, also splits the norms' and residuals' activations."), training);
     all << toggle(QStringLiteral("run.parallelism.offload_optimizer"), par, QStringLiteral("Offload optimizer"),

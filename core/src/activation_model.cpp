@@ -6,6 +6,7 @@
 #include "vramlab/precision_regime.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 
 namespace vramlab {
@@ -44,6 +45,7 @@ struct Collector {
     ActivationTensor tensor(std::string_view prefix, std::string_view name, std::string_view module,
         std::initializer_list<Count> dims, Bytes each, double bytesPerElem) const
     {
+        assert(dims.size() <= 4); // ActivationTensor::dims holds four
         ActivationTensor t { std::string(prefix).append(name), module, scope, each, count, {}, 0, bytesPerElem };
         for (Count d : dims)
             t.dims[static_cast<size_t>(t.rank++)] = d;
@@ -489,6 +491,84 @@ void selectiveOpLayers(
     set.largestLayerTensorBytes = full.largestLayerTensorBytes;
 }
 
+// Context parallelism (run.parallelism.context_parallel > 1, torchtitan). Sources: torchtitan
+// train.py@9dec370ad26b5f8e9a7333a0e36165018262644b (create_context_parallel_ctx around forward and
+// backward, cp_buffers [input_ids, labels, model.freqs_cis], no_restore {input_ids, labels}, the loss on
+// the local logits) and torch/distributed/tensor/experimental/_attention.py (the cases name torch@1963fc8,
+// 2024-12-23, which could not be fetched; read at pytorch/pytorch@0123248a and an early-2025 copy: the
+// ring forward, backward and allgather rotater are the same in both). What each GPU does:
+// - context_parallel() shards every buffer: chunk(2 cp) and cat of chunks r and 2cp-1-r (head-tail load
+//   balance, equal shares, so no rank holds more), copies the shard into the buffer in place
+//   (resize_ keeps the storage) and clone()s freqs_cis to restore it after the step; the generator keeps
+//   the shards list and the last clone until it exits.
+// - Every tensor of the model has sequence_length / cp rows; the loss sees b x s/cp tokens and the full
+//   vocabulary. Autograd keeps what SDPA keeps without CP (local Q, K, V, the merged output and lse).
+// - _templated_ring_attention (forward, and again in the recompute of full AC): key/value.contiguous(),
+//   torch.cat of the local K and V, ft_c.all_gather_tensor of it (one all-gather: the whole sequence's K
+//   and V with the heads SDPA sees, 16-bit) held by the rotater, a local of the call, until the
+//   attention returns. Each step's block output and lse go through _SDPAMerger with convert_to_f32:
+//   out.to(float32), then out - sigmoid(block_lse - lse) * (out - block_out) (two fp32 temporaries at a
+//   time). Widest point: a full-size merge (step 1 on a rank >= 1), when the local copies and the cat of
+//   step 0 are gone.
+// - _templated_ring_attention_backward: grad_query/key/value = zeros_like(..., dtype=float32) (local
+//   size), a new allgather rotater (the whole K and V gathered again), the dK/dV ring by all-to-all
+//   (torch.cat of the fp32 dK and dV sent, ft_c.permute_tensor's output received). Widest point: step 0,
+//   with the contiguous copies, the cat being gathered, the op's 16-bit dQ, dK, dV and the first dK/dV
+//   exchange all alive.
+// The buffers are transients of one layer; the step timeline adds them while a layer's attention runs.
+// They are the eager code's: with run.compile the ring is traced into the block's graph and inductor
+// may fuse the merge's pointwise chain (no fp32 temporaries), so the forward figure is an upper bound.
+void ringAttentionBuffers(
+    ActivationSet& set, const ModelSpec& m, const RunSpec& r, const Dims& x, const StageSlice& slice, bool explain)
+{
+    const Count cp = r.parallelism.contextParallel;
+    if (cp <= 1 || r.mode != Mode::Training)
+        return;
+    const Count b = x.b, s = x.s, a = x.a, d = x.d, full = checkedMul(s, cp);
+    const Count kv = x.repeatKv && m.numKvHeads != m.numHeads ? a : x.g; // heads of K and V handed to SDPA
+    const double p = x.p;
+    if (slice.first) {
+        Collector step { set, ActivationScope::Embedding, 1, explain };
+        if (m.position == PositionKind::Rope) {
+            step.add("context_parallel: freqs_cis cloned to restore it after the step (complex64, whole sequence)",
+                "context parallel", { full, d / 2 }, 8);
+            step.add("context_parallel: load-balanced shard of freqs_cis and its clone (complex64)", "context parallel",
+                { 2, s, d / 2 }, 8);
+        }
+        step.add("context_parallel: load-balanced shards of input ids and labels (int64)", "context parallel",
+            { 2, b, s }, 8);
+    }
+    ActivationSet fwd;
+    Collector f { fwd, ActivationScope::Layer, 1, explain };
+    f.add("ring attention: K and V all-gathered over the whole sequence (16-bit, allgather rotater)",
+        "ring attention forward", { b, 2 * kv, full, d }, p);
+    f.add("ring attention: merged output accumulator (fp32, _SDPAMerger)", "ring attention forward", { b, a, s, d }, 4);
+    f.add("ring attention: this step's block output (16-bit)", "ring attention forward", { b, a, s, d }, p);
+    f.add("ring attention: block output upcast to fp32", "ring attention forward", { b, a, s, d }, 4);
+    f.add("ring attention: merge temporaries out - sigmoid(lse_i - lse) * (out - out_i) (two fp32)",
+        "ring attention forward", { b, 2 * a, s, d }, 4);
+    f.add("ring attention: merged and block log-sum-exp (fp32)", "ring attention forward", { b, 2 * a, s }, 4);
+    ActivationSet bwd;
+    Collector g { bwd, ActivationScope::Layer, 1, explain };
+    g.add("ring backward: K and V all-gathered again (16-bit)", "ring attention backward", { b, 2 * kv, full, d }, p);
+    g.add("ring backward: contiguous copies of the local K and V (16-bit)", "ring attention backward",
+        { b, 2 * kv, s, d }, p);
+    g.add("ring backward: local K and V concatenated for the all-gather (16-bit)", "ring attention backward",
+        { b, 2 * kv, s, d }, p);
+    g.add("ring backward: dQ accumulator (fp32)", "ring attention backward", { b, a, s, d }, 4);
+    g.add("ring backward: dK and dV accumulators (fp32)", "ring attention backward", { b, 2 * kv, s, d }, 4);
+    g.add("ring backward: the flash backward's dQ (16-bit)", "ring attention backward", { b, a, s, d }, p);
+    g.add("ring backward: the flash backward's dK and dV (16-bit)", "ring attention backward", { b, 2 * kv, s, d }, p);
+    g.add("ring backward: dK and dV concatenated to send (fp32)", "ring attention backward", { b, 2 * kv, s, d }, 4);
+    g.add("ring backward: dK and dV received by all-to-all (fp32)", "ring attention backward", { b, 2 * kv, s, d }, 4);
+    set.ringForwardBytes = fwd.bytes;
+    set.ringBackwardBytes = bwd.bytes;
+    if (explain) {
+        set.ringBuffers = std::move(fwd.tensors);
+        set.ringBuffers.insert(set.ringBuffers.end(), bwd.tensors.begin(), bwd.tensors.end());
+    }
+}
+
 /// A loop that keeps the 16-bit logits referenced through backward (lit-gpt finetune/lora.py@8641822:
 /// `logits` lives until the next iteration) turns them from a forward transient into a held buffer.
 void holdLogits(ActivationSet& set, const FrameworkProfile& f, Bytes logits16)
@@ -694,7 +774,7 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
     ActivationSet set;
     if (explain)
         set.tensors.reserve(64);
-    const Dims x = makeDims(m, r, r.microBatchSize, r.sequenceLength);
+    const Dims x = makeDims(m, r, r.microBatchSize, r.localSequence()); // s / cp rows with context parallelism
     if (x.compiled)
         set.compileScope = frameworkProfile(r.framework).compileScope;
     const bool lora = r.finetune.method != FinetuneMethod::Full;
@@ -772,6 +852,7 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
         }
     }
 
+    ringAttentionBuffers(set, m, r, x, slice, explain);
     if (slice.last) {
         Collector head { set, ActivationScope::Head, 1, explain };
         layer.norm(head, "final norm");

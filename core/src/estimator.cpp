@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vramlab/estimator.h"
 
+#include "vramlab/context_parallel.h"
 #include "vramlab/errors.h"
 #include "vramlab/flops_model.h"
 #include "vramlab/framework_profile.h"
@@ -56,6 +57,8 @@ StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionR
     in.layerActs = acts.bytes - acts.embeddingBytes - acts.headBytes;
     in.recompute = acts.recomputeBytes;
     in.backwardWorkingSet = checkedMul(2, acts.largestLayerTensorBytes);
+    in.ringForward = acts.ringForwardBytes; // context parallelism (activation_model.cpp ringAttentionBuffers)
+    in.ringBackward = acts.ringBackwardBytes;
     if (slice.last) { // the loss as the framework computes it (activation_model.cpp lossTensors)
         in.lossForward = acts.lossForwardBytes;
         in.lossBackward = acts.lossBackwardBytes;
@@ -312,6 +315,7 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
                 "expected one of q, k, v, o, gate, up, down, q_a, q_b, kv_a, kv_b, all-linear, got \"" + t + "\"");
     }
     validateFrameworkKeys(m, r);
+    validateContextParallel(m, r);
     if (r.finetune.method == FinetuneMethod::Qlora && r.mode == Mode::Training)
         if (!(r.precision != Precision::Fp32))
             throw InputError("run.precision", "expected a 16-bit precision with QLoRA (bf16 adapters), got fp32");
@@ -426,7 +430,8 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     } else if (training) {
         actFormula = "sum of " + n(static_cast<Count>(rep.activations.tensors.size())) + " saved tensors ("
             + std::string(toString(r.attention)) + ", checkpointing " + toString(r.checkpointing) + ") for micro-batch "
-            + n(r.microBatchSize) + " x " + n(r.sequenceLength) + " tokens";
+            + n(r.microBatchSize) + " x " + n(r.localSequence()) + " tokens"
+            + (par.contextParallel > 1 ? " (sequence / context_parallel " + n(par.contextParallel) + ")" : "");
         if (st.inFlight > 1)
             actFormula += " x " + n(st.inFlight) + " micro-batches in flight (1F1B)";
     } else {

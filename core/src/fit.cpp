@@ -88,7 +88,8 @@ FitResult fitMinGpus(const Scenario& base)
 {
     requireGpu(base);
     FitResult res { SweepParam::Gpus, std::nullopt, std::nullopt, std::nullopt, 0, 0 };
-    const Count unit = base.run.parallelism.tensorParallel * base.run.parallelism.pipelineParallel;
+    const Count unit = base.run.parallelism.tensorParallel * base.run.parallelism.pipelineParallel
+        * base.run.parallelism.contextParallel; // context-parallel ranks share each sample
     const Count maxReplicas = 1'000'000 / unit;
     res.ceiling = maxReplicas * unit;
     EstimateCache cache;

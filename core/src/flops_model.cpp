@@ -104,7 +104,8 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
     if (r.attention == AttentionImpl::Flash)
         recompute += f.attentionPerToken / 2; // FlashAttention's backward rebuilds QK^T
 
-    const Count dp = std::max<Count>(1, r.parallelism.dataParallel());
+    // Context parallelism: cp ranks share each sample (every token still attends over the whole sequence).
+    const Count dp = std::max<Count>(1, r.parallelism.sampleParallel());
     f.tokensPerStep = checkedMul(r.microBatchSize, r.sequenceLength, r.gradientAccumulationSteps, dp);
     const double tokens = static_cast<double>(f.tokensPerStep);
     f.perStep = f.perToken * tokens;

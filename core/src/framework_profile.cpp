@@ -35,6 +35,9 @@ FrameworkProfile torchtitan()
     p.rmsNormFp32 = true;
     p.repeatKv = true;
     p.attentionOutputCopy = true;
+    // train.py@9dec370: create_context_parallel_ctx(cp_mesh, cp_buffers=[input_ids, labels, model.freqs_cis],
+    // cp_no_restore_buffers={input_ids, labels}, rotate_method "allgather" by default) around forward and backward.
+    p.contextParallel = true;
     // torchtitan/parallelisms/parallelize_llama.py@9dec370 apply_compile: each TransformerBlock
     // compiled on its own (after AC wrapping, before FSDP); train.py@9dec370 leaves
     // `loss_fn = torch.compile(loss_fn)` commented out, so the loss stays eager.
@@ -173,7 +176,7 @@ LossSetup lossSetup(const RunSpec& r, Count vocabLocal, Count hidden)
     const FrameworkProfile& f = frameworkProfile(r.framework);
     LossSetup s;
     s.kind = effectiveLoss(r);
-    const Count b = r.microBatchSize, seq = r.sequenceLength;
+    const Count b = r.microBatchSize, seq = r.localSequence(); // each GPU's share under context parallelism
     if (s.kind == LossKind::Chunked) {
         // torchtune: h.chunk(num_output_chunks, dim=1) -> chunks of ceil(s / n) positions;
         // LitGPT: x.split(lm_head_chunk_size, dim=1) -> chunks of that many positions.

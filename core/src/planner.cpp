@@ -169,7 +169,7 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
     }
     res.gpus = req.gpus;
     res.globalBatch = req.globalBatch.value_or(
-        checkedMul(b.microBatchSize, b.gradientAccumulationSteps, std::max<Count>(1, b.parallelism.dataParallel())));
+        checkedMul(b.microBatchSize, b.gradientAccumulationSteps, std::max<Count>(1, b.parallelism.sampleParallel())));
     if (!(res.globalBatch >= 1 && res.globalBatch <= 10'000'000))
         throw InputError(
             "--global-batch", "expected sequences per step from 1 to 10000000, got " + std::to_string(res.globalBatch));
@@ -204,10 +204,11 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
         for (Count pp : divisors(req.gpus / tp,
                  req.maxPipelineParallel > 0 ? std::min(req.maxPipelineParallel, m.numLayers) : m.numLayers)) {
             const Count dp = req.gpus / (tp * pp);
-            if (res.globalBatch % dp != 0)
+            const Count cp = b.parallelism.contextParallel; // its ranks share each sample
+            if (dp % cp != 0 || res.globalBatch % (dp / cp) != 0)
                 continue;
             anyBatchSplit = true;
-            const Count perReplica = res.globalBatch / dp;
+            const Count perReplica = res.globalBatch / (dp / cp);
             const std::vector<Count> microBatches = divisors(perReplica, perReplica);
             const Count ep = m.moe.enabled() ? std::gcd(b.parallelism.expertParallel, dp) : 1;
             // ZeRO x offload innermost: the saved tensors depend on neither, so each

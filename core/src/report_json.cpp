@@ -95,6 +95,14 @@ nlohmann::ordered_json reportToJson(const Report& r)
                 "recomputed; matmul and SDPA inputs, reductions and random masks are saved" },
             { "removed_bytes", r.activations.compileRemovedBytes }, { "removed", std::move(removed) } };
     }
+    if (r.activations.ringForwardBytes + r.activations.ringBackwardBytes > 0) { // context parallelism
+        json buffers = json::array();
+        for (const ActivationTensor& t : r.activations.ringBuffers)
+            buffers.push_back(
+                { { "name", t.name }, { "pass", t.module }, { "bytes", t.bytesEach }, { "shape", t.shapeText() } });
+        out["ring_attention"] = { { "forward_bytes", r.activations.ringForwardBytes },
+            { "backward_bytes", r.activations.ringBackwardBytes }, { "buffers", std::move(buffers) } };
+    }
     if (r.stepInputs.training && r.stepInputs.lastStage) // the loss as the framework computes it
         out["loss"] = { { "source", r.activations.lossSource }, { "framework", r.activations.lossFramework },
             { "forward_bytes", r.activations.lossForwardBytes }, { "backward_bytes", r.activations.lossBackwardBytes },

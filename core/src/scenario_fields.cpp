@@ -271,6 +271,24 @@ json writeReshard(const Scenario& s)
     return s.run.keepLastBlockGathered ? json(kAllButLast) : json();
 }
 
+// torchtitan shards with FSDP over dp_shard x cp (parallelize_llama.py@9dec370ad26b5f8e9a7333a0e36165018262644b:
+// world_mesh[("dp_shard_cp",)]), which is every GPU of a tensor x pipeline replica: what zero_stage 3 over
+// gpus / (tensor x pipeline) already models. The key restates that group or is refused (HSDP); it is read
+// after gpus, tensor_parallel, pipeline_parallel and zero_stage (table order) and not written back.
+void readFsdpShardGroup(Scenario& s, const json& v, const std::string& path, std::vector<std::string>&)
+{
+    if (v.is_null())
+        return;
+    const Parallelism& p = s.run.parallelism;
+    const Count group = p.dataParallel();
+    if (!v.is_number_integer() || v.get<Count>() != group || p.zeroStage != 3)
+        throw InputError(path,
+            "not modelled yet (sharding over a subgroup, HSDP); expected " + std::to_string(group)
+                + " (gpus / (tensor_parallel x pipeline_parallel), with zero_stage 3) or no key, got "
+                + JsonObjectReader::describe(v)
+                + (p.zeroStage != 3 ? " with zero_stage " + std::to_string(p.zeroStage) : ""));
+}
+
 GpuSpec readGpuObject(const json& v, const std::string& path, std::vector<std::string>& warnings)
 {
     auto unknownGpu = [&](const std::string& name) {
@@ -532,8 +550,14 @@ const ScenarioField kFields[] = {
         [](const Scenario& s) { return s.run.parallelism.fsdp2; }),
     custom("run.parallelism.reshard_after_forward", "true, or \"all but last block\" (torchtitan without pipelining).",
         readReshard, writeReshard),
-    unmodelled("run.parallelism.context_parallel", "1", "ring attention shards the sequence over GPUs"),
-    unmodelled("run.parallelism.fsdp_shard_group", "null", "sharding over a subgroup (HSDP)"),
+    when(integer<REF(s.run.parallelism.contextParallel)>("run.parallelism.context_parallel", 1, 1024, "GPUs",
+             "Context parallelism (torchtitan): each GPU holds sequence_length / N tokens; ring attention all-gathers "
+             "K and V."),
+        [](const Scenario& s) { return s.run.parallelism.contextParallel != 1; }),
+    custom("run.parallelism.fsdp_shard_group",
+        "GPUs FSDP shards over: accepted when it restates gpus / (tensor x pipeline), which includes the context-"
+        "parallel ranks (HSDP, a smaller group, is not modelled).",
+        readFsdpShardGroup, [](const Scenario&) { return json(); }),
     unmodelled("run.parallelism.pipeline_schedule", "\"1F1B\"", "only 1F1B's micro-batches in flight are modelled"),
     unmodelled("run.parallelism.async_tp", "false", "asynchronous tensor parallelism's extra buffers"),
 

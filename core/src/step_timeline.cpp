@@ -160,19 +160,22 @@ private:
             emit(StepPhase::Forward, mb, -1, "forward: embedding");
         }
         const Bytes layerActs = in.layerActs;
-        const std::string_view what = in.zero3Gather > 0 ? "forward: layer gathered (ZeRO-3), saves its tensors"
-                                                         : "forward: layer saves its tensors";
+        const std::string_view what = in.ringForward > 0
+            ? "forward: layer saves its tensors while ring attention holds the gathered K and V"
+            : in.zero3Gather > 0 ? "forward: layer gathered (ZeRO-3), saves its tensors"
+                                 : "forward: layer saves its tensors";
+        const Bytes transient = in.zero3Gather + in.ringForward;
         if (!m_record && in.layers > 0) { // forward only grows: its last layer is its highest point
-            at(Cat::Temporaries) += in.zero3Gather;
+            at(Cat::Temporaries) += transient;
             at(Cat::Activations) += layerActs;
             emit(StepPhase::Forward, mb, in.layers - 1, what);
-            at(Cat::Temporaries) -= in.zero3Gather;
+            at(Cat::Temporaries) -= transient;
         }
         for (Count l = 0; m_record && l < in.layers; ++l) {
-            at(Cat::Temporaries) += in.zero3Gather;
+            at(Cat::Temporaries) += transient;
             at(Cat::Activations) += share(layerActs, l);
             emit(StepPhase::Forward, mb, l, what);
-            at(Cat::Temporaries) -= in.zero3Gather;
+            at(Cat::Temporaries) -= transient;
         }
         if (in.lastStage) {
             at(Cat::Activations) += in.headActs;
@@ -221,7 +224,10 @@ private:
             // gradients exist only until its parameters are stepped, with that step's temporaries.
             const Bytes stepped
                 = in.optimizerInBackward ? share(in.gradients, l) + share(in.optimizerTemporaries, l) : 0;
-            const Bytes working = in.backwardWorkingSet + in.zero3Gather + in.layerGradientBucket + stepped;
+            // Ring attention's backward buffers (context parallelism) beside the layer's working set; its
+            // forward buffers during the recompute are fewer (ringForward < ringBackward) and come earlier.
+            const Bytes working
+                = in.backwardWorkingSet + in.zero3Gather + in.layerGradientBucket + stepped + in.ringBackward;
             at(Cat::Temporaries) += working;
             if (gradsAppear)
                 at(Cat::Gradients) += share(in.gradients, l);
@@ -230,8 +236,9 @@ private:
             const bool edge = l >= in.layers - 2 * segment || l < 2 * segment;
             if (m_record || edge)
                 emit(StepPhase::Backward, mb, l,
-                    in.recompute > 0 ? "backward: layer rebuilt by recomputation, gradients flow"
-                                     : "backward: layer's gradients flow, its saved tensors are released");
+                    in.ringBackward > 0    ? "backward: ring attention's backward buffers beside the layer's gradients"
+                        : in.recompute > 0 ? "backward: layer rebuilt by recomputation, gradients flow"
+                                           : "backward: layer's gradients flow, its saved tensors are released");
             at(Cat::Temporaries) -= working;
             at(Cat::Activations) -= share(layerActs, l);
             if (rebuilt > 0) { // the rebuilt layers free one by one as backward leaves them

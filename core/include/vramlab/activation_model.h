@@ -54,6 +54,11 @@ struct ActivationSet {
     Bytes compileRemovedBytes = 0; ///< one micro-batch: eager bytes the partitioner recomputes instead
     std::vector<ActivationTensor> compileRemoved; ///< those tensors (when explained)
     std::string_view compileScope; ///< what the framework compiles (empty without run.compile)
+    /// run.parallelism.context_parallel > 1 (torchtitan): ring attention's buffers, not saved for
+    /// backward but alive while one layer's attention runs (see ringAttentionBuffers()).
+    Bytes ringForwardBytes = 0; ///< the widest point of one ring attention forward (also its recompute)
+    Bytes ringBackwardBytes = 0; ///< the widest point of one ring attention backward
+    std::vector<ActivationTensor> ringBuffers; ///< those buffers by name (when explained); module says which pass
     /// run.activation_offloading: bytes of one micro-batch's saved tensors held in pinned host
     /// memory instead (already left out of `bytes`).
     Bytes offloadedBytes = 0;

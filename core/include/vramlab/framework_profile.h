@@ -21,6 +21,9 @@ struct FrameworkProfile {
     OptimizerImpl optimizerImpl = OptimizerImpl::Foreach;
     bool rmsNormFp32 = true; ///< RMSNorm computes in fp32 (keeps an fp32 copy of its input)
     bool repeatKv = false; ///< K and V materialized to the query heads before SDPA
+    /// run.parallelism.context_parallel is modelled: PyTorch's context_parallel (allgather ring
+    /// attention) around the step, with the RoPE table among its sharded buffers (core/src/context_parallel.cpp).
+    bool contextParallel = false;
     bool attentionOutputCopy = false; ///< transpose(1, 2).contiguous() copy of the attention output, read by wo
     bool fusedQkvLora = false; ///< one LoRA dropout and one A for the fused qkv linear (LitGPT LoRAQKVLinear)
     bool nf4KeepsInputs = false; ///< QLoRA's NF4 linears keep their 16-bit input (bitsandbytes MatMul4Bit)

@@ -52,6 +52,12 @@ struct Parallelism {
     Count tensorParallel = 1;
     Count pipelineParallel = 1;
     Count expertParallel = 1; ///< MoE experts spread over this many data-parallel ranks
+    /// torchtitan's context parallelism (PyTorch context_parallel, allgather ring attention): each
+    /// of these GPUs holds sequence_length / contextParallel tokens of every sample. FSDP shards over
+    /// dp_shard x cp (parallelize_llama.py@9dec370: world_mesh["dp_shard_cp"]), so the sharding group
+    /// stays gpus / (tensor x pipeline) and dataParallel() is unchanged; samples per step are
+    /// dataParallel() / contextParallel (see core/src/context_parallel.cpp).
+    Count contextParallel = 1;
     bool sequenceParallel = false;
     bool offloadOptimizer = false; ///< optimizer states + master weights (+ fp32 gradients) in host memory
     bool offloadParams = false; ///< ZeRO-3 parameters in host memory
@@ -59,6 +65,8 @@ struct Parallelism {
     /// (no resident 16-bit shard: the fp32 shard is the parameter).
     bool fsdp2 = false;
     Count dataParallel() const { return gpus / (tensorParallel * pipelineParallel); }
+    /// Data-parallel replicas that read different samples (FSDP's group less the CP ranks).
+    Count sampleParallel() const { return dataParallel() / contextParallel; }
 };
 
 struct Finetune {
@@ -92,6 +100,8 @@ struct Overheads {
 struct RunSpec {
     Mode mode = Mode::Training;
     Count sequenceLength = 2048;
+    /// Tokens of each training sample on one GPU: the sequence, or its share under context parallelism.
+    Count localSequence() const { return sequenceLength / parallelism.contextParallel; }
     Count microBatchSize = 1;
     Count gradientAccumulationSteps = 1;
     Precision precision = Precision::MixedBf16;

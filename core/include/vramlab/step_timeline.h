@@ -53,6 +53,9 @@ struct StepInputs {
         = false; ///< each layer's parameters stepped as their gradients arrive; gradients freed at once
     Bytes layerGradientBucket = 0; ///< ZeRO-2/3: one layer's unsharded gradients before reduce-scatter
     Bytes zero3Gather = 0; ///< ZeRO-3: current + prefetched layer's gathered weights
+    /// Context parallelism: ring attention's buffers at their widest while one layer's attention runs,
+    /// in forward (and its recompute) and in backward (activation_model.cpp ringAttentionBuffers).
+    Bytes ringForward = 0, ringBackward = 0;
     Bytes optimizerTemporaries = 0; ///< foreach AdamW's sqrt(v) list, and the like
     Count trainableParamsLocal = 0; ///< on this GPU before ZeRO sharding (communication volumes)
     Count paramsLocal = 0;
