@@ -16,6 +16,7 @@
 #include "probe_page.h"
 #include "probe_view.h"
 #include "scenario_document.h"
+#include "serving_page.h"
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
 #include "sweep_page.h"
@@ -77,10 +78,11 @@ MainWindow::MainWindow(QWidget* parent)
     , m_sweep(new SweepPage(m_doc))
     , m_compare(new ComparePage(m_doc))
     , m_explain(new ExplainPage(m_doc))
+    , m_serving(new ServingPage(m_doc))
     , m_timeline(new TimelinePage(m_doc))
     , m_plan(new PlanPage(m_doc))
     , m_probe(new ProbePage(m_doc))
-    , m_pages({ m_breakdown, m_sweep, m_compare, m_explain, m_timeline, m_plan, m_probe })
+    , m_pages({ m_breakdown, m_sweep, m_compare, m_explain, m_serving, m_timeline, m_plan, m_probe })
     , m_tabs(new QTabWidget)
     , m_verdict(new QLabel)
     , m_compute(new QLabel)
@@ -427,6 +429,8 @@ bool MainWindow::openFile(const QString& path)
     showBanner(QString());
     if (!notice.isEmpty()) // an imported model (a new untitled document), or a serving scenario
         statusBar()->showMessage(notice, 15000);
+    if (m_doc->scenario().run.serving) // its engine's budget is what the file is about
+        m_tabs->setCurrentWidget(m_serving);
     addRecent(path);
     return true;
 }

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+#include "serving_bar_chart.h"
+
+#include "chart_support.h"
+#include "plot_theme.h"
+#include "qcustomplot_include.h"
+
+#include <QToolTip>
+
+namespace vramlab {
+
+ServingBarChart::ServingBarChart(QWidget* parent)
+    : ChartWidget(parent)
+{
+    m_plot->setNoAntialiasingOnDrag(true);
+    m_plot->yAxis->setLabel(QStringLiteral("GiB per GPU"));
+    m_plot->xAxis->grid()->setVisible(false);
+    m_plot->legend->setVisible(true);
+    placeLegendBelow(m_plot);
+    m_plot->setMouseTracking(true);
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        const double x = m_plot->xAxis->pixelToCoord(e->position().x());
+        const double y = m_plot->yAxis->pixelToCoord(e->position().y());
+        const int bar = qRound(x) - 1;
+        QString tip;
+        if (bar >= 0 && bar < int(m_chart.bars.size()) && std::abs(x - (bar + 1)) <= 0.3) {
+            double base = 0;
+            for (const ServingSegment& s : m_chart.bars[size_t(bar)].segments) {
+                const double top = base + toGiB(s.bytes);
+                if (y >= base && y < top)
+                    tip = QStringLiteral("%1: %2 (%3 bytes)")
+                              .arg(QString::fromStdString(s.label), bytesText(s.bytes),
+                                  QLocale(QLocale::English).toString(qlonglong(s.bytes)));
+                base = top;
+            }
+        }
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(e->globalPosition().toPoint(), tip, m_plot);
+    });
+    setTheme(m_theme);
+}
+
+void ServingBarChart::setChart(ServingBudgetChart chart)
+{
+    m_chart = std::move(chart);
+    QStringList keys;
+    if (!m_chart.bars.empty())
+        for (const ServingSegment& s : m_chart.bars.front().segments)
+            keys << QString::fromStdString(s.key);
+    if (keys != m_keys) { // another engine: other segments
+        for (QCPBars* b : std::as_const(m_bars))
+            m_plot->removePlottable(b);
+        m_bars.clear();
+        m_keys = keys;
+        QCPBars* below = nullptr;
+        for (const ServingSegment& s : m_chart.bars.empty() ? std::vector<ServingSegment>() : m_chart.bars.front().segments) {
+            auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+            bars->setName(QString::fromStdString(s.label));
+            bars->setWidth(0.5);
+            bars->setStackingGap(0);
+            if (below)
+                bars->moveAbove(below);
+            below = bars;
+            m_bars << bars;
+        }
+        recolour();
+    }
+    rebuild();
+}
+
+double ServingBarChart::plottedGiB(int bar, const QString& key) const
+{
+    const int i = int(m_keys.indexOf(key));
+    if (i < 0)
+        return 0.0;
+    auto it = m_bars[i]->data()->findBegin(bar + 1, false);
+    if (it != m_bars[i]->data()->constEnd() && qFuzzyCompare(it->key, double(bar + 1)))
+        return it->value;
+    return 0.0;
+}
+
+void ServingBarChart::recolour()
+{
+    if (m_chart.bars.empty())
+        return;
+    const std::vector<ServingSegment>& segments = m_chart.bars.front().segments;
+    for (int i = 0; i < m_bars.size() && i < int(segments.size()); ++i) {
+        if (segments[size_t(i)].key == "unused") { // free memory: an outline, not a component
+            m_bars[i]->setBrush(Qt::NoBrush);
+            m_bars[i]->setPen(QPen(m_theme.grid.darker(130), m_theme.lineWidth, Qt::DashLine));
+            continue;
+        }
+        m_bars[i]->setBrush(PlotTheme::roleColor(segments[size_t(i)].colour));
+        m_bars[i]->setPen(QPen(m_theme.background, m_theme.lineWidth > 2 ? 2 : 1));
+    }
+}
+
+void ServingBarChart::rebuild()
+{
+    m_plot->clearItems();
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    double yMax = std::max(1.0, toGiB(m_chart.gpuBytes));
+    for (int i = 0; i < m_bars.size(); ++i) {
+        QVector<double> keys, values;
+        for (size_t b = 0; b < m_chart.bars.size(); ++b) {
+            const std::vector<ServingSegment>& segs = m_chart.bars[b].segments;
+            keys << double(b + 1);
+            values << (size_t(i) < segs.size() ? toGiB(segs[size_t(i)].bytes) : 0.0);
+        }
+        m_bars[i]->setData(keys, values, true);
+    }
+    const int n = int(m_chart.bars.size());
+    for (int b = 0; b < n; ++b) {
+        const ServingBar& bar = m_chart.bars[size_t(b)];
+        ticker->addTick(b + 1, QString::fromStdString(bar.label));
+        const double used = toGiB(bar.usedBytes());
+        yMax = std::max(yMax, used);
+        auto* label = new QCPItemText(m_plot);
+        label->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
+        label->position->setCoords(b + 1, std::max(used, bar.capacityBytes ? toGiB(*bar.capacityBytes) : 0.0));
+        label->setClipToAxisRect(false);
+        label->setFont(m_theme.font(1));
+        label->setColor(m_theme.foreground);
+        label->setText(QStringLiteral("%1 used").arg(bytesText(bar.usedBytes())));
+    }
+    auto line = [&](double gib, const QString& text, const QPen& pen, Qt::Alignment align) {
+        auto* l = new QCPItemStraightLine(m_plot);
+        l->setPen(pen);
+        l->point1->setCoords(0, gib);
+        l->point2->setCoords(1, gib);
+        auto* t = new QCPItemText(m_plot);
+        t->setPositionAlignment(align | Qt::AlignLeft);
+        t->position->setCoords(0.45, gib);
+        t->setText(text);
+        t->setColor(m_theme.foreground);
+        t->setFont(m_theme.font(-1));
+    };
+    if (m_chart.gpuBytes > 0)
+        line(toGiB(m_chart.gpuBytes), QStringLiteral(" GPU memory %1").arg(bytesText(m_chart.gpuBytes)),
+            QPen(m_theme.capacity, m_theme.lineWidth, Qt::DashLine), Qt::AlignBottom);
+    if (m_chart.budgetBytes)
+        line(toGiB(*m_chart.budgetBytes), QStringLiteral(" ") + QString::fromStdString(m_chart.budgetLabel),
+            QPen(m_theme.overflow, m_theme.lineWidth, Qt::DashDotLine), Qt::AlignTop);
+    m_plot->xAxis->setTicker(ticker);
+    m_plot->xAxis->setRange(0.4, double(std::max(1, n)) + 0.6);
+    m_plot->yAxis->setRange(0, yMax * 1.2);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace vramlab
