@@ -89,15 +89,20 @@ void ConcurrencyChart::rebuild()
         one->point1->setCoords(xs.front(), 1);
         one->point2->setCoords(xs.back(), 1);
         auto* oneText = new QCPItemText(m_plot);
-        oneText->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
+        oneText->setPositionAlignment(Qt::AlignBottom | Qt::AlignLeft);
         oneText->position->setCoords(xs.front(), 1);
         oneText->setText(QStringLiteral(" 1 request: below it the engine does not start"));
         oneText->setColor(m_theme.overflow);
         oneText->setFont(m_theme.font(-1));
         if (c.concurrency > 0) {
             auto* mark = new QCPItemText(m_plot);
-            mark->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
-            mark->position->setCoords(double(c.context), c.concurrency * 1.25);
+            // Toward the middle of the plot, so that the label is never cut at its edge.
+            const bool right = double(c.context) > std::sqrt(xs.front() * xs.back());
+            // Below the point near the one-request line, whose label stands above it.
+            const bool below = c.concurrency < 2;
+            mark->setPositionAlignment(
+                (below ? Qt::AlignTop : Qt::AlignBottom) | (right ? Qt::AlignRight : Qt::AlignLeft));
+            mark->position->setCoords(double(c.context), below ? c.concurrency / 1.3 : c.concurrency * 1.3);
             mark->setText(QStringLiteral("%1× at %2 tokens")
                               .arg(countText(c.concurrency), QLocale(QLocale::English).toString(qlonglong(c.context))));
             mark->setColor(m_theme.foreground);

@@ -170,9 +170,8 @@ std::optional<ServingEstimate> servingDefaults(const Scenario& s)
 /// A control over one flag of run.serving, which has no field of its own: the value goes through
 /// the serving object's writer and reader (serving_io.h), so the panel accepts what a file does.
 /// `get` shows the value (nullopt: the one the file holds).
-ParamDescriptor servingControl(const char* name, QString label, QString unit, QString tip, K kind, double lo,
-    double hi, std::function<bool(const Scenario&)> applies, std::function<QVariant(const Scenario&)> get = {},
-    int decimals = 0)
+ParamDescriptor servingControl(const char* name, QString label, QString unit, QString tip, K kind, double lo, double hi,
+    std::function<bool(const Scenario&)> applies, std::function<QVariant(const Scenario&)> get = {}, int decimals = 0)
 {
     ParamDescriptor d = describe(QStringLiteral("run.serving.") + QLatin1String(name), QStringLiteral("Serving engine"),
         std::move(label), std::move(unit), std::move(tip), kind, lo, hi, decimals);
@@ -182,8 +181,8 @@ ParamDescriptor servingControl(const char* name, QString label, QString unit, QS
         if (!j.is_object() || !j.contains(key))
             return QVariant();
         const nlohmann::json& v = j.at(key);
-        return v.is_string() ? QVariant(QString::fromStdString(v.get<std::string>()))
-            : v.is_boolean() ? QVariant(v.get<bool>())
+        return v.is_string()        ? QVariant(QString::fromStdString(v.get<std::string>()))
+            : v.is_boolean()        ? QVariant(v.get<bool>())
             : v.is_number_integer() ? QVariant::fromValue<qlonglong>(v.get<qlonglong>())
                                     : QVariant(v.get<double>());
     };
@@ -220,9 +219,9 @@ void addServingControls(QVector<ParamDescriptor>& all)
                        "mem_fraction_static, llama.cpp's buffers, or plain HF generate(). Switching starts from the "
                        "engine's defaults."),
         K::Choice, 0, 0, any);
-    for (const auto& [label, e] : { std::pair { QStringLiteral("vLLM"), E::Vllm },
-             { QStringLiteral("SGLang"), E::Sglang }, { QStringLiteral("llama.cpp (GGUF)"), E::LlamaCpp },
-             { QStringLiteral("HF generate()"), E::HfGenerate } }) {
+    for (const auto& [label, e] :
+        { std::pair { QStringLiteral("vLLM"), E::Vllm }, { QStringLiteral("SGLang"), E::Sglang },
+            { QStringLiteral("llama.cpp (GGUF)"), E::LlamaCpp }, { QStringLiteral("HF generate()"), E::HfGenerate } }) {
         engine.choices << valueName(e);
         engine.choiceLabels << label;
     }
@@ -231,15 +230,18 @@ void addServingControls(QVector<ParamDescriptor>& all)
         QStringLiteral("--gpu-memory-utilization: the share of the GPU's memory vLLM may take; the KV cache gets what "
                        "weights, the profiling peak and non-torch memory leave of it."),
         K::Real, 0.05, 1.0, servingWith({ E::Vllm }), {}, 2);
-    all << servingControl("mem_fraction_static", QStringLiteral("Static memory"), QStringLiteral("of free memory"),
+    all << servingControl(
+        "mem_fraction_static", QStringLiteral("Static memory"), QStringLiteral("of free memory"),
         QStringLiteral("--mem-fraction-static: weights and the KV pool share this part of the memory free at start."),
-        K::Real, 0.05, 0.99, servingWith({ E::Sglang }), [](const Scenario& s) {
+        K::Real, 0.05, 0.99, servingWith({ E::Sglang }),
+        [](const Scenario& s) {
             const auto e = servingDefaults(s);
             if (!e || e->ranks.empty())
                 return QVariant(s.run.serving->memFractionStatic.value_or(0.88));
             const ServingRank& k = e->ranks.front(); // the default depends on tensor parallelism
             return QVariant(std::round(double(k.budgetBytes) * 100 / double(e->totalGpuBytes - k.nonTorchBytes)) / 100);
-        }, 2);
+        },
+        2);
     all << servingControl("max_model_len", QStringLiteral("Max model length"), QStringLiteral("tokens"),
         QStringLiteral("--max-model-len: the longest request; vLLM refuses to start when the KV cache holds fewer "
                        "tokens (default: the model's max_position_embeddings)."),
@@ -263,7 +265,8 @@ void addServingControls(QVector<ParamDescriptor>& all)
     ParamDescriptor kv = servingControl("kv_cache_dtype", QStringLiteral("KV cache type"), QString(),
         QStringLiteral("--kv-cache-dtype: auto keeps the model's dtype; fp8 halves the cache of a 16-bit model."),
         K::Choice, 0, 0, servingWith({ E::Vllm, E::Sglang, E::HfGenerate }));
-    kv.choices = { QStringLiteral("auto"), QStringLiteral("fp8"), QStringLiteral("bfloat16"), QStringLiteral("float16") };
+    kv.choices
+        = { QStringLiteral("auto"), QStringLiteral("fp8"), QStringLiteral("bfloat16"), QStringLiteral("float16") };
     kv.choiceLabels = { QStringLiteral("auto (model dtype)"), QStringLiteral("FP8"), QStringLiteral("BF16"),
         QStringLiteral("FP16") };
     all << kv;

@@ -55,7 +55,8 @@ void ServingBarChart::setChart(ServingBudgetChart chart)
         m_bars.clear();
         m_keys = keys;
         QCPBars* below = nullptr;
-        for (const ServingSegment& s : m_chart.bars.empty() ? std::vector<ServingSegment>() : m_chart.bars.front().segments) {
+        for (const ServingSegment& s :
+            m_chart.bars.empty() ? std::vector<ServingSegment>() : m_chart.bars.front().segments) {
             auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
             bars->setName(QString::fromStdString(s.label));
             bars->setWidth(0.5);
@@ -114,16 +115,10 @@ void ServingBarChart::rebuild()
     const int n = int(m_chart.bars.size());
     for (int b = 0; b < n; ++b) {
         const ServingBar& bar = m_chart.bars[size_t(b)];
-        ticker->addTick(b + 1, QString::fromStdString(bar.label));
-        const double used = toGiB(bar.usedBytes());
-        yMax = std::max(yMax, used);
-        auto* label = new QCPItemText(m_plot);
-        label->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
-        label->position->setCoords(b + 1, std::max(used, bar.capacityBytes ? toGiB(*bar.capacityBytes) : 0.0));
-        label->setClipToAxisRect(false);
-        label->setFont(m_theme.font(1));
-        label->setColor(m_theme.foreground);
-        label->setText(QStringLiteral("%1 used").arg(bytesText(bar.usedBytes())));
+        // The total under the bar's name: above it, it would meet the budget lines' labels.
+        ticker->addTick(
+            b + 1, QStringLiteral("%1\n%2 used").arg(QString::fromStdString(bar.label), bytesText(bar.usedBytes())));
+        yMax = std::max(yMax, toGiB(bar.usedBytes()));
     }
     auto line = [&](double gib, const QString& text, const QPen& pen, Qt::Alignment align) {
         auto* l = new QCPItemStraightLine(m_plot);
@@ -135,7 +130,9 @@ void ServingBarChart::rebuild()
         t->position->setCoords(0.45, gib);
         t->setText(text);
         t->setColor(m_theme.foreground);
-        t->setFont(m_theme.font(-1));
+        t->setFont(m_theme.font());
+        t->setBrush(m_theme.background); // readable where it crosses a bar
+        t->setPadding(QMargins(2, 1, 2, 1));
     };
     if (m_chart.gpuBytes > 0)
         line(toGiB(m_chart.gpuBytes), QStringLiteral(" GPU memory %1").arg(bytesText(m_chart.gpuBytes)),
@@ -145,7 +142,7 @@ void ServingBarChart::rebuild()
             QPen(m_theme.overflow, m_theme.lineWidth, Qt::DashDotLine), Qt::AlignTop);
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setRange(0.4, double(std::max(1, n)) + 0.6);
-    m_plot->yAxis->setRange(0, yMax * 1.2);
+    m_plot->yAxis->setRange(0, yMax * 1.15);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

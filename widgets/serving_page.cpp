@@ -8,6 +8,7 @@
 #include "vramlab/serving_chart.h"
 
 #include <QFontDatabase>
+#include <QFontMetrics>
 #include <QGridLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -76,7 +77,9 @@ ServingPage::ServingPage(ScenarioDocument* document, QWidget* parent)
     big.setBold(true);
     int column = 0;
     for (const auto& [name, caption] : kNumbers) {
-        grid->addWidget(new QLabel(QString::fromLatin1(caption)), 0, column);
+        auto* captionLabel = new QLabel(QString::fromLatin1(caption));
+        captionLabel->setObjectName(QString::fromLatin1(name) + QStringLiteral("Caption"));
+        grid->addWidget(captionLabel, 0, column);
         QLabel* value = plainLabel(m_content);
         value->setObjectName(QString::fromLatin1(name));
         value->setFont(big);
@@ -97,6 +100,7 @@ ServingPage::ServingPage(ScenarioDocument* document, QWidget* parent)
     m_log->setReadOnly(true);
     m_log->setLineWrapMode(QPlainTextEdit::NoWrap); // as a terminal shows the engine's lines
     m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_log->setMinimumHeight(QFontMetrics(m_log->font()).lineSpacing() * 4 + 16); // vLLM prints four to six lines
     m_log->setToolTip(QStringLiteral("What the engine prints at startup: compare with your server's log"));
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(charts);
@@ -109,6 +113,11 @@ ServingPage::ServingPage(ScenarioDocument* document, QWidget* parent)
 QLabel* ServingPage::number(const QString& name) const
 {
     return m_content->findChild<QLabel*>(name);
+}
+
+QLabel* ServingPage::caption(const QString& name) const
+{
+    return m_content->findChild<QLabel*>(name + QStringLiteral("Caption"));
 }
 
 void ServingPage::setTheme(const PlotTheme& theme)
@@ -150,24 +159,27 @@ void ServingPage::recompute()
     }
     m_message->setVisible(false);
     m_content->setVisible(true);
-    m_failure->setText(e.startupFails ? QStringLiteral("Startup fails: ") + QString::fromStdString(e.failure) : QString());
+    m_failure->setText(
+        e.startupFails ? QStringLiteral("Startup fails: ") + QString::fromStdString(e.failure) : QString());
     m_failure->setVisible(e.startupFails);
 
     number(QStringLiteral("kvTokens"))->setText(count(e.kvCacheTokens));
     number(QStringLiteral("kvBytes"))->setText(bytesText(e.kvCacheBytes));
     number(QStringLiteral("gpuBlocks"))->setText(e.gpuBlocks ? count(*e.gpuBlocks) : QStringLiteral("—"));
-    number(QStringLiteral("maxConcurrency"))
-        ->setText(QStringLiteral("%1× at %2").arg(QString::number(e.maxConcurrency, 'f', 2), count(e.maxModelLen)));
+    number(QStringLiteral("maxConcurrency"))->setText(QString::number(e.maxConcurrency, 'f', 2) + QStringLiteral("×"));
+    caption(QStringLiteral("maxConcurrency"))
+        ->setText(QStringLiteral("Max concurrency at %1").arg(count(e.maxModelLen)));
     if (speed.available) {
         number(QStringLiteral("ttft"))->setText(seconds(speed.ttftS));
         number(QStringLiteral("tpot"))->setText(seconds(speed.tpotS));
         number(QStringLiteral("throughput"))
-            ->setText(QStringLiteral("%1 tok/s (%2 × %3)")
-                          .arg(count(Count(speed.tokensPerSTotal)), count(speed.batch),
-                              QString::number(speed.tokensPerSPerUser, 'f', 1)));
+            ->setText(QStringLiteral("%1 tok/s").arg(count(Count(speed.tokensPerSTotal))));
+        caption(QStringLiteral("throughput"))->setText(QStringLiteral("Throughput, batch %1").arg(count(speed.batch)));
         number(QStringLiteral("throughput"))
-            ->setToolTip(QStringLiteral("Total tokens per second: batch × tokens per second per user (%1, %2)")
-                             .arg(QString::fromStdString(speed.prefillBound), QString::fromStdString(speed.decodeBound)));
+            ->setToolTip(
+                QStringLiteral("%1 tokens per second per user × batch %2 (decode %3; prefill %4)")
+                    .arg(QString::number(speed.tokensPerSPerUser, 'f', 1), count(speed.batch),
+                        QString::fromStdString(speed.decodeBound), QString::fromStdString(speed.prefillBound)));
     } else {
         for (const char* name : { "ttft", "tpot", "throughput" })
             number(QString::fromLatin1(name))->setText(QStringLiteral("needs the GPU's peak and bandwidth"));

@@ -31,6 +31,8 @@ public:
     QLabel* failure() const { return m_failure; }
     /// A key number by name: "kvTokens", "gpuBlocks", "maxConcurrency", "ttft", "tpot", "throughput".
     QLabel* number(const QString& name) const;
+    /// The caption over a key number ("Max concurrency at 29,000").
+    QLabel* caption(const QString& name) const;
     QPlainTextEdit* log() const { return m_log; }
 
 protected:

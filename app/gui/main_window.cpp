@@ -25,6 +25,7 @@
 #include "vramlab/errors.h"
 #include "vramlab/report_text.h"
 #include "vramlab/scenario_io.h"
+#include "vramlab/serving_chart.h"
 
 #include <QAction>
 #include <QApplication>
@@ -391,12 +392,28 @@ void MainWindow::updateHeader()
             compute += QStringLiteral("\nPeak of the step %1 (components add up to %2): %3")
                            .arg(bytesText(r->peak), bytesText(r->total), QString::fromStdString(r->peakWhere));
         m_compute->setText(compute);
+        if (m_doc->scenario().run.serving) // the engine's answer, not one request's memory
+            updateServingVerdict(theme);
     } else {
         m_verdict->setText(QStringLiteral("Not a valid configuration"));
         m_verdict->setStyleSheet(QStringLiteral("QLabel { color: #b8251a; }"));
         m_compute->setText(m_doc->error());
     }
     updateTitle();
+}
+
+void MainWindow::updateServingVerdict(const PlotTheme& theme)
+{
+    const Scenario& sc = m_doc->scenario();
+    try {
+        const ServingEstimate e = servingEstimate(sc.model, sc.run);
+        m_verdict->setText(QString::fromStdString(servingVerdict(e)));
+        m_verdict->setStyleSheet(
+            QStringLiteral("QLabel { color: %1; }").arg((e.startupFails ? theme.overflow : theme.fits).name()));
+    } catch (const std::exception& e) { // the Serving tab says why
+        m_verdict->setText(QStringLiteral("The engine cannot be modelled: ") + QString::fromUtf8(e.what()));
+        m_verdict->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg(theme.overflow.name()));
+    }
 }
 
 void MainWindow::updateTitle()

@@ -121,6 +121,8 @@ private:
     /// Shrinks and moves the window into the available area of its screen.
     void fitToScreen();
     void updateTitle();
+    /// A serving scenario's verdict: whether the engine starts, its KV cache and concurrency.
+    void updateServingVerdict(const PlotTheme& theme);
     void showBanner(const QString& text);
     void addRecent(const QString& path);
     void rebuildRecentMenu();

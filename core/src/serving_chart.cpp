@@ -23,8 +23,8 @@ ServingSegment segment(const char* key, const char* label, Bytes bytes, ColourRo
 void addUnused(ServingBar& bar)
 {
     if (bar.capacityBytes)
-        bar.segments.push_back(segment("unused", "Unused margin", std::max<Bytes>(0, *bar.capacityBytes - bar.usedBytes()),
-            ColourRole::Grey));
+        bar.segments.push_back(segment(
+            "unused", "Unused margin", std::max<Bytes>(0, *bar.capacityBytes - bar.usedBytes()), ColourRole::Grey));
 }
 
 std::string fraction(double f)
@@ -106,15 +106,14 @@ ServingBudgetChart servingBudgetChart(const RunSpec& run, const ServingEstimate&
     const Serving& s = *run.serving;
     if (e.engine == ServingEngine::Vllm) {
         c.budgetBytes = k.budgetBytes;
-        c.budgetLabel = "gpu_memory_utilization " + fraction(s.gpuMemoryUtilization) + " x "
-            + formatBytes(e.totalGpuBytes) + " = " + formatBytes(k.budgetBytes);
+        c.budgetLabel
+            = "gpu_memory_utilization " + fraction(s.gpuMemoryUtilization) + ": " + formatBytes(k.budgetBytes);
     } else if (e.engine == ServingEngine::Sglang) {
         // SGLang's static share is of the memory free before loading (after non-torch): weights + pool.
         c.budgetBytes = k.nonTorchBytes + k.budgetBytes;
         const double mfs = static_cast<double>(k.budgetBytes)
             / static_cast<double>(std::max<Bytes>(1, e.totalGpuBytes - k.nonTorchBytes));
-        c.budgetLabel = "mem_fraction_static " + fraction(mfs) + " x " + formatBytes(e.totalGpuBytes - k.nonTorchBytes)
-            + " free = " + formatBytes(k.budgetBytes);
+        c.budgetLabel = "non-torch + mem_fraction_static " + fraction(mfs) + ": " + formatBytes(*c.budgetBytes);
     }
     return c;
 }
@@ -161,6 +160,17 @@ ServingSpeed defaultServingSpeed(const ModelSpec& model, const RunSpec& run, con
     const Count batch = std::min<Count>(std::max<Count>(1, e.maxNumSeqs), held);
     const Count context = std::max<Count>(1, e.maxModelLen);
     return servingSpeed(model, run, e, batch, context, context);
+}
+
+std::string servingVerdict(const ServingEstimate& e)
+{
+    const std::string engine = std::string(toString(e.engine)) + " " + e.engineVersion;
+    char concurrency[32];
+    std::snprintf(concurrency, sizeof concurrency, "%.2fx", e.maxConcurrency);
+    // Short enough for the window's header; the engine's own message is the Serving page's.
+    return (e.startupFails ? "DOES NOT START (" + engine + "): " : "STARTS (" + engine + "): ")
+        + formatCount(e.kvCacheTokens) + " KV cache tokens, " + concurrency + " at " + formatCount(e.maxModelLen)
+        + " tokens";
 }
 
 } // namespace vramlab

@@ -18,7 +18,8 @@ namespace vramlab {
 
 /// One segment of a serving bar, bottom to top.
 struct ServingSegment {
-    std::string key; ///< "weights", "activation_peak", "non_torch", "cuda_graphs", "kv_cache", "compute_buffer", "unused"
+    std::string
+        key; ///< "weights", "activation_peak", "non_torch", "cuda_graphs", "kv_cache", "compute_buffer", "unused"
     std::string label; ///< "Activation peak"
     Bytes bytes = 0;
     ColourRole colour = ColourRole::Grey; ///< the matching report component's colour
@@ -39,7 +40,7 @@ struct ServingBudgetChart {
     std::vector<ServingBar> bars;
     Bytes gpuBytes = 0; ///< per GPU, as the engine reads it
     std::optional<Bytes> budgetBytes; ///< vLLM: gpu_memory_utilization x memory; SGLang: non-torch + its static share
-    std::string budgetLabel; ///< "gpu_memory_utilization 0.90 x 23.58 GiB = 21.22 GiB"
+    std::string budgetLabel; ///< "gpu_memory_utilization 0.90: 21.22 GiB"
 };
 
 /// Bars of `e`: weights, activation peak, non-torch, CUDA graphs and KV cache (none when negative:
@@ -69,5 +70,9 @@ ConcurrencyCurve concurrencyCurve(const ModelSpec& model, const RunSpec& run, co
 /// Speed as serve-estimate reports it by default: the batch the cache holds (at most
 /// max_num_seqs), every request prefilling and attending to max_model_len tokens.
 ServingSpeed defaultServingSpeed(const ModelSpec& model, const RunSpec& run, const ServingEstimate& e);
+
+/// The window's one-line answer: "STARTS (vllm 0.6.4): 31,232 KV cache tokens, 1.56x at 20,000
+/// tokens", or "DOES NOT START (...)" with the same figures.
+std::string servingVerdict(const ServingEstimate& e);
 
 } // namespace vramlab
