@@ -43,8 +43,7 @@ ConcurrencyChart::ConcurrencyChart(QWidget* parent)
     }
     m_plot->xAxis->setTicker(logTicker(2));
     m_plot->yAxis->setTicker(logTicker(10));
-    m_plot->legend->setVisible(true);
-    placeLegendBelow(m_plot);
+    m_plot->legend->setVisible(false); // the point and the line say what they are: the room is the curve's
     setTheme(m_theme);
 }
 
@@ -91,7 +90,7 @@ void ConcurrencyChart::rebuild()
         auto* oneText = new QCPItemText(m_plot);
         oneText->setPositionAlignment(Qt::AlignBottom | Qt::AlignLeft);
         oneText->position->setCoords(xs.front(), 1);
-        oneText->setText(QStringLiteral(" 1 request: below it the engine does not start"));
+        oneText->setText(QStringLiteral(" 1 request"));
         oneText->setColor(m_theme.overflow);
         oneText->setFont(m_theme.font(-1));
         if (c.concurrency > 0) {

@@ -111,6 +111,11 @@ void ServingBarChart::rebuild()
             values << (size_t(i) < segs.size() ? toGiB(segs[size_t(i)].bytes) : 0.0);
         }
         m_bars[i]->setData(keys, values, true);
+        // A segment this engine leaves empty (SGLang's activation peak) takes no legend row.
+        if (std::any_of(values.begin(), values.end(), [](double v) { return v > 0; }))
+            m_bars[i]->addToLegend();
+        else
+            m_bars[i]->removeFromLegend();
     }
     const int n = int(m_chart.bars.size());
     for (int b = 0; b < n; ++b) {
@@ -125,6 +130,8 @@ void ServingBarChart::rebuild()
         l->setPen(pen);
         l->point1->setCoords(0, gib);
         l->point2->setCoords(1, gib);
+        if (text.isEmpty())
+            return;
         auto* t = new QCPItemText(m_plot);
         t->setPositionAlignment(align | Qt::AlignLeft);
         t->position->setCoords(0.45, gib);
@@ -134,12 +141,20 @@ void ServingBarChart::rebuild()
         t->setBrush(m_theme.background); // readable where it crosses a bar
         t->setPadding(QMargins(2, 1, 2, 1));
     };
+    // Both labels stand above their lines (below, the budget's would hide the cache's top); lines
+    // too close for two labels share the upper one.
+    QString gpuText = QStringLiteral(" GPU memory %1").arg(bytesText(m_chart.gpuBytes));
+    if (m_chart.budgetBytes) {
+        const QString budgetText = QStringLiteral(" ") + QString::fromStdString(m_chart.budgetLabel);
+        const bool close = toGiB(m_chart.gpuBytes - *m_chart.budgetBytes) < 0.08 * yMax * 1.15;
+        if (close)
+            gpuText += QStringLiteral(";") + budgetText;
+        line(toGiB(*m_chart.budgetBytes), close ? QString() : budgetText,
+            QPen(m_theme.overflow, m_theme.lineWidth, Qt::DashDotLine), Qt::AlignBottom);
+    }
     if (m_chart.gpuBytes > 0)
-        line(toGiB(m_chart.gpuBytes), QStringLiteral(" GPU memory %1").arg(bytesText(m_chart.gpuBytes)),
-            QPen(m_theme.capacity, m_theme.lineWidth, Qt::DashLine), Qt::AlignBottom);
-    if (m_chart.budgetBytes)
-        line(toGiB(*m_chart.budgetBytes), QStringLiteral(" ") + QString::fromStdString(m_chart.budgetLabel),
-            QPen(m_theme.overflow, m_theme.lineWidth, Qt::DashDotLine), Qt::AlignTop);
+        line(
+            toGiB(m_chart.gpuBytes), gpuText, QPen(m_theme.capacity, m_theme.lineWidth, Qt::DashLine), Qt::AlignBottom);
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setRange(0.4, double(std::max(1, n)) + 0.6);
     m_plot->yAxis->setRange(0, yMax * 1.15);

@@ -73,12 +73,13 @@ ServingPage::ServingPage(ScenarioDocument* document, QWidget* parent)
     // The engine's figures in one row, a caption over each value.
     auto* grid = new QGridLayout;
     QFont big = font();
-    big.setPointSizeF(big.pointSizeF() * 1.3);
+    big.setPointSizeF(big.pointSizeF() * 1.2);
     big.setBold(true);
     int column = 0;
     for (const auto& [name, caption] : kNumbers) {
         auto* captionLabel = new QLabel(QString::fromLatin1(caption));
         captionLabel->setObjectName(QString::fromLatin1(name) + QStringLiteral("Caption"));
+        captionLabel->setWordWrap(true); // narrow windows: the seven figures still fit side by side
         grid->addWidget(captionLabel, 0, column);
         QLabel* value = plainLabel(m_content);
         value->setObjectName(QString::fromLatin1(name));
@@ -171,7 +172,14 @@ void ServingPage::recompute()
         ->setText(QStringLiteral("Max concurrency at %1").arg(count(e.maxModelLen)));
     if (speed.available) {
         number(QStringLiteral("ttft"))->setText(seconds(speed.ttftS));
+        number(QStringLiteral("ttft"))
+            ->setToolTip(QStringLiteral("Prefill of %1 tokens, %2 (a roofline: an upper bound on speed)")
+                             .arg(count(speed.promptTokens), QString::fromStdString(speed.prefillBound)));
         number(QStringLiteral("tpot"))->setText(seconds(speed.tpotS));
+        number(QStringLiteral("tpot"))
+            ->setToolTip(
+                QStringLiteral("One decode step of %1 sequences at %2 tokens, %3")
+                    .arg(count(speed.batch), count(speed.contextTokens), QString::fromStdString(speed.decodeBound)));
         number(QStringLiteral("throughput"))
             ->setText(QStringLiteral("%1 tok/s").arg(count(Count(speed.tokensPerSTotal))));
         caption(QStringLiteral("throughput"))->setText(QStringLiteral("Throughput, batch %1").arg(count(speed.batch)));
@@ -181,8 +189,10 @@ void ServingPage::recompute()
                     .arg(QString::number(speed.tokensPerSPerUser, 'f', 1), count(speed.batch),
                         QString::fromStdString(speed.decodeBound), QString::fromStdString(speed.prefillBound)));
     } else {
-        for (const char* name : { "ttft", "tpot", "throughput" })
-            number(QString::fromLatin1(name))->setText(QStringLiteral("needs the GPU's peak and bandwidth"));
+        for (const char* name : { "ttft", "tpot", "throughput" }) {
+            number(QString::fromLatin1(name))->setText(QStringLiteral("—"));
+            number(QString::fromLatin1(name))->setToolTip(QStringLiteral("Speed needs the GPU's peak and bandwidth"));
+        }
     }
     QStringList notes { QString::fromStdString(e.rule) };
     for (const std::string& w : e.warnings)

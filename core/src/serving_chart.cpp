@@ -113,7 +113,7 @@ ServingBudgetChart servingBudgetChart(const RunSpec& run, const ServingEstimate&
         c.budgetBytes = k.nonTorchBytes + k.budgetBytes;
         const double mfs = static_cast<double>(k.budgetBytes)
             / static_cast<double>(std::max<Bytes>(1, e.totalGpuBytes - k.nonTorchBytes));
-        c.budgetLabel = "non-torch + mem_fraction_static " + fraction(mfs) + ": " + formatBytes(*c.budgetBytes);
+        c.budgetLabel = "mem_fraction_static " + fraction(mfs) + ": " + formatBytes(*c.budgetBytes);
     }
     return c;
 }
@@ -164,13 +164,11 @@ ServingSpeed defaultServingSpeed(const ModelSpec& model, const RunSpec& run, con
 
 std::string servingVerdict(const ServingEstimate& e)
 {
-    const std::string engine = std::string(toString(e.engine)) + " " + e.engineVersion;
     char concurrency[32];
     std::snprintf(concurrency, sizeof concurrency, "%.2fx", e.maxConcurrency);
-    // Short enough for the window's header; the engine's own message is the Serving page's.
-    return (e.startupFails ? "DOES NOT START (" + engine + "): " : "STARTS (" + engine + "): ")
-        + formatCount(e.kvCacheTokens) + " KV cache tokens, " + concurrency + " at " + formatCount(e.maxModelLen)
-        + " tokens";
+    // Short enough for the window's header at 1280 pixels; the engine's message is the Serving page's.
+    return std::string(e.startupFails ? "DOES NOT START: " : "STARTS: ") + formatCount(e.kvCacheTokens) + " KV tokens, "
+        + concurrency + " at " + formatCount(e.maxModelLen) + " tokens";
 }
 
 } // namespace vramlab

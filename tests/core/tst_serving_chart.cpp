@@ -58,7 +58,7 @@ private slots:
         QCOMPARE(bar.usedBytes() + bar.bytesOf("unused"), total);
         QCOMPARE(c.budgetLabel, std::string("gpu_memory_utilization 0.90: 21.22 GiB"));
         QCOMPARE(*e.gpuBlocks, Count(1957)); // the log's 1,952 (0.26 % off)
-        QCOMPARE(servingVerdict(e), std::string("STARTS (vllm 0.6.4): 31,312 KV cache tokens, 1.57x at 20,000 tokens"));
+        QCOMPARE(servingVerdict(e), std::string("STARTS: 31,312 KV tokens, 1.57x at 20,000 tokens"));
     }
 
     // At 29,000 tokens vLLM 0.6.4 refuses to start: the cache holds 23,648 tokens (1,478 blocks).
@@ -67,8 +67,7 @@ private slots:
         const Scenario sc = llama31(29000);
         const ServingEstimate e = servingEstimate(sc.model, sc.run);
         QVERIFY(e.startupFails);
-        QCOMPARE(servingVerdict(e),
-            std::string("DOES NOT START (vllm 0.6.4): 23,712 KV cache tokens, 0.82x at 29,000 tokens"));
+        QCOMPARE(servingVerdict(e), std::string("DOES NOT START: 23,712 KV tokens, 0.82x at 29,000 tokens"));
     }
 
     void concurrencyCurveRunsTheModelAtEachLength()

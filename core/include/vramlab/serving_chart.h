@@ -40,7 +40,7 @@ struct ServingBudgetChart {
     std::vector<ServingBar> bars;
     Bytes gpuBytes = 0; ///< per GPU, as the engine reads it
     std::optional<Bytes> budgetBytes; ///< vLLM: gpu_memory_utilization x memory; SGLang: non-torch + its static share
-    std::string budgetLabel; ///< "gpu_memory_utilization 0.90: 21.22 GiB"
+    std::string budgetLabel; ///< "gpu_memory_utilization 0.90: 21.22 GiB" (SGLang's line includes non-torch)
 };
 
 /// Bars of `e`: weights, activation peak, non-torch, CUDA graphs and KV cache (none when negative:
@@ -71,8 +71,8 @@ ConcurrencyCurve concurrencyCurve(const ModelSpec& model, const RunSpec& run, co
 /// max_num_seqs), every request prefilling and attending to max_model_len tokens.
 ServingSpeed defaultServingSpeed(const ModelSpec& model, const RunSpec& run, const ServingEstimate& e);
 
-/// The window's one-line answer: "STARTS (vllm 0.6.4): 31,232 KV cache tokens, 1.56x at 20,000
-/// tokens", or "DOES NOT START (...)" with the same figures.
+/// The window's one-line answer: "STARTS: 31,312 KV tokens, 1.57x at 20,000 tokens", or
+/// "DOES NOT START: " with the same figures.
 std::string servingVerdict(const ServingEstimate& e);
 
 } // namespace vramlab
