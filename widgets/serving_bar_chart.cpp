@@ -5,7 +5,10 @@
 #include "plot_theme.h"
 #include "qcustomplot_include.h"
 
+#include <QFontMetrics>
 #include <QToolTip>
+
+#include <algorithm>
 
 namespace vramlab {
 
@@ -71,6 +74,12 @@ void ServingBarChart::setChart(ServingBudgetChart chart)
     rebuild();
 }
 
+void ServingBarChart::resizeEvent(QResizeEvent* event)
+{
+    ChartWidget::resizeEvent(event);
+    rebuild(); // the legend's columns and whether the two lines' labels fit apart follow the size
+}
+
 double ServingBarChart::plottedGiB(int bar, const QString& key) const
 {
     const int i = int(m_keys.indexOf(key));
@@ -124,6 +133,14 @@ void ServingBarChart::rebuild()
         ticker->addTick(
             b + 1, QStringLiteral("%1\n%2 used").arg(QString::fromStdString(bar.label), bytesText(bar.usedBytes())));
         yMax = std::max(yMax, toGiB(bar.usedBytes()));
+        if (bar.capacityBytes && bar.usedBytes() > *bar.capacityBytes) { // llama.cpp's split beyond a GPU
+            auto* over = new QCPItemText(m_plot);
+            over->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
+            over->position->setCoords(b + 1, toGiB(bar.usedBytes()));
+            over->setText(QStringLiteral("%1 over").arg(bytesText(bar.usedBytes() - *bar.capacityBytes)));
+            over->setColor(m_theme.overflow);
+            over->setFont(m_theme.font(1));
+        }
     }
     auto line = [&](double gib, const QString& text, const QPen& pen, Qt::Alignment align) {
         auto* l = new QCPItemStraightLine(m_plot);
@@ -146,15 +163,24 @@ void ServingBarChart::rebuild()
     QString gpuText = QStringLiteral(" GPU memory %1").arg(bytesText(m_chart.gpuBytes));
     if (m_chart.budgetBytes) {
         const QString budgetText = QStringLiteral(" ") + QString::fromStdString(m_chart.budgetLabel);
-        const bool close = toGiB(m_chart.gpuBytes - *m_chart.budgetBytes) < 0.08 * yMax * 1.15;
+        const double rectPx = m_plot->axisRect()->height() > 0 ? m_plot->axisRect()->height() : 300;
+        const double gapPx = toGiB(m_chart.gpuBytes - *m_chart.budgetBytes) / (yMax * 1.15) * rectPx;
+        const bool close = gapPx < QFontMetrics(m_theme.font()).height() * 1.3;
         if (close)
-            gpuText += QStringLiteral(";") + budgetText;
+            gpuText += QStringLiteral("\n") + budgetText;
         line(toGiB(*m_chart.budgetBytes), close ? QString() : budgetText,
             QPen(m_theme.overflow, m_theme.lineWidth, Qt::DashDotLine), Qt::AlignBottom);
     }
     if (m_chart.gpuBytes > 0)
         line(
             toGiB(m_chart.gpuBytes), gpuText, QPen(m_theme.capacity, m_theme.lineWidth, Qt::DashLine), Qt::AlignBottom);
+    // The segment names are short ("Activation peak"): more legend columns than the shared rule
+    // allows, so the legend does not take the bars' height.
+    const int columns = std::clamp(width() / std::max(1, m_theme.fontPointSize * 13), 1, 3);
+    if (m_plot->legend->wrap() != columns) {
+        m_plot->legend->setWrap(columns);
+        m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
+    }
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setRange(0.4, double(std::max(1, n)) + 0.6);
     m_plot->yAxis->setRange(0, yMax * 1.15);

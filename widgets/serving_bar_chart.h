@@ -25,6 +25,7 @@ public:
     double plottedGiB(int bar, const QString& key) const;
 
 protected:
+    void resizeEvent(QResizeEvent* event) override;
     void recolour() override;
     void rebuild() override;
 

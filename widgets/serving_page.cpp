@@ -7,6 +7,7 @@
 #include "serving_bar_chart.h"
 #include "vramlab/serving_chart.h"
 
+#include <QApplication>
 #include <QFontDatabase>
 #include <QFontMetrics>
 #include <QGridLayout>
@@ -72,9 +73,6 @@ ServingPage::ServingPage(ScenarioDocument* document, QWidget* parent)
 
     // The engine's figures in one row, a caption over each value.
     auto* grid = new QGridLayout;
-    QFont big = font();
-    big.setPointSizeF(big.pointSizeF() * 1.2);
-    big.setBold(true);
     int column = 0;
     for (const auto& [name, caption] : kNumbers) {
         auto* captionLabel = new QLabel(QString::fromLatin1(caption));
@@ -83,7 +81,6 @@ ServingPage::ServingPage(ScenarioDocument* document, QWidget* parent)
         grid->addWidget(captionLabel, 0, column);
         QLabel* value = plainLabel(m_content);
         value->setObjectName(QString::fromLatin1(name));
-        value->setFont(big);
         grid->addWidget(value, 1, column);
         grid->setColumnStretch(column++, 1);
     }
@@ -123,10 +120,19 @@ QLabel* ServingPage::caption(const QString& name) const
 
 void ServingPage::setTheme(const PlotTheme& theme)
 {
-    m_overflow = theme.overflow;
     m_failure->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg(theme.overflow.name()));
     m_budget->setTheme(theme);
     m_concurrency->setTheme(theme);
+    // The figures a size above the application's font, which presenter mode enlarges after construction.
+    QFont big = QApplication::font();
+    big.setPointSizeF(big.pointSizeF() * 1.2);
+    big.setBold(true);
+    for (const auto& [name, caption] : kNumbers)
+        number(QString::fromLatin1(name))->setFont(big);
+    // On a projector the charts and figures are the point: the rule's text and the log step aside.
+    const bool presenter = theme.fontPointSize > 12;
+    m_notes->setVisible(!presenter);
+    m_log->setVisible(!presenter);
 }
 
 void ServingPage::showOnly(const QString& message)

@@ -48,7 +48,6 @@ private:
     ServingBarChart* m_budget;
     ConcurrencyChart* m_concurrency;
     QPlainTextEdit* m_log;
-    QColor m_overflow;
 };
 
 } // namespace vramlab

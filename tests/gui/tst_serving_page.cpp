@@ -135,6 +135,9 @@ private slots:
         QCOMPARE(page->number(QStringLiteral("maxConcurrency"))->text(),
             QString::number(e.maxConcurrency, 'f', 2) + QStringLiteral("×"));
         screenshot("failure");
+        m_window->setPresenterMode(true); // projector sizes: the charts' fonts follow the theme
+        screenshot("presenter");
+        m_window->setPresenterMode(false);
     }
 
     // The same log at 20,000 tokens: 1,952 blocks, 1.56x, and vLLM starts.
@@ -268,8 +271,12 @@ private:
 
     void screenshot(const char* name)
     {
-        if (const QByteArray dir = qgetenv("VRAMLAB_SCREENSHOTS"); !dir.isEmpty())
-            m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/serving-%1.png").arg(name));
+        const QByteArray dir = qgetenv("VRAMLAB_SCREENSHOTS");
+        if (dir.isEmpty())
+            return;
+        for (int i = 0; i < 3; ++i) // the layout and the charts' queued replots
+            QApplication::processEvents();
+        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/serving-%1.png").arg(name));
     }
 
     std::unique_ptr<MainWindow> m_window;
