@@ -354,7 +354,18 @@ QVector<ParamDescriptor> build()
         QStringLiteral("Training keeps gradients, optimizer states and activations; inference keeps a KV cache."),
         { { QStringLiteral("Training / fine-tuning"), Mode::Training },
             { QStringLiteral("Inference (one process)"), Mode::Inference } });
-    all.back().choices << QStringLiteral("serving"); // inference with an engine's object (run.serving)
+    // "serving" is inference with an engine's object: vLLM at its default version unless one is
+    // there; another mode drops the object, as a file without it reads.
+    all.back().set = [set = all.back().set](Scenario& s, const QVariant& v) {
+        set(s, v);
+        if (v.toString() == QLatin1String("serving") && !s.run.serving) {
+            s.run.serving = Serving {};
+            s.run.serving->engineVersion = defaultEngineVersion(ServingEngine::Vllm);
+        } else if (v.toString() != QLatin1String("serving")) {
+            s.run.serving.reset();
+        }
+    };
+    all.back().choices << QStringLiteral("serving");
     all.back().choiceLabels << QStringLiteral("Serving engine (vLLM, SGLang, llama.cpp)");
     all.back().tooltip = QStringLiteral("Training keeps gradients, optimizer states and activations; inference keeps "
                                         "a KV cache; a serving engine budgets the GPU's memory (the Serving tab).");

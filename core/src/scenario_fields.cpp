@@ -467,18 +467,6 @@ const ScenarioField kFields[] = {
         f.get = [](const Scenario& s) -> FieldValue {
             return std::string(s.run.serving ? "serving" : nameOf(kModeNames, s.run.mode));
         };
-        // "serving" is inference with an engine's object (vLLM at its default version unless one is
-        // there); another mode drops the object, as a file without it would read.
-        f.set = [](Scenario& s, const FieldValue& v) {
-            const bool serving = std::get<std::string>(v) == "serving";
-            s.run.mode = named<Mode>(kModeNames, v);
-            if (serving && !s.run.serving) {
-                s.run.serving = Serving {};
-                s.run.serving->engineVersion = defaultEngineVersion(ServingEngine::Vllm);
-            } else if (!serving) {
-                s.run.serving.reset();
-            }
-        };
         return f;
     }(),
     integer<REF(s.run.sequenceLength)>("run.sequence_length", 1, kMaxTokens, "tokens", "Tokens per training sample."),
