@@ -97,8 +97,8 @@ void ConcurrencyChart::rebuild()
             auto* mark = new QCPItemText(m_plot);
             // Toward the middle of the plot, so that the label is never cut at its edge.
             const bool right = double(c.context) > std::sqrt(xs.front() * xs.back());
-            // Below the point near the one-request line, whose label stands above it.
-            const bool below = c.concurrency < 2;
+            // On the point's side of the one-request line, whose label stands above it.
+            const bool below = c.concurrency < 1;
             mark->setPositionAlignment(
                 (below ? Qt::AlignTop : Qt::AlignBottom) | (right ? Qt::AlignRight : Qt::AlignLeft));
             mark->position->setCoords(double(c.context), below ? c.concurrency / 1.3 : c.concurrency * 1.3);
