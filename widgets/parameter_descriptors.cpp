@@ -8,7 +8,14 @@
 #include "vramlab/parameter_tensors.h"
 #include "vramlab/presets.h"
 #include "vramlab/scenario_fields.h"
+#include "vramlab/serving_io.h"
+#include "vramlab/serving_model.h"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
 #include <type_traits>
 #include <variant>
 
@@ -50,7 +57,7 @@ bool training(const Scenario& s)
 }
 bool inference(const Scenario& s)
 {
-    return s.run.mode == Mode::Inference;
+    return s.run.mode == Mode::Inference && !s.run.serving; // serving has the engine's own flags
 }
 bool always(const Scenario&)
 {
@@ -141,6 +148,138 @@ ParamDescriptor toggle(
         std::move(applies));
 }
 
+/// Whether the scenario serves with one of `engines`.
+std::function<bool(const Scenario&)> servingWith(std::initializer_list<ServingEngine> engines)
+{
+    return [list = std::vector<ServingEngine>(engines)](const Scenario& s) {
+        return s.run.serving && std::find(list.begin(), list.end(), s.run.serving->engine) != list.end();
+    };
+}
+
+/// The engine's estimate, for flags whose unset value is a default of the engine (max_model_len
+/// from the model, max_num_seqs by GPU and version): the control shows what the engine uses.
+std::optional<ServingEstimate> servingDefaults(const Scenario& s)
+{
+    try {
+        return servingEstimate(s.model, s.run);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+/// A control over one flag of run.serving, which has no field of its own: the value goes through
+/// the serving object's writer and reader (serving_io.h), so the panel accepts what a file does.
+/// `get` shows the value (nullopt: the one the file holds).
+ParamDescriptor servingControl(const char* name, QString label, QString unit, QString tip, K kind, double lo, double hi,
+    std::function<bool(const Scenario&)> applies, std::function<QVariant(const Scenario&)> get = {}, int decimals = 0)
+{
+    ParamDescriptor d = describe(QStringLiteral("run.serving.") + QLatin1String(name), QStringLiteral("Serving engine"),
+        std::move(label), std::move(unit), std::move(tip), kind, lo, hi, decimals);
+    const std::string key(name);
+    d.get = get ? std::move(get) : [key](const Scenario& s) {
+        const nlohmann::json j = servingJson(s.run);
+        if (!j.is_object() || !j.contains(key))
+            return QVariant();
+        const nlohmann::json& v = j.at(key);
+        return v.is_string()        ? QVariant(QString::fromStdString(v.get<std::string>()))
+            : v.is_boolean()        ? QVariant(v.get<bool>())
+            : v.is_number_integer() ? QVariant::fromValue<qlonglong>(v.get<qlonglong>())
+                                    : QVariant(v.get<double>());
+    };
+    d.set = [key, kind](Scenario& s, const QVariant& v) {
+        if (!s.run.serving)
+            return;
+        nlohmann::json j = servingJson(s.run);
+        if (kind == K::Choice)
+            j[key] = v.toString().toStdString();
+        else if (kind == K::Toggle)
+            j[key] = v.toBool();
+        else if (kind == K::Real)
+            j[key] = v.toDouble();
+        else
+            j[key] = v.toLongLong();
+        if (key == "engine") // another engine's flags are refused: start from its defaults
+            j = { { "engine", j[key] } };
+        try {
+            readServing(j, s.run);
+        } catch (const std::exception&) {
+            // outside what the engine accepts: the scenario stays as it was
+        }
+    };
+    d.applies = std::move(applies);
+    return d;
+}
+
+void addServingControls(QVector<ParamDescriptor>& all)
+{
+    using E = ServingEngine;
+    const auto any = servingWith({ E::Vllm, E::Sglang, E::LlamaCpp, E::HfGenerate });
+    ParamDescriptor engine = servingControl("engine", QStringLiteral("Engine"), QString(),
+        QStringLiteral("Whose memory accounting is reproduced: vLLM's budget of gpu_memory_utilization, SGLang's "
+                       "mem_fraction_static, llama.cpp's buffers, or plain HF generate(). Switching starts from the "
+                       "engine's defaults."),
+        K::Choice, 0, 0, any);
+    for (const auto& [label, e] :
+        { std::pair { QStringLiteral("vLLM"), E::Vllm }, { QStringLiteral("SGLang"), E::Sglang },
+            { QStringLiteral("llama.cpp (GGUF)"), E::LlamaCpp }, { QStringLiteral("HF generate()"), E::HfGenerate } }) {
+        engine.choices << valueName(e);
+        engine.choiceLabels << label;
+    }
+    all << engine;
+    all << servingControl("gpu_memory_utilization", QStringLiteral("GPU memory use"), QStringLiteral("of memory"),
+        QStringLiteral("--gpu-memory-utilization: the share of the GPU's memory vLLM may take; the KV cache gets what "
+                       "weights, the profiling peak and non-torch memory leave of it."),
+        K::Real, 0.05, 1.0, servingWith({ E::Vllm }), {}, 2);
+    all << servingControl(
+        "mem_fraction_static", QStringLiteral("Static memory"), QStringLiteral("of free memory"),
+        QStringLiteral("--mem-fraction-static: weights and the KV pool share this part of the memory free at start."),
+        K::Real, 0.05, 0.99, servingWith({ E::Sglang }),
+        [](const Scenario& s) {
+            const auto e = servingDefaults(s);
+            if (!e || e->ranks.empty())
+                return QVariant(s.run.serving->memFractionStatic.value_or(0.88));
+            const ServingRank& k = e->ranks.front(); // the default depends on tensor parallelism
+            return QVariant(std::round(double(k.budgetBytes) * 100 / double(e->totalGpuBytes - k.nonTorchBytes)) / 100);
+        },
+        2);
+    all << servingControl("max_model_len", QStringLiteral("Max model length"), QStringLiteral("tokens"),
+        QStringLiteral("--max-model-len: the longest request; vLLM refuses to start when the KV cache holds fewer "
+                       "tokens (default: the model's max_position_embeddings)."),
+        K::LogInteger, 128, 1048576, servingWith({ E::Vllm, E::HfGenerate }), [](const Scenario& s) {
+            const auto e = servingDefaults(s);
+            return QVariant::fromValue<qlonglong>(e ? e->maxModelLen : s.run.serving->maxModelLen.value_or(4096));
+        });
+    all << servingControl("context_length", QStringLiteral("Context length"), QStringLiteral("tokens"),
+        QStringLiteral("--context-length: the longest request (default: the model's max_position_embeddings)."),
+        K::LogInteger, 128, 1048576, servingWith({ E::Sglang }), [](const Scenario& s) {
+            const auto e = servingDefaults(s);
+            return QVariant::fromValue<qlonglong>(e ? e->maxModelLen : s.run.serving->contextLength.value_or(4096));
+        });
+    all << servingControl("max_num_seqs", QStringLiteral("Max sequences"), QStringLiteral("sequences"),
+        QStringLiteral("--max-num-seqs: sequences scheduled at once; vLLM's profiling forward and speed use it "
+                       "(default by version and GPU)."),
+        K::LogInteger, 1, 4096, servingWith({ E::Vllm, E::Sglang, E::HfGenerate }), [](const Scenario& s) {
+            const auto e = servingDefaults(s);
+            return QVariant::fromValue<qlonglong>(e ? e->maxNumSeqs : s.run.serving->maxNumSeqs.value_or(256));
+        });
+    ParamDescriptor kv = servingControl("kv_cache_dtype", QStringLiteral("KV cache type"), QString(),
+        QStringLiteral("--kv-cache-dtype: auto keeps the model's dtype; fp8 halves the cache of a 16-bit model."),
+        K::Choice, 0, 0, servingWith({ E::Vllm, E::Sglang, E::HfGenerate }));
+    kv.choices
+        = { QStringLiteral("auto"), QStringLiteral("fp8"), QStringLiteral("bfloat16"), QStringLiteral("float16") };
+    kv.choiceLabels = { QStringLiteral("auto (model dtype)"), QStringLiteral("FP8"), QStringLiteral("BF16"),
+        QStringLiteral("FP16") };
+    all << kv;
+    all << servingControl("n_ctx", QStringLiteral("Context (n_ctx)"), QStringLiteral("tokens"),
+        QStringLiteral("-c / --ctx-size: KV cells shared by all slots of the context."), K::LogInteger, 256, 1048576,
+        servingWith({ E::LlamaCpp }));
+    all << servingControl("n_gpu_layers", QStringLiteral("GPU layers"), QStringLiteral("layers"),
+        QStringLiteral("-ngl: layers (the output layer counting as one) whose weights and KV cache sit on the GPU."),
+        K::Integer, 0, 1000, servingWith({ E::LlamaCpp }), [](const Scenario& s) {
+            return QVariant::fromValue<qlonglong>(std::min(s.run.serving->nGpuLayers, s.model.numLayers + 1));
+        });
+}
+
 QVector<ParamDescriptor> build()
 {
     QVector<ParamDescriptor> all;
@@ -214,7 +353,22 @@ QVector<ParamDescriptor> build()
     all << choice<Mode>(QStringLiteral("run.mode"), ft, QStringLiteral("Mode"),
         QStringLiteral("Training keeps gradients, optimizer states and activations; inference keeps a KV cache."),
         { { QStringLiteral("Training / fine-tuning"), Mode::Training },
-            { QStringLiteral("Inference (serving)"), Mode::Inference } });
+            { QStringLiteral("Inference (one process)"), Mode::Inference } });
+    // "serving" is inference with an engine's object: vLLM at its default version unless one is
+    // there; another mode drops the object, as a file without it reads.
+    all.back().set = [set = all.back().set](Scenario& s, const QVariant& v) {
+        set(s, v);
+        if (v.toString() == QLatin1String("serving") && !s.run.serving) {
+            s.run.serving = Serving {};
+            s.run.serving->engineVersion = defaultEngineVersion(ServingEngine::Vllm);
+        } else if (v.toString() != QLatin1String("serving")) {
+            s.run.serving.reset();
+        }
+    };
+    all.back().choices << QStringLiteral("serving");
+    all.back().choiceLabels << QStringLiteral("Serving engine (vLLM, SGLang, llama.cpp)");
+    all.back().tooltip = QStringLiteral("Training keeps gradients, optimizer states and activations; inference keeps "
+                                        "a KV cache; a serving engine budgets the GPU's memory (the Serving tab).");
     all << choice<FinetuneMethod>(QStringLiteral("run.finetune.method"), ft, QStringLiteral("Method"),
         QStringLiteral("Full: every weight trains. LoRA: a frozen base plus small adapters. "
                        "QLoRA: the frozen base in 4-bit NF4."),
@@ -351,6 +505,7 @@ QVector<ParamDescriptor> build()
         { { QStringLiteral("BF16"), DType::Bf16 }, { QStringLiteral("FP8"), DType::Fp8 },
             { QStringLiteral("INT8"), DType::Int8 }, { QStringLiteral("INT4"), DType::Int4 } },
         inference);
+    addServingControls(all);
 
     all << integer(QStringLiteral("run.parallelism.gpus"), par, QStringLiteral("GPUs"), QStringLiteral("GPUs"),
         QStringLiteral("All GPUs: data-parallel x tensor-parallel x pipeline-parallel."), K::LogInteger, 1, 16384);

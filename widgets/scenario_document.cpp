@@ -162,10 +162,9 @@ bool ScenarioDocument::open(const QString& path, QString* error, QString* notice
         sc = readScenario(doc);
         refuseTooLarge(sc);
         reset(sc, path);
-        if (notice && sc.run.serving) // the window has no Serving page yet: say what it draws
-            *notice = QStringLiteral("A serving scenario: the window draws one request's memory; the engine's budget "
-                                     "and concurrency: vramlab-cli serve-estimate %1")
-                          .arg(QFileInfo(path).fileName());
+        if (notice && sc.run.serving) // the other tabs draw one request's memory: say where the engine's is
+            *notice = QStringLiteral("A serving scenario: the Serving tab shows the engine's budget, KV cache and "
+                                     "concurrency; the other tabs one request's memory");
         return true;
     } catch (const InputError& e) {
         if (error)

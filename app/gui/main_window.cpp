@@ -16,6 +16,7 @@
 #include "probe_page.h"
 #include "probe_view.h"
 #include "scenario_document.h"
+#include "serving_page.h"
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
 #include "sweep_page.h"
@@ -24,6 +25,7 @@
 #include "vramlab/errors.h"
 #include "vramlab/report_text.h"
 #include "vramlab/scenario_io.h"
+#include "vramlab/serving_chart.h"
 
 #include <QAction>
 #include <QApplication>
@@ -77,10 +79,11 @@ MainWindow::MainWindow(QWidget* parent)
     , m_sweep(new SweepPage(m_doc))
     , m_compare(new ComparePage(m_doc))
     , m_explain(new ExplainPage(m_doc))
+    , m_serving(new ServingPage(m_doc))
     , m_timeline(new TimelinePage(m_doc))
     , m_plan(new PlanPage(m_doc))
     , m_probe(new ProbePage(m_doc))
-    , m_pages({ m_breakdown, m_sweep, m_compare, m_explain, m_timeline, m_plan, m_probe })
+    , m_pages({ m_breakdown, m_sweep, m_compare, m_explain, m_serving, m_timeline, m_plan, m_probe })
     , m_tabs(new QTabWidget)
     , m_verdict(new QLabel)
     , m_compute(new QLabel)
@@ -389,12 +392,28 @@ void MainWindow::updateHeader()
             compute += QStringLiteral("\nPeak of the step %1 (components add up to %2): %3")
                            .arg(bytesText(r->peak), bytesText(r->total), QString::fromStdString(r->peakWhere));
         m_compute->setText(compute);
+        if (m_doc->scenario().run.serving) // the engine's answer, not one request's memory
+            updateServingVerdict(theme);
     } else {
         m_verdict->setText(QStringLiteral("Not a valid configuration"));
         m_verdict->setStyleSheet(QStringLiteral("QLabel { color: #b8251a; }"));
         m_compute->setText(m_doc->error());
     }
     updateTitle();
+}
+
+void MainWindow::updateServingVerdict(const PlotTheme& theme)
+{
+    const Scenario& sc = m_doc->scenario();
+    try {
+        const ServingEstimate e = servingEstimate(sc.model, sc.run);
+        m_verdict->setText(QString::fromStdString(servingVerdict(e)));
+        m_verdict->setStyleSheet(
+            QStringLiteral("QLabel { color: %1; }").arg((e.startupFails ? theme.overflow : theme.fits).name()));
+    } catch (const std::exception& e) { // the Serving tab says why
+        m_verdict->setText(QStringLiteral("The engine cannot be modelled: ") + QString::fromUtf8(e.what()));
+        m_verdict->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg(theme.overflow.name()));
+    }
 }
 
 void MainWindow::updateTitle()
@@ -427,6 +446,8 @@ bool MainWindow::openFile(const QString& path)
     showBanner(QString());
     if (!notice.isEmpty()) // an imported model (a new untitled document), or a serving scenario
         statusBar()->showMessage(notice, 15000);
+    if (m_doc->scenario().run.serving) // its engine's budget is what the file is about
+        m_tabs->setCurrentWidget(m_serving);
     addRecent(path);
     return true;
 }

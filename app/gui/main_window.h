@@ -35,6 +35,7 @@ class BreakdownPage;
 class SweepPage;
 class ComparePage;
 class ExplainPage;
+class ServingPage;
 class TimelinePage;
 class PlanPage;
 class ProbePage;
@@ -57,6 +58,7 @@ public:
     SweepPage* sweepPage() const { return m_sweep; }
     ComparePage* comparePage() const { return m_compare; }
     ExplainPage* explainPage() const { return m_explain; }
+    ServingPage* servingPage() const { return m_serving; }
     TimelinePage* timelinePage() const { return m_timeline; }
     PlanPage* planPage() const { return m_plan; }
     ProbePage* probePage() const { return m_probe; }
@@ -119,6 +121,8 @@ private:
     /// Shrinks and moves the window into the available area of its screen.
     void fitToScreen();
     void updateTitle();
+    /// A serving scenario's verdict: whether the engine starts, its KV cache and concurrency.
+    void updateServingVerdict(const PlotTheme& theme);
     void showBanner(const QString& text);
     void addRecent(const QString& path);
     void rebuildRecentMenu();
@@ -133,6 +137,7 @@ private:
     SweepPage* m_sweep;
     ComparePage* m_compare;
     ExplainPage* m_explain;
+    ServingPage* m_serving;
     TimelinePage* m_timeline;
     PlanPage* m_plan;
     ProbePage* m_probe;

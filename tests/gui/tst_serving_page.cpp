@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+// The Serving tab driven offscreen on published vLLM startup logs: the KV tokens, blocks and
+// failure it shows are the core's, within the log's tolerance; its bars add up to the core's
+// budget; a scenario that does not serve gets one sentence; the panel switches a scenario to
+// serving and edits the engine's flags as one undoable edit each.
+#include "concurrency_chart.h"
+#include "main_window.h"
+#include "parameter_descriptors.h"
+#include "scenario_document.h"
+#include "serving_bar_chart.h"
+#include "serving_page.h"
+#include "vramlab/scenario_io.h"
+#include "vramlab/serving_chart.h"
+
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+using namespace vramlab;
+using nlohmann::json;
+
+namespace {
+
+const QString kPublished = QStringLiteral(VRAMLAB_TEST_DATA_DIR "/published/serving/");
+
+json readJson(const QString& path)
+{
+    std::ifstream in(path.toStdString());
+    return json::parse(in);
+}
+
+/// The bound (percent) the case allows for `logged`.
+double boundPercent(const json& scenarioCase, const std::string& logged)
+{
+    for (const json& c : scenarioCase["runs"][0]["compare"])
+        if (c["logged"] == logged)
+            return c["bound_percent"].get<double>();
+    return -1;
+}
+
+QString count(Count n)
+{
+    return QLocale(QLocale::English).toString(qlonglong(n));
+}
+
+} // namespace
+
+class TestServingPage : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QApplication::setOrganizationName(QStringLiteral("VRAM Lab tests"));
+        QApplication::setApplicationName(QStringLiteral("tst_serving_page"));
+    }
+    void init()
+    {
+        m_window = std::make_unique<MainWindow>();
+        m_window->resize(1400, 900);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+    void cleanup() { m_window.reset(); }
+
+    // vllm-i10517 at 29,000 tokens: 1,478 blocks (23,648 tokens) logged, and vLLM refused to start.
+    void publishedFailureShowsTheCoresNumbers()
+    {
+        const json logged = openCase(QStringLiteral("vllm-i10517-llama31-8b-rtx3090-len29000"));
+        ServingPage* page = m_window->servingPage();
+        QCOMPARE(m_window->tabs()->currentWidget(), page); // a serving file opens on its tab
+        const Scenario& sc = m_window->document()->scenario();
+        const ServingEstimate e = servingEstimate(sc.model, sc.run);
+
+        QCOMPARE(page->number(QStringLiteral("kvTokens"))->text(), count(e.kvCacheTokens));
+        const double loggedTokens = logged["logged"]["kv_cache_tokens"].get<double>();
+        QCOMPARE(loggedTokens, 23648.0);
+        const double bound = boundPercent(m_case, "kv_cache_tokens");
+        QCOMPARE(bound, 0.4);
+        QVERIFY2(std::abs(double(e.kvCacheTokens) - loggedTokens) <= loggedTokens * bound / 100,
+            qPrintable(count(e.kvCacheTokens)));
+        QCOMPARE(page->number(QStringLiteral("gpuBlocks"))->text(), count(*e.gpuBlocks));
+        QVERIFY(std::abs(double(*e.gpuBlocks) - 1478.0) <= 1478.0 * boundPercent(m_case, "gpu_blocks") / 100);
+
+        // The engine's message, as it prints it; the header says so too.
+        QVERIFY(e.startupFails);
+        QVERIFY(page->failure()->isVisibleTo(page));
+        QVERIFY(page->failure()->text().contains(QString::fromStdString(e.failure)));
+        QVERIFY(page->failure()->text().contains(
+            QStringLiteral("The model's max seq len (29000) is larger than the maximum number of tokens")));
+        QVERIFY(m_window->verdictLabel()->text().startsWith(QStringLiteral("DOES NOT START: ")));
+        QCOMPARE(page->message()->isVisibleTo(page), false);
+
+        // The startup lines, plain text, as the core writes them.
+        QStringList lines;
+        for (const std::string& l : e.logLines)
+            lines << QString::fromStdString(l);
+        QCOMPARE(page->log()->toPlainText(), lines.join(QLatin1Char('\n')));
+        QVERIFY(page->log()->toPlainText().contains(QStringLiteral("# GPU blocks: %1").arg(*e.gpuBlocks)));
+        QVERIFY(page->log()->isReadOnly());
+
+        // One bar (one rank): its segments are the rank's bytes and stack up to the GPU's memory.
+        const ServingBarChart* chart = page->budgetChart();
+        QCOMPARE(chart->chart().bars.size(), size_t(1));
+        const ServingRank& k = e.ranks.front();
+        const double gib = double(kGiB);
+        QCOMPARE(chart->plottedGiB(0, QStringLiteral("weights")), double(k.weightsBytes) / gib);
+        QCOMPARE(chart->plottedGiB(0, QStringLiteral("activation_peak")), double(k.activationPeakBytes) / gib);
+        QCOMPARE(chart->plottedGiB(0, QStringLiteral("non_torch")), double(k.nonTorchBytes) / gib);
+        QCOMPARE(chart->plottedGiB(0, QStringLiteral("kv_cache")), double(k.kvCacheBytes) / gib);
+        const Bytes used = k.weightsBytes + k.activationPeakBytes + k.nonTorchBytes + k.cudaGraphBytes + k.kvCacheBytes;
+        QCOMPARE(chart->chart().bars.front().usedBytes(), used);
+        double stacked = 0;
+        for (const ServingSegment& s : chart->chart().bars.front().segments)
+            stacked += chart->plottedGiB(0, QString::fromStdString(s.key));
+        QVERIFY(qFuzzyCompare(stacked, double(e.totalGpuBytes) / gib));
+        // vLLM's line: gpu_memory_utilization x the memory, which the cache fills up to.
+        QCOMPARE(*chart->chart().budgetBytes, k.budgetBytes);
+        QCOMPARE(used, k.budgetBytes);
+        QCOMPARE(chart->chart().budgetLabel,
+            "gpu_memory_utilization 0.90: " + formatBytes(Bytes(0.9 * double(e.totalGpuBytes))));
+
+        // The concurrency curve marks this length at the core's concurrency (0.82x logged).
+        const ConcurrencyCurve& curve = page->concurrencyChart()->curve();
+        QCOMPARE(curve.current.context, Count(29000));
+        QCOMPARE(curve.current.concurrency, e.maxConcurrency);
+        QVERIFY(std::abs(e.maxConcurrency - 0.82) <= 0.82 * boundPercent(m_case, "max_concurrency") / 100 + 0.005);
+        QCOMPARE(page->number(QStringLiteral("maxConcurrency"))->text(),
+            QString::number(e.maxConcurrency, 'f', 2) + QStringLiteral("×"));
+        screenshot("failure");
+        m_window->setPresenterMode(true); // projector sizes: the charts' fonts follow the theme
+        screenshot("presenter");
+        m_window->setPresenterMode(false);
+    }
+
+    // The same log at 20,000 tokens: 1,952 blocks, 1.56x, and vLLM starts.
+    void publishedStartShowsBlocksAndSpeed()
+    {
+        openCase(QStringLiteral("vllm-i10517-llama31-8b-rtx3090-len20000"));
+        ServingPage* page = m_window->servingPage();
+        const Scenario& sc = m_window->document()->scenario();
+        const ServingEstimate e = servingEstimate(sc.model, sc.run);
+        QVERIFY(!e.startupFails);
+        QVERIFY(!page->failure()->isVisibleTo(page));
+        QCOMPARE(page->number(QStringLiteral("gpuBlocks"))->text(), count(*e.gpuBlocks));
+        QVERIFY(std::abs(double(*e.gpuBlocks) - 1952.0) <= 1952.0 * boundPercent(m_case, "gpu_blocks") / 100);
+        QCOMPARE(page->number(QStringLiteral("kvTokens"))->text(), count(*e.gpuBlocks * 16));
+        QVERIFY(std::abs(e.maxConcurrency - 1.56) <= 1.56 * boundPercent(m_case, "max_concurrency") / 100 + 0.005);
+        QVERIFY(m_window->verdictLabel()->text().startsWith(QStringLiteral("STARTS: ")));
+        // Speed as serve-estimate gives it: batch 1 (1.56 requests held), 20,000 tokens.
+        const ServingSpeed s = servingSpeed(sc.model, sc.run, e, 1, 20000, 20000);
+        QVERIFY(s.available);
+        QCOMPARE(page->number(QStringLiteral("tpot"))->text(), QStringLiteral("%1 ms").arg(s.tpotS * 1e3, 0, 'f', 1));
+        QCOMPARE(page->caption(QStringLiteral("throughput"))->text(), QStringLiteral("Throughput, batch 1"));
+        // The curve falls with the context: each point is the core's estimate at that length.
+        const ConcurrencyCurve& curve = page->concurrencyChart()->curve();
+        QVERIFY(curve.points.size() > 5);
+        for (const ConcurrencyPoint& p : curve.points) {
+            RunSpec r = sc.run;
+            r.serving->maxModelLen = p.context;
+            QCOMPARE(p.concurrency, servingEstimate(sc.model, r).maxConcurrency);
+        }
+    }
+
+    void otherScenariosGetOneSentence()
+    {
+        ServingPage* page = m_window->servingPage();
+        m_window->tabs()->setCurrentWidget(page);
+        QVERIFY(!m_window->document()->scenario().run.serving); // the default: training
+        QVERIFY(page->message()->isVisibleTo(page));
+        QVERIFY(page->message()->text().contains(QStringLiteral("run.mode: \"serving\"")));
+        QCOMPARE(page->message()->textFormat(), Qt::PlainText);
+        QVERIFY(page->budgetChart()->chart().bars.empty());
+        QVERIFY(page->log()->toPlainText().isEmpty());
+    }
+
+    // The core's refusal shows in the page's line; nothing throws past it.
+    void coreErrorsShowInTheMessage()
+    {
+        openCase(QStringLiteral("vllm-i10517-llama31-8b-rtx3090-len20000"));
+        ServingPage* page = m_window->servingPage();
+        Scenario sc = m_window->document()->scenario();
+        sc.run.parallelism.tensorParallel = 3; // 32 heads do not split over 3 GPUs
+        sc.run.parallelism.gpus = 3;
+        m_window->document()->replaceScenario(sc, QStringLiteral("tp 3"));
+        QVERIFY(page->message()->isVisibleTo(page));
+        QVERIFY2(
+            page->message()->text().contains(QStringLiteral("tensor_parallel")), qPrintable(page->message()->text()));
+        QVERIFY(page->budgetChart()->chart().bars.empty());
+        m_window->document()->undoStack()->undo();
+        QVERIFY(!page->message()->isVisibleTo(page));
+    }
+
+    // The panel: Mode "serving" makes a vLLM scenario; the engine's flags are controls, each one edit.
+    void panelSwitchesToServingAndEditsFlags()
+    {
+        ServingPage* page = m_window->servingPage();
+        m_window->tabs()->setCurrentWidget(page);
+        ScenarioDocument* doc = m_window->document();
+        Scenario one = doc->scenario();
+        one.run.parallelism = {}; // one GPU
+        doc->replaceScenario(one, QStringLiteral("one GPU"));
+        doc->setParameter(QStringLiteral("run.mode"), QStringLiteral("serving"));
+        QVERIFY(doc->scenario().run.serving);
+        QVERIFY(doc->scenario().run.serving->engine == ServingEngine::Vllm);
+        QVERIFY(!page->message()->isVisibleTo(page));
+        const ParamDescriptor* gmu = findDescriptor(QStringLiteral("run.serving.gpu_memory_utilization"));
+        QVERIFY(gmu && gmu->applies(doc->scenario()));
+        QVERIFY(!findDescriptor(QStringLiteral("run.batch_size"))->applies(doc->scenario()));
+
+        doc->setParameter(QStringLiteral("run.serving.gpu_memory_utilization"), 0.8);
+        QCOMPARE(doc->scenario().run.serving->gpuMemoryUtilization, 0.8);
+        const Bytes total = doc->scenario().run.gpu->memoryBytes;
+        QCOMPARE(*page->budgetChart()->chart().budgetBytes, Bytes(0.8 * double(total)));
+        doc->setParameter(QStringLiteral("run.serving.max_model_len"), 4096);
+        QCOMPARE(page->concurrencyChart()->curve().current.context, Count(4096));
+        doc->setParameter(QStringLiteral("run.serving.kv_cache_dtype"), QStringLiteral("fp8"));
+        QCOMPARE(findDescriptor(QStringLiteral("run.serving.kv_cache_dtype"))->get(doc->scenario()).toString(),
+            QStringLiteral("fp8"));
+        doc->setParameter(QStringLiteral("run.serving.max_num_seqs"), 64);
+        QCOMPARE(*doc->scenario().run.serving->maxNumSeqs, Count(64));
+
+        // Saved and opened again: the same flags.
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("served.json"));
+        QString error;
+        QVERIFY2(doc->save(file, &error), qPrintable(error));
+        const Scenario back = loadScenarioFile(file.toStdString());
+        QCOMPARE(back.run.serving->gpuMemoryUtilization, 0.8);
+        QCOMPARE(*back.run.serving->maxModelLen, Count(4096));
+        QVERIFY(*back.run.serving->kvCacheDtype == DType::Fp8);
+        QCOMPARE(*back.run.serving->maxNumSeqs, Count(64));
+
+        // Another engine: its own budget line and flags; llama.cpp draws a bar per device.
+        doc->setParameter(QStringLiteral("run.serving.engine"), QStringLiteral("sglang"));
+        QVERIFY(!gmu->applies(doc->scenario()));
+        QVERIFY(page->budgetChart()->chart().budgetLabel.starts_with("mem_fraction_static 0.88"));
+        doc->setParameter(QStringLiteral("run.serving.engine"), QStringLiteral("llama.cpp"));
+        doc->setParameter(QStringLiteral("run.serving.n_gpu_layers"), 33);
+        const ServingBudgetChart& bars = page->budgetChart()->chart();
+        QCOMPARE(bars.bars.size(), size_t(2)); // CUDA0 and the CPU (the input embedding)
+        QCOMPARE(bars.bars.front().label, std::string("CUDA0"));
+        QVERIFY(bars.bars.front().bytesOf("kv_cache") > 0);
+
+        // Each flag was one edit (mode, four vLLM flags, two engines, GPU layers): undone back to training.
+        QCOMPARE(doc->undoStack()->count(), 9);
+        for (int i = 0; i < 8; ++i)
+            doc->undoStack()->undo();
+        QVERIFY(!doc->scenario().run.serving);
+        QVERIFY(page->message()->isVisibleTo(page));
+    }
+
+private:
+    /// Opens the published case's scenario as a file (the case holds it under runs[0]); returns the log's case.
+    json openCase(const QString& name)
+    {
+        m_case = readJson(kPublished + QStringLiteral("scenarios/") + name + QStringLiteral(".json"));
+        const QString file = m_dir.filePath(name + QStringLiteral(".json"));
+        std::ofstream(file.toStdString()) << m_case["runs"][0]["scenario"].dump(2);
+        if (!m_window->openFile(file))
+            qWarning() << m_window->lastError();
+        return readJson(kPublished + name + QStringLiteral(".json"));
+    }
+
+    void screenshot(const char* name)
+    {
+        const QByteArray dir = qgetenv("VRAMLAB_SCREENSHOTS");
+        if (dir.isEmpty())
+            return;
+        for (int i = 0; i < 3; ++i) // the layout and the charts' queued replots
+            QApplication::processEvents();
+        m_window->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/serving-%1.png").arg(name));
+    }
+
+    std::unique_ptr<MainWindow> m_window;
+    QTemporaryDir m_dir;
+    json m_case;
+};
+
+QTEST_MAIN(TestServingPage)
+#include "tst_serving_page.moc"

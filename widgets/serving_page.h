@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "page.h"
+
+class QLabel;
+class QPlainTextEdit;
+class QWidget;
+
+namespace vramlab {
+
+class ServingBarChart;
+class ConcurrencyChart;
+
+/// A serving scenario (run.mode "serving") as its engine budgets it: the memory of each rank
+/// against the GPU with the engine's budget line, max concurrency against context length,
+/// the KV cache, speed, the startup failure, and the startup lines the engine prints.
+/// Another scenario gets one sentence saying what the page is for.
+class ServingPage : public Page {
+    Q_OBJECT
+public:
+    explicit ServingPage(ScenarioDocument* document, QWidget* parent = nullptr);
+    QString title() const override { return QStringLiteral("Serving"); }
+    void setTheme(const PlotTheme& theme) override;
+
+    ServingBarChart* budgetChart() const { return m_budget; }
+    ConcurrencyChart* concurrencyChart() const { return m_concurrency; }
+    /// The sentence for a scenario that does not serve, or the core's error.
+    QLabel* message() const { return m_message; }
+    /// The engine's startup error, empty when it starts.
+    QLabel* failure() const { return m_failure; }
+    /// A key number by name: "kvTokens", "gpuBlocks", "maxConcurrency", "ttft", "tpot", "throughput".
+    QLabel* number(const QString& name) const;
+    /// The caption over a key number ("Max concurrency at 29,000").
+    QLabel* caption(const QString& name) const;
+    QPlainTextEdit* log() const { return m_log; }
+
+protected:
+    void recompute() override;
+
+private:
+    void showOnly(const QString& message);
+
+    QLabel* m_message;
+    QLabel* m_failure;
+    QLabel* m_notes;
+    QWidget* m_content;
+    ServingBarChart* m_budget;
+    ConcurrencyChart* m_concurrency;
+    QPlainTextEdit* m_log;
+};
+
+} // namespace vramlab
