@@ -529,8 +529,8 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     // The engine's budget is the serving model's (serving_model.h); this report is one request's.
     if (r.serving)
         rep.warnings.push_back("run.serving: these bars are one request's weights, KV cache and prefill, not the "
-                               "engine's budget; the engine's KV blocks, concurrency and startup lines: "
-                               "vramlab-cli serve-estimate FILE");
+                               "engine's budget; the engine's KV blocks, concurrency and startup lines are on the "
+                               "Serving tab (vramlab-cli serve-estimate FILE)");
     if (training && reg.working == DType::Fp16 && !reg.master)
         rep.warnings.push_back(
             "run.precision: pure fp16 training without master weights usually diverges; mixed-fp16 keeps an fp32 copy");
