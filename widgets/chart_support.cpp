@@ -2,6 +2,7 @@
 #include "chart_support.h"
 
 #include "vramlab/flops_model.h"
+#include "vramlab/report_text.h"
 
 #include <QLocale>
 
@@ -27,10 +28,10 @@ QString verdictText(const Report& r)
     if (!r.gpu)
         return QStringLiteral("%1 per GPU (no GPU chosen)").arg(bytesText(r.peak));
     const Bytes room = r.usableBytes - r.peak;
-    return r.fits
-        ? QStringLiteral("FITS: %1 of %2, %3 free").arg(bytesText(r.peak), bytesText(r.usableBytes), bytesText(room))
-        : QStringLiteral("DOES NOT FIT: %1 of %2, %3 over")
-              .arg(bytesText(r.peak), bytesText(r.usableBytes), bytesText(-room));
+    return r.fits ? QStringLiteral("FITS: %1 of %2, %3 free")
+                        .arg(bytesText(r.peak), QString::fromStdString(capacityText(r)), bytesText(room))
+                  : QStringLiteral("DOES NOT FIT: %1 of %2, %3 over")
+                        .arg(bytesText(r.peak), QString::fromStdString(capacityText(r)), bytesText(-room));
 }
 
 QString computeText(const Report& r)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "stacked_bar_chart.h"
 
+#include "vramlab/report_text.h"
+
 #include "chart_support.h"
 #include "plot_theme.h"
 #include "qcustomplot_include.h"
@@ -196,8 +198,8 @@ void StackedBarChart::rebuild()
                 auto* capLabel = new QCPItemText(m_plot);
                 capLabel->setPositionAlignment(Qt::AlignBottom | Qt::AlignLeft);
                 capLabel->position->setCoords(c + 1 - 0.45, cap);
-                capLabel->setText(
-                    QStringLiteral("%1: %2").arg(QString::fromStdString(r.gpu->displayName), bytesText(r.usableBytes)));
+                capLabel->setText(QStringLiteral("%1: %2").arg(
+                    QString::fromStdString(r.gpu->displayName), QString::fromStdString(capacityText(r))));
                 capLabel->setColor(m_theme.foreground);
                 capLabel->setFont(m_theme.font(-1));
             }

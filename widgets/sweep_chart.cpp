@@ -107,7 +107,7 @@ void SweepChart::rebuild()
         auto* capLabel = new QCPItemText(m_plot);
         capLabel->setPositionAlignment(Qt::AlignBottom | Qt::AlignLeft);
         capLabel->position->setCoords(xs.front(), cap);
-        capLabel->setText(QStringLiteral(" GPU capacity %1").arg(bytesText(any->usableBytes)));
+        capLabel->setText(QStringLiteral(" GPU: %1 usable").arg(bytesText(any->usableBytes)));
         capLabel->setColor(m_theme.foreground);
         capLabel->setFont(m_theme.font(-1));
         for (const SweepPoint& p : points) {

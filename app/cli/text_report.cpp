@@ -2,6 +2,7 @@
 #include "text_report.h"
 
 #include "vramlab/flops_model.h"
+#include "vramlab/report_text.h"
 
 #include <cmath>
 #include <cstdio>
@@ -41,8 +42,7 @@ std::string textReport(const Report& r)
     if (r.gpu) {
         const Bytes room = r.usableBytes - r.peak;
         out += line("%s on %s (%s): %s %s\n", r.fits ? "FITS" : "DOES NOT FIT", r.gpu->displayName.c_str(),
-            formatBytes(r.usableBytes).c_str(), formatBytes(room < 0 ? -room : room).c_str(),
-            room < 0 ? "over" : "free");
+            capacityText(r).c_str(), formatBytes(room < 0 ? -room : room).c_str(), room < 0 ? "over" : "free");
     }
     const FlopsEstimate& f = r.flops;
     out += line("FLOPs: %s per step, %s per token", formatFlops(f.perStep).c_str(), formatFlops(f.perToken).c_str());

@@ -60,6 +60,15 @@ std::string breakdownCsv(const Report& r)
     return out.str();
 }
 
+std::string capacityText(const Report& r)
+{
+    if (!r.gpu)
+        return {};
+    if (r.usableBytes == r.gpu->memoryBytes)
+        return formatBytes(r.usableBytes);
+    return formatBytes(r.usableBytes) + " usable of " + formatBytes(r.gpu->memoryBytes);
+}
+
 ReportCell verdictCell(const Report& r)
 {
     if (!r.gpu)
@@ -67,8 +76,8 @@ ReportCell verdictCell(const Report& r)
     const Bytes room = r.usableBytes - r.peak;
     ReportCell c;
     c.user = r.gpu->displayName;
-    c.text = " (" + formatBytes(r.usableBytes) + "): peak " + formatBytes(r.peak) + ", "
-        + formatBytes(room < 0 ? -room : room) + (room < 0 ? " over." : " free.");
+    c.text = " (" + capacityText(r) + "): peak " + formatBytes(r.peak) + ", " + formatBytes(room < 0 ? -room : room)
+        + (room < 0 ? " over." : " free.");
     return c;
 }
 
