@@ -66,7 +66,9 @@ std::string capacityText(const Report& r)
         return {};
     if (r.usableBytes == r.gpu->memoryBytes)
         return formatBytes(r.usableBytes);
-    return formatBytes(r.usableBytes) + " usable of " + formatBytes(r.gpu->memoryBytes);
+    const double margin = 100.0 * double(r.gpu->memoryBytes - r.usableBytes) / double(r.gpu->memoryBytes);
+    return formatBytes(r.usableBytes) + " usable (" + formatBytes(r.gpu->memoryBytes) + " less the "
+        + formatDouble(margin, std::chars_format::general, 2) + "% margin)";
 }
 
 ReportCell verdictCell(const Report& r)
@@ -76,7 +78,7 @@ ReportCell verdictCell(const Report& r)
     const Bytes room = r.usableBytes - r.peak;
     ReportCell c;
     c.user = r.gpu->displayName;
-    c.text = " (" + capacityText(r) + "): peak " + formatBytes(r.peak) + ", " + formatBytes(room < 0 ? -room : room)
+    c.text = ", " + capacityText(r) + ": peak " + formatBytes(r.peak) + ", " + formatBytes(room < 0 ? -room : room)
         + (room < 0 ? " over." : " free.");
     return c;
 }

@@ -36,7 +36,8 @@ std::string markdownTable(const ReportTable& table);
 /// The verdict line: "Fits on GPU (80 GiB): peak ..., ... free." as a cell (GPU name as user text).
 ReportCell verdictCell(const Report& report);
 
-/// What a peak is judged against: "75.67 GiB usable of 79.65 GiB" when run.safety_margin
+/// What a peak is judged against: "75.67 GiB usable (79.65 GiB less the 5%
+/// margin)" when run.safety_margin
 /// keeps some free, "79.65 GiB" when it is 0; empty without a GPU.
 std::string capacityText(const Report& report);
 
