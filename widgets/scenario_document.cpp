@@ -8,6 +8,7 @@
 #include "vramlab/presets.h"
 #include "vramlab/run_adaptation.h"
 #include "vramlab/scenario_io.h"
+#include "vramlab/scenario_name.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -63,13 +64,13 @@ ScenarioDocument::~ScenarioDocument()
 Scenario ScenarioDocument::defaultScenario()
 {
     Scenario sc;
-    sc.name = "Llama-3-8B full fine-tune on 8x H100";
     sc.model = findPreset("llama-3-8b")->model;
     sc.run.sequenceLength = 4096;
     sc.run.gradientAccumulationSteps = 8;
     sc.run.parallelism.gpus = 8;
     sc.run.parallelism.zeroStage = 3;
     sc.run.gpu = findGpu("h100-sxm-80gb");
+    sc.name = describeScenario(sc); // follows the settings until the user renames it
     return sc;
 }
 
@@ -107,6 +108,7 @@ void ScenarioDocument::setParameter(const QString& key, const QVariant& value, b
         return;
     Scenario after = m_scenario;
     d->set(after, value);
+    followSettings(m_scenario, after);
     // A merge id per key for drags; -1 (never merge) for discrete edits.
     const int mergeId = merge ? int(qHash(key) & 0x7fffffff) : -1;
     m_undo.push(new EditCommand(this, m_scenario, after, QStringLiteral("Change %1").arg(d->label.toLower()), mergeId));
@@ -114,7 +116,18 @@ void ScenarioDocument::setParameter(const QString& key, const QVariant& value, b
 
 void ScenarioDocument::replaceScenario(const Scenario& scenario, const QString& what)
 {
-    m_undo.push(new EditCommand(this, m_scenario, scenario, what, -1));
+    Scenario after = scenario;
+    followSettings(m_scenario, after);
+    m_undo.push(new EditCommand(this, m_scenario, after, what, -1));
+}
+
+void ScenarioDocument::rename(const QString& name)
+{
+    Scenario after = m_scenario;
+    // An empty name hands the name back to the settings.
+    after.name = name.trimmed().isEmpty() ? describeScenario(after) : name.trimmed().toStdString();
+    if (after.name != m_scenario.name)
+        m_undo.push(new EditCommand(this, m_scenario, after, QStringLiteral("Rename scenario"), -1));
 }
 
 namespace {
@@ -141,12 +154,15 @@ bool ScenarioDocument::open(const QString& path, QString* error, QString* notice
         if (doc.is_object() && !doc.contains("model")
             && (doc.contains("model_type") || doc.contains("architectures"))) {
             const HfImport imported = importHfConfig(doc);
-            sc = scenarioFromHf(
-                imported, QFileInfo(path).dir().dirName().toStdString() + " (" + imported.modelType + ")");
+            sc = scenarioFromHf(imported, {});
+            // A config without _name_or_path is named after its folder ("Qwen1.5-MoE-A2.7B").
+            if (sc.model.name == imported.modelType && !QFileInfo(path).dir().dirName().isEmpty())
+                sc.model.name = QFileInfo(path).dir().dirName().toStdString();
             // A new model under the same run: what still applies stays, and the result is a new
             // untitled document, so Save never writes the model over the scenario's file.
             sc.run = m_scenario.run;
             const std::vector<std::string> changes = adaptRunToModel(sc.model, sc.run);
+            sc.name = describeScenario(sc); // named after the model, following the settings
             refuseTooLarge(sc);
             setFile(QString());
             replaceScenario(sc, QStringLiteral("Import %1").arg(QFileInfo(path).fileName()));

@@ -44,6 +44,8 @@ public:
 
     /// Replaces the whole scenario as one undoable step (`what` names it in the Edit menu).
     void replaceScenario(const Scenario& scenario, const QString& what);
+    /// Renames the scenario (one undo step); an empty name makes it follow the settings again.
+    void rename(const QString& name);
 
     /// Opens a scenario file or a Hugging Face config.json. On failure the current scenario
     /// is untouched and `error` says what is wrong (file, key, expectation).

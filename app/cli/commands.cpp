@@ -18,6 +18,7 @@
 #include "vramlab/report_text.h"
 #include "vramlab/scenario_fields.h"
 #include "vramlab/scenario_io.h"
+#include "vramlab/scenario_name.h"
 #include "vramlab/step_timeline.h"
 #include "vramlab/sweep.h"
 #include "vramlab/text_escape.h"
@@ -393,7 +394,9 @@ int runImportHf(const std::vector<std::string>& words)
         throw InputError("import-hf", "expected one Hugging Face config.json");
     const std::string file = a.positionals().front();
     const HfImport imported = withFile(file, [&] { return importHfConfig(parseJsonText(readTextFile(file), file)); });
-    const Scenario sc = scenarioFromHf(imported, a.value("--name").value_or(imported.model.name + " (imported)"));
+    Scenario sc = scenarioFromHf(imported, a.value("--name").value_or(std::string()));
+    if (sc.name.empty()) // named after the model: "Qwen1.5-MoE-A2.7B full fine-tune, 4,096 tokens"
+        sc.name = describeScenario(sc);
     for (const std::string& w : imported.warnings)
         std::fprintf(stderr, "%s: warning: %s\n", file.c_str(), w.c_str());
     const std::string text = scenarioFileText(sc);

@@ -38,7 +38,9 @@
 #include <QFrame>
 #include <QGuiApplication>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -291,6 +293,14 @@ void MainWindow::buildMenus()
     edit->addAction(undo);
     edit->addAction(redo);
     edit->addSeparator();
+    edit->addAction(QStringLiteral("Re&name scenario…"), this, [this] {
+        bool ok = false;
+        const QString name = QInputDialog::getText(this, QStringLiteral("Rename scenario"),
+            QStringLiteral("Name (empty: follow the settings):"), QLineEdit::Normal,
+            QString::fromStdString(m_doc->scenario().name), &ok);
+        if (ok)
+            m_doc->rename(name);
+    });
     QAction* copy = edit->addAction(QStringLiteral("&Copy breakdown as CSV"), this, [this] {
         if (m_doc->report()) // the core's writer, as File > Export writes it
             QApplication::clipboard()->setText(QString::fromStdString(breakdownCsv(*m_doc->report())));

@@ -2,7 +2,10 @@
 // Reading and writing scenario files: defaults, presets, round trip, and every kind of bad input.
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
+#include "vramlab/gpu_catalog.h"
+#include "vramlab/presets.h"
 #include "vramlab/scenario_io.h"
+#include "vramlab/scenario_name.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -437,6 +440,38 @@ private slots:
             QCOMPARE(std::string(e.what()), std::string("the file name is empty"));
         }
         QVERIFY_THROWS_EXCEPTION(InputError, loadScenarioFile(""));
+    }
+
+    // Issue 16, scenario identity: the name says what the settings are and follows them
+    // until the user renames it.
+    void namesFollowTheSettings()
+    {
+        Scenario sc;
+        sc.model = findPreset("llama-3-8b")->model;
+        sc.run.sequenceLength = 4096;
+        sc.run.parallelism.gpus = 8;
+        sc.run.gpu = findGpu("h100-sxm-80gb");
+        QCOMPARE(describeScenario(sc), std::string("Llama 3 8B full fine-tune, 4,096 tokens, on 8x H100 SXM5 80GB"));
+        sc.name = describeScenario(sc);
+        Scenario qlora = sc;
+        qlora.run.finetune.method = FinetuneMethod::Qlora;
+        qlora.run.sequenceLength = 8192;
+        qlora.run.parallelism.gpus = 1;
+        qlora.run.gpu = findGpu("rtx-4090-24gb");
+        followSettings(sc, qlora);
+        QCOMPARE(qlora.name, std::string("Llama 3 8B QLoRA r16, 8,192 tokens, on 1x GeForce RTX 4090 24GB"));
+        // A name the user chose stays.
+        Scenario mine = qlora;
+        mine.name = "qlora-4090";
+        Scenario longer = mine;
+        longer.run.sequenceLength = 16384;
+        followSettings(mine, longer);
+        QCOMPARE(longer.name, std::string("qlora-4090"));
+        // An import without _name_or_path is named after its model type and size.
+        sc.model.name = "deepseek_v3";
+        QVERIFY(describeScenario(sc).starts_with("deepseek_v3 ("));
+        sc.model.name = "Qwen/Qwen1.5-MoE-A2.7B";
+        QVERIFY(describeScenario(sc).starts_with("Qwen1.5-MoE-A2.7B full fine-tune"));
     }
 };
 

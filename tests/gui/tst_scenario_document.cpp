@@ -134,6 +134,27 @@ private slots:
         QCOMPARE(doc.scenario().run.microBatchSize, Count(2));
         QVERIFY(!doc.isModified());
     }
+
+    // Issue 16: after switching to QLoRA on one RTX 4090 the name says so; a name the user
+    // chose stays; renaming is one undo step, and an empty name follows the settings again.
+    void theNameFollowsTheSettingsUntilRenamed()
+    {
+        ScenarioDocument doc;
+        QCOMPARE(doc.scenario().name, std::string("Llama 3 8B full fine-tune, 4,096 tokens, on 8x H100 SXM5 80GB"));
+        doc.setParameter(QStringLiteral("run.finetune.method"), QStringLiteral("qlora"));
+        doc.setParameter(QStringLiteral("run.parallelism.gpus"), 1);
+        QCOMPARE(doc.scenario().name, std::string("Llama 3 8B QLoRA r16, 4,096 tokens, on 1x H100 SXM5 80GB"));
+        doc.rename(QStringLiteral("  qlora-4090 "));
+        QCOMPARE(doc.scenario().name, std::string("qlora-4090"));
+        doc.setParameter(QStringLiteral("run.sequence_length"), 8192);
+        QCOMPARE(doc.scenario().name, std::string("qlora-4090"));
+        doc.undoStack()->undo(); // the length
+        doc.undoStack()->undo(); // the rename
+        QCOMPARE(doc.scenario().name, std::string("Llama 3 8B QLoRA r16, 4,096 tokens, on 1x H100 SXM5 80GB"));
+        doc.rename(QStringLiteral("mine"));
+        doc.rename(QString());
+        QCOMPARE(doc.scenario().name, std::string("Llama 3 8B QLoRA r16, 4,096 tokens, on 1x H100 SXM5 80GB"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestScenarioDocument)
