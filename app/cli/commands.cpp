@@ -288,7 +288,8 @@ int runTimeline(const std::vector<std::string>& words)
 
 int runPlan(const std::vector<std::string>& words)
 {
-    refuseServingScenario(words, "plan");
+    if (isServingScenario(words))
+        return runServePlan(words);
     CliArgs a(words, { "--gpus", "--global-batch", "--top", "--max-tp", "--max-pp" }, { "--json", "--no-offload" });
     const std::string file = onlyFile(a, "plan");
     const Scenario sc = load(file);

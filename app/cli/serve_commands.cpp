@@ -10,6 +10,7 @@
 #include "vramlab/report_json.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/serving_fit.h"
+#include "vramlab/serving_plan.h"
 #include "vramlab/serving_report.h"
 
 #include <algorithm>
@@ -128,6 +129,54 @@ int runServeFit(const std::vector<std::string>& words)
         writeStandardOutput(o.str());
     }
     return f.value ? 0 : kExitNothingFits;
+}
+
+int runServePlan(const std::vector<std::string>& words)
+{
+    CliArgs a(words, { "--gpus", "--concurrency", "--context", "--prompt", "--max-tpot-ms", "--top" }, { "--json" });
+    const std::string file = onlyFile(a, "plan");
+    const Scenario sc = loadServing(file);
+    ServingPlanRequest req;
+    req.gpus = a.integer("--gpus", 1, 4096).value_or(sc.run.parallelism.gpus);
+    req.concurrency = a.integer("--concurrency", 1, 1'000'000).value_or(1);
+    req.context = a.integer("--context", 1, 100'000'000).value_or(withFile(file, [&] {
+        return servingEstimate(sc.model, sc.run).maxModelLen;
+    }));
+    req.promptTokens = a.integer("--prompt", 1, 100'000'000).value_or(std::min<Count>(req.context, 1024));
+    if (const auto ms = a.integer("--max-tpot-ms", 1, 1'000'000))
+        req.maxTpotS = static_cast<double>(*ms) / 1e3;
+    req.topK = static_cast<int>(a.integer("--top", 1, 1000).value_or(10));
+    const ServingPlanResult p = withFile(file, [&] { return servingPlan(sc.model, sc.run, req); });
+    if (a.flag("--json")) {
+        json rows = json::array(), unfit = json::array();
+        for (const ServingPlanCandidate& c : p.top)
+            rows.push_back({ { "summary", c.summary() }, { "tensor_parallel", c.tensorParallel },
+                { "pipeline_parallel", c.pipelineParallel }, { "data_parallel", c.dataParallel },
+                { "kv_cache_dtype", c.kvCacheDtype ? std::string(toString(*c.kvCacheDtype)) : std::string("auto") },
+                { "requests_held", c.requestsHeld }, { "batch_per_replica", c.batchPerReplica }, { "why", c.why },
+                { "serving", servingToJson(c.estimate, c.speed) } });
+        for (const ServingPlanCandidate& c : p.unfit)
+            unfit.push_back({ { "summary", c.summary() }, { "why", c.why } });
+        const json j = { { "format", "vramlab.serving_plan" }, { "version", 1 }, { "gpus", req.gpus },
+            { "concurrency", req.concurrency }, { "context", req.context }, { "evaluated", p.evaluated },
+            { "top", rows }, { "unfit", unfit } };
+        writeStandardOutput(j.dump(2) + "\n");
+        return p.top.empty() ? kExitNothingFits : 0;
+    }
+    std::ostringstream o;
+    o << "serving " << formatCount(req.concurrency) << " requests of " << formatCount(req.context) << " tokens on "
+      << req.gpus << "x " << sc.run.gpu->displayName << " (" << p.evaluated << " deployments estimated; speed is the "
+      << "roofline, tensor-parallel all-reduces not counted)\n";
+    int rank = 0;
+    for (const ServingPlanCandidate& c : p.top)
+        o << "#" << ++rank << "  " << c.summary() << ": " << c.why << "\n";
+    if (p.top.empty()) {
+        o << "nothing fits:\n";
+        for (const ServingPlanCandidate& c : p.unfit)
+            o << "  " << c.summary() << ": " << c.why << "\n";
+    }
+    writeStandardOutput(o.str());
+    return p.top.empty() ? kExitNothingFits : 0;
 }
 
 } // namespace vramlab::cli

@@ -14,5 +14,8 @@ int runServeEstimate(const std::vector<std::string>& args);
 /// fit on a serving scenario: --max concurrency [--context L] | --max context [--concurrency C] |
 /// --min-gpus [--concurrency C] | --max gpu_layers.
 int runServeFit(const std::vector<std::string>& args);
+/// plan on a serving scenario: --gpus G --concurrency C [--context L] [--prompt P]
+/// [--max-tpot-ms T] [--top K] [--json]: vLLM/SGLang deployments ranked by TPOT.
+int runServePlan(const std::vector<std::string>& args);
 
 } // namespace vramlab::cli

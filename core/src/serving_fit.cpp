@@ -7,8 +7,6 @@
 
 namespace vramlab {
 
-namespace {
-
 RunSpec withContext(const RunSpec& run, Count context)
 {
     RunSpec r = run;
@@ -32,6 +30,8 @@ Count requestsHeld(const ServingEstimate& e, const Serving& s)
         return 1;
     return e.kvCacheTokens / e.maxModelLen;
 }
+
+namespace {
 
 void requireServing(const RunSpec& run)
 {

@@ -5,6 +5,7 @@
 #include "vramlab/scenario_io.h"
 #include "vramlab/serving_fit.h"
 #include "vramlab/serving_model.h"
+#include "vramlab/serving_plan.h"
 #include "vramlab/serving_speed.h"
 
 #include <QtTest>
@@ -32,6 +33,7 @@ private slots:
     void fits();
     void hfGenerateIsTodaysInference();
     void llamaCppSlidingWindowCache();
+    void servingPlanner();
 };
 
 namespace {
@@ -363,6 +365,57 @@ void TstServing::llamaCppSlidingWindowCache()
     doc["run"]["serving"].erase("swa_full");
     doc["run"]["serving"]["engine_version"] = "b4500"; // before the iSWA cache
     QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(48LL * 32768 * 8192));
+}
+
+// Issue 20, the serving planner: 64 requests of 4,096 tokens of Llama 3 8B (vLLM 0.6.4) on
+// RTX 3090s. Every row is the engine's own accounting of its deployment: applying it gives
+// the requests it claims, and the ranking is by TPOT.
+void TstServing::servingPlanner()
+{
+    const Scenario sc = readScenario(llama31Vllm("0.6.4", 4096));
+    ServingPlanRequest req;
+    req.gpus = 4;
+    req.concurrency = 64;
+    req.context = 4096;
+    req.topK = 100;
+    const ServingPlanResult p = servingPlan(sc.model, sc.run, req);
+    QVERIFY(!p.top.empty());
+    QCOMPARE(p.evaluated, Count(p.top.size() + p.unfit.size()));
+    for (size_t i = 0; i < p.top.size(); ++i) {
+        const ServingPlanCandidate& c = p.top[i];
+        QCOMPARE(c.tensorParallel * c.pipelineParallel * c.dataParallel, Count(4));
+        const RunSpec r = applyServingCandidate(sc.run, c, 4096);
+        const ServingEstimate e = servingEstimate(sc.model, r);
+        QCOMPARE(e.kvCacheTokens, c.estimate.kvCacheTokens);
+        QCOMPARE(requestsHeld(e, *r.serving) * c.dataParallel, c.requestsHeld);
+        QVERIFY(c.requestsHeld >= 64);
+        QCOMPARE(c.speed.tpotS, servingSpeed(sc.model, r, e, c.batchPerReplica, 1024, 4096).tpotS);
+        if (i > 0)
+            QVERIFY(c.speed.tpotS >= p.top[i - 1].speed.tpotS);
+    }
+    // An fp8 cache holds twice the tokens of the bf16 one in the same layout.
+    const auto find = [&](Count tp, Count dp, std::optional<DType> kv) {
+        for (const ServingPlanCandidate& c : p.top)
+            if (c.tensorParallel == tp && c.dataParallel == dp && c.kvCacheDtype == kv)
+                return c;
+        return ServingPlanCandidate {};
+    };
+    const ServingPlanCandidate bf16 = find(2, 2, std::nullopt), fp8 = find(2, 2, DType::Fp8);
+    QVERIFY(bf16.requestsHeld > 0 && fp8.requestsHeld > 0);
+    QVERIFY(fp8.estimate.kvCacheTokens >= 2 * bf16.estimate.kvCacheTokens - 16);
+    QCOMPARE(fp8.summary(), std::string("TP 2 x PP 1 x DP 2, kv_cache_dtype fp8"));
+    // One RTX 3090 holds 5 of them at most (23,712 tokens of cache at 20,000 tokens, fewer
+    // here): nothing fits, and each row says why.
+    req.gpus = 1;
+    const ServingPlanResult one = servingPlan(sc.model, sc.run, req);
+    QVERIFY(one.top.empty());
+    QCOMPARE(one.unfit.size(), size_t(2));
+    for (const ServingPlanCandidate& c : one.unfit)
+        QVERIFY2(c.why.find("64 asked") != std::string::npos, c.why.c_str());
+    // A TPOT limit no deployment meets.
+    req.gpus = 4;
+    req.maxTpotS = 1e-6;
+    QVERIFY(servingPlan(sc.model, sc.run, req).top.empty());
 }
 
 QTEST_APPLESS_MAIN(TstServing)

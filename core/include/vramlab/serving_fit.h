@@ -17,6 +17,13 @@ struct ServingFit {
     std::string explanation;
 };
 
+/// `run` with the engine's context flag (max_model_len, --context-length, n_ctx) at `context`.
+RunSpec withContext(const RunSpec& run, Count context);
+
+/// Requests of max_model_len tokens the cache holds (vLLM: whole blocks per request; 0 when
+/// the engine does not start).
+Count requestsHeld(const ServingEstimate& estimate, const Serving& serving);
+
 /// Most concurrent requests of `context` tokens the engine's KV cache holds (vLLM: whole
 /// blocks per request; SGLang: tokens), with max_model_len set to `context`.
 ServingFit maxConcurrency(const ModelSpec& model, const RunSpec& run, Count context);
