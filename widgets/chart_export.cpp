@@ -69,6 +69,8 @@ QVector<ChartKind> reviewCharts(const Scenario& sc)
     QVector<ChartKind> charts = { ChartKind::Breakdown, ChartKind::SweepSequence, ChartKind::CompareMethods };
     if (sc.run.mode == Mode::Training)
         charts << ChartKind::CompareZero << ChartKind::Timeline;
+    if (const std::optional<ServingReview> serving = servingReview(sc); serving && serving->error.empty())
+        charts.prepend(ChartKind::ServingBudget); // what a serving scenario is about, first
     return charts;
 }
 
@@ -229,6 +231,25 @@ QByteArray reviewHtml(const Scenario& sc, QSize chartSize, const PlotTheme& them
     // The core's tables as data: one source for the text of both reports.
     const QString settings = htmlTable(settingsTable(sc));
     const QString breakdown = htmlTable(breakdownTable(r));
+    QString serving;
+    if (const std::optional<ServingReview> v = servingReview(sc)) {
+        auto text = [](const std::string& t) { return QString::fromStdString(t).toHtmlEscaped(); };
+        serving = QStringLiteral("<h2>%1</h2>\n").arg(text(v->heading));
+        if (!v->error.empty()) {
+            serving += QStringLiteral("<p>Not estimated: %1</p>\n").arg(text(v->error));
+        } else {
+            serving += QStringLiteral("<p><b>%1</b></p>\n<ul>\n").arg(text(v->verdict));
+            for (const std::string& f : v->facts)
+                serving += QStringLiteral("<li>%1</li>\n").arg(text(f));
+            serving += QStringLiteral("</ul>\n") + htmlTable(v->budget);
+            if (!v->logLines.empty()) {
+                QString log;
+                for (const std::string& line : v->logLines)
+                    log += text(line) + QLatin1Char('\n');
+                serving += QStringLiteral("<p>Startup lines as the engine prints them:</p>\n<pre>%1</pre>\n").arg(log);
+            }
+        }
+    }
     QString charts;
     for (ChartKind kind : reviewCharts(sc)) {
         const ExportedChart chart(kind, { sc }, {}, chartSize, theme);
@@ -248,7 +269,7 @@ th { background: #f2f2f2; } code { font-size: 90%; } figure { margin: 1.5em 0; }
 <p class="verdict">%3</p>
 <h2>Settings</h2>%4
 <h2>Memory per GPU</h2>%5
-<h2>Charts</h2>%6
+%9<h2>Charts</h2>%6
 %7
 <p><em>Made with VRAM Lab %8; every figure is reproducible with <code>vramlab-cli estimate</code>.</em></p>
 </body></html>
@@ -256,7 +277,7 @@ th { background: #f2f2f2; } code { font-size: 90%; } figure { margin: 1.5em 0; }
                              .arg(QString::fromStdString(sc.name).toHtmlEscaped(),
                                  r.fits ? QStringLiteral("#00783c") : QStringLiteral("#be1e14"),
                                  verdictText(r).toHtmlEscaped(), settings, breakdown, charts, ExplainView::html(r),
-                                 QCoreApplication::applicationVersion().toHtmlEscaped());
+                                 QCoreApplication::applicationVersion().toHtmlEscaped(), serving);
     return html.toUtf8();
 }
 

@@ -20,8 +20,9 @@ ExportDialog::ExportDialog(const QString& chartName, const QString& suggestedPat
     , m_height(new QSpinBox)
     , m_theme(new QComboBox)
 {
-    m_formats = new QLabel(QStringLiteral(".png (2x), .svg and .pdf: the chart; .csv: its data; .md: review report with "
-                                          "images; .html: self-contained review report"));
+    m_formats
+        = new QLabel(QStringLiteral(".png (2x), .svg and .pdf: the chart; .csv: its data; .md: review report with "
+                                    "images; .html: self-contained review report"));
     m_formats->setWordWrap(true);
     setWindowTitle(QStringLiteral("Export %1").arg(chartName));
     auto* form = new QFormLayout(this);

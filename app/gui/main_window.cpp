@@ -273,11 +273,12 @@ void MainWindow::buildMenus()
             = m_doc->filePath().isEmpty() ? QStringLiteral("vramlab") : QFileInfo(m_doc->filePath()).completeBaseName();
         const bool table = kind == ChartKind::Plan; // a table: CSV or Markdown, no picture
         ExportDialog dialog(chartName(kind),
-            QDir::home().filePath(base + QLatin1Char('-') + chartName(kind)
-                + (table ? QStringLiteral(".csv") : QStringLiteral(".png"))),
+            QDir::home().filePath(
+                base + QLatin1Char('-') + chartName(kind) + (table ? QStringLiteral(".csv") : QStringLiteral(".png"))),
             m_dark, this);
         if (table)
-            dialog.setFormatsNote(QStringLiteral(".csv: the plan's ranked setups as data; .md: the same as a Markdown table"));
+            dialog.setFormatsNote(
+                QStringLiteral(".csv: the plan's ranked setups as data; .md: the same as a Markdown table"));
         if (dialog.exec() == QDialog::Accepted && exportTo(dialog.path(), dialog.size(), dialog.dark()))
             statusBar()->showMessage(QStringLiteral("Exported %1").arg(dialog.path()), 5000);
     });

@@ -9,6 +9,7 @@
 #include "vramlab/report_text.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/serving_model.h"
+#include "vramlab/text_escape.h"
 
 #include <QtTest>
 
@@ -114,6 +115,28 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(InputError, chartCsv(ChartKind::ServingConcurrency, { test::llama3_8b() }, {}));
         const std::vector<std::string> curve = lines(chartCsv(ChartKind::ServingConcurrency, { sc }, {}));
         QCOMPARE(curve.size(), 1 + concurrencyCurve(sc.model, sc.run, e).points.size());
+    }
+
+    void reviewReportCarriesTheServingNumbers()
+    {
+        const std::string file
+            = VRAMLAB_TEST_DATA_DIR "/published/serving/scenarios/vllm-i10517-llama31-8b-rtx3090-len20000.json";
+        const Scenario sc = readScenario(parseJsonText(readTextFile(file), file).at("runs").at(0).at("scenario"));
+        const ServingEstimate e = servingEstimate(sc.model, sc.run);
+        const std::string md = reviewMarkdown(sc, estimate(sc), {});
+        QVERIFY(md.find("## Serving: vllm") != std::string::npos);
+        QVERIFY(md.find(markdownEscape(servingVerdict(e))) != std::string::npos);
+        QVERIFY(md.find(std::to_string(e.kvCacheBytes) + " bytes") != std::string::npos);
+        QVERIFY(!e.logLines.empty());
+        QVERIFY(md.find("    " + e.logLines.front() + "\n") != std::string::npos);
+        const ReportTable t = servingBudgetTable(servingBudgetChart(sc.run, e));
+        QCOMPARE(t.rows.size(), e.ranks.size());
+        QCOMPARE(t.header.front(), std::string("Rank / device"));
+        QCOMPARE(t.header.back(), std::string("Used"));
+        // A training scenario's report has no serving section.
+        QVERIFY(servingReviewMarkdown(test::llama3_8b()).empty());
+        QVERIFY(
+            reviewMarkdown(test::llama3_8b(), estimate(test::llama3_8b()), {}).find("## Serving") == std::string::npos);
     }
 
     void concurrencyCsvRows()
