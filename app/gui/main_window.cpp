@@ -489,6 +489,13 @@ bool MainWindow::exportTo(const QString& path, QSize size, bool dark)
     QStringList labels;
     const ChartKind kind = currentChart(&scenarios, &labels);
     QString error;
+    if (const Page* page = qobject_cast<const Page*>(m_tabs->currentWidget())) {
+        const QString why = page->exportRefusal(QFileInfo(path).suffix().toLower());
+        if (!why.isEmpty()) {
+            showBanner(QStringLiteral("Not exported: %1: %2").arg(path, why));
+            return false;
+        }
+    }
     if (kind == ChartKind::Plan) { // the table as shown, with the tab's GPU count and batch
         const PlanResult& result = m_plan->view()->result();
         if (result.evaluated == 0) {

@@ -595,6 +595,28 @@ private slots:
         QCOMPARE(slurp(cli), data);
     }
 
+    void textTabsSayWhatTheyCannotExport()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        QVERIFY(window.openFile(kScenario));
+        window.tabs()->setCurrentWidget(window.page(QStringLiteral("explainPage")));
+        const QString png = dir.filePath(QStringLiteral("e.png"));
+        QVERIFY(!window.exportTo(png, QSize(800, 500), false));
+        QVERIFY(!QFile::exists(png));
+        QVERIFY2(
+            window.lastError().contains(QStringLiteral("the Explain tab is text")), qPrintable(window.lastError()));
+        const QString html = dir.filePath(QStringLiteral("e.html"));
+        QVERIFY(window.exportTo(html, QSize(800, 500), false)); // the review report, with every formula
+        QVERIFY(window.lastError().isEmpty());
+        QVERIFY(slurp(html).startsWith("<!DOCTYPE html>"));
+        window.tabs()->setCurrentWidget(window.page(QStringLiteral("probePage")));
+        const QString csv = dir.filePath(QStringLiteral("p.csv"));
+        QVERIFY(!window.exportTo(csv, QSize(800, 500), false));
+        QVERIFY(!QFile::exists(csv));
+        QVERIFY2(window.lastError().contains(QStringLiteral("Probe")), qPrintable(window.lastError()));
+    }
+
     void windowAndHeadlessDrawTheSamePicture()
     {
         QTemporaryDir dir;
