@@ -2,8 +2,10 @@
 #include "chart_export.h"
 
 #include "chart_support.h"
+#include "concurrency_chart.h"
 #include "explain_view.h"
 #include "qcustomplot_include.h"
+#include "serving_bar_chart.h"
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
 #include "timeline_chart.h"
@@ -67,10 +69,24 @@ QVector<ChartKind> reviewCharts(const Scenario& sc)
     QVector<ChartKind> charts = { ChartKind::Breakdown, ChartKind::SweepSequence, ChartKind::CompareMethods };
     if (sc.run.mode == Mode::Training)
         charts << ChartKind::CompareZero << ChartKind::Timeline;
+    if (const std::optional<ServingReview> serving = servingReview(sc); serving && serving->error.empty())
+        charts.prepend(ChartKind::ServingBudget); // what a serving scenario is about, first
     return charts;
 }
 
 } // namespace
+
+void addChartTitle(QCustomPlot* plot, const QString& title, const QString& subtitle, const PlotTheme& theme)
+{
+    plot->plotLayout()->insertRow(0);
+    auto* heading = new QCPTextElement(plot, title, theme.font(2));
+    heading->setTextColor(theme.foreground);
+    plot->plotLayout()->addElement(0, 0, heading);
+    plot->plotLayout()->insertRow(1);
+    auto* sub = new QCPTextElement(plot, subtitle, theme.font());
+    sub->setTextColor(theme.foreground);
+    plot->plotLayout()->addElement(1, 0, sub);
+}
 
 QString chartName(ChartKind kind)
 {
@@ -84,6 +100,37 @@ ExportedChart::ExportedChart(
 {
     // The core computes what each chart shows (chart_data.h); a chart it cannot make throws.
     const Scenario& sc = scenarios.front();
+    if (kind == ChartKind::Plan)
+        throw InputError("--chart", "the plan is a table, not a picture: export it as .csv or .md");
+    if (kind == ChartKind::ServingBudget || kind == ChartKind::ServingConcurrency) {
+        // As the Serving page draws them, titled for a slide: scenario, GPU and the engine's verdict.
+        QCustomPlot* plot = nullptr;
+        if (kind == ChartKind::ServingBudget) {
+            ServingBudgetChart data = servingBudgetChartOf(sc);
+            auto* chart = new ServingBarChart;
+            m_widget.reset(chart);
+            chart->setTheme(theme);
+            chart->resize(size); // before the bars: their labels and legend follow the width
+            chart->setChart(std::move(data));
+            plot = chart->plot();
+        } else {
+            ConcurrencyCurve data = concurrencyCurveOf(sc);
+            auto* chart = new ConcurrencyChart;
+            m_widget.reset(chart);
+            chart->setTheme(theme);
+            chart->resize(size);
+            chart->setCurve(std::move(data));
+            plot = chart->plot();
+        }
+        const QString gpu = sc.run.gpu ? QString::fromStdString(sc.run.gpu->displayName) : QStringLiteral("no GPU");
+        addChartTitle(plot,
+            QString::fromStdString(sc.name)
+                + (kind == ChartKind::ServingBudget ? QStringLiteral(": serving memory budget")
+                                                    : QStringLiteral(": max concurrency by context length")),
+            QStringLiteral("%1 · %2").arg(gpu, QString::fromStdString(servingVerdictOf(sc))), theme);
+        m_plot = plot;
+        return; // sized before its data, its legend laid out by the chart itself
+    }
     if (kind == ChartKind::Timeline) {
         auto* chart = new TimelineChart;
         chart->setTheme(theme);
@@ -184,6 +231,25 @@ QByteArray reviewHtml(const Scenario& sc, QSize chartSize, const PlotTheme& them
     // The core's tables as data: one source for the text of both reports.
     const QString settings = htmlTable(settingsTable(sc));
     const QString breakdown = htmlTable(breakdownTable(r));
+    QString serving;
+    if (const std::optional<ServingReview> v = servingReview(sc)) {
+        auto text = [](const std::string& t) { return QString::fromStdString(t).toHtmlEscaped(); };
+        serving = QStringLiteral("<h2>%1</h2>\n").arg(text(v->heading));
+        if (!v->error.empty()) {
+            serving += QStringLiteral("<p>Not estimated: %1</p>\n").arg(text(v->error));
+        } else {
+            serving += QStringLiteral("<p><b>%1</b></p>\n<ul>\n").arg(text(v->verdict));
+            for (const std::string& f : v->facts)
+                serving += QStringLiteral("<li>%1</li>\n").arg(text(f));
+            serving += QStringLiteral("</ul>\n") + htmlTable(v->budget);
+            if (!v->logLines.empty()) {
+                QString log;
+                for (const std::string& line : v->logLines)
+                    log += text(line) + QLatin1Char('\n');
+                serving += QStringLiteral("<p>Startup lines as the engine prints them:</p>\n<pre>%1</pre>\n").arg(log);
+            }
+        }
+    }
     QString charts;
     for (ChartKind kind : reviewCharts(sc)) {
         const ExportedChart chart(kind, { sc }, {}, chartSize, theme);
@@ -203,7 +269,7 @@ th { background: #f2f2f2; } code { font-size: 90%; } figure { margin: 1.5em 0; }
 <p class="verdict">%3</p>
 <h2>Settings</h2>%4
 <h2>Memory per GPU</h2>%5
-<h2>Charts</h2>%6
+%9<h2>Charts</h2>%6
 %7
 <p><em>Made with VRAM Lab %8; every figure is reproducible with <code>vramlab-cli estimate</code>.</em></p>
 </body></html>
@@ -211,7 +277,7 @@ th { background: #f2f2f2; } code { font-size: 90%; } figure { margin: 1.5em 0; }
                              .arg(QString::fromStdString(sc.name).toHtmlEscaped(),
                                  r.fits ? QStringLiteral("#00783c") : QStringLiteral("#be1e14"),
                                  verdictText(r).toHtmlEscaped(), settings, breakdown, charts, ExplainView::html(r),
-                                 QCoreApplication::applicationVersion().toHtmlEscaped());
+                                 QCoreApplication::applicationVersion().toHtmlEscaped(), serving);
     return html.toUtf8();
 }
 
@@ -291,6 +357,26 @@ bool exportReviewMarkdown(
 
 } // namespace
 
+bool exportPlan(const PlanResult& result, const QString& outPath, QString* error)
+{
+    const QString ext = QFileInfo(outPath).suffix().toLower();
+    auto fail = [&](const QString& why) {
+        if (error)
+            *error = outPath + QStringLiteral(": ") + why;
+        return false;
+    };
+    const QFileInfo dir(QFileInfo(outPath).absolutePath());
+    if (!dir.isDir())
+        return fail(QStringLiteral("the folder does not exist"));
+    if (ext == QLatin1String("csv"))
+        return writeFileAtomic(outPath, QByteArray::fromStdString(planCsv(result)), error);
+    if (ext == QLatin1String("md"))
+        return writeFileAtomic(outPath, QByteArray::fromStdString(planMarkdown(result)), error);
+    return fail(
+        QStringLiteral("the Plan tab exports its table as .csv or .md (a picture of it is not a chart), got \".%1\"")
+            .arg(ext));
+}
+
 bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels,
     const QString& outPath, QSize size, const PlotTheme& theme, QString* error)
 {
@@ -304,6 +390,13 @@ bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QS
         return fail(QStringLiteral("no scenario to export"));
     if (kind == ChartKind::CompareFiles && scenarios.size() < 2)
         return fail(QStringLiteral("--chart compare-files needs two scenario files or more"));
+    if (kind == ChartKind::Plan) {
+        try {
+            return exportPlan(defaultPlan(scenarios.front()), outPath, error);
+        } catch (const std::exception& e) {
+            return fail(QString::fromUtf8(e.what()));
+        }
+    }
     const QFileInfo dir(QFileInfo(outPath).absolutePath());
     if (!dir.isDir())
         return fail(QStringLiteral("the folder does not exist"));

@@ -53,11 +53,19 @@ private:
 bool writeFileAtomic(const QString& path, const QByteArray& data, QString* error);
 
 /// Everything `vramlab --export` and File > Export can write, chosen by OUT's extension:
-/// .png .svg .pdf (the chart), .csv .md (the breakdown table; .md with `--chart` other
-/// than breakdown is the review report with its chart images beside it), .html (one
-/// self-contained review report with the charts inline). Errors name the file and why.
+/// .png .svg .pdf (the chart), .csv (the chart's data: chartCsv), .md (the review report
+/// with its chart images beside it), .html (one
+/// self-contained review report with the charts inline). ChartKind::Plan writes the default
+/// plan's table (exportPlan). Errors name the file and why.
 bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels,
     const QString& outPath, QSize size, const PlotTheme& theme, QString* error);
+
+/// The Plan tab's ranked setups (what its table shows) as .csv (planCsv) or .md (planMarkdown);
+/// any other extension is refused with a sentence saying so.
+bool exportPlan(const PlanResult& result, const QString& outPath, QString* error);
+
+/// A title and a subtitle over `plot` (exported serving charts: scenario, GPU, verdict).
+void addChartTitle(QCustomPlot* plot, const QString& title, const QString& subtitle, const PlotTheme& theme);
 
 /// The self-contained HTML review report (settings, verdict, breakdown, inline SVG charts,
 /// FLOPs, formulas).

@@ -13,6 +13,14 @@ class ExplainPage : public Page {
 public:
     explicit ExplainPage(ScenarioDocument* document, QWidget* parent = nullptr);
     QString title() const override { return QStringLiteral("Explain"); }
+    /// Text, not a chart: the review report (.md or .html) carries every formula it shows.
+    QString exportRefusal(const QString& extension) const override
+    {
+        if (extension == QLatin1String("md") || extension == QLatin1String("html"))
+            return {};
+        return QStringLiteral("the Explain tab is text: export it as .md or .html (the review report, every "
+                              "formula included)");
+    }
     ExplainView* view() const { return m_view; }
 
 protected:

@@ -26,6 +26,13 @@ public:
     /// The scenarios that chart draws (the document's; the A/B sides for compare-files)
     /// and their labels.
     virtual QVector<Scenario> chartScenarios(QStringList* labels) const;
+    /// Why File > Export cannot write this tab's content as `extension` ("png", "csv"), or
+    /// empty when it can: a tab never has another tab's chart exported in its place.
+    virtual QString exportRefusal(const QString& extension) const
+    {
+        Q_UNUSED(extension);
+        return {};
+    }
     /// Colours of its charts (light/dark, presenter sizes).
     virtual void setTheme(const PlotTheme& theme) { Q_UNUSED(theme); }
 

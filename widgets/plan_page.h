@@ -14,6 +14,8 @@ class PlanPage : public Page {
 public:
     explicit PlanPage(ScenarioDocument* document, QWidget* parent = nullptr);
     QString title() const override { return QStringLiteral("Plan"); }
+    /// File > Export writes the ranked table as shown (exportPlan): .csv or .md.
+    ChartKind chartKind() const override { return ChartKind::Plan; }
     PlanView* view() const { return m_view; }
 
 protected:

@@ -13,6 +13,13 @@ class ProbePage : public Page {
 public:
     explicit ProbePage(ScenarioDocument* document, QWidget* parent = nullptr);
     QString title() const override { return QStringLiteral("Probe"); }
+    /// Measurements are not exported (yet): said, never the breakdown in their place.
+    QString exportRefusal(const QString& extension) const override
+    {
+        Q_UNUSED(extension);
+        return QStringLiteral("the Probe tab's measurements cannot be exported; export the estimate from the "
+                              "Breakdown tab");
+    }
     ProbeView* view() const { return m_view; }
 
 protected:

@@ -21,6 +21,8 @@ class ServingPage : public Page {
 public:
     explicit ServingPage(ScenarioDocument* document, QWidget* parent = nullptr);
     QString title() const override { return QStringLiteral("Serving"); }
+    /// File > Export writes the memory budget chart (its CSV: the segments' bytes).
+    ChartKind chartKind() const override { return ChartKind::ServingBudget; }
     void setTheme(const PlotTheme& theme) override;
 
     ServingBarChart* budgetChart() const { return m_budget; }

@@ -20,6 +20,10 @@ ExportDialog::ExportDialog(const QString& chartName, const QString& suggestedPat
     , m_height(new QSpinBox)
     , m_theme(new QComboBox)
 {
+    m_formats
+        = new QLabel(QStringLiteral(".png (2x), .svg and .pdf: the chart; .csv: its data; .md: review report with "
+                                    "images; .html: self-contained review report"));
+    m_formats->setWordWrap(true);
     setWindowTitle(QStringLiteral("Export %1").arg(chartName));
     auto* form = new QFormLayout(this);
     auto* pathRow = new QHBoxLayout;
@@ -27,9 +31,7 @@ ExportDialog::ExportDialog(const QString& chartName, const QString& suggestedPat
     pathRow->addWidget(m_path, 1);
     pathRow->addWidget(browse);
     form->addRow(QStringLiteral("File"), pathRow);
-    form->addRow(
-        new QLabel(QStringLiteral(".png (2x), .svg and .pdf: the chart; .csv: its data; .md: review report with "
-                                  "images; .html: self-contained review report")));
+    form->addRow(m_formats);
     for (QSpinBox* s : { m_width, m_height }) {
         s->setRange(100, 10000);
         s->setSuffix(QStringLiteral(" px"));
@@ -62,6 +64,14 @@ QString ExportDialog::path() const
 QSize ExportDialog::size() const
 {
     return { m_width->value(), m_height->value() };
+}
+void ExportDialog::setFormatsNote(const QString& text)
+{
+    m_formats->setText(text);
+}
+QString ExportDialog::formatsNote() const
+{
+    return m_formats->text();
 }
 bool ExportDialog::dark() const
 {

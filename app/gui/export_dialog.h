@@ -7,6 +7,7 @@
 class QLineEdit;
 class QSpinBox;
 class QComboBox;
+class QLabel;
 
 namespace vramlab {
 
@@ -18,8 +19,12 @@ public:
     QString path() const;
     QSize size() const;
     bool dark() const;
+    /// Replaces the line that says what each extension writes (the Plan tab: a table).
+    void setFormatsNote(const QString& text);
+    QString formatsNote() const;
 
 private:
+    QLabel* m_formats;
     QLineEdit* m_path;
     QSpinBox* m_width;
     QSpinBox* m_height;

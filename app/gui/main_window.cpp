@@ -273,8 +273,14 @@ void MainWindow::buildMenus()
         const ChartKind kind = currentChart(&scenarios, nullptr);
         const QString base
             = m_doc->filePath().isEmpty() ? QStringLiteral("vramlab") : QFileInfo(m_doc->filePath()).completeBaseName();
+        const bool table = kind == ChartKind::Plan; // a table: CSV or Markdown, no picture
         ExportDialog dialog(chartName(kind),
-            QDir::home().filePath(base + QLatin1Char('-') + chartName(kind) + QStringLiteral(".png")), m_dark, this);
+            QDir::home().filePath(
+                base + QLatin1Char('-') + chartName(kind) + (table ? QStringLiteral(".csv") : QStringLiteral(".png"))),
+            m_dark, this);
+        if (table)
+            dialog.setFormatsNote(
+                QStringLiteral(".csv: the plan's ranked setups as data; .md: the same as a Markdown table"));
         if (dialog.exec() == QDialog::Accepted && exportTo(dialog.path(), dialog.size(), dialog.dark()))
             statusBar()->showMessage(QStringLiteral("Exported %1").arg(dialog.path()), 5000);
     });
@@ -493,6 +499,26 @@ bool MainWindow::exportTo(const QString& path, QSize size, bool dark)
     QStringList labels;
     const ChartKind kind = currentChart(&scenarios, &labels);
     QString error;
+    if (const Page* page = qobject_cast<const Page*>(m_tabs->currentWidget())) {
+        const QString why = page->exportRefusal(QFileInfo(path).suffix().toLower());
+        if (!why.isEmpty()) {
+            showBanner(QStringLiteral("Not exported: %1: %2").arg(path, why));
+            return false;
+        }
+    }
+    if (kind == ChartKind::Plan) { // the table as shown, with the tab's GPU count and batch
+        const PlanResult& result = m_plan->view()->result();
+        if (result.evaluated == 0) {
+            showBanner(QStringLiteral("Not exported: the Plan tab shows no plan for this scenario"));
+            return false;
+        }
+        if (!exportPlan(result, path, &error)) {
+            showBanner(QStringLiteral("Not exported: ") + error);
+            return false;
+        }
+        showBanner(QString());
+        return true;
+    }
     if (!exportScenario(kind, scenarios, labels, path, size, exportTheme(dark, size), &error)) {
         showBanner(QStringLiteral("Not exported: ") + error);
         return false;

@@ -5,6 +5,10 @@
 #include "vramlab/estimator.h"
 #include "vramlab/fit.h"
 #include "vramlab/report_text.h"
+#include "vramlab/text_escape.h"
+
+#include <cstdio>
+#include <sstream>
 
 #include <algorithm>
 #include <utility>
@@ -26,6 +30,9 @@ constexpr KindName kKinds[] = {
     { ChartKind::CompareZero, "compare-zero" },
     { ChartKind::CompareFiles, "compare-files" },
     { ChartKind::Timeline, "timeline" },
+    { ChartKind::ServingBudget, "serving-budget" },
+    { ChartKind::ServingConcurrency, "serving-concurrency" },
+    { ChartKind::Plan, "plan" },
 };
 
 constexpr Count kLengthFrom = 128;
@@ -211,9 +218,129 @@ std::string chartCsv(ChartKind kind, const std::vector<Scenario>& scenarios, con
         const SweepSeries s = sweepSeries(sc, sweepParamFor(kind, sc)); // as the picture: same range, same errors
         return sweepCsv(s.param, s.points);
     }
+    case ChartKind::ServingBudget:
+        return servingBudgetCsv(servingBudgetChartOf(sc));
+    case ChartKind::ServingConcurrency:
+        return concurrencyCsv(concurrencyCurveOf(sc));
+    case ChartKind::Plan:
+        return planCsv(defaultPlan(sc));
     default:
         return columnsCsv(chartColumns(kind, scenarios, labels));
     }
+}
+
+namespace {
+
+/// Bytes as GiB with three decimals ("14.960").
+std::string gibText(Bytes b)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(b) / static_cast<double>(Bytes(1) << 30));
+    return buf;
+}
+
+/// A number with up to six significant digits, no exponent below 1e15 ("0.4375", "38.3112").
+std::string decimal(double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    if (std::string_view(buf).find('e') != std::string_view::npos)
+        std::snprintf(buf, sizeof buf, "%.3f", v);
+    return buf;
+}
+
+const char* yesNo(bool b)
+{
+    return b ? "true" : "false";
+}
+
+void requireServing(const Scenario& sc)
+{
+    if (!sc.run.serving)
+        throw InputError("run.mode", "expected \"serving\": the Serving charts show a serving engine's budget");
+}
+
+} // namespace
+
+std::string servingBudgetCsv(const ServingBudgetChart& chart)
+{
+    std::ostringstream out;
+    out << "bar,segment,label,bytes,gib,capacity_bytes\n";
+    for (const ServingBar& bar : chart.bars)
+        for (const ServingSegment& s : bar.segments) {
+            out << csvField(bar.label) << ',' << s.key << ',' << csvField(s.label) << ',' << s.bytes << ','
+                << gibText(s.bytes) << ',';
+            if (bar.capacityBytes)
+                out << *bar.capacityBytes;
+            out << '\n';
+        }
+    return out.str();
+}
+
+std::string concurrencyCsv(const ConcurrencyCurve& curve)
+{
+    std::ostringstream out;
+    out << "context_tokens,max_concurrency,startup_fails,current\n";
+    for (const ConcurrencyPoint& p : curve.points)
+        out << p.context << ',' << decimal(p.concurrency) << ',' << yesNo(p.startupFails) << ','
+            << yesNo(p.context == curve.current.context) << '\n';
+    return out.str();
+}
+
+ServingBudgetChart servingBudgetChartOf(const Scenario& sc)
+{
+    requireServing(sc);
+    return servingBudgetChart(sc.run, servingEstimate(sc.model, sc.run));
+}
+
+ConcurrencyCurve concurrencyCurveOf(const Scenario& sc)
+{
+    requireServing(sc);
+    return concurrencyCurve(sc.model, sc.run, servingEstimate(sc.model, sc.run));
+}
+
+std::string servingVerdictOf(const Scenario& sc)
+{
+    requireServing(sc);
+    return servingVerdict(servingEstimate(sc.model, sc.run));
+}
+
+std::string planCsv(const PlanResult& result)
+{
+    std::ostringstream out;
+    out << "rank,zero_stage,tensor_parallel,sequence_parallel,pipeline_parallel,expert_parallel,micro_batch,"
+           "accumulation,checkpointing,offload_optimizer,offload_params,summary,peak_bytes,fits,step_time_s,"
+           "tokens_per_s,why\n";
+    for (std::size_t i = 0; i < result.top.size(); ++i) {
+        const PlanCandidate& c = result.top[i];
+        out << i + 1 << ',' << c.zeroStage << ',' << c.tensorParallel << ',' << yesNo(c.sequenceParallel) << ','
+            << c.pipelineParallel << ',' << c.expertParallel << ',' << c.microBatch << ',' << c.accumulation << ','
+            << csvField(toString(c.checkpointing)) << ',' << yesNo(c.offloadOptimizer) << ',' << yesNo(c.offloadParams)
+            << ',' << csvField(c.summary()) << ',' << c.peak << ',' << yesNo(c.fits) << ',' << decimal(c.time.total())
+            << ',' << decimal(c.tokensPerS) << ',' << csvField(c.why) << '\n';
+    }
+    return out.str();
+}
+
+std::string planMarkdown(const PlanResult& result)
+{
+    std::ostringstream out;
+    out << "| # | Setup | Peak (GiB) | Peak (bytes) | Fits | Step time (s) | Tokens/s | Why |\n"
+        << "|---:|---|---:|---:|---|---:|---:|---|\n";
+    for (std::size_t i = 0; i < result.top.size(); ++i) {
+        const PlanCandidate& c = result.top[i];
+        out << "| " << i + 1 << " | " << markdownEscape(c.summary()) << " | " << gibText(c.peak) << " | " << c.peak
+            << " | " << (c.fits ? "yes" : "no") << " | " << decimal(c.time.total()) << " | " << decimal(c.tokensPerS)
+            << " | " << markdownEscape(c.why) << " |\n";
+    }
+    return out.str();
+}
+
+PlanResult defaultPlan(const Scenario& sc)
+{
+    PlanRequest req; // as the Plan tab opens: the scenario's GPUs and global batch, the top ten
+    req.gpus = sc.run.parallelism.gpus;
+    return plan(sc, req);
 }
 
 } // namespace vramlab

@@ -3,6 +3,8 @@
 
 #include "vramlab/flops_model.h"
 #include "vramlab/parameter_tensors.h"
+#include "vramlab/serving_chart.h"
+#include "vramlab/serving_model.h"
 #include "vramlab/text_escape.h"
 
 #include <charconv>
@@ -181,6 +183,82 @@ std::string settingsMarkdown(const Scenario& sc)
     return markdownTable(settingsTable(sc));
 }
 
+ReportTable servingBudgetTable(const ServingBudgetChart& chart)
+{
+    ReportTable t;
+    t.header = { "Rank / device" };
+    t.numeric = { false };
+    if (!chart.bars.empty())
+        for (const ServingSegment& s : chart.bars.front().segments) {
+            t.header.push_back(s.label);
+            t.numeric.push_back(true);
+        }
+    t.header.push_back("Used");
+    t.numeric.push_back(true);
+    for (const ServingBar& bar : chart.bars) {
+        std::vector<ReportCell> row { ReportCell { bar.label, {}, {}, false } };
+        for (const ServingSegment& s : bar.segments)
+            row.push_back(ReportCell { {}, formatBytes(s.bytes), {}, false });
+        row.push_back(ReportCell { {}, formatBytes(bar.usedBytes()), {}, true });
+        t.rows.push_back(std::move(row));
+    }
+    return t;
+}
+
+std::optional<ServingReview> servingReview(const Scenario& sc)
+{
+    if (!sc.run.serving)
+        return std::nullopt;
+    ServingReview v;
+    const Serving& s = *sc.run.serving;
+    v.heading = "Serving: " + std::string(toString(s.engine));
+    try {
+        const ServingEstimate e = servingEstimate(sc.model, sc.run);
+        if (!e.engineVersion.empty())
+            v.heading += " " + e.engineVersion;
+        v.verdict = servingVerdict(e);
+        auto count = [](Count n) { return formatCount(n); };
+        v.facts.push_back("KV cache: " + formatBytes(e.kvCacheBytes) + " (" + std::to_string(e.kvCacheBytes)
+            + " bytes), " + count(e.kvCacheTokens) + " tokens");
+        if (e.gpuBlocks)
+            v.facts.push_back("GPU blocks: " + count(*e.gpuBlocks));
+        char conc[64];
+        std::snprintf(conc, sizeof conc, "%.2f", e.maxConcurrency);
+        v.facts.push_back("Maximum concurrency at " + count(e.maxModelLen) + " tokens per request: " + conc + "x");
+        if (!e.rule.empty())
+            v.facts.push_back("Accounting rule: " + e.rule);
+        v.budget = servingBudgetTable(servingBudgetChart(sc.run, e));
+        v.logLines = e.logLines;
+    } catch (const std::exception& error) { // InputError or SizeOverflow: said in the report
+        v.error = error.what();
+    }
+    return v;
+}
+
+std::string servingReviewMarkdown(const Scenario& sc)
+{
+    const std::optional<ServingReview> v = servingReview(sc);
+    if (!v)
+        return {};
+    std::ostringstream out;
+    out << "## " << markdownEscape(v->heading) << "\n\n";
+    if (!v->error.empty()) {
+        out << "Not estimated: " << markdownEscape(v->error) << "\n\n";
+        return out.str();
+    }
+    out << "**" << markdownEscape(v->verdict) << "**\n\n";
+    for (const std::string& f : v->facts)
+        out << "- " << markdownEscape(f) << '\n';
+    out << '\n' << markdownTable(v->budget) << '\n';
+    if (!v->logLines.empty()) {
+        out << "Startup lines as the engine prints them:\n\n";
+        for (const std::string& line : v->logLines) // an indented code block: no text can close it
+            out << "    " << printableText(line, 2000) << '\n';
+        out << '\n';
+    }
+    return out.str();
+}
+
 std::string reviewMarkdown(
     const Scenario& sc, const Report& r, const std::vector<std::pair<std::string, std::string>>& images)
 {
@@ -192,7 +270,8 @@ std::string reviewMarkdown(
     out << "# " << markdownEscape(sc.name) << "\n\n"
         << verdictLine << "\n\n## Settings\n\n"
         << settingsMarkdown(sc) << "\n## Memory per GPU (" << r.stage << ")\n\n"
-        << breakdownMarkdown(r) << '\n';
+        << breakdownMarkdown(r) << '\n'
+        << servingReviewMarkdown(sc);
     for (const auto& [caption, path] : images)
         out << "![" << markdownEscape(caption) << "](" << markdownLinkTarget(path) << ")\n\n";
     const FlopsEstimate& f = r.flops;

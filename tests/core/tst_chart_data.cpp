@@ -8,6 +8,8 @@
 #include "vramlab/estimator.h"
 #include "vramlab/report_text.h"
 #include "vramlab/scenario_io.h"
+#include "vramlab/serving_model.h"
+#include "vramlab/text_escape.h"
 
 #include <QtTest>
 
@@ -60,11 +62,138 @@ class TestChartData : public QObject {
 private slots:
     void chartKindNamesRoundTrip()
     {
-        QCOMPARE(chartKindNames().size(), size_t(7));
+        QCOMPARE(chartKindNames().size(), size_t(10));
         for (std::string_view name : chartKindNames())
             QCOMPARE(chartKindName(*parseChartKind(name)), name);
         QCOMPARE(parseChartKind("sweep-seq"), std::optional<ChartKind>(ChartKind::SweepSequence));
         QVERIFY(!parseChartKind("pie"));
+        QCOMPARE(parseChartKind("serving-budget"), std::optional<ChartKind>(ChartKind::ServingBudget));
+        QCOMPARE(parseChartKind("plan"), std::optional<ChartKind>(ChartKind::Plan));
+    }
+
+    void servingBudgetCsvRows()
+    {
+        ServingBudgetChart chart;
+        ServingBar gpu;
+        gpu.label = "rank 0, layers 0-31";
+        gpu.capacityBytes = Bytes(25769803776); // 24 GiB
+        gpu.segments = { { "weights", "Weights", Bytes(16060522496), ColourRole::Blue },
+            { "kv_cache", "KV cache", Bytes(1610612736), ColourRole::ReddishPurple } };
+        ServingBar cpu;
+        cpu.label = "CPU";
+        cpu.segments = { { "weights", "Weights", Bytes(1073741824), ColourRole::Blue } };
+        chart.bars = { gpu, cpu };
+        QCOMPARE(servingBudgetCsv(chart),
+            std::string("bar,segment,label,bytes,gib,capacity_bytes\n"
+                        "\"rank 0, layers 0-31\",weights,Weights,16060522496,14.958,25769803776\n"
+                        "\"rank 0, layers 0-31\",kv_cache,KV cache,1610612736,1.500,25769803776\n"
+                        "CPU,weights,Weights,1073741824,1.000,\n"));
+    }
+
+    void servingBudgetCsvOfAPublishedCase()
+    {
+        // vLLM issue 10517: Llama 3.1 8B on an RTX 3090 at max_model_len 20000.
+        const std::string file
+            = VRAMLAB_TEST_DATA_DIR "/published/serving/scenarios/vllm-i10517-llama31-8b-rtx3090-len20000.json";
+        const Scenario sc = readScenario(parseJsonText(readTextFile(file), file).at("runs").at(0).at("scenario"));
+        const ServingEstimate e = servingEstimate(sc.model, sc.run);
+        const std::vector<std::string> csv = lines(chartCsv(ChartKind::ServingBudget, { sc }, {}));
+        const ServingBudgetChart chart = servingBudgetChart(sc.run, e);
+        QCOMPARE(csv.size(), 1 + chart.bars.size() * chart.bars.front().segments.size());
+        int found = 0;
+        for (const std::string& row : csv)
+            if (row.find(",kv_cache,") != std::string::npos) {
+                const std::string bytes = row.substr(row.find(",KV cache,") + 10);
+                QCOMPARE(bytes.substr(0, bytes.find(',')), std::to_string(e.limiting().kvCacheBytes));
+                ++found;
+            }
+        QCOMPARE(found, 1);
+        QCOMPARE(e.limiting().kvCacheBytes, e.kvCacheBytes);
+        QCOMPARE(servingVerdictOf(sc), servingVerdict(e));
+        // A training scenario has no serving chart: said, never another chart.
+        QVERIFY_THROWS_EXCEPTION(InputError, chartCsv(ChartKind::ServingBudget, { test::llama3_8b() }, {}));
+        QVERIFY_THROWS_EXCEPTION(InputError, chartCsv(ChartKind::ServingConcurrency, { test::llama3_8b() }, {}));
+        const std::vector<std::string> curve = lines(chartCsv(ChartKind::ServingConcurrency, { sc }, {}));
+        QCOMPARE(curve.size(), 1 + concurrencyCurve(sc.model, sc.run, e).points.size());
+    }
+
+    void reviewReportCarriesTheServingNumbers()
+    {
+        const std::string file
+            = VRAMLAB_TEST_DATA_DIR "/published/serving/scenarios/vllm-i10517-llama31-8b-rtx3090-len20000.json";
+        const Scenario sc = readScenario(parseJsonText(readTextFile(file), file).at("runs").at(0).at("scenario"));
+        const ServingEstimate e = servingEstimate(sc.model, sc.run);
+        const std::string md = reviewMarkdown(sc, estimate(sc), {});
+        QVERIFY(md.find("## Serving: vllm") != std::string::npos);
+        QVERIFY(md.find(markdownEscape(servingVerdict(e))) != std::string::npos);
+        QVERIFY(md.find(std::to_string(e.kvCacheBytes) + " bytes") != std::string::npos);
+        QVERIFY(!e.logLines.empty());
+        QVERIFY(md.find("    " + e.logLines.front() + "\n") != std::string::npos);
+        const ReportTable t = servingBudgetTable(servingBudgetChart(sc.run, e));
+        QCOMPARE(t.rows.size(), e.ranks.size());
+        QCOMPARE(t.header.front(), std::string("Rank / device"));
+        QCOMPARE(t.header.back(), std::string("Used"));
+        // A training scenario's report has no serving section.
+        QVERIFY(servingReviewMarkdown(test::llama3_8b()).empty());
+        QVERIFY(
+            reviewMarkdown(test::llama3_8b(), estimate(test::llama3_8b()), {}).find("## Serving") == std::string::npos);
+    }
+
+    void concurrencyCsvRows()
+    {
+        ConcurrencyCurve curve;
+        curve.points = { { 256, 122.3125, false }, { 20000, 1.5656, false }, { 131072, 0, true } };
+        curve.current = curve.points[1];
+        QCOMPARE(concurrencyCsv(curve),
+            std::string("context_tokens,max_concurrency,startup_fails,current\n"
+                        "256,122.312,false,false\n"
+                        "20000,1.5656,false,true\n"
+                        "131072,0,true,false\n"));
+    }
+
+    void planCsvAndMarkdownRows()
+    {
+        PlanCandidate c;
+        c.zeroStage = 3;
+        c.tensorParallel = 2;
+        c.sequenceParallel = true;
+        c.microBatch = 4;
+        c.accumulation = 8;
+        c.checkpointing.kind = Checkpointing::Kind::Full;
+        c.offloadOptimizer = true;
+        c.peak = 123456789;
+        c.fits = true;
+        c.time.computeS = 1.5;
+        c.time.recomputeS = 0.25;
+        c.tokensPerS = 12345.5;
+        c.why = "fastest";
+        PlanResult result;
+        result.top = { c };
+        QCOMPARE(planCsv(result),
+            std::string(
+                "rank,zero_stage,tensor_parallel,sequence_parallel,pipeline_parallel,expert_parallel,"
+                "micro_batch,accumulation,checkpointing,offload_optimizer,offload_params,summary,peak_bytes,"
+                "fits,step_time_s,tokens_per_s,why\n"
+                "1,3,2,true,1,1,4,8,full,true,false,\"ZeRO-3, TP 2 + sequence parallel, PP 1, micro-batch 4 x 8, "
+                "checkpointing full, offload optimizer\",123456789,true,1.75,12345.5,fastest\n"));
+        const std::vector<std::string> md = lines(planMarkdown(result));
+        QCOMPARE(md.size(), size_t(3));
+        QCOMPARE(md[2],
+            std::string("| 1 | ZeRO\\-3, TP 2 \\+ sequence parallel, PP 1, micro\\-batch 4 x 8, checkpointing full, "
+                        "offload optimizer | 0.115 | 123456789 | yes | 1.75 | 12345.5 | fastest |"));
+    }
+
+    void planCsvOfTheDefaultPlan()
+    {
+        const Scenario sc = loadScenarioFile(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-3-8b-8xh100.json");
+        PlanRequest req;
+        req.gpus = sc.run.parallelism.gpus;
+        const PlanResult r = plan(sc, req);
+        QVERIFY(!r.top.empty());
+        const std::vector<std::string> csv = lines(chartCsv(ChartKind::Plan, { sc }, {}));
+        QCOMPARE(csv.size(), 1 + r.top.size());
+        QVERIFY(csv[1].find("," + std::to_string(r.top[0].peak) + ",true,") != std::string::npos);
+        QCOMPARE(chartCsv(ChartKind::Plan, { sc }, {}), planCsv(r));
     }
 
     void sweepRanges()

@@ -3,9 +3,15 @@
 // display; bad paths fail cleanly with no half file; window and headless give the same picture.
 #include "chart_export.h"
 #include "main_window.h"
+#include "plan_page.h"
+#include "plan_view.h"
 #include "qcustomplot_include.h"
+#include "serving_page.h"
+#include "vramlab/chart_data.h"
 #include "vramlab/estimator.h"
+#include "vramlab/planner.h"
 #include "vramlab/scenario_io.h"
+#include "vramlab/serving_model.h"
 
 #include <QCoreApplication>
 #include <QImage>
@@ -54,6 +60,32 @@ QByteArray slurp(const QString& path)
 Scenario scenario()
 {
     return loadScenarioFile(kScenario.toStdString());
+}
+
+/// vLLM issue 10517's published case (Llama 3.1 8B, RTX 3090, max_model_len 20000) as a
+/// scenario file in `dir`.
+QString servingCase(const QTemporaryDir& dir)
+{
+    const std::string file
+        = VRAMLAB_SOURCE_DIR "/tests/data/published/serving/scenarios/vllm-i10517-llama31-8b-rtx3090-len20000.json";
+    const std::string text = parseJsonText(readTextFile(file), file).at("runs").at(0).at("scenario").dump(2);
+    const QString path = dir.filePath(QStringLiteral("i10517.json"));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), qint64(text.size())) != qint64(text.size()))
+        return QString();
+    return path;
+}
+
+/// The CSV's cell `column` of the rows whose cell `keyColumn` is `key` (no quoted commas before them).
+QStringList csvCells(const QByteArray& csv, int keyColumn, const QString& key, int column)
+{
+    QStringList out;
+    for (const QByteArray& line : csv.split('\n')) {
+        const QStringList cells = QString::fromUtf8(line).split(QLatin1Char(','));
+        if (cells.size() > std::max(keyColumn, column) && cells[keyColumn] == key)
+            out << cells[column];
+    }
+    return out;
 }
 
 std::string kScenarioText()
@@ -446,6 +478,143 @@ private slots:
         const Run empty = headless({ "--export", "", kScenario });
         QCOMPARE(empty.code, 2);
         QVERIFY2(empty.err.contains("the file name is empty"), empty.err.constData());
+    }
+
+    void servingTabExportsItsBudgetChart()
+    {
+        QTemporaryDir dir;
+        const QString file = servingCase(dir);
+        QVERIFY(!file.isEmpty());
+        MainWindow window;
+        QVERIFY(window.openFile(file));
+        QCOMPARE(window.tabs()->currentWidget(), static_cast<QWidget*>(window.servingPage()));
+        QCOMPARE(window.currentChart(nullptr, nullptr), ChartKind::ServingBudget);
+        const Scenario sc = loadScenarioFile(file.toStdString());
+        const ServingEstimate e = servingEstimate(sc.model, sc.run);
+
+        // CSV: the budget's segments, the KV cache to the byte.
+        const QString csv = dir.filePath(QStringLiteral("serving.csv"));
+        QVERIFY2(window.exportTo(csv, QSize(800, 500), false), qPrintable(window.lastError()));
+        const QByteArray data = slurp(csv);
+        QVERIFY(data.startsWith("bar,segment,label,bytes,gib,capacity_bytes\n"));
+        QVERIFY(!data.contains("formula")); // not the breakdown's CSV
+        // The rank's label is the first cell: count columns from the segment key.
+        QStringList kv;
+        for (const QByteArray& line : data.split('\n'))
+            if (line.contains(",kv_cache,KV cache,"))
+                kv << QString::fromUtf8(line.mid(line.indexOf(",kv_cache,KV cache,") + 19))
+                          .section(QLatin1Char(','), 0, 0);
+        QCOMPARE(kv.size(), int(e.ranks.size()));
+        QCOMPARE(kv.at(int(e.limitingRank)).toLongLong(), qlonglong(e.limiting().kvCacheBytes));
+        QVERIFY(e.limiting().kvCacheBytes > 0);
+
+        // PNG at twice the requested size, SVG titled with the scenario and the engine's verdict.
+        const QString png = dir.filePath(QStringLiteral("serving.png"));
+        QVERIFY2(window.exportTo(png, QSize(900, 560), false), qPrintable(window.lastError()));
+        QCOMPARE(QImage(png).size(), QSize(1800, 1120));
+        const QString svg = dir.filePath(QStringLiteral("serving.svg"));
+        QVERIFY(window.exportTo(svg, QSize(900, 560), false));
+        const QByteArray svgText = slurp(svg);
+        QVERIFY(svgText.contains(QByteArray::fromStdString(sc.name)));
+        QVERIFY(svgText.contains("STARTS"));
+        QVERIFY(svgText.contains("KV cache"));
+
+        // The same picture from the command line.
+        const QString cli = dir.filePath(QStringLiteral("cli.png"));
+        const Run r
+            = headless({ "--export", cli, "--chart", "serving-budget", "--width", "900", "--height", "560", file });
+        QCOMPARE(r.code, 0);
+        QCOMPARE(QImage(png).convertToFormat(QImage::Format_RGB32), QImage(cli).convertToFormat(QImage::Format_RGB32));
+        // The review report says what the engine does, the budget chart first among its charts.
+        const QString html = dir.filePath(QStringLiteral("review.html"));
+        QVERIFY(window.exportTo(html, QSize(900, 560), false));
+        const QByteArray htmlText = slurp(html);
+        QVERIFY(htmlText.contains("<h2>Serving: vllm"));
+        QVERIFY(htmlText.contains("(" + QByteArray::number(qlonglong(e.kvCacheBytes)) + " bytes)"));
+        QVERIFY(htmlText.contains("<figcaption>serving-budget</figcaption>"));
+        // The concurrency curve is a chart kind of its own.
+        const QString curve = dir.filePath(QStringLiteral("curve.csv"));
+        QCOMPARE(headless({ "--export", curve, "--chart", "serving-concurrency", file }).code, 0);
+        QVERIFY(slurp(curve).startsWith("context_tokens,max_concurrency,startup_fails,current\n"));
+        QCOMPARE(csvCells(slurp(curve), 0, QStringLiteral("20000"), 3), QStringList { QStringLiteral("true") });
+    }
+
+    void servingTabOfATrainingScenarioSaysSo()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        QVERIFY(window.openFile(kScenario));
+        window.tabs()->setCurrentWidget(window.servingPage());
+        const QString out = dir.filePath(QStringLiteral("x.png"));
+        QVERIFY(!window.exportTo(out, QSize(800, 500), false));
+        QVERIFY(!QFile::exists(out)); // never the breakdown instead
+        QVERIFY2(window.lastError().startsWith(QStringLiteral("Not exported: ")), qPrintable(window.lastError()));
+        QVERIFY2(window.lastError().contains(QStringLiteral("serving")), qPrintable(window.lastError()));
+        QVERIFY(!window.exportTo(dir.filePath(QStringLiteral("x.csv")), QSize(800, 500), false));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("x.csv"))));
+    }
+
+    void planTabExportsItsTable()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        QVERIFY(window.openFile(kScenario));
+        window.tabs()->setCurrentWidget(window.planPage());
+        QCOMPARE(window.currentChart(nullptr, nullptr), ChartKind::Plan);
+        const Scenario sc = scenario();
+        PlanRequest req;
+        req.gpus = sc.run.parallelism.gpus;
+        const PlanResult expected = plan(sc, req);
+        QVERIFY(!expected.top.empty());
+
+        const QString csv = dir.filePath(QStringLiteral("plan.csv"));
+        QVERIFY2(window.exportTo(csv, QSize(800, 500), false), qPrintable(window.lastError()));
+        const QByteArray data = slurp(csv);
+        QVERIFY(data.startsWith("rank,zero_stage,tensor_parallel,"));
+        QCOMPARE(data, QByteArray::fromStdString(planCsv(window.planView()->result())));
+        // The first row's peak, counted from the end (the summary and why may hold commas).
+        const QList<QByteArray> rows = data.split('\n');
+        QCOMPARE(rows.size(), int(expected.top.size()) + 2); // header, rows, the final newline
+        QVERIFY(rows[1].startsWith("1,"));
+        QVERIFY(rows[1].contains("," + QByteArray::number(qlonglong(expected.top[0].peak)) + ",true,"));
+
+        const QString md = dir.filePath(QStringLiteral("plan.md"));
+        QVERIFY(window.exportTo(md, QSize(800, 500), false));
+        QVERIFY(slurp(md).startsWith("| # | Setup | Peak (GiB) |"));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("plan_files")))); // not the review report
+
+        // A picture of a table: refused in words, nothing written.
+        const QString png = dir.filePath(QStringLiteral("plan.png"));
+        QVERIFY(!window.exportTo(png, QSize(800, 500), false));
+        QVERIFY(!QFile::exists(png));
+        QVERIFY2(window.lastError().contains(QStringLiteral(".csv or .md")), qPrintable(window.lastError()));
+
+        // The command line writes the same default plan.
+        const QString cli = dir.filePath(QStringLiteral("cli.csv"));
+        QCOMPARE(headless({ "--export", cli, "--chart", "plan", kScenario }).code, 0);
+        QCOMPARE(slurp(cli), data);
+    }
+
+    void textTabsSayWhatTheyCannotExport()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        QVERIFY(window.openFile(kScenario));
+        window.tabs()->setCurrentWidget(window.page(QStringLiteral("explainPage")));
+        const QString png = dir.filePath(QStringLiteral("e.png"));
+        QVERIFY(!window.exportTo(png, QSize(800, 500), false));
+        QVERIFY(!QFile::exists(png));
+        QVERIFY2(
+            window.lastError().contains(QStringLiteral("the Explain tab is text")), qPrintable(window.lastError()));
+        const QString html = dir.filePath(QStringLiteral("e.html"));
+        QVERIFY(window.exportTo(html, QSize(800, 500), false)); // the review report, with every formula
+        QVERIFY(window.lastError().isEmpty());
+        QVERIFY(slurp(html).startsWith("<!DOCTYPE html>"));
+        window.tabs()->setCurrentWidget(window.page(QStringLiteral("probePage")));
+        const QString csv = dir.filePath(QStringLiteral("p.csv"));
+        QVERIFY(!window.exportTo(csv, QSize(800, 500), false));
+        QVERIFY(!QFile::exists(csv));
+        QVERIFY2(window.lastError().contains(QStringLiteral("Probe")), qPrintable(window.lastError()));
     }
 
     void windowAndHeadlessDrawTheSamePicture()

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "vramlab/planner.h"
 #include "vramlab/report.h"
 #include "vramlab/scenario.h"
+#include "vramlab/serving_chart.h"
 #include "vramlab/step_timeline.h"
 #include "vramlab/sweep.h"
 
@@ -18,8 +20,21 @@ namespace vramlab {
 /// Every function throws InputError (or SizeOverflow) where the chart cannot be made: the
 /// caller shows the message or fails with it, never draws it as an axis label.
 
-/// The charts VRAM Lab draws, by their command-line names.
-enum class ChartKind { Breakdown, SweepSequence, SweepBatch, CompareMethods, CompareZero, CompareFiles, Timeline };
+/// The charts VRAM Lab draws, by their command-line names: the Serving page's memory budget
+/// ("serving-budget") and concurrency curve ("serving-concurrency") need a serving scenario;
+/// "plan" is the Plan tab's ranked table (CSV or Markdown, no picture).
+enum class ChartKind {
+    Breakdown,
+    SweepSequence,
+    SweepBatch,
+    CompareMethods,
+    CompareZero,
+    CompareFiles,
+    Timeline,
+    ServingBudget,
+    ServingConcurrency,
+    Plan
+};
 
 std::optional<ChartKind> parseChartKind(std::string_view name);
 std::string_view chartKindName(ChartKind kind);
@@ -77,7 +92,33 @@ std::vector<ChartColumn> chartColumns(
 /// simulated here. Throws for serving and beyond kMaxTimelineEvents.
 StepTimeline timelineSeries(const Report& report, int step = 2);
 
-/// The chart's data as CSV (breakdownCsv, sweepCsv, columnsCsv or timelineCsv).
+/// The Serving page's budget chart as CSV: one row per bar (rank or llama.cpp device) and
+/// segment, bottom to top, with its bytes:
+/// `bar,segment,label,bytes,gib,capacity_bytes` (capacity empty for llama.cpp's CPU).
+std::string servingBudgetCsv(const ServingBudgetChart& chart);
+/// The concurrency curve as CSV: `context_tokens,max_concurrency,startup_fails,current`.
+std::string concurrencyCsv(const ConcurrencyCurve& curve);
+
+/// The serving budget chart of a serving scenario (servingEstimate, then servingBudgetChart);
+/// throws InputError for a scenario that does not serve.
+ServingBudgetChart servingBudgetChartOf(const Scenario& scenario);
+/// The concurrency curve of a serving scenario; throws InputError for one that does not serve.
+ConcurrencyCurve concurrencyCurveOf(const Scenario& scenario);
+/// The serving verdict of a serving scenario ("STARTS: ..."); throws as servingBudgetChartOf.
+std::string servingVerdictOf(const Scenario& scenario);
+
+/// The planner's ranked setups as CSV, one row per fitting setup, fastest first:
+/// `rank,zero_stage,tensor_parallel,sequence_parallel,pipeline_parallel,expert_parallel,
+/// micro_batch,accumulation,checkpointing,offload_optimizer,offload_params,summary,peak_bytes,
+/// fits,step_time_s,tokens_per_s,why`.
+std::string planCsv(const PlanResult& result);
+/// The same rows as a Markdown table (peak in GiB and bytes).
+std::string planMarkdown(const PlanResult& result);
+/// The plan the Plan tab shows by default for `scenario`: its GPU count and global batch.
+PlanResult defaultPlan(const Scenario& scenario);
+
+/// The chart's data as CSV (breakdownCsv, sweepCsv, columnsCsv, timelineCsv, servingBudgetCsv,
+/// concurrencyCsv or planCsv).
 std::string chartCsv(ChartKind kind, const std::vector<Scenario>& scenarios, const std::vector<std::string>& labels);
 
 } // namespace vramlab

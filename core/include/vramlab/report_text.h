@@ -5,6 +5,7 @@
 #include "vramlab/report.h"
 #include "vramlab/scenario.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +61,24 @@ std::string columnsCsv(const std::vector<ChartColumn>& columns);
 std::string breakdownMarkdown(const Report& report);
 /// The scenario's settings as a Markdown table (model shapes and how it runs).
 std::string settingsMarkdown(const Scenario& scenario);
+/// A serving scenario's memory budget: one row per rank (or llama.cpp device), one column per
+/// segment (weights, activation peak, ..., KV cache, unused), then what the engine takes.
+ReportTable servingBudgetTable(const ServingBudgetChart& chart);
+
+/// What a review report says about a serving scenario, for its Markdown and HTML forms.
+struct ServingReview {
+    std::string heading; ///< "Serving: vllm 0.6.4"
+    std::string verdict; ///< servingVerdict(): "STARTS: 31,312 KV tokens, ..."
+    std::vector<std::string> facts; ///< "KV cache tokens: 31,312", "GPU blocks: 1,957", ...
+    ReportTable budget;
+    std::vector<std::string> logLines; ///< the engine's startup lines
+    std::string error; ///< the engine refuses the scenario: why (the rest is empty)
+};
+/// The review's serving section; none for a scenario without run.serving.
+std::optional<ServingReview> servingReview(const Scenario& scenario);
+/// The same as Markdown ("## Serving: ..."), empty without run.serving.
+std::string servingReviewMarkdown(const Scenario& scenario);
+
 /// A review report: settings, verdict, breakdown, chart images (caption, relative path),
 /// FLOPs and step time, every formula and assumption, warnings.
 std::string reviewMarkdown(
