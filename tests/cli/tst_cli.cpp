@@ -277,8 +277,20 @@ private slots:
             = cli({ "sweep", file, "--param", "run.batch_size", "--from", "1", "--to", "4", "--points", "2" });
         QCOMPARE(sweep.code, 2);
         QVERIFY(sweep.err.contains("llama-3.1-8b-vllm-rtx3090.json: run.mode:"));
-        QCOMPARE(cli({ "plan", file }).code, 2);
         QCOMPARE(cli({ "timeline", file }).code, 2);
+        // plan on a serving scenario is the serving planner: the deployments of 2 GPUs for 4
+        // requests of 8,192 tokens, ranked by TPOT.
+        const Run plan = cli({ "plan", file, "--gpus", "2", "--concurrency", "4", "--context", "8192", "--json" });
+        QCOMPARE(plan.code, 0);
+        const QJsonObject p = QJsonDocument::fromJson(plan.out).object();
+        QCOMPARE(p["format"].toString(), QStringLiteral("vramlab.serving_plan"));
+        const QJsonArray top = p["top"].toArray();
+        QVERIFY(!top.isEmpty());
+        QCOMPARE(top[0].toObject()["tensor_parallel"].toInteger() * top[0].toObject()["pipeline_parallel"].toInteger()
+                * top[0].toObject()["data_parallel"].toInteger(),
+            qint64(2));
+        QVERIFY(top[0].toObject()["requests_held"].toInteger() >= 4);
+        QCOMPARE(cli({ "plan", file, "--gpus", "1", "--concurrency", "100000", "--context", "8192" }).code, 3);
     }
 
     void timelineJsonAndCsv()
