@@ -109,7 +109,9 @@ MainWindow::MainWindow(QWidget* parent)
     auto* dock = new QDockWidget(QStringLiteral("Parameters"), this);
     dock->setObjectName(QStringLiteral("ParametersDock"));
     dock->setWidget(scroll);
-    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    // Closable: the View menu folds it away on a small screen and brings it back.
+    dock->setFeatures(
+        QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
 
     m_lessonDock->setObjectName(QStringLiteral("LessonDock"));
@@ -344,6 +346,13 @@ void MainWindow::buildMenus()
         QStringLiteral("&Full screen"), this, [this](bool on) { on ? showFullScreen() : showNormal(); });
     full->setCheckable(true);
     full->setShortcut(QKeySequence::FullScreen);
+    // The panel folds away on a small screen or a projector, and comes back from here.
+    if (auto* params = findChild<QDockWidget*>(QStringLiteral("ParametersDock"))) {
+        QAction* panel = params->toggleViewAction();
+        panel->setText(QStringLiteral("&Parameters panel"));
+        panel->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+        view->addAction(panel);
+    }
     view->addSeparator();
     for (int i = 0; i < 4; ++i) { // Ctrl+1..4: Breakdown, Sweep, Compare, Explain
         Page* page = m_pages[i];
@@ -732,6 +741,7 @@ void MainWindow::restoreSession(bool ask)
     fitToScreen(); // a geometry saved on a larger screen (or at x = -459) never comes back as it was
     restoreState(s.value(QStringLiteral("MainWindow/state")).toByteArray());
     m_lessonDock->setVisible(false); // a lesson is not part of the session: its dock would come back empty
+    fitToScreen(); // again: the docks' restored widths can widen the window past the screen
     setDarkTheme(s.value(QStringLiteral("darkTheme"), false).toBool());
     const QString last = s.value(QStringLiteral("lastScenario")).toString();
     if (!last.isEmpty()) {

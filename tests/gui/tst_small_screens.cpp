@@ -97,6 +97,40 @@ private slots:
 
     void everyTabFitsTraining() { everyTabFits(QStringLiteral("training")); }
 
+    // A session saved on a 1920x1200 screen (window and docks) comes back inside this one.
+    void aLargeSessionComesBackOnTheSmallScreen()
+    {
+        auto big = std::make_unique<MainWindow>();
+        big->show();
+        QVERIFY(QTest::qWaitForWindowExposed(big.get()));
+        big->setGeometry(0, 0, 1900, 1150);
+        QApplication::processEvents();
+        QSettings().setValue(QStringLiteral("MainWindow/geometry"), big->saveGeometry());
+        QSettings().setValue(QStringLiteral("MainWindow/state"), big->saveState());
+        big.reset();
+        auto again = std::make_unique<MainWindow>();
+        again->restoreSession(false);
+        again->show();
+        QVERIFY(QTest::qWaitForWindowExposed(again.get()));
+        QApplication::processEvents();
+        const QRect avail = again->screen()->availableGeometry();
+        QVERIFY2(again->width() <= avail.width() && again->height() <= avail.height(),
+            qPrintable(QStringLiteral("%1x%2").arg(again->width()).arg(again->height())));
+    }
+
+    // View > Parameters panel folds the panel away and brings it back.
+    void theParameterPanelFolds()
+    {
+        auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("ParametersDock"));
+        QVERIFY(dock && dock->isVisible());
+        QAction* toggle = dock->toggleViewAction();
+        QCOMPARE(toggle->text(), QStringLiteral("&Parameters panel"));
+        toggle->trigger();
+        QVERIFY(!dock->isVisible());
+        toggle->trigger();
+        QVERIFY(dock->isVisible());
+    }
+
     void everyTabFitsServing()
     {
         const QString name = QStringLiteral("vllm-i10517-llama31-8b-rtx3090-len20000");
