@@ -249,7 +249,10 @@ std::string stepTimeSummary(const FlopsEstimate& f)
             }
         s.append(")");
     }
-    s.append(", ").append(formatCount(static_cast<Count>(std::llround(f.tokensPerS)))).append(" tokens/s, MFU ");
+    s.append(", ").append(formatCount(static_cast<Count>(std::llround(f.tokensPerS)))).append(" tokens/s");
+    if (!training && f.mfu < f.efficiency * 0.999) // decode waits on memory: no utilization to speak of
+        return s.append(", bandwidth-bound (reading the weights and KV cache)");
+    s.append(", MFU ");
     s.append(formatDouble(f.mfu * 100, std::chars_format::fixed, 0)).append("% of ");
     s.append(formatDouble(f.peakTflops, std::chars_format::general, 4)).append(" TFLOP/s");
     if (training && f.efficiency > 0 && std::fabs(f.efficiency - f.mfu) > 5e-3)

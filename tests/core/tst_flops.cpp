@@ -3,6 +3,7 @@
 #include "test_scenarios.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
+#include "vramlab/flops_model.h"
 #include "vramlab/presets.h"
 
 #include <QtTest>
@@ -115,6 +116,10 @@ private slots:
         // One token reads 13.5 GB of weights and 2.1 GB of KV cache at 2039 GB/s: ~7.6 ms.
         const double bytes = double(r.bytesOf("weights") + r.bytesOf("kv_cache"));
         QCOMPARE(r.flops.stepTimeS, bytes / 2039e9);
+        // A bandwidth-bound decode is never labelled with an MFU (issue 20).
+        const std::string said = stepTimeSummary(r.flops);
+        QVERIFY2(
+            said.find("bandwidth-bound") != std::string::npos && said.find("MFU") == std::string::npos, said.c_str());
         QVERIFY(r.flops.tokensPerS > 120 && r.flops.tokensPerS < 140);
     }
 
