@@ -176,16 +176,19 @@ ParamDescriptor servingControl(const char* name, QString label, QString unit, QS
     ParamDescriptor d = describe(QStringLiteral("run.serving.") + QLatin1String(name), QStringLiteral("Serving engine"),
         std::move(label), std::move(unit), std::move(tip), kind, lo, hi, decimals);
     const std::string key(name);
-    d.get = get ? std::move(get) : [key](const Scenario& s) {
-        const nlohmann::json j = servingJson(s.run);
-        if (!j.is_object() || !j.contains(key))
-            return QVariant();
-        const nlohmann::json& v = j.at(key);
-        return v.is_string()        ? QVariant(QString::fromStdString(v.get<std::string>()))
-            : v.is_boolean()        ? QVariant(v.get<bool>())
-            : v.is_number_integer() ? QVariant::fromValue<qlonglong>(v.get<qlonglong>())
-                                    : QVariant(v.get<double>());
-    };
+    if (!get)
+        get = [key](const Scenario& s) {
+            const nlohmann::json j = servingJson(s.run);
+            if (!j.is_object() || !j.contains(key))
+                return QVariant();
+            const nlohmann::json& v = j.at(key);
+            return v.is_string()        ? QVariant(QString::fromStdString(v.get<std::string>()))
+                : v.is_boolean()        ? QVariant(v.get<bool>())
+                : v.is_number_integer() ? QVariant::fromValue<qlonglong>(v.get<qlonglong>())
+                                        : QVariant(v.get<double>());
+        };
+    // The panel reads every control on every scenario: a training one has no run.serving.
+    d.get = [get = std::move(get)](const Scenario& s) { return s.run.serving ? get(s) : QVariant(); };
     d.set = [key, kind](Scenario& s, const QVariant& v) {
         if (!s.run.serving)
             return;
