@@ -4,6 +4,7 @@
 #include "vramlab/precision_regime.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <utility>
 
@@ -14,6 +15,14 @@ namespace {
 /// What a CPU optimizer (ZeRO-Offload's CPU-Adam) reads and writes per second: its
 /// states and master weights once each per step. A stated assumption, not a measurement.
 constexpr double kHostOptimizerBytesPerS = 20e9;
+
+/// The step time's causes in order, named once for the formula and the summary.
+std::array<std::pair<double, const char*>, 6> namedParts(const StepTimeParts& t)
+{
+    return { { { t.computeS, "compute" }, { t.recomputeS, "recomputation" }, { t.dataParallelS, "data-parallel comm" },
+        { t.tensorParallelS, "tensor-parallel comm" }, { t.pipelineS, "pipeline bubble" },
+        { t.offloadS, "offload" } } };
+}
 
 std::string num(double v)
 {
@@ -218,11 +227,9 @@ void applyStepTime(const ModelSpec& m, const RunSpec& r, Report& rep, bool expla
         .append(num(r.mfu))
         .append(") = ")
         .append(formatSeconds(t.computeS + t.recomputeS));
-    const std::pair<double, const char*> parts[]
-        = { { t.dataParallelS, "data-parallel communication" }, { t.tensorParallelS, "tensor-parallel communication" },
-              { t.pipelineS, "pipeline bubble and sends" }, { t.offloadS, "host offload" } };
-    for (const auto& [v, what] : parts)
-        if (v > 0)
+    const auto parts = namedParts(t);
+    for (auto it = parts.begin() + 2; it != parts.end(); ++it) // compute and recomputation are the sum above
+        if (const auto& [v, what] = *it; v > 0)
             s.append(" + ").append(what).append(" ").append(formatSeconds(v));
     if (total > t.computeS + t.recomputeS)
         s.append(" = ").append(formatSeconds(total));
@@ -238,11 +245,8 @@ std::string stepTimeSummary(const FlopsEstimate& f)
     std::string s = formatSeconds(f.stepTimeS, f.stepTimeS < 10 ? 2 : 1);
     s.append(training ? " per step" : " per decode step");
     if (training && t.total() > t.computeS) {
-        const std::pair<double, const char*> parts[] = { { t.computeS, "compute" }, { t.recomputeS, "recomputation" },
-            { t.dataParallelS, "data-parallel comm" }, { t.tensorParallelS, "tensor-parallel comm" },
-            { t.pipelineS, "pipeline bubble" }, { t.offloadS, "offload" } };
         const char* sep = " (";
-        for (const auto& [v, what] : parts)
+        for (const auto& [v, what] : namedParts(t))
             if (v > 0) {
                 s.append(sep).append(what).append(" ").append(formatSeconds(v));
                 sep = " + ";
