@@ -141,6 +141,21 @@ ParamDescriptor choice(QString key, QString group, QString label, QString tip,
     return d;
 }
 
+/// A choice over an optional key whose unset value is the framework's: "Framework default" first,
+/// which leaves the key unset so that it keeps following run.framework.
+ParamDescriptor withFrameworkDefault(ParamDescriptor d)
+{
+    d.choices.prepend(QStringLiteral("default"));
+    d.choiceLabels.prepend(QStringLiteral("Framework default"));
+    d.get = [get = d.get](const Scenario& s) {
+        const QVariant v = get(s);
+        return v.isValid() ? v : QVariant(QStringLiteral("default"));
+    };
+    d.set = [set = d.set](
+                Scenario& s, const QVariant& v) { set(s, v.toString() == QLatin1String("default") ? QVariant() : v); };
+    return d;
+}
+
 ParamDescriptor toggle(
     QString key, QString group, QString label, QString tip, std::function<bool(const Scenario&)> applies = always)
 {
@@ -381,6 +396,17 @@ QVector<ParamDescriptor> build()
     all << integer(QStringLiteral("run.finetune.rank"), ft, QStringLiteral("LoRA rank"), QString(),
         QStringLiteral("Rank r of each adapter: r x (in + out) parameters per targeted layer."), K::LogInteger, 1, 1024,
         [](const Scenario& s) { return training(s) && s.run.finetune.method != FinetuneMethod::Full; });
+    {
+        // QLoRA's 4-bit format: the framework's unless one is chosen ("default" leaves the key unset).
+        ParamDescriptor quant
+            = choice<Nf4Format>(QStringLiteral("run.finetune.quant"), ft, QStringLiteral("NF4 format"),
+                QStringLiteral("bitsandbytes' Linear4bit (PEFT, LitGPT) or torchao's NF4Tensor (torchtune): "
+                               "the same 4 bits a weight, different scales and dequantization buffers."),
+                { { QStringLiteral("bitsandbytes"), Nf4Format::Bitsandbytes },
+                    { QStringLiteral("torchao NF4Tensor"), Nf4Format::Torchao } },
+                [](const Scenario& s) { return training(s) && s.run.finetune.method == FinetuneMethod::Qlora; });
+        all << withFrameworkDefault(std::move(quant));
+    }
 
     all << integer(QStringLiteral("run.sequence_length"), seq, QStringLiteral("Sequence length"),
         QStringLiteral("tokens"),
@@ -464,16 +490,7 @@ QVector<ParamDescriptor> build()
             QStringLiteral("How the cross-entropy holds the logits: an fp32 copy, 16-bit, in "
                            "chunks, fused with the LM head (no full logits), or split by vocabulary."),
             losses, training);
-        loss.choices.prepend(QStringLiteral("default"));
-        loss.choiceLabels.prepend(QStringLiteral("Framework default"));
-        loss.get = [get = loss.get](const Scenario& s) {
-            const QVariant v = get(s);
-            return v.isValid() ? v : QVariant(QStringLiteral("default"));
-        };
-        loss.set = [set = loss.set](Scenario& s, const QVariant& v) {
-            set(s, v.toString() == QLatin1String("default") ? QVariant() : v);
-        };
-        all << loss;
+        all << withFrameworkDefault(std::move(loss));
     }
     // Shown where the framework's compile is modelled (torchtitan, torchtune), and while it is on,
     // so that a switch to another framework (which the core refuses with the reason) can be undone here.

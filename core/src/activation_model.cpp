@@ -456,7 +456,8 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
     d.outputCopy = f.attentionOutputCopy;
     d.fusedQkvLora = f.fusedQkvLora;
     d.vViewOfQkv = f.fusedQkvView && m.numKvHeads == m.numHeads;
-    d.nf4Keeps = f.nf4KeepsInputs && r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora;
+    d.nf4Keeps = f.nf4KeepsInputs && r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora
+        && effectiveNf4Format(r) == Nf4Format::Bitsandbytes; // torchao's LinearNF4 saves only the weight
     d.frozenKeepsNoInput = r.framework != Framework::Plain;
     d.compiled = r.compile && r.mode == Mode::Training;
     d.compiledLoss = d.compiled && f.compileLoss;

@@ -19,6 +19,7 @@ double bytesPerElement(DType t)
     case DType::Int4:
     case DType::Nf4:
     case DType::Nf4NoDq:
+    case DType::Nf4Torchao:
         return 0.5;
     }
     return 0;
@@ -44,6 +45,15 @@ Bytes storageBytes(DType t, Count n)
     }
     case DType::Nf4NoDq: // bitsandbytes quantize_4bit(blocksize=64) without compress_statistics: fp32 absmax per block
         return checkedAdd(ceilDiv(n, 2), ceilDiv(n, 64) * 4);
+    case DType::Nf4Torchao: {
+        // torchao/dtypes/nf4tensor.py@77ca57d16844 (the torchao torchtune 1814feb ran with) NF4Tensor.from_tensor
+        // with to_nf4's block_size 64, scaler_block_size 256 on a bf16 weight: quantized_data uint8 (two codes a
+        // byte), quantized_scalers int8 (one per block), quantization_factor bf16 (one per 256 blocks),
+        // scaler_mean (a bf16 scalar) and its own 16-entry bf16 nf4 table. from_tensor asserts that the blocks
+        // divide evenly; the estimator refuses a weight where they do not.
+        const Count blocks = ceilDiv(n, 64);
+        return checkedAdd(checkedAdd(ceilDiv(n, 2), blocks), ceilDiv(blocks, 256) * 2 + 2 + 16 * 2);
+    }
     }
     return 0;
 }

@@ -33,6 +33,7 @@ bool sameStateInputs(const RunSpec& a, const RunSpec& b)
         && a.gradientDtype == b.gradientDtype && a.masterWeights == b.masterWeights && a.fp8 == b.fp8
         && a.optimizer == b.optimizer && p.fsdp2 == q.fsdp2 && a.optimizerImpl == b.optimizerImpl
         && a.finetune.doubleQuant == b.finetune.doubleQuant && a.finetune.quantizeLmHead == b.finetune.quantizeLmHead
+        && a.finetune.quant == b.finetune.quant && a.framework == b.framework // the NF4 format's default
         && a.finetune.method == b.finetune.method && a.finetune.rank == b.finetune.rank
         && (a.finetune.method == FinetuneMethod::Full || a.finetune.targets == b.finetune.targets)
         && a.inference.weightDtype == b.inference.weightDtype;
@@ -102,6 +103,27 @@ StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionR
 }
 
 /// The framework keys' combinations that the model does not cover are refused, naming the key.
+/// torchao's NF4Tensor (torchao/dtypes/nf4tensor.py@77ca57d16844) always quantizes its block scales
+/// again, and from_tensor / double_quantize_scalers assert that a weight splits into whole blocks of
+/// 64 and its scales into whole blocks of 256 (to_nf4's defaults): torchtune cannot load anything else.
+void validateTorchaoNf4(const ModelSpec& m, const RunSpec& r)
+{
+    if (!r.finetune.doubleQuant)
+        throw InputError("run.finetune.double_quant",
+            "false is bitsandbytes' format; torchao's NF4Tensor (run.finetune.quant \"torchao-nf4\") always "
+            "quantizes its scales again: expected true");
+    constexpr Count kWhole = 64 * 256;
+    for (const ParamTensor& t : parameterTensors(m)) {
+        const bool quantized
+            = t.linear && t.group != ParamGroup::Router && (t.group != ParamGroup::Head || r.finetune.quantizeLmHead);
+        if (quantized && t.elements() % kWhole != 0)
+            throw InputError("run.finetune.quant",
+                "\"torchao-nf4\" needs every quantized weight to split into whole blocks (64 elements, scales in "
+                "groups of 256: a multiple of 16,384 elements), as torchao's to_nf4 asserts; "
+                    + std::string(t.name) + " has " + formatCount(t.elements()));
+    }
+}
+
 void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
 {
     const LossKind loss = effectiveLoss(r);
@@ -131,10 +153,15 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
     if (r.optimizerImpl == OptimizerImpl::Paged32 && r.optimizer != Optimizer::AdamW && r.optimizer != Optimizer::Adam)
         throw InputError(
             "run.optimizer_impl", "\"paged-32bit\" is bitsandbytes' PagedAdamW; expected optimizer adamw or adam");
-    if ((!r.finetune.doubleQuant || r.finetune.quantizeLmHead) && r.finetune.method != FinetuneMethod::Qlora
-        && r.mode == Mode::Training)
-        throw InputError(r.finetune.quantizeLmHead ? "run.finetune.quantize_lm_head" : "run.finetune.double_quant",
+    if ((!r.finetune.doubleQuant || r.finetune.quantizeLmHead || r.finetune.quant)
+        && r.finetune.method != FinetuneMethod::Qlora && r.mode == Mode::Training)
+        throw InputError(r.finetune.quant   ? "run.finetune.quant"
+                : r.finetune.quantizeLmHead ? "run.finetune.quantize_lm_head"
+                                            : "run.finetune.double_quant",
             "applies to finetune method qlora only");
+    if (r.finetune.method == FinetuneMethod::Qlora && r.mode == Mode::Training
+        && effectiveNf4Format(r) == Nf4Format::Torchao)
+        validateTorchaoNf4(m, r);
     if (r.keepLastBlockGathered && r.parallelism.zeroStage != 3)
         throw InputError(
             "run.parallelism.reshard_after_forward", "expected zero_stage 3 (FSDP) for \"all but last block\"");

@@ -86,6 +86,10 @@ FrameworkProfile torchtune()
     // any other loss module whole.
     p.compileScope = "each TransformerSelfAttentionLayer and the loss compiled (training/_compile.py)";
     p.compileLoss = true;
+    // torchtune/modules/low_precision/nf4_linear.py@1814feb FrozenNF4Linear and modules/peft/lora.py@1814feb
+    // LoRALinear(quantize_base=True): to_nf4(weight) from torchao.dtypes.nf4tensor, forward linear_nf4
+    // (LinearNF4 saves only the NF4 weight: no input kept).
+    p.nf4Format = Nf4Format::Torchao;
     return p;
 }
 
@@ -164,6 +168,11 @@ const FrameworkProfile& frameworkProfile(Framework f)
 LossKind effectiveLoss(const RunSpec& r)
 {
     return r.loss.value_or(frameworkProfile(r.framework).loss);
+}
+
+Nf4Format effectiveNf4Format(const RunSpec& r)
+{
+    return r.finetune.quant.value_or(frameworkProfile(r.framework).nf4Format);
 }
 
 OptimizerImpl effectiveOptimizerImpl(const RunSpec& r)

@@ -27,6 +27,7 @@ double GpuSpec::peakTflops(DType compute) const
     case DType::Int4:
     case DType::Nf4:
     case DType::Nf4NoDq:
+    case DType::Nf4Torchao:
         return int8Tops > 0 ? int8Tops : fp16Tflops;
     }
     return fp32Tflops;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vramlab/model_states.h"
 
+#include "vramlab/framework_profile.h"
 #include "vramlab/precision_regime.h"
 
 #include <algorithm>
@@ -96,7 +97,10 @@ std::vector<LocalParam> localParameters(
         // Lightning's BitsandbytesPrecision (lit-gpt finetune/lora.py@8641822) replaces the LM head too.
         const bool nf4 = quantizable || (t.group == ParamGroup::Head && t.linear && r.finetune.quantizeLmHead);
         if (r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora)
-            p.frozenStorage = nf4 ? (r.finetune.doubleQuant ? DType::Nf4 : DType::Nf4NoDq) : working;
+            p.frozenStorage = !nf4                            ? working
+                : effectiveNf4Format(r) == Nf4Format::Torchao ? DType::Nf4Torchao
+                : r.finetune.doubleQuant                      ? DType::Nf4
+                                                              : DType::Nf4NoDq;
         splitForTensorParallel(p, t, tp);
         if (p.copies > 0)
             out.push_back(p);
@@ -210,7 +214,9 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         frozen = formatCount(quantizedLocal) + " linear params in " + std::string(toString(quantizedType))
             + (quantizedType == DType::Nf4            ? " (4.127 bits with double quantization)"
                     : quantizedType == DType::Nf4NoDq ? " (4.5 bits: an fp32 scale per 64)"
-                                                      : "")
+                    : quantizedType == DType::Nf4Torchao
+                    ? " (torchao NF4Tensor: 4-bit codes, an int8 scale per 64, a bf16 factor per 256 scales)"
+                    : "")
             + " + " + frozen;
     if (out.frozenLocal > 0 && out.trainableLocal > 0)
         out.weightsFormula = "frozen base: " + frozen + "; adapters " + perParam(static_cast<double>(work)) + " x "

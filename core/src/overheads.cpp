@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vramlab/overheads.h"
 
+#include "vramlab/framework_profile.h"
 #include "vramlab/precision_regime.h"
 
 #include <algorithm>
@@ -65,9 +66,19 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
         for (const ParamTensor& t : parameterTensors(m))
             if (t.linear && (t.group != ParamGroup::Head || r.finetune.quantizeLmHead))
                 largest = std::max(largest, t.elements());
-        const Bytes deq = checkedMul(ceilDiv(largest, par.tensorParallel), 2);
+        // bitsandbytes' dequantize_4bit kernel writes the bf16 weight once. torchao's eager
+        // NF4Tensor.get_original_weight (torchao/dtypes/nf4tensor.py@77ca57d16844) holds, as locals until
+        // it returns: both nibble halves as int64 (2 x 4 B per pair of elements), their nf4[] lookups and
+        // scaled copies in bf16 (4 x 1 B) and the stacked result (2 B): 14 B per element. Compiled
+        // (torchtune compiles each layer), inductor fuses the chain into one kernel writing the bf16 weight.
+        const bool eagerTorchao = effectiveNf4Format(r) == Nf4Format::Torchao && !r.compile;
+        const Count perElement = eagerTorchao ? 14 : 2;
+        const Bytes deq = checkedMul(ceilDiv(largest, par.tensorParallel), perElement);
         parts.push_back({ "dequant", "NF4 dequantization buffer", deq,
-            text("largest linear weight ", explain ? formatCount(largest) : "", " params x 2 B (bf16)"),
+            text("largest linear weight ", explain ? formatCount(largest) : "",
+                eagerTorchao ? " params x 14 B (torchao's eager dequantization: int64 nibbles 8 B, bf16 lookups 2 B, "
+                               "scaled 2 B, stacked 2 B)"
+                             : " params x 2 B (bf16)"),
             "QLoRA turns each 4-bit weight back into bf16 just before its matrix multiply." });
     }
     return parts;

@@ -29,6 +29,11 @@ std::string_view toString(Framework f)
 {
     return nameOf(kFrameworkNames, f);
 }
+std::string_view toString(Nf4Format f)
+{
+    return nameOf(kNf4FormatNames, f);
+}
+
 std::string_view toString(LossKind l)
 {
     return nameOf(kLossNames, l);

@@ -569,7 +569,9 @@ const ScenarioField kFields[] = {
         "run.finetune.dropout", 0.0, 1.0, true, "", "LoRA dropout: a dropped copy of each target's input."),
     custom("run.finetune.targets", "Module names that get adapters (q, k, v, o, gate, up, down, ...).", readTargets,
         writeTargets),
-    unmodelled("run.finetune.quant", "\"bnb-nf4\"", "other 4-bit formats and block sizes"),
+    optionalChoice<REF(s.run.finetune.quant), kNf4FormatNames>("run.finetune.quant",
+        "QLoRA's 4-bit base: bitsandbytes (PEFT, LitGPT) or torchao's NF4Tensor (torchtune); default: the "
+        "framework's."),
     unmodelled("run.finetune.quant_block_size", "64", "NF4 block sizes other than 64"),
     when(boolean<REF(s.run.finetune.doubleQuant)>("run.finetune.double_quant", "QLoRA: block scales quantized again."),
         qlora),

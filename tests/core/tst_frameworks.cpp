@@ -70,6 +70,7 @@ private slots:
     void optimizerInBackward();
     void parallelBlocks();
     void qloraAsLitgptRunsIt();
+    void qloraAsTorchtuneRunsIt();
     void keysRoundTrip();
     void badKeysNamed();
     void compiledBlocks();
@@ -258,6 +259,72 @@ void TstFrameworks::qloraAsLitgptRunsIt()
         std::string("run.optimizer_impl"));
 }
 
+// torchtune@1814feb QLoRA (modules/low_precision/nf4_linear.py, modules/peft/lora.py): torchao's NF4Tensor
+// (torchao/dtypes/nf4tensor.py@77ca57d16844, to_nf4(block_size=64, scaler_block_size=256)) holds per weight
+// of n elements n/2 B of codes, n/64 B of int8 scales, 2 B per 256 scales, a 2 B scaler mean and a 32 B
+// table; LinearNF4 saves only the weight; get_original_weight's locals hold 14 B per element eagerly.
+void TstFrameworks::qloraAsTorchtuneRunsIt()
+{
+    const json model = { { "hidden_size", 256 }, { "ffn_hidden_size", 512 } };
+    const json qlora = { { "framework", "torchtune" }, { "precision", "bf16" }, { "loss", "upcast" },
+        { "finetune", { { "method", "qlora" }, { "rank", 8 }, { "targets", { "q", "v" } }, { "dropout", 0.0 } } } };
+    const Scenario sc = toy(qlora, model);
+    QVERIFY(!sc.run.finetune.quant); // unset: torchtune's torchao-nf4
+    const Report rep = estimate(sc);
+    // Per layer q 65,536, k and v 32,768, o 65,536 and gate/up/down 131,072 elements:
+    // 2 x 33,834 + 2 x 16,934 + 3 x 67,634 B (e.g. q: 32,768 + 1,024 + 4 x 2 + 2 + 32).
+    const Bytes perLayer = 2 * 33'834 + 2 * 16'934 + 3 * 67'634;
+    QCOMPARE(perLayer, Bytes(304'438));
+    // Embedding and head 2 x 256,000 and the norms 5 x 256 stay bf16; the adapters are bf16.
+    QCOMPARE(rep.bytesOf("weights") - 2 * (512'000 + 5 * 256) - rep.loraParams * 2, 2 * perLayer);
+    auto dequant = [](const Report& r) {
+        for (const Component& c : r.overheadParts)
+            if (c.key == std::string_view("dequant"))
+                return c.bytes;
+        return Bytes(0);
+    };
+    QCOMPARE(dequant(rep), Bytes(14 * 131'072)); // eager: the largest weight, gate/up/down
+    json compiled = qlora;
+    compiled["compile"] = true;
+    QCOMPARE(dequant(estimate(toy(compiled, model))), Bytes(2 * 131'072));
+    // bitsandbytes' format on the same run: an fp32 absmax per 256 scales, no table or mean.
+    json bnb = qlora;
+    bnb["finetune"]["quant"] = "bnb-nf4";
+    const Report b = estimate(toy(bnb, model));
+    // Per layer (torchao - bnb): q and o 2 x (42 - 16), k and v 2 x (38 - 8), gate/up/down 3 x (50 - 32).
+    QCOMPARE(rep.bytesOf("weights") - b.bytesOf("weights"), Bytes(2 * (2 * (42 - 16) + 2 * (38 - 8) + 3 * (50 - 32))));
+    QCOMPARE(dequant(b), Bytes(2 * 131'072));
+    // LinearNF4 keeps no input: the same saved tensors as LoRA on a bf16 base.
+    json lora = qlora;
+    lora["finetune"]["method"] = "lora";
+    QCOMPARE(acts(sc).bytes, acts(toy(lora, model)).bytes);
+    // The key is written back only when set, and read back as written.
+    QVERIFY(!readScenario(scenarioToJson(sc)).run.finetune.quant);
+    QVERIFY(*readScenario(scenarioToJson(toy(bnb, model))).run.finetune.quant == Nf4Format::Bitsandbytes);
+    // What to_nf4 asserts, and what torchao's format cannot say: named refusals.
+    QCOMPARE(refusal({ { "framework", "torchtune" }, { "finetune", { { "method", "qlora" } } } }).keyPath(),
+        std::string("run.finetune.quant")); // the 64-wide toy: q has 4,096 elements
+    json head = qlora;
+    head["finetune"]["quantize_lm_head"] = true; // 256,000 elements
+    try {
+        (void)estimate(toy(head, model));
+        QFAIL("an LM head of 256,000 elements was quantized with torchao");
+    } catch (const InputError& e) {
+        QCOMPARE(e.keyPath(), std::string("run.finetune.quant"));
+        QVERIFY(std::string(e.what()).find("head") != std::string::npos);
+    }
+    json noDq = qlora;
+    noDq["finetune"]["double_quant"] = false;
+    try {
+        (void)estimate(toy(noDq, model));
+        QFAIL("torchao NF4 without double quantization was accepted");
+    } catch (const InputError& e) {
+        QCOMPARE(e.keyPath(), std::string("run.finetune.double_quant"));
+    }
+    QCOMPARE(refusal({ { "finetune", { { "method", "lora" }, { "quant", "bnb-nf4" } } } }).keyPath(),
+        std::string("run.finetune.quant"));
+}
+
 void TstFrameworks::keysRoundTrip()
 {
     const Scenario sc = toy({ { "framework", "litgpt" }, { "loss", "chunked" }, { "loss_chunks_tokens", 64 },
@@ -294,7 +361,7 @@ void TstFrameworks::badKeysNamed()
         std::string("run.parallelism.context_parallel"));
     QCOMPARE(
         refusal({ { "parallelism", { { "async_tp", true } } } }).keyPath(), std::string("run.parallelism.async_tp"));
-    QCOMPARE(refusal({ { "finetune", { { "method", "qlora" }, { "quant", "torchao-nf4" } } } }).keyPath(),
+    QCOMPARE(refusal({ { "finetune", { { "method", "qlora" }, { "quant", "gptq" } } } }).keyPath(),
         std::string("run.finetune.quant"));
 }
 

@@ -37,6 +37,7 @@ Scenario richScenario()
     sc.model.attentionType = AttentionType::Mla;
     sc.model.mla = { 512, 256, 64, 32, 64 };
     sc.run.finetune.method = FinetuneMethod::Qlora;
+    sc.run.finetune.quant = Nf4Format::Bitsandbytes; // optional: set, so that it is written
     sc.run.parallelism.fsdp2 = true;
     sc.run.parallelism.gpus = 8;
     sc.run.keepLastBlockGathered = true;

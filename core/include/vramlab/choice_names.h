@@ -49,6 +49,8 @@ inline constexpr ChoiceName kAttentionNames[]
     = { choiceName("eager", AttentionImpl::Eager), choiceName("flash", AttentionImpl::Flash) };
 inline constexpr ChoiceName kFinetuneNames[] = { choiceName("full", FinetuneMethod::Full),
     choiceName("lora", FinetuneMethod::Lora), choiceName("qlora", FinetuneMethod::Qlora) };
+inline constexpr ChoiceName kNf4FormatNames[]
+    = { choiceName("bnb-nf4", Nf4Format::Bitsandbytes), choiceName("torchao-nf4", Nf4Format::Torchao) };
 inline constexpr ChoiceName kFrameworkNames[] = { choiceName("plain", Framework::Plain),
     choiceName("torchtitan", Framework::Torchtitan), choiceName("hf-transformers", Framework::HfTransformers),
     choiceName("torchtune", Framework::Torchtune), choiceName("litgpt", Framework::Litgpt),
@@ -60,10 +62,10 @@ inline constexpr ChoiceName kLossNames[]
 inline constexpr ChoiceName kOptimizerImplNames[] = { choiceName("foreach", OptimizerImpl::Foreach),
     choiceName("fused", OptimizerImpl::Fused), choiceName("paged-32bit", OptimizerImpl::Paged32) };
 /// Every storage type; the fields below offer subsets of it.
-inline constexpr ChoiceName kDTypeNames[]
-    = { choiceName("fp32", DType::Fp32), choiceName("bf16", DType::Bf16), choiceName("fp16", DType::Fp16),
-          choiceName("fp8", DType::Fp8), choiceName("int8", DType::Int8), choiceName("int4", DType::Int4),
-          choiceName("nf4", DType::Nf4), choiceName("nf4 (no double quantization)", DType::Nf4NoDq) };
+inline constexpr ChoiceName kDTypeNames[] = { choiceName("fp32", DType::Fp32), choiceName("bf16", DType::Bf16),
+    choiceName("fp16", DType::Fp16), choiceName("fp8", DType::Fp8), choiceName("int8", DType::Int8),
+    choiceName("int4", DType::Int4), choiceName("nf4", DType::Nf4),
+    choiceName("nf4 (no double quantization)", DType::Nf4NoDq), choiceName("nf4 (torchao)", DType::Nf4Torchao) };
 
 /// The spelling of `value` in `names` ("?" when absent).
 template <typename E> constexpr std::string_view nameOf(std::span<const ChoiceName> names, E value)

@@ -18,8 +18,10 @@ enum class DType {
     Int8,
     Int4,
     Nf4,
-    Nf4NoDq
-}; ///< Nf4: with double quantization (4.127 bits); Nf4NoDq: fp32 absmax per 64 (4.5 bits)
+    Nf4NoDq,
+    Nf4Torchao
+}; ///< Nf4: bitsandbytes with double quantization (4.127 bits); Nf4NoDq: fp32 absmax per 64 (4.5 bits);
+///< Nf4Torchao: torchao's NF4Tensor (int8 scale per 64, bf16 factor per 256 scales)
 
 /// Bytes of one element for the plain types (fp32 4, bf16/fp16 2, fp8/int8 1).
 /// Int4 and NF4 are sub-byte: use storageBytes().

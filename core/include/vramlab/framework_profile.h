@@ -27,6 +27,7 @@ struct FrameworkProfile {
     bool attentionOutputCopy = false; ///< transpose(1, 2).contiguous() copy of the attention output, read by wo
     bool fusedQkvLora = false; ///< one LoRA dropout and one A for the fused qkv linear (LitGPT LoRAQKVLinear)
     bool nf4KeepsInputs = false; ///< QLoRA's NF4 linears keep their 16-bit input (bitsandbytes MatMul4Bit)
+    Nf4Format nf4Format = Nf4Format::Bitsandbytes; ///< QLoRA's 4-bit base (run.finetune.quant's default)
     bool fusedQkvView
         = false; ///< q, k, v are views of one fused qkv output; with as many KV heads as heads V keeps it whole
     bool logitsHeld = false; ///< the training loop keeps the logits through backward
@@ -49,6 +50,7 @@ const FrameworkProfile& frameworkProfile(Framework f);
 /// The run's effective loss and optimizer implementation: the explicit key, else the framework's.
 LossKind effectiveLoss(const RunSpec& r);
 OptimizerImpl effectiveOptimizerImpl(const RunSpec& r);
+Nf4Format effectiveNf4Format(const RunSpec& r);
 
 /// The resolved loss: kind, rows per chunk and whether chunks are upcast to fp32.
 struct LossSetup {

@@ -19,6 +19,8 @@ enum class Precision { Fp32, Bf16, Fp16, MixedBf16, MixedFp16 };
 enum class Optimizer { AdamW, Adam, AdamW8bit, Sgd, SgdMomentum, Lion, Adafactor };
 enum class AttentionImpl { Eager, Flash };
 enum class FinetuneMethod { Full, Lora, Qlora };
+/// QLoRA's 4-bit base: bitsandbytes' Linear4bit (PEFT, LitGPT) or torchao's NF4Tensor (torchtune).
+enum class Nf4Format { Bitsandbytes, Torchao };
 
 /// The training code whose memory behaviour is modelled (core/src/framework_profile.cpp
 /// pins each to a version and cites the source of every behaviour). `Plain` is the
@@ -76,6 +78,7 @@ struct Finetune {
     double dropout = 0.0; ///< LoRA dropout: each target keeps a dropped copy of its input
     std::vector<std::string> targets = { "q", "k", "v", "o" };
     bool doubleQuant = true; ///< QLoRA: NF4 block scales quantized again (4.127 bits), else fp32 per 64 (4.5)
+    std::optional<Nf4Format> quant; ///< run.finetune.quant; unset: the framework's (effectiveNf4Format)
     bool quantizeLmHead
         = false; ///< QLoRA: the LM head in NF4 too (Lightning's BitsandbytesPrecision without ignore_modules)
 };
@@ -151,6 +154,7 @@ std::string_view toString(FinetuneMethod f);
 std::string toString(const Checkpointing& c);
 std::string_view toString(Framework f);
 std::string_view toString(LossKind l);
+std::string_view toString(Nf4Format f);
 std::string_view toString(OptimizerImpl o);
 
 } // namespace vramlab
