@@ -185,6 +185,12 @@ private slots:
         QTest::newRow("phi-4") << "phi-4.json"
                                << "phi-4"
                                << "phi3";
+        QTest::newRow("mixtral 8x22b") << "mixtral-8x22b.json"
+                                       << "mixtral-8x22b"
+                                       << "mixtral";
+        QTest::newRow("olmoe") << "olmoe-1b-7b-0924.json"
+                               << "olmoe-1b-7b"
+                               << "olmoe";
         QTest::newRow("starcoder2") << "starcoder2-7b.json"
                                     << "starcoder2-7b"
                                     << "starcoder2";
