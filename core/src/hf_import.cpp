@@ -432,6 +432,15 @@ HfImport importHfConfig(const json& root)
         m.moe.topK = r.req("num_experts_per_tok", "model.moe.top_k");
         m.moe.expertFfnHiddenSize = m.ffnHiddenSize;
     }
+    if (type == "granitemoe") {
+        // modeling_granitemoe.py: q, k, v, o with bias=attention_bias (every layer is MoE, so m.bias adds no
+        // MLP bias); experts input_linear [E, 2 x intermediate, hidden] = gate + up, output_linear [E, hidden,
+        // intermediate], no expert bias; router Linear(hidden, E, bias=False).
+        m.bias = r.flag("attention_bias").value_or(false);
+        m.moe.numExperts = r.req("num_local_experts", "model.moe.num_experts");
+        m.moe.topK = r.req("num_experts_per_tok", "model.moe.top_k");
+        m.moe.expertFfnHiddenSize = m.ffnHiddenSize;
+    }
     if (type == "gpt_oss")
         importGptOss(r, cfg, m, out.warnings);
     if (m.numHeads > 0 && m.numKvHeads > 0 && m.numHeads % m.numKvHeads != 0)

@@ -245,12 +245,28 @@ constexpr HfKeyRule kPhi3[] = {
 constexpr HfKeyRule kGranite[] = {
     rule("attention_bias", M, "bias on q, k, v and o (modeling_granite.py); only together with mlp_bias, else refused"),
     rule("mlp_bias", M, "bias on gate, up and down; only together with attention_bias, else refused"),
+};
+
+// The four scalars Granite and Granite MoE share (modeling_granite.py, modeling_granitemoe.py).
+constexpr HfKeyRule kGraniteScalars[] = {
     rule("embedding_multiplier", X, "scales the embedding output by a constant: no tensor kept"),
     rule("residual_multiplier", X, "scales each sublayer output before the residual add: no tensor kept"),
     rule("attention_multiplier", X, "the attention's softmax scale"),
     rule("logits_scaling", X,
         "divides the logits by a constant: nothing kept for backward, and the moment with both 16-bit copies is "
         "below the loss's 16-bit + fp32 pair"),
+};
+
+// Granite MoE (modeling_granitemoe.py): Granite's attention and scalars; every layer a GraniteMoeMoE:
+// router GraniteMoeTopKGating Linear(hidden, num_local_experts, bias=False), input_linear
+// [E, 2 x intermediate, hidden] (gate and up fused, no bias) and output_linear [E, hidden, intermediate].
+constexpr HfKeyRule kGraniteMoe[] = {
+    rule("attention_bias", M, "bias on q, k, v and o (the experts have none)"),
+    rule("num_local_experts", M, "experts per layer, each a gated MLP of intermediate_size"),
+    rule("num_experts_per_tok", M, "experts each token goes through (active parameters, activations)"),
+    rule("router_aux_loss_coef", X, "weight of the load-balancing loss"),
+    rule("output_router_logits", N, "true keeps every layer's router logits for the auxiliary loss (not modelled)",
+        isFalse, "false"),
 };
 
 // OLMo-2 (modeling_olmo2.py): Llama's shapes, q/k norms over all heads, norms after the sublayers.
@@ -392,7 +408,8 @@ constexpr HfFamily kFamilies[] = {
     { "deepseek_v2", "models/deepseek_v2/modeling_deepseek_v2.py", { kDeepseekV3, kDecoder, kCommon } },
     { "deepseek_v3", "models/deepseek_v3/modeling_deepseek_v3.py", { kDeepseekV3, kDecoder, kCommon } },
     { "starcoder2", "models/starcoder2/modeling_starcoder2.py", { kStarcoder2, kDecoder, kCommon } },
-    { "granite", "models/granite/modeling_granite.py", { kGranite, kDecoder, kCommon } },
+    { "granite", "models/granite/modeling_granite.py", { kGranite, kGraniteScalars, kDecoder, kCommon } },
+    { "granitemoe", "models/granitemoe/modeling_granitemoe.py", { kGraniteMoe, kGraniteScalars, kDecoder, kCommon } },
     { "olmo2", "models/olmo2/modeling_olmo2.py", { kOlmo2, kDecoder, kCommon } },
     { "olmoe", "models/olmoe/modeling_olmoe.py", { kOlmoe, kDecoder, kCommon } },
     { "gpt_oss", "models/gpt_oss/modeling_gpt_oss.py", { kGptOss, kDecoder, kCommon } },

@@ -28,6 +28,7 @@ const char* const kConfigs[] = {
     "gpt2.json",
     "gpt-oss-20b.json",
     "gpt-oss-120b.json",
+    "granite-3.1-1b-a400m-instruct.json",
     "granite-3.3-8b-instruct.json",
     "llama-3-8b.json",
     "llama-3.1-8b.json",
@@ -265,7 +266,7 @@ private slots:
         QTest::addColumn<QString>("modelType");
         for (const char* t :
             { "jamba", "zamba2", "nemotron_h", "falcon_h1", "qwen3_next", "mamba", "mamba2", "qwen2_5_vl", "mllama",
-                "llava", "phimoe", "granitemoe", "granitemoeshared", "cohere", "glm4", "llama4" })
+                "llava", "phimoe", "granitemoeshared", "granitemoehybrid", "cohere", "glm4", "llama4" })
             QTest::newRow(t) << QString::fromLatin1(t);
     }
     void unmodelledFamiliesRefused()
@@ -382,6 +383,8 @@ private slots:
                                        << "mixtral" << qint64(140'620'634'112) << qint64(39'152'031'744);
         QTest::newRow("olmoe-1b-7b-0924") << "olmoe-1b-7b-0924.json"
                                           << "olmoe" << qint64(6'919'161'856) << qint64(1'282'017'280);
+        QTest::newRow("granite-3.1-1b-a400m") << "granite-3.1-1b-a400m-instruct.json"
+                                              << "granitemoe" << qint64(1'334'628'352) << qint64(428'658'688);
         QTest::newRow("gpt-oss-20b") << "gpt-oss-20b.json"
                                      << "gpt_oss" << qint64(20'914'757'184) << qint64(4'187'440'704);
         QTest::newRow("gpt-oss-120b") << "gpt-oss-120b.json"
@@ -516,6 +519,23 @@ private slots:
         nlohmann::json cfg = load("olmoe-1b-7b-0924.json");
         cfg["attention_bias"] = true;
         QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
+
+        // Granite 3.1 1B-A400M (modeling_granitemoe.py): input_linear [32, 2 x 512, 1024] = gate + up,
+        // output_linear [32, 1024, 512], a bias-free router, tied embeddings; attention dropout is refused.
+        const ModelSpec granite = importHfConfig(load("granite-3.1-1b-a400m-instruct.json")).model;
+        QVERIFY(granite.tiedEmbeddings && !granite.bias && !granite.moe.routerBias && !granite.moe.expertBias);
+        QCOMPARE(granite.moeLayers(), Count(24));
+        Count graniteExperts = 0;
+        for (const ParamTensor& t : parameterTensors(granite))
+            if (t.name.starts_with("moe_layers.experts."))
+                graniteExperts += t.total() / granite.moeLayers();
+        QCOMPARE(graniteExperts, Count(32 * (2 * 512 * 1024 + 1024 * 512)));
+        nlohmann::json dropout = load("granite-3.1-1b-a400m-instruct.json");
+        dropout["attention_dropout"] = 0.1;
+        QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(dropout));
+        dropout = load("granite-3.1-1b-a400m-instruct.json");
+        dropout["mlp_bias"] = false; // a Granite key GraniteMoe never reads: not accounted for
+        QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(dropout));
 
         // gpt-oss-20b, layer by layer: q/k/v/o with biases (26,550,144 with the 64 sinks), router 2880 x 32
         // + 32, experts 32 x (2880 x 5760 + 5760 + 2880 x 2880 + 2880).
