@@ -297,6 +297,12 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         throw InputError("model.norm_after_sublayers",
             "modelled for full training with framework plain or hf-transformers only (LoRA, QLoRA and other "
             "frameworks place the kept tensors differently)");
+    // gpt-oss trains through a per-expert loop whose clamps, sigmoid and (up + 1) product keep other tensors
+    // than a SwiGLU, and an eager softmax over the scores and the sinks: not modelled, so not guessed.
+    if (m.clampedSwiGlu && r.mode == Mode::Training)
+        throw InputError("model.clamped_swiglu",
+            "inference or serving (gpt-oss: the training activations of its clamped GLU experts and attention "
+            "sinks are not modelled)");
     if (m.attentionType == AttentionType::Mla)
         if (!(m.mla.kvLoraRank > 0 && m.mla.vHeadDim > 0 && m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim > 0))
             throw InputError(

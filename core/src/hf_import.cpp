@@ -145,6 +145,54 @@ Count qwenDenseLeadingLayers(ConfigReader& r, Count layers)
     return leading;
 }
 
+/// gpt-oss (modeling_gpt_oss.py, configuration_gpt_oss.py), after the shared decoder keys are read.
+void importGptOss(ConfigReader& r, const json& cfg, ModelSpec& m, std::vector<std::string>& warnings)
+{
+    // GptOssConfig defaults head_dim to 64, not hidden / heads: only a named value is read.
+    if (!cfg.contains("head_dim"))
+        throw InputError(r.path("head_dim"), "missing: GptOssConfig would default it to 64; name it");
+    m.bias = r.flag("attention_bias").value_or(true); // q, k, v, o (GptOssConfig: attention_bias=True)
+    m.attentionSinks = true;
+    m.clampedSwiGlu = true;
+    m.normScaleFp32 = true; // GptOssRMSNorm: (weight * x).to(dtype)
+    m.moe.numExperts = r.req("num_local_experts", "model.moe.num_experts");
+    m.moe.topK = r.opt("num_experts_per_tok", "model.moe.top_k", 1).value_or(4);
+    m.moe.expertFfnHiddenSize = m.ffnHiddenSize;
+    m.moe.routerBias = true; // GptOssTopKRouter.bias [num_experts]
+    m.moe.expertBias = true; // gate_up_proj_bias [E, 2 x intermediate], down_proj_bias [E, hidden]
+    // Sliding and full layers: layer_types, or GptOssConfig's default (odd layers full).
+    if (cfg.contains("sliding_window") && cfg.at("sliding_window").is_null())
+        throw InputError(r.path("sliding_window"), "expected the window of the sliding_attention layers, got null");
+    m.slidingWindow = r.opt("sliding_window", "model.sliding_window", 1).value_or(128);
+    m.globalLayerInterval = 2;
+    if (r.has("layer_types")) {
+        const json& lt = cfg.at("layer_types");
+        const std::string where = r.path("layer_types");
+        if (!lt.is_array() || lt.size() != static_cast<size_t>(m.numLayers))
+            throw InputError(where,
+                "expected one of \"sliding_attention\" or \"full_attention\" per layer (" + std::to_string(m.numLayers)
+                    + ")");
+        Count interval = 0;
+        for (size_t i = 0; i < lt.size() && interval == 0; ++i)
+            if (lt[i] == "full_attention")
+                interval = static_cast<Count>(i + 1);
+        bool everyNth = interval > 0;
+        for (size_t i = 0; i < lt.size() && everyNth; ++i)
+            everyNth = lt[i] == (static_cast<Count>(i + 1) % interval == 0 ? "full_attention" : "sliding_attention");
+        if (!everyNth)
+            throw InputError(where,
+                "a pattern where every Nth layer attends fully and the others slide: VRAM Lab models that pattern "
+                "only (pipeline stages would hold other layers than the estimate assumes)");
+        m.globalLayerInterval = interval;
+        r.sources["model.global_layer_interval"] = where;
+    }
+    if (cfg.contains("quantization_config"))
+        warnings.push_back("quantization_config: the checkpoint stores the experts as MXFP4 (4-bit values + an 8-bit "
+                           "scale per 32 values, about 4.25 bits each); this scenario holds every weight in "
+                           "run.precision, as transformers does when it dequantizes them; MXFP4-resident experts "
+                           "(vLLM, transformers with the MXFP4 kernels) are not modelled");
+}
+
 /// The scenario reader's limits and the estimator's checks, applied to the imported model so
 /// import-hf never writes a scenario that estimate then rejects (issue 17). The error names
 /// the config key that fed the failing scenario key.
@@ -285,7 +333,8 @@ HfImport importHfConfig(const json& root)
         // Qwen2 and Qwen2-MoE: q, k, v bias=True, o bias=False, hard-coded (modeling_qwen2.py).
         m.qkvBias = type == "qwen2" || type == "qwen2_moe";
 
-        if (type == "llama" || type == "granite" || type == "olmo2" || type == "qwen3" || type == "qwen3_moe") {
+        if (type == "llama" || type == "granite" || type == "olmo2" || type == "olmoe" || type == "qwen3"
+            || type == "qwen3_moe") {
             // attention_bias adds a bias to q, k, v AND o (modeling_llama.py, modeling_qwen3.py);
             // mlp_bias to gate, up, down. The model spec has "every linear" or "q, k, v only".
             const bool attn = r.flag("attention_bias").value_or(false);
@@ -373,6 +422,27 @@ HfImport importHfConfig(const json& root)
             m.moe.routerBias = method == "noaux_tc";
         }
     }
+    if (type == "olmoe") {
+        // modeling_olmoe.py: q_norm = OlmoeRMSNorm(hidden_size), k_norm over kv_heads x head_dim (whole
+        // projections, before the split into heads); OlmoeRMSNorm casts before the weight (no fp32 scale).
+        // Every layer is a OlmoeSparseMoeBlock: Linear(hidden, num_experts, bias=False) and num_experts
+        // OlmoeMLP(intermediate_size); no shared expert.
+        m.qkNorm = m.qkNormFullWidth = true;
+        m.moe.numExperts = r.req("num_experts", "model.moe.num_experts");
+        m.moe.topK = r.req("num_experts_per_tok", "model.moe.top_k");
+        m.moe.expertFfnHiddenSize = m.ffnHiddenSize;
+    }
+    if (type == "granitemoe") {
+        // modeling_granitemoe.py: q, k, v, o with bias=attention_bias (every layer is MoE, so m.bias adds no
+        // MLP bias); experts input_linear [E, 2 x intermediate, hidden] = gate + up, output_linear [E, hidden,
+        // intermediate], no expert bias; router Linear(hidden, E, bias=False).
+        m.bias = r.flag("attention_bias").value_or(false);
+        m.moe.numExperts = r.req("num_local_experts", "model.moe.num_experts");
+        m.moe.topK = r.req("num_experts_per_tok", "model.moe.top_k");
+        m.moe.expertFfnHiddenSize = m.ffnHiddenSize;
+    }
+    if (type == "gpt_oss")
+        importGptOss(r, cfg, m, out.warnings);
     if (m.numHeads > 0 && m.numKvHeads > 0 && m.numHeads % m.numKvHeads != 0)
         throw InputError(r.path("num_key_value_heads"),
             "expected a divisor of num_attention_heads (" + std::to_string(m.numHeads) + ")");
@@ -389,6 +459,9 @@ Scenario scenarioFromHf(const HfImport& imported, const std::string& name)
     sc.run.sequenceLength = maxPos > 0 ? std::min<Count>(4096, maxPos) : 4096;
     sc.run.inference.contextLength = sc.run.sequenceLength;
     sc.warnings = imported.warnings;
+    // gpt-oss: its training activations are not modelled (validateRun refuses them), its inference is.
+    if (imported.model.clampedSwiGlu)
+        sc.run.mode = Mode::Inference;
     return sc;
 }
 

@@ -245,12 +245,28 @@ constexpr HfKeyRule kPhi3[] = {
 constexpr HfKeyRule kGranite[] = {
     rule("attention_bias", M, "bias on q, k, v and o (modeling_granite.py); only together with mlp_bias, else refused"),
     rule("mlp_bias", M, "bias on gate, up and down; only together with attention_bias, else refused"),
+};
+
+// The four scalars Granite and Granite MoE share (modeling_granite.py, modeling_granitemoe.py).
+constexpr HfKeyRule kGraniteScalars[] = {
     rule("embedding_multiplier", X, "scales the embedding output by a constant: no tensor kept"),
     rule("residual_multiplier", X, "scales each sublayer output before the residual add: no tensor kept"),
     rule("attention_multiplier", X, "the attention's softmax scale"),
     rule("logits_scaling", X,
         "divides the logits by a constant: nothing kept for backward, and the moment with both 16-bit copies is "
         "below the loss's 16-bit + fp32 pair"),
+};
+
+// Granite MoE (modeling_granitemoe.py): Granite's attention and scalars; every layer a GraniteMoeMoE:
+// router GraniteMoeTopKGating Linear(hidden, num_local_experts, bias=False), input_linear
+// [E, 2 x intermediate, hidden] (gate and up fused, no bias) and output_linear [E, hidden, intermediate].
+constexpr HfKeyRule kGraniteMoe[] = {
+    rule("attention_bias", M, "bias on q, k, v and o (the experts have none)"),
+    rule("num_local_experts", M, "experts per layer, each a gated MLP of intermediate_size"),
+    rule("num_experts_per_tok", M, "experts each token goes through (active parameters, activations)"),
+    rule("router_aux_loss_coef", X, "weight of the load-balancing loss"),
+    rule("output_router_logits", N, "true keeps every layer's router logits for the auxiliary loss (not modelled)",
+        isFalse, "false"),
 };
 
 // OLMo-2 (modeling_olmo2.py): Llama's shapes, q/k norms over all heads, norms after the sublayers.
@@ -312,6 +328,66 @@ constexpr HfKeyRule kDeepseekV3[] = {
     rule("attention_bias", N, "biases on the MLA projections, not modelled", isFalse, "false"),
 };
 
+// OLMoE (modeling_olmoe.py): Llama's pre-norm layers, q_norm over the whole q projection (hidden) and
+// k_norm over kv_heads x head_dim, head_dim always hidden / heads, every layer a MoE of num_experts
+// OlmoeMLP(intermediate_size) behind a Linear(hidden, num_experts, bias=False) router, no shared expert.
+constexpr HfKeyRule kOlmoe[] = {
+    rule("attention_bias", M, "bias on q, k, v and o (modeling_olmoe.py); true is refused: no MLP bias to pair with"),
+    rule("clip_qkv", N, "clamps q, k and v in place; in training each clamp keeps a tensor for backward (not modelled)",
+        isNull, "null"),
+    rule("num_experts", M, "experts per layer, each an MLP of intermediate_size (router output width)"),
+    rule("num_experts_per_tok", M, "experts each token goes through (active parameters, activations)"),
+    rule("norm_topk_prob", X, "renormalises the top-k weights: arithmetic on (tokens x k), no new tensor kept"),
+    rule("router_aux_loss_coef", X, "weight of the load-balancing loss"),
+    rule("output_router_logits", N, "true keeps every layer's router logits for the auxiliary loss (not modelled)",
+        isFalse, "false"),
+};
+
+bool gptOssMxfp4Experts(const json& v, const json&)
+{
+    // openai/gpt-oss-20b and -120b: MXFP4 experts; attention, router, embedding and head unquantized.
+    if (!v.is_object() || !v.contains("quant_method") || v.at("quant_method") != "mxfp4")
+        return false;
+    for (auto it = v.begin(); it != v.end(); ++it)
+        if (it.key() != "quant_method" && it.key() != "modules_to_not_convert")
+            return false;
+    if (!v.contains("modules_to_not_convert"))
+        return false;
+    const json want
+        = json::array({ "model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens", "lm_head" });
+    return v.at("modules_to_not_convert") == want;
+}
+
+// gpt-oss (modeling_gpt_oss.py): q, k, v, o with bias=attention_bias, a learnable sink logit per head,
+// sliding_window / full layers as layer_types says, every layer a MoE: GptOssTopKRouter (weight and bias)
+// and GptOssExperts (gate_up_proj [E, hidden, 2 x intermediate] + bias, down_proj + bias); its RMSNorm
+// multiplies the weight in fp32 (as OLMo-2's).
+constexpr HfKeyRule kGptOss[] = {
+    rule("head_dim", M, "per-head width (64, not hidden / heads)"),
+    rule("attention_bias", M, "bias on q, k, v and o (the experts' biases are always there)"),
+    rule("sliding_window", M, "the sliding_attention layers attend to this many tokens (KV cache of those layers)"),
+    rule("layer_types", M,
+        "which layers slide and which attend fully; only \"every Nth layer full\" patterns are expressible"),
+    rule("num_local_experts", M, "experts per layer (router width, expert weights and biases)"),
+    rule("num_experts_per_tok", M, "experts each token goes through (active parameters, activations)"),
+    rule("experts_per_token", X, "OpenAI's own name in the same file; modeling_gpt_oss.py reads num_experts_per_tok"),
+    rule("initial_context_length", X, "OpenAI's YaRN base length; transformers reads rope_scaling: buffers only"),
+    rule("swiglu_limit", X,
+        "the clamp bound of the GLU (7.0): a value, not a shape; the clamped GLU itself is model.clamped_swiglu, "
+        "whose training is refused"),
+    rule("swiglu_alpha", X, "the sigmoid gain of the clamped GLU (1.702): a value, not a shape"),
+    rule("router_aux_loss_coef", X, "weight of the load-balancing loss"),
+    rule("output_router_logits", N, "true keeps every layer's router logits for the auxiliary loss (not modelled)",
+        isFalse, "false"),
+    rule("quantization_config", N,
+        "the checkpoint stores the experts as MXFP4 (4-bit values + an 8-bit scale per 32); the import counts the "
+        "parameters as the model defines them and holds every weight in the scenario's precision, as transformers "
+        "does when it dequantizes (training, Mxfp4Config(dequantize=True), no MXFP4 kernels); MXFP4-resident "
+        "serving is not modelled (the import says so in a warning)",
+        gptOssMxfp4Experts,
+        "{\"quant_method\": \"mxfp4\", \"modules_to_not_convert\": [self_attn, mlp.router, embed_tokens, lm_head]}"),
+};
+
 constexpr HfFamily kFamilies[] = {
     { "llama", "models/llama/modeling_llama.py", { kLlama, kDecoder, kCommon } },
     { "mistral", "models/mistral/modeling_mistral.py", { kMistral, kDecoder, kCommon } },
@@ -332,8 +408,11 @@ constexpr HfFamily kFamilies[] = {
     { "deepseek_v2", "models/deepseek_v2/modeling_deepseek_v2.py", { kDeepseekV3, kDecoder, kCommon } },
     { "deepseek_v3", "models/deepseek_v3/modeling_deepseek_v3.py", { kDeepseekV3, kDecoder, kCommon } },
     { "starcoder2", "models/starcoder2/modeling_starcoder2.py", { kStarcoder2, kDecoder, kCommon } },
-    { "granite", "models/granite/modeling_granite.py", { kGranite, kDecoder, kCommon } },
+    { "granite", "models/granite/modeling_granite.py", { kGranite, kGraniteScalars, kDecoder, kCommon } },
+    { "granitemoe", "models/granitemoe/modeling_granitemoe.py", { kGraniteMoe, kGraniteScalars, kDecoder, kCommon } },
     { "olmo2", "models/olmo2/modeling_olmo2.py", { kOlmo2, kDecoder, kCommon } },
+    { "olmoe", "models/olmoe/modeling_olmoe.py", { kOlmoe, kDecoder, kCommon } },
+    { "gpt_oss", "models/gpt_oss/modeling_gpt_oss.py", { kGptOss, kDecoder, kCommon } },
 };
 
 } // namespace

@@ -70,6 +70,9 @@ void attention(Builder& b, const ModelSpec& m)
     b.linear("layers.attn.k.weight", "layers.attn.k.bias", ParamGroup::Attention, "k", h, m.kvWidth(), qkvBias, L, L);
     b.linear("layers.attn.v.weight", "layers.attn.v.bias", ParamGroup::Attention, "v", h, m.kvWidth(), qkvBias, L, L);
     b.linear("layers.attn.o.weight", "layers.attn.o.bias", ParamGroup::Attention, "o", m.qWidth(), h, m.bias, L, L);
+    // gpt-oss: self_attn.sinks = nn.Parameter(torch.empty(num_attention_heads)) (modeling_gpt_oss.py GptOssAttention).
+    if (m.attentionSinks)
+        b.vector("layers.attn.sinks", ParamGroup::Attention, m.numHeads, L);
     if (m.qkNorm) {
         // OLMo-2 normalizes q and k before splitting them into heads: Olmo2RMSNorm(heads x head_dim).
         b.norm("layers.attn.q_norm.weight", {}, NormKind::RmsNorm, m.qkNormFullWidth ? m.qWidth() : m.headDim, L);
@@ -114,9 +117,11 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
         b.linear("moe_layers.router.weight", {}, ParamGroup::Router, "router", h, m.moe.numExperts, false, ml, ml);
         if (m.moe.routerBias)
             b.vector("moe_layers.router.expert_bias", ParamGroup::Router, m.moe.numExperts, ml);
-        b.mlp({ "moe_layers.experts.gate.weight", {}, "moe_layers.experts.up.weight", {},
-                  "moe_layers.experts.down.weight", {} },
-            ParamGroup::Expert, m, m.expertWidth(), false, checkedMul(ml, m.moe.numExperts),
+        // gpt-oss fuses gate and up into gate_up_proj [E, hidden, 2 x width] with a [E, 2 x width] bias: the same
+        // elements as separate gate and up projections with their biases.
+        b.mlp({ "moe_layers.experts.gate.weight", "moe_layers.experts.gate.bias", "moe_layers.experts.up.weight",
+                  "moe_layers.experts.up.bias", "moe_layers.experts.down.weight", "moe_layers.experts.down.bias" },
+            ParamGroup::Expert, m, m.expertWidth(), m.moe.expertBias, checkedMul(ml, m.moe.numExperts),
             checkedMul(ml, m.moe.topK));
         if (m.moe.sharedExperts > 0)
             b.mlp({ "moe_layers.shared_experts.gate.weight", {}, "moe_layers.shared_experts.up.weight", {},

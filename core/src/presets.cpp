@@ -88,6 +88,12 @@ std::vector<Preset> build()
     add("mixtral-8x7b", mixtral, 46702792704, true,
         "mistralai/Mixtral-8x7B-v0.1 config.json; 46,702,792,704 parameters (12.9B active)");
 
+    ModelSpec mixtral22 = llamaStyle("Mixtral 8x22B", 32000, 6144, 56, 48, 8, 16384, 65536);
+    mixtral22.moe = { 8, 2, 0, 16384, 0, false };
+    add("mixtral-8x22b", mixtral22, 140620634112, true,
+        "mistralai/Mixtral-8x22B-v0.1 config.json (tests/data/hf/mixtral-8x22b.json); 140,620,634,112 parameters "
+        "(Hub safetensors total of the same tensors' mirrors; 39.2B active)");
+
     add("mistral-7b-v0.3", llamaStyle("Mistral 7B v0.3", 32768, 4096, 32, 32, 8, 14336, 32768), 7248023552, true,
         "mistralai/Mistral-7B-v0.3 config.json (no sliding window, 32,768-token vocabulary); 7,248,023,552 "
         "parameters (Hub safetensors total)");
@@ -190,6 +196,15 @@ std::vector<Preset> build()
     add("olmo-2-13b", olmo2("OLMo 2 13B", 5120, 40, 40, 13824), 13716198400, true,
         "allenai/OLMo-2-1124-13B config.json; model.safetensors.index.json total_size 54,864,793,600 B = "
         "13,716,198,400 fp32 parameters");
+
+    // OLMoE (modeling_olmoe.py): Llama's pre-norm layers, QK-norm over whole projections, every layer
+    // 64 experts of 1024 behind a bias-free router, top-8, untied.
+    ModelSpec olmoe = llamaStyle("OLMoE 1B-7B", 50304, 2048, 16, 16, 16, 1024, 4096);
+    olmoe.qkNorm = olmoe.qkNormFullWidth = true;
+    olmoe.moe = { 64, 8, 0, 1024, 0, false };
+    add("olmoe-1b-7b", olmoe, 6919161856, true,
+        "allenai/OLMoE-1B-7B-0924 config.json shapes (tests/data/hf/olmoe-1b-7b-0924.json); 6,919,161,856 "
+        "parameters (Hub safetensors total), 1.28B active");
 
     family = "Granite";
     ModelSpec granite = llamaStyle("Granite 3.3 8B", 49159, 4096, 40, 32, 8, 12800, 131072);

@@ -419,6 +419,12 @@ const ScenarioField kFields[] = {
         "No norm before attention or the MLP; their outputs are normalized before the residual add (OLMo-2)."),
     boolean<REF(s.model.normScaleFp32)>("model.norm_scale_fp32",
         "RMSNorm multiplies its weight in fp32 before casting back (OLMo-2): it keeps the fp32 normalized tensor."),
+    when(boolean<REF(s.model.attentionSinks)>("model.attention_sinks",
+             "A learnable logit per query head and layer joins each softmax (gpt-oss): heads values per layer."),
+        [](const Scenario& s) { return s.model.attentionSinks; }),
+    when(boolean<REF(s.model.clampedSwiGlu)>("model.clamped_swiglu",
+             "gpt-oss's clamped GLU experts: inference and serving are modelled, training is refused."),
+        [](const Scenario& s) { return s.model.clampedSwiGlu; }),
     boolean<REF(s.model.tiedEmbeddings)>("model.tied_embeddings", "The LM head shares the embedding's weights."),
     real<REF(s.model.dropout)>(
         "model.dropout", 0.0, 1.0, true, "", "Dropout probability: each dropout keeps a mask for backward."),
@@ -447,8 +453,12 @@ const ScenarioField kFields[] = {
     when(integer<REF(s.model.moe.firstDenseLayers)>("model.moe.first_dense_layers", 0, kMaxLayers, "layers",
              "Leading layers with a dense MLP of ffn_hidden_size."),
         moeEnabled),
-    when(boolean<REF(s.model.moe.routerBias)>("model.moe.router_bias", "Per-expert router bias (DeepSeek-V3)."),
+    when(
+        boolean<REF(s.model.moe.routerBias)>("model.moe.router_bias", "Per-expert router bias (DeepSeek-V3, gpt-oss)."),
         moeEnabled),
+    when(boolean<REF(s.model.moe.expertBias)>(
+             "model.moe.expert_bias", "Biases on each routed expert's gate, up and down projections (gpt-oss)."),
+        [](const Scenario& s) { return s.model.moe.enabled() && s.model.moe.expertBias; }),
     when(integer<REF(s.model.moe.sharedExpertFfnHiddenSize)>("model.moe.shared_expert_ffn_hidden_size", 0, kMaxFfn, "",
              "Width of one shared expert's MLP; 0 = the routed expert width."),
         [](const Scenario& s) {

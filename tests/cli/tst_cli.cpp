@@ -400,6 +400,17 @@ private slots:
         QCOMPARE(m.code, 0);
         QCOMPARE(
             QJsonDocument::fromJson(m.out).object()["params"].toObject()["total"].toInteger(), qint64(14'315'784'192));
+        // gpt-oss: an inference scenario (its training is not modelled), and a warning that the MXFP4
+        // experts are held in the scenario's precision.
+        const QString oss = dir.filePath("oss.json");
+        const Run g = cli({ "import-hf", data("hf/gpt-oss-20b.json"), "-o", oss });
+        QCOMPARE(g.code, 0);
+        QVERIFY2(g.out.contains("(gpt_oss), 20,914,757,184 parameters"), g.out.constData());
+        QVERIFY2(g.err.contains("warning: quantization_config") && g.err.contains("MXFP4"), g.err.constData());
+        const Run ge = cli({ "estimate", oss, "--json" });
+        QCOMPARE(ge.code, 0);
+        QCOMPARE(
+            QJsonDocument::fromJson(ge.out).object()["params"].toObject()["total"].toInteger(), qint64(20'914'757'184));
     }
 
     void validate()

@@ -4,6 +4,7 @@
 // past the stated limits, runs kept across an imported model, no verdict without a GPU.
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
+#include "vramlab/hf_import.h"
 #include "vramlab/planner.h"
 #include "vramlab/presets.h"
 #include "vramlab/report_json.h"
@@ -301,6 +302,16 @@ private slots:
         // Nothing to change on a model the run suits.
         RunSpec same = readScenario(base()).run;
         QVERIFY(adaptRunToModel(findPreset("llama-3-8b")->model, same).empty());
+        // gpt-oss imported over a training run: its training is not modelled, so the run becomes inference.
+        const std::string cfg = std::string(VRAMLAB_TEST_DATA_DIR) + "/hf/gpt-oss-20b.json";
+        const ModelSpec oss = importHfConfig(parseJsonText(readTextFile(cfg), cfg)).model;
+        RunSpec training = readScenario(base()).run;
+        QVERIFY(training.mode == Mode::Training);
+        const std::vector<std::string> toInference = adaptRunToModel(oss, training);
+        QVERIFY(training.mode == Mode::Inference);
+        QCOMPARE(toInference.size(), size_t(1));
+        QVERIFY(toInference[0].rfind("model.clamped_swiglu: mode training -> inference", 0) == 0);
+        validateRun(oss, training);
     }
 };
 

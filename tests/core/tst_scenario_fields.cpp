@@ -34,6 +34,9 @@ Scenario richScenario()
     sc.model.moe.sharedExperts = 1;
     sc.model.moe.sharedExpertFfnHiddenSize = 1024;
     sc.model.moe.sharedExpertGate = true;
+    sc.model.moe.expertBias = true;
+    sc.model.attentionSinks = true;
+    sc.model.clampedSwiGlu = true; // written only when set; training it is refused by validateRun, not the reader
     sc.model.attentionType = AttentionType::Mla;
     sc.model.mla = { 512, 256, 64, 32, 64 };
     sc.run.finetune.method = FinetuneMethod::Qlora;

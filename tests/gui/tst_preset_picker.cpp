@@ -73,13 +73,13 @@ private slots:
         QTest::newRow("qwen") << "qwen"
                               << "Qwen" << 3;
         QTest::newRow("case-insensitive") << "OLMO"
-                                          << "OLMo" << 2;
+                                          << "OLMo" << 3; // OLMo 2 7B, 13B and OLMoE 1B-7B
         QTest::newRow("by key") << "phi-4"
                                 << "Phi" << 1;
         QTest::newRow("by family") << "smollm2"
                                    << "SmolLM2" << 2;
         QTest::newRow("moe in names") << "moe"
-                                      << "" << 3;
+                                      << "" << 4; // with OLMoE
         QTest::newRow("nothing") << "no such model"
                                  << "" << 0;
     }

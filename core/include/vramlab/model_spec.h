@@ -19,7 +19,10 @@ struct MoeSpec {
     Count sharedExperts = 0; ///< always-active experts (DeepSeek)
     Count expertFfnHiddenSize = 0; ///< width of one expert's MLP; 0 = ffn_hidden_size
     Count firstDenseLayers = 0; ///< leading layers with a dense MLP of ffn_hidden_size
-    bool routerBias = false; ///< per-expert bias of the router (DeepSeek-V3 e_score_correction_bias)
+    bool routerBias = false; ///< per-expert bias of the router (DeepSeek-V3 e_score_correction_bias, the gpt-oss
+                             ///< router Linear's bias): num_experts values per MoE layer
+    bool expertBias = false; ///< biases on each routed expert's gate, up and down (gpt-oss gate_up_proj_bias of
+                             ///< 2 x width and down_proj_bias of hidden, modeling_gpt_oss.py GptOssExperts)
     Count sharedExpertFfnHiddenSize = 0; ///< width of one shared expert's MLP; 0 = the routed expert width (DeepSeek).
                                          ///< Qwen2-MoE: shared_expert_intermediate_size (5632 vs 1408 routed)
     bool sharedExpertGate = false; ///< Qwen2-MoE: sigmoid gate Linear(hidden, 1, bias=False) scaling the shared
@@ -63,6 +66,9 @@ struct ModelSpec {
                                 ///< fp32 normalized tensor is what the weight's gradient keeps
     bool parallelResidual = false; ///< x + attn(norm_1(x)) + mlp(norm_2(x)) (GPT-NeoX, Phi, StableLM-Alpha)
     bool sharedAttentionNorm = false; ///< with parallelResidual: the MLP reads norm_1's output (Phi-1.5)
+    bool attentionSinks = false; ///< a learnable logit per query head and layer joins each softmax (gpt-oss sinks)
+    bool clampedSwiGlu = false; ///< gpt-oss experts: min(gate, 7) * sigmoid(1.702 min(gate, 7)) * (clamp(up, -7, 7)
+                                ///< + 1); the tensors its training keeps are not modelled (training is refused)
     bool tiedEmbeddings = false;
     double dropout = 0.0;
     Count slidingWindow = 0; ///< 0 = full attention in every layer
