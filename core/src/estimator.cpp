@@ -331,6 +331,19 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         throw InputError("run.parallelism.offload_params",
             "expected zero_stage 3 (parameter offload is ZeRO-Infinity), got zero_stage " + n(p.zeroStage));
     const Count dp = p.dataParallel();
+    if (p.fsdpShardGroup > 0) {
+        const Count g = p.fsdpShardGroup;
+        if (p.zeroStage != 3 || dp % g != 0 || g % p.contextParallel != 0)
+            throw InputError("run.parallelism.fsdp_shard_group",
+                "expected a divisor of gpus / (tensor_parallel x pipeline_parallel) (" + n(dp)
+                    + ") that is a multiple of context_parallel (" + n(p.contextParallel) + "), with zero_stage 3, got "
+                    + n(g) + (p.zeroStage != 3 ? " with zero_stage " + n(p.zeroStage) : ""));
+        if (p.expertParallel > 1 || p.offloadParams || p.offloadOptimizer)
+            throw InputError("run.parallelism.fsdp_shard_group",
+                "HSDP is modelled without expert parallelism and without offload (how their shards split over the "
+                "replicas is not modelled yet); expected no key or "
+                    + n(dp));
+    }
     if (!(dp % p.expertParallel == 0))
         throw InputError("run.parallelism.expert_parallel",
             "expected a divisor of the data-parallel size (" + n(dp) + "), got " + n(p.expertParallel));

@@ -177,9 +177,14 @@ StepTimeParts stepTime(const ModelSpec& m, const RunSpec& r, const Report& rep)
         case 2:
             bytes = micro * share * trainable * gradB + share * trainable * weightB;
             break; // reduce-scatter per micro-batch
-        default:
-            bytes = micro * share * (trainable * gradB + 2 * params * weightB);
+        default: {
+            // HSDP: the gathers and the reduce-scatter run inside a shard group of g GPUs, then each shard's
+            // gradient is all-reduced across the dp / g replicas (FSDP2 does both every backward).
+            const double g = static_cast<double>(par.shardGroup()), replicas = dp / g;
+            bytes = micro * (g - 1) / g * (trainable * gradB + 2 * params * weightB)
+                + micro * 2 * (replicas - 1) / replicas * trainable / g * gradB;
             break; // + gathers in forward and backward
+        }
         }
         t.dataParallelS = bytes / link;
     }

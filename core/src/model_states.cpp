@@ -117,7 +117,7 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
 {
     ModelStateBytes out;
     const Parallelism& par = r.parallelism;
-    const Count dp = std::max<Count>(1, par.dataParallel());
+    const Count dp = std::max<Count>(1, par.shardGroup()); // HSDP: the replicas each hold a whole set of shards
     const Count expertDp = std::max<Count>(1, dp / std::max<Count>(1, par.expertParallel));
     const int zero = r.mode == Mode::Training ? par.zeroStage : 0; // serving replicas hold whole weights
     const bool training = r.mode == Mode::Training;
@@ -228,6 +228,9 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     if (training && par.fsdp2 && zero == 3 && reg.master)
         out.weightsFormula = "FSDP2 mixed precision: no resident " + std::string(toString(reg.working))
             + " shard (the fp32 shard is the parameter; 16-bit copies only while a block is gathered)";
+    if (training && zero == 3 && par.fsdpShardGroup > 0)
+        out.weightsFormula += "; HSDP: sharded over groups of " + std::to_string(dp) + " GPUs, replicated "
+            + std::to_string(par.dataParallel() / dp) + " times";
     if (!training) {
         out.weightsFormula = (params.empty() ? std::string("no weights") : frozen) + zeroNote(dp, zero, 3);
         return out;

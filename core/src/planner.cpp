@@ -127,6 +127,7 @@ void setCandidate(RunSpec& r, const PlanCandidate& c, Count gpus)
     p.sequenceParallel = c.sequenceParallel;
     p.offloadOptimizer = c.offloadOptimizer;
     p.offloadParams = c.offloadParams;
+    p.fsdpShardGroup = 0; // its setups shard over every data-parallel rank (HSDP is not a planner choice)
     r.microBatchSize = c.microBatch;
     r.gradientAccumulationSteps = c.accumulation;
     r.checkpointing = c.checkpointing;

@@ -272,21 +272,28 @@ json writeReshard(const Scenario& s)
 }
 
 // torchtitan shards with FSDP over dp_shard x cp (parallelize_llama.py@9dec370ad26b5f8e9a7333a0e36165018262644b:
-// world_mesh[("dp_shard_cp",)]), which is every GPU of a tensor x pipeline replica: what zero_stage 3 over
-// gpus / (tensor x pipeline) already models. The key restates that group or is refused (HSDP); it is read
-// after gpus, tensor_parallel, pipeline_parallel and zero_stage (table order) and not written back.
+// world_mesh[("dp_shard_cp",)]), which is every GPU of a tensor x pipeline replica unless dp_replicate > 1
+// (HSDP: fully_shard over a 2-D mesh, torch/distributed/_composable/fsdp/fully_shard.py: sharded over the
+// shard dimension, replicated over the other; FSDP1 HYBRID_SHARD likewise). The key is read after gpus,
+// tensor_parallel, pipeline_parallel and zero_stage (table order); restating the whole group is stored as
+// no key, so that a later change of gpus keeps sharding over every rank. The rest is checked in validateRun.
 void readFsdpShardGroup(Scenario& s, const json& v, const std::string& path, std::vector<std::string>&)
 {
     if (v.is_null())
         return;
-    const Parallelism& p = s.run.parallelism;
-    const Count group = p.dataParallel();
-    if (!v.is_number_integer() || v.get<Count>() != group || p.zeroStage != 3)
+    Parallelism& p = s.run.parallelism;
+    if (!v.is_number_integer() || v.get<Count>() < 1 || p.zeroStage != 3)
         throw InputError(path,
-            "not modelled yet (sharding over a subgroup, HSDP); expected " + std::to_string(group)
-                + " (gpus / (tensor_parallel x pipeline_parallel), with zero_stage 3) or no key, got "
+            "expected the number of GPUs FSDP shards over (an integer >= 1, with zero_stage 3), got "
                 + JsonObjectReader::describe(v)
                 + (p.zeroStage != 3 ? " with zero_stage " + std::to_string(p.zeroStage) : ""));
+    const Count group = v.get<Count>();
+    p.fsdpShardGroup = group == p.dataParallel() ? 0 : group;
+}
+
+json writeFsdpShardGroup(const Scenario& s)
+{
+    return s.run.parallelism.fsdpShardGroup > 0 ? json(s.run.parallelism.fsdpShardGroup) : json();
 }
 
 GpuSpec readGpuObject(const json& v, const std::string& path, std::vector<std::string>& warnings)
@@ -565,9 +572,9 @@ const ScenarioField kFields[] = {
              "K and V."),
         [](const Scenario& s) { return s.run.parallelism.contextParallel != 1; }),
     custom("run.parallelism.fsdp_shard_group",
-        "GPUs FSDP shards over: accepted when it restates gpus / (tensor x pipeline), which includes the context-"
-        "parallel ranks (HSDP, a smaller group, is not modelled).",
-        readFsdpShardGroup, [](const Scenario&) { return json(); }),
+        "GPUs FSDP shards over (HSDP): a divisor of gpus / (tensor x pipeline) and a multiple of context_parallel; "
+        "the states are replicated across the groups. Default: all of them.",
+        readFsdpShardGroup, writeFsdpShardGroup),
     unmodelled("run.parallelism.pipeline_schedule", "\"1F1B\"", "only 1F1B's micro-batches in flight are modelled"),
     unmodelled("run.parallelism.async_tp", "false", "asynchronous tensor parallelism's extra buffers"),
 

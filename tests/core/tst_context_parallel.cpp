@@ -8,6 +8,7 @@
 #include "vramlab/activation_model.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
+#include "vramlab/precision_regime.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/step_timeline.h"
 
@@ -84,6 +85,7 @@ private slots:
     void timelineAddsRingBuffersPerLayer();
     void refusalsNameTheKey();
     void fsdpShardGroupRestatesTheGroup();
+    void hsdpShardsWithinItsGroup();
     void keyRoundTrips();
 };
 
@@ -231,17 +233,56 @@ void TstContextParallel::refusalsNameTheKey()
         std::string(""));
 }
 
-// torchtitan shards with FSDP over dp_shard x cp: all gpus / (tp x pp). The key is accepted when it says so.
+// torchtitan shards with FSDP over dp_shard x cp: all gpus / (tp x pp) unless dp_replicate > 1 (HSDP).
 void TstContextParallel::fsdpShardGroupRestatesTheGroup()
 {
     QCOMPARE(refusal({ { "parallelism", { { "context_parallel", 2 }, { "fsdp_shard_group", 4 } } } }).keyPath(),
         std::string(""));
-    QCOMPARE(refusal({ { "parallelism", { { "fsdp_shard_group", 2 } } } }).keyPath(),
+    QCOMPARE(refusal({ { "parallelism", { { "fsdp_shard_group", 3 } } } }).keyPath(),
+        std::string("run.parallelism.fsdp_shard_group")); // not a divisor of 4
+    QCOMPARE(refusal({ { "parallelism", { { "context_parallel", 4 }, { "fsdp_shard_group", 2 } } } }).keyPath(),
+        std::string("run.parallelism.fsdp_shard_group")); // the CP ranks are inside the shard group
+    QCOMPARE(refusal({ { "parallelism", { { "fsdp_shard_group", 2 }, { "offload_optimizer", true } } } }).keyPath(),
         std::string("run.parallelism.fsdp_shard_group"));
     QCOMPARE(refusal({ { "parallelism", { { "zero_stage", 2 }, { "fsdp_shard_group", 4 } } } }).keyPath(),
         std::string("run.parallelism.fsdp_shard_group"));
     QCOMPARE(refusal({ { "parallelism", { { "fsdp_shard_group", "all" } } } }).keyPath(),
         std::string("run.parallelism.fsdp_shard_group"));
+}
+
+// HSDP (fully_shard over a (replicate, shard) mesh, torch/distributed/_composable/fsdp/fully_shard.py): each
+// GPU keeps what FSDP over its shard group alone keeps; the gathers and the reduce-scatter stay inside the
+// group and each shard's gradient is all-reduced across the replicas.
+void TstContextParallel::hsdpShardsWithinItsGroup()
+{
+    const json h100 = { { "gpu", "h100-sxm-80gb" } };
+    json hsdpRun = h100, fsdp4Run = h100, fsdp8Run = h100;
+    hsdpRun["parallelism"] = { { "gpus", 8 }, { "fsdp_shard_group", 4 } };
+    fsdp8Run["parallelism"] = { { "gpus", 8 } };
+    const Scenario sc = toy(hsdpRun);
+    QCOMPARE(sc.run.parallelism.shardGroup(), Count(4));
+    const Report hsdp = estimate(sc), fsdp4 = estimate(toy(fsdp4Run)), fsdp8 = estimate(toy(fsdp8Run));
+    for (const char* k : { "weights", "master_weights", "gradients", "optimizer_states" })
+        QCOMPARE(hsdp.bytesOf(k), fsdp4.bytesOf(k));
+    QVERIFY(hsdp.bytesOf("optimizer_states") > fsdp8.bytesOf("optimizer_states"));
+    QCOMPARE(hsdp.bytesOf("activations"), fsdp8.bytesOf("activations"));
+    // Restating every rank is FSDP, to the byte and the second.
+    json restated = fsdp8Run;
+    restated["parallelism"]["fsdp_shard_group"] = 8;
+    const Report same = estimate(toy(restated));
+    QCOMPARE(same.peak, fsdp8.peak);
+    QCOMPARE(same.flops.time.dataParallelS, fsdp8.flops.time.dataParallelS);
+    // Per micro-batch: 3/4 x (T x grad + 2 P x weight) inside the group of 4, and 2 x 1/2 x T/4 x grad
+    // across the 2 replicas, over the GPU's link.
+    const double t = static_cast<double>(hsdp.stepInputs.trainableParamsLocal);
+    const double p = static_cast<double>(hsdp.stepInputs.paramsLocal);
+    const PrecisionRegime reg = precisionRegime(sc.run);
+    const double grad = bytesPerElement(reg.gradients), weight = bytesPerElement(reg.working);
+    const double bytes = 0.75 * (t * grad + 2 * p * weight) + 2 * 0.5 * t / 4 * grad;
+    QCOMPARE(hsdp.flops.time.dataParallelS, bytes / (sc.run.gpu->interconnectGBs * 1e9));
+    // Written back as set, read back the same; the planner's setups shard over every rank.
+    QCOMPARE(scenarioToJson(sc).at("run").at("parallelism").at("fsdp_shard_group").get<Count>(), Count(4));
+    QCOMPARE(readScenario(scenarioToJson(sc)).run.parallelism.fsdpShardGroup, Count(4));
 }
 
 void TstContextParallel::keyRoundTrips()

@@ -169,8 +169,8 @@ private slots:
         const Scenario sc = richScenario();
         const Scenario back = readScenario(scenarioToJson(sc));
         for (const ScenarioField& f : scenarioFields())
-            // serving: servingRoundTrips(); fsdp_shard_group only restates gpus / (tp x pp) and is never
-            // written (tst_context_parallel fsdpShardGroupRestatesTheGroup).
+            // serving: servingRoundTrips(); fsdp_shard_group needs zero_stage 3, which this scenario does not
+            // use (tst_context_parallel hsdpShardsWithinItsGroup round-trips it).
             if (f.kind == FieldKind::Custom && f.key != "run.serving" && f.key != "run.parallelism.fsdp_shard_group") {
                 QVERIFY2(!fieldJson(f, sc).is_null(), std::string(f.key).c_str());
                 QCOMPARE(fieldJson(f, back), fieldJson(f, sc));
@@ -210,7 +210,7 @@ private slots:
         std::set<std::string> table;
         for (const ScenarioField& f : scenarioFields())
             if (f.kind != FieldKind::Unmodelled && f.key != "run.serving" // a training run
-                && f.key != "run.parallelism.fsdp_shard_group") // read, never written: it restates gpus / (tp x pp)
+                && f.key != "run.parallelism.fsdp_shard_group") // HSDP only, with zero_stage 3 (see above)
                 table.emplace(f.key);
         QCOMPARE(written, table);
 

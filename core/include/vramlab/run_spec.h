@@ -66,7 +66,12 @@ struct Parallelism {
     /// run.parallelism.sharding "fsdp2": ZeRO-3 as PyTorch FSDP2 does it with mixed precision
     /// (no resident 16-bit shard: the fp32 shard is the parameter).
     bool fsdp2 = false;
+    /// HSDP (run.parallelism.fsdp_shard_group): ZeRO-3 shards over this many data-parallel ranks
+    /// and replicates across dataParallel() / it; 0: over every data-parallel rank.
+    Count fsdpShardGroup = 0;
     Count dataParallel() const { return gpus / (tensorParallel * pipelineParallel); }
+    /// The ranks the sharded states are split over (ZeRO-3's group; HSDP's shard group).
+    Count shardGroup() const { return fsdpShardGroup > 0 ? fsdpShardGroup : dataParallel(); }
     /// Data-parallel replicas that read different samples (FSDP's group less the CP ranks).
     Count sampleParallel() const { return dataParallel() / contextParallel; }
 };
