@@ -41,8 +41,10 @@ public:
         const QEvent::Type type = event->type();
         // VRAMLAB_BENCH_TRACE=1: which widgets a move resizes or re-lays out (what to fix next).
         if (trace && (type == QEvent::Resize || type == QEvent::LayoutRequest))
-            std::fprintf(stderr, "%s %s %s\n", type == QEvent::Resize ? "resize" : "layout",
-                receiver->metaObject()->className(), qPrintable(receiver->objectName()));
+            std::fprintf(stderr, "%s %s %s in %s %s\n", type == QEvent::Resize ? "resize" : "layout",
+                receiver->metaObject()->className(), qPrintable(receiver->objectName()),
+                receiver->parent() ? receiver->parent()->metaObject()->className() : "-",
+                receiver->parent() ? qPrintable(receiver->parent()->objectName()) : "");
         const bool result = QApplication::notify(receiver, event);
         if (type == QEvent::UpdateRequest || type == QEvent::Paint) {
             lastPaintEnd = Clock::now();
