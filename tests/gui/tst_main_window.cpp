@@ -32,6 +32,7 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -240,6 +241,25 @@ private slots:
         QCOMPARE(doc->scenario().run.microBatchSize, Count(3));
         seq->setSliderDown(false);
         QCOMPARE(doc->scenario().run.sequenceLength, Count(4096));
+    }
+
+    void explainChangesOnlyWhatChangedAndShowsTheWholePage()
+    {
+        ScenarioDocument* doc = m_window->document();
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("explainPage")));
+        // Moves that keep the page's structure (numbers change), then ones that change it
+        // (an invalid configuration and back): the page always reads as if set whole.
+        const std::pair<const char*, int> edits[] = { { "run.parallelism.gpus", 16 }, { "run.parallelism.gpus", 64 },
+            { "run.sequence_length", 8192 }, { "run.parallelism.tensor_parallel", 3 },
+            { "run.parallelism.tensor_parallel", 1 }, { "run.parallelism.gpus", 8 } };
+        for (const auto& [key, value] : edits) {
+            doc->setParameter(QString::fromLatin1(key), QVariant::fromValue<qlonglong>(value));
+            QTextBrowser whole;
+            whole.setHtml(doc->report()
+                    ? ExplainView::html(*doc->report())
+                    : QStringLiteral("<h2>Not a valid configuration</h2><p>%1</p>").arg(doc->error().toHtmlEscaped()));
+            QCOMPARE(m_window->explainView()->toPlainText(), whole.toPlainText());
+        }
     }
 
     void hiddenPagesWaitAndShowTheCurrentScenario()
