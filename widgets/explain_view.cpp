@@ -5,6 +5,11 @@
 #include "plot_theme.h"
 
 #include <QScrollBar>
+#include <QTextBlock>
+#include <QTextCursor>
+#include <QTextDocument>
+#include <QTextFrame>
+#include <QTextList>
 
 namespace vramlab {
 
@@ -12,6 +17,7 @@ ExplainView::ExplainView(QWidget* parent)
     : QTextBrowser(parent)
 {
     setOpenExternalLinks(false);
+    document()->setUndoRedoEnabled(false); // patch() edits the page: nothing to undo, nothing kept
 }
 
 QString ExplainView::html(const Report& r)
@@ -93,13 +99,78 @@ QString ExplainView::html(const Report& r)
 
 void ExplainView::setReport(const Report* r, const QString& error)
 {
-    if (!r) {
-        setHtml(QStringLiteral("<h2>Not a valid configuration</h2><p>%1</p>").arg(error.toHtmlEscaped()));
+    QString text
+        = r ? html(*r) : QStringLiteral("<h2>Not a valid configuration</h2><p>%1</p>").arg(error.toHtmlEscaped());
+    if (text == m_html) // parsing and laying out the page again would show the same
         return;
-    }
+    m_html = std::move(text);
     const int scroll = verticalScrollBar()->value();
-    setHtml(html(*r));
+    if (!patch(m_html))
+        setHtml(m_html);
     verticalScrollBar()->setValue(scroll);
+}
+
+namespace {
+
+/// The same place in the page's structure: the same paragraph format, in a list or not, in
+/// the same kind of frame or table.
+bool sameStructure(const QTextBlock& a, const QTextBlock& b)
+{
+    // (Not the block's own character format: a table cell's differs between a page QTextEdit
+    // set and one parsed aside, and it only styles an empty paragraph.)
+    if (a.blockFormat() != b.blockFormat() || !a.textList() != !b.textList())
+        return false;
+    if (a.textList() && a.textList()->format() != b.textList()->format())
+        return false;
+    const QTextFrame* fa = QTextCursor(a).currentFrame();
+    const QTextFrame* fb = QTextCursor(b).currentFrame();
+    return fa->format() == fb->format() && (fa->parentFrame() == nullptr) == (fb->parentFrame() == nullptr);
+}
+
+/// The block's text and character formats are those of `b`.
+bool sameContent(const QTextBlock& a, const QTextBlock& b)
+{
+    if (a.text() != b.text())
+        return false;
+    QTextBlock::iterator i = a.begin(), j = b.begin();
+    for (; !i.atEnd() && !j.atEnd(); ++i, ++j)
+        if (i.fragment().text() != j.fragment().text() || i.fragment().charFormat() != j.fragment().charFormat())
+            return false;
+    return i.atEnd() && j.atEnd();
+}
+
+} // namespace
+
+bool ExplainView::patch(const QString& html)
+{
+    QTextDocument* shown = document();
+    if (shown->isEmpty())
+        return false;
+    QTextDocument fresh; // parsed only: it is never laid out
+    fresh.setDefaultFont(shown->defaultFont());
+    fresh.setDefaultStyleSheet(shown->defaultStyleSheet());
+    fresh.setHtml(html);
+    if (fresh.blockCount() != shown->blockCount())
+        return false;
+    QList<QPair<QTextBlock, QTextBlock>> changed;
+    for (QTextBlock a = shown->begin(), b = fresh.begin(); a.isValid() && b.isValid(); a = a.next(), b = b.next()) {
+        if (!sameStructure(a, b))
+            return false; // another shape of page (a section more or less): set it whole
+        if (!sameContent(a, b))
+            changed.append({ a, b });
+    }
+    // Block by block, each its own edit: the layout shapes and lays out again only the
+    // blocks whose text changed and moves the others.
+    for (const auto& [a, b] : std::as_const(changed)) {
+        QTextCursor c(a);
+        c.movePosition(QTextCursor::EndOfBlock, QTextCursor::KeepAnchor);
+        c.beginEditBlock();
+        c.removeSelectedText();
+        for (QTextBlock::iterator it = b.begin(); !it.atEnd(); ++it)
+            c.insertText(it.fragment().text(), it.fragment().charFormat());
+        c.endEditBlock();
+    }
+    return true;
 }
 
 } // namespace vramlab

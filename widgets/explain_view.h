@@ -15,6 +15,14 @@ public:
     explicit ExplainView(QWidget* parent = nullptr);
     void setReport(const Report* report, const QString& error);
     static QString html(const Report& report);
+
+private:
+    /// Changes only the paragraphs whose text changed when `html` has the page's structure
+    /// (a slider move changes a few numbers; setHtml would parse, shape and lay out every
+    /// paragraph again). False when the structure differs: nothing was changed.
+    bool patch(const QString& html);
+
+    QString m_html; ///< what is shown
 };
 
 } // namespace vramlab

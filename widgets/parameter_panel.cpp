@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <utility>
 
 namespace vramlab {
 
@@ -168,8 +169,12 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
                 const QVariant value = d.kind == ParamDescriptor::Kind::Real
                     ? QVariant(v)
                     : QVariant::fromValue<qlonglong>(qlonglong(v));
-                edit(d, value, slider->isSliderDown()); // a drag merges into one undo step
+                if (slider->isSliderDown())
+                    editLater(d, value); // a drag: one undo step, one estimate per event-loop turn
+                else
+                    edit(d, value, false);
             });
+            connect(slider, &QSlider::sliderReleased, this, &ParameterPanel::applyPending);
             grid->addWidget(slider, row, 1);
             grid->addWidget(editor, row, 2);
             m_sliders.insert(d.key, slider);
@@ -215,8 +220,36 @@ void ParameterPanel::highlight(const QStringList& keys)
 
 void ParameterPanel::edit(const ParamDescriptor& d, const QVariant& value, bool merge)
 {
-    if (!m_refreshing)
-        m_doc->setParameter(d.key, value, merge);
+    if (m_refreshing)
+        return;
+    if (m_pending == &d) // this edit is newer than the drag position still waiting
+        m_pending = nullptr;
+    else if (m_pending)
+        applyPending(); // another control's edit comes after the drag's, as the user made them
+    m_doc->setParameter(d.key, value, merge);
+}
+
+void ParameterPanel::editLater(const ParamDescriptor& d, const QVariant& value)
+{
+    if (m_refreshing)
+        return;
+    if (m_pending && m_pending != &d)
+        applyPending();
+    // Mouse moves arrive faster than a page redraws: each turn of the event loop computes
+    // and draws only the latest position, so a drag never queues up stale work.
+    const bool scheduled = m_pending != nullptr;
+    m_pending = &d;
+    m_pendingValue = value;
+    if (!scheduled)
+        QMetaObject::invokeMethod(this, &ParameterPanel::applyPending, Qt::QueuedConnection);
+}
+
+void ParameterPanel::applyPending()
+{
+    if (!m_pending)
+        return;
+    const ParamDescriptor& d = *std::exchange(m_pending, nullptr);
+    edit(d, std::exchange(m_pendingValue, QVariant()), true); // the drag merges into one undo step
 }
 
 void ParameterPanel::refresh()

@@ -46,6 +46,10 @@ private:
     void guardWheel(QWidget* control);
     void refresh();
     void edit(const ParamDescriptor& d, const QVariant& value, bool merge);
+    /// A slider drag: keeps only the latest position and computes it once per event-loop turn.
+    void editLater(const ParamDescriptor& d, const QVariant& value);
+    /// Applies the drag position still waiting, if any.
+    void applyPending();
 
     ScenarioDocument* m_doc;
     QHash<QString, QWidget*> m_editors;
@@ -54,6 +58,8 @@ private:
     QLabel* m_error;
     QStringList m_highlighted;
     bool m_refreshing = false;
+    const ParamDescriptor* m_pending = nullptr; ///< a dragged slider's latest value, not applied yet
+    QVariant m_pendingValue;
 };
 
 } // namespace vramlab

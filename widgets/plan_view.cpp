@@ -2,6 +2,7 @@
 #include "plan_view.h"
 
 #include "chart_support.h"
+#include "stable_height_label.h"
 #include "vramlab/fit.h"
 
 #include <QFormLayout>
@@ -42,7 +43,7 @@ PlanView::PlanView(QWidget* parent)
     auto* fits = new QGridLayout;
     for (int i = 0; i < 3; ++i) {
         auto* name = new QLabel(QString::fromLatin1(kFitNames[i]) + QLatin1Char(':'), this);
-        m_fitLabels[i] = new QLabel(this);
+        m_fitLabels[i] = new StableHeightLabel(this);
         m_fitLabels[i]->setTextInteractionFlags(Qt::TextSelectableByMouse);
         m_fitLabels[i]->setWordWrap(true); // a long answer wraps, the window stays narrow (issue 16)
         m_fitApply[i] = new QPushButton(QStringLiteral("Apply"), this);
@@ -85,7 +86,7 @@ PlanView::PlanView(QWidget* parent)
     controls->addWidget(m_apply);
     layout->addLayout(controls);
 
-    m_summary = new QLabel(this);
+    m_summary = new StableHeightLabel(this);
     m_summary->setTextFormat(Qt::PlainText); // errors echo values from the scenario file
     m_summary->setWordWrap(true);
     layout->addWidget(m_summary);

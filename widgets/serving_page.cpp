@@ -5,6 +5,7 @@
 #include "concurrency_chart.h"
 #include "scenario_document.h"
 #include "serving_bar_chart.h"
+#include "stable_height_label.h"
 #include "vramlab/serving_chart.h"
 
 #include <QApplication>
@@ -37,7 +38,7 @@ QString seconds(double s)
 
 QLabel* plainLabel(QWidget* parent)
 {
-    auto* l = new QLabel(parent);
+    auto* l = new StableHeightLabel(parent);
     l->setTextFormat(Qt::PlainText); // engine messages quote the user's values: never markup
     l->setWordWrap(true);
     l->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -25,6 +25,9 @@ TimelineChart::TimelineChart(QWidget* parent)
         QCPGraph* g = m_plot->addGraph();
         g->setName(QString::fromLatin1(timelineCategoryLabel(static_cast<TimelineCategory>(c))));
         g->setLineStyle(QCPGraph::lsStepLeft); // memory changes at each event, then holds
+        // Steps are vertical and horizontal edges: antialiasing gains nothing there, and an
+        // antialiased fill of a polygon with thousands of corners dominated each redraw.
+        g->setAntialiasedFill(false);
         if (below)
             g->setChannelFillGraph(below);
         below = g;

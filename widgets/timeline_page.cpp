@@ -3,6 +3,7 @@
 
 #include "chart_support.h"
 #include "scenario_document.h"
+#include "stable_height_label.h"
 #include "timeline_chart.h"
 #include "vramlab/errors.h"
 
@@ -17,7 +18,7 @@ TimelinePage::TimelinePage(ScenarioDocument* document, QWidget* parent)
     : Page(document, parent)
     , m_chart(new TimelineChart)
     , m_step(new QComboBox)
-    , m_info(new QLabel)
+    , m_info(new StableHeightLabel)
 {
     setObjectName(QStringLiteral("timelinePage"));
     auto* layout = new QVBoxLayout(this);
@@ -27,8 +28,9 @@ TimelinePage::TimelinePage(ScenarioDocument* document, QWidget* parent)
     m_step->setToolTip(QStringLiteral(
         "PyTorch creates Adam's states in the first optimizer.step(): step 1 can fit where step 2 does not"));
     bar->addWidget(m_step);
-    m_info->setTextFormat(Qt::RichText); // every value in it is escaped (recompute)
-    m_info->setWordWrap(true);
+    // Plain text: values are never markup, and a rich-text label lays out a whole text
+    // document each time it is measured (on every slider move).
+    m_info->setTextFormat(Qt::PlainText);
     m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
     bar->addWidget(m_info, 1);
     layout->addLayout(bar);
@@ -47,7 +49,7 @@ void TimelinePage::recompute()
     if (!r || !r->stepInputs.training) {
         m_chart->setTimeline({}, {}, 0);
         m_info->setText(r ? QStringLiteral("The timeline simulates a training step; this scenario serves (inference).")
-                          : document()->error().toHtmlEscaped());
+                          : document()->error());
         return;
     }
     StepTimeline t;
@@ -55,11 +57,11 @@ void TimelinePage::recompute()
         t = timelineSeries(*r, m_step->currentData().toInt()); // step 2: the estimate's own, not simulated again
     } catch (const InputError& e) { // beyond the events a timeline records
         m_chart->setTimeline({}, {}, 0);
-        m_info->setText(QString::fromUtf8(e.what()).toHtmlEscaped());
+        m_info->setText(QString::fromUtf8(e.what()));
         return;
     }
-    QString info = QStringLiteral("Peak <b>%1</b> at %2.")
-                       .arg(bytesText(t.peak), QString::fromStdString(t.peakWhere(r->stepInputs)).toHtmlEscaped());
+    QString info
+        = QStringLiteral("Peak %1 at %2.").arg(bytesText(t.peak), QString::fromStdString(t.peakWhere(r->stepInputs)));
     if (t.simulatedMicroBatches < r->stepInputs.microBatches)
         info += QStringLiteral(" Micro-batches %1 to %2 repeat micro-batch %3 exactly and are not drawn.")
                     .arg(QString::number(t.simulatedMicroBatches + 1), QString::number(r->stepInputs.microBatches),

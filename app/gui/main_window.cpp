@@ -17,6 +17,7 @@
 #include "probe_view.h"
 #include "scenario_document.h"
 #include "serving_page.h"
+#include "stable_height_label.h"
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
 #include "sweep_page.h"
@@ -71,6 +72,14 @@ namespace vramlab {
 
 namespace {
 constexpr int kMaxRecent = 10;
+
+/// Setting a style sheet re-polishes the widget even when it is the same text: the verdict's
+/// colour is set on every edit, so only a new colour is set.
+void setSheet(QLabel* label, const QString& sheet)
+{
+    if (label->styleSheet() != sheet)
+        label->setStyleSheet(sheet);
+}
 const QString kFileFilter = QStringLiteral("Scenario or Hugging Face config (*.json);;All files (*)");
 } // namespace
 
@@ -88,8 +97,8 @@ MainWindow::MainWindow(QWidget* parent)
     , m_probe(new ProbePage(m_doc))
     , m_pages({ m_breakdown, m_sweep, m_compare, m_explain, m_serving, m_timeline, m_plan, m_probe })
     , m_tabs(new QTabWidget)
-    , m_verdict(new QLabel)
-    , m_compute(new QLabel)
+    , m_verdict(new StableHeightLabel)
+    , m_compute(new StableHeightLabel)
     , m_banner(new QLabel)
     , m_autosave(new QTimer(this))
     , m_lessons(new LessonPlayer(m_doc))
@@ -414,7 +423,7 @@ void MainWindow::updateHeader()
     if (r) {
         m_verdict->setText(verdictText(*r));
         const PlotTheme theme = PlotTheme::fromPalette(palette(), m_presenter);
-        m_verdict->setStyleSheet(
+        setSheet(m_verdict,
             QStringLiteral("QLabel { color: %1; }").arg((!r->gpu || r->fits ? theme.fits : theme.overflow).name()));
         QString compute = computeText(*r);
         if (r->peak != r->total)
@@ -425,7 +434,7 @@ void MainWindow::updateHeader()
             updateServingVerdict(theme);
     } else {
         m_verdict->setText(QStringLiteral("Not a valid configuration"));
-        m_verdict->setStyleSheet(QStringLiteral("QLabel { color: #b8251a; }"));
+        setSheet(m_verdict, QStringLiteral("QLabel { color: #b8251a; }"));
         m_compute->setText(m_doc->error());
     }
     updateTitle();
@@ -437,11 +446,11 @@ void MainWindow::updateServingVerdict(const PlotTheme& theme)
     try {
         const ServingEstimate e = servingEstimate(sc.model, sc.run);
         m_verdict->setText(QString::fromStdString(servingVerdict(e)));
-        m_verdict->setStyleSheet(
+        setSheet(m_verdict,
             QStringLiteral("QLabel { color: %1; }").arg((e.startupFails ? theme.overflow : theme.fits).name()));
     } catch (const std::exception& e) { // the Serving tab says why
         m_verdict->setText(QStringLiteral("The engine cannot be modelled: ") + QString::fromUtf8(e.what()));
-        m_verdict->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg(theme.overflow.name()));
+        setSheet(m_verdict, QStringLiteral("QLabel { color: %1; }").arg(theme.overflow.name()));
     }
 }
 
@@ -647,9 +656,13 @@ void MainWindow::setPresenterMode(bool on)
 
 void MainWindow::applyTheme()
 {
-    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    // A new style or palette re-polishes every widget of the window: at start-up this ran
+    // twice (the constructor, then the restored session) for the same style and palette.
+    if (QApplication::style()->name().compare(QLatin1String("fusion"), Qt::CaseInsensitive) != 0)
+        QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
     const QPalette pal = m_dark ? darkPalette() : lightPalette();
-    QApplication::setPalette(pal);
+    if (QApplication::palette() != pal)
+        QApplication::setPalette(pal);
     const PlotTheme theme = PlotTheme::fromPalette(pal, m_presenter);
     for (Page* page : std::as_const(m_pages))
         page->setTheme(theme);

@@ -3,6 +3,7 @@
 // what the core says; undo/redo; save and reopen; broken files; a screenshot that is not blank.
 #include "breakdown_model.h"
 #include "breakdown_table.h"
+#include "chart_support.h"
 #include "compare_view.h"
 #include "explain_view.h"
 #include "main_window.h"
@@ -13,6 +14,7 @@
 #include "scenario_document.h"
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
+#include "timeline_chart.h"
 #include "vramlab/estimator.h"
 #include "vramlab/fit.h"
 #include "vramlab/report_text.h"
@@ -30,6 +32,7 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -206,6 +209,79 @@ private slots:
         QVERIFY(doc->scenario().run.sequenceLength > seq0);
         QVERIFY(m_window->windowTitle().contains(QStringLiteral("[*]")));
         QVERIFY(m_window->isWindowModified());
+    }
+
+    void dragComputesOnlyTheLatestPosition()
+    {
+        ScenarioDocument* doc = m_window->document();
+        QSignalSpy changed(doc, &ScenarioDocument::changed);
+        QSlider* seq = m_window->panel()->slider(QStringLiteral("run.sequence_length"));
+        const ParamDescriptor& d = *findDescriptor(QStringLiteral("run.sequence_length"));
+        seq->setSliderDown(true);
+        // Three mouse moves in one turn of the event loop: one estimate, of the last of them.
+        for (Count v : { 8192, 16384, 32768 })
+            seq->setSliderPosition(ParameterPanel::sliderPosition(d, double(v)));
+        QTRY_COMPARE(doc->scenario().run.sequenceLength, Count(32768));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(doc->report()->total, estimate(doc->scenario()).total);
+        QCOMPARE(m_window->chart()->plottedGiB(0, QStringLiteral("activations")),
+            gib(doc->report()->bytesOf("activations")));
+        // Released before the turn ends: the last position is applied at once, as one undo step.
+        seq->setSliderPosition(ParameterPanel::sliderPosition(d, 2048));
+        seq->setSliderDown(false);
+        QCOMPARE(doc->scenario().run.sequenceLength, Count(2048));
+        QCOMPARE(doc->undoStack()->count(), 1);
+        // Another control's edit during a drag comes after the drag's position.
+        seq->setSliderDown(true);
+        seq->setSliderPosition(ParameterPanel::sliderPosition(d, 4096));
+        doc->setParameter(QStringLiteral("run.micro_batch_size"), QVariant::fromValue<qlonglong>(2));
+        auto* micro = qobject_cast<QSpinBox*>(m_window->panel()->editor(QStringLiteral("run.micro_batch_size")));
+        micro->setValue(3);
+        QCOMPARE(doc->scenario().run.sequenceLength, Count(4096));
+        QCOMPARE(doc->scenario().run.microBatchSize, Count(3));
+        seq->setSliderDown(false);
+        QCOMPARE(doc->scenario().run.sequenceLength, Count(4096));
+    }
+
+    void explainChangesOnlyWhatChangedAndShowsTheWholePage()
+    {
+        ScenarioDocument* doc = m_window->document();
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("explainPage")));
+        // Moves that keep the page's structure (numbers change), then ones that change it
+        // (an invalid configuration and back): the page always reads as if set whole.
+        const std::pair<const char*, int> edits[] = { { "run.parallelism.gpus", 16 }, { "run.parallelism.gpus", 64 },
+            { "run.sequence_length", 8192 }, { "run.parallelism.tensor_parallel", 3 },
+            { "run.parallelism.tensor_parallel", 1 }, { "run.parallelism.gpus", 8 } };
+        for (const auto& [key, value] : edits) {
+            doc->setParameter(QString::fromLatin1(key), QVariant::fromValue<qlonglong>(value));
+            QTextBrowser whole;
+            whole.setHtml(doc->report()
+                    ? ExplainView::html(*doc->report())
+                    : QStringLiteral("<h2>Not a valid configuration</h2><p>%1</p>").arg(doc->error().toHtmlEscaped()));
+            QCOMPARE(m_window->explainView()->toPlainText(), whole.toPlainText());
+        }
+    }
+
+    void hiddenPagesWaitAndShowTheCurrentScenario()
+    {
+        ScenarioDocument* doc = m_window->document();
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("breakdownPage")));
+        doc->setParameter(QStringLiteral("run.sequence_length"), QVariant::fromValue<qlonglong>(8192));
+        // Pages not on show did no work for the edit...
+        for (Page* page : m_window->pages())
+            QCOMPARE(page->isStale(), page != m_window->page(QStringLiteral("breakdownPage")));
+        // ...and each shows the current scenario once it is on show.
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("timelinePage")));
+        QVERIFY(!m_window->page(QStringLiteral("timelinePage"))->isStale());
+        QCOMPARE(m_window->timelineChart()->timeline().peak, doc->report()->peak);
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("explainPage")));
+        QVERIFY(m_window->explainView()->toPlainText().contains(bytesText(doc->report()->bytesOf("activations"))));
+        m_window->tabs()->setCurrentWidget(m_window->page(QStringLiteral("sweepPage")));
+        const SweepSeries want = sweepSeries(doc->scenario(), SweepParam::SequenceLength);
+        const SweepSeries& shown = m_window->sweepChart()->series();
+        QCOMPARE(shown.points.size(), want.points.size());
+        for (size_t i = 0; i < want.points.size(); ++i)
+            QCOMPARE(shown.points[i].total, want.points[i].total);
     }
 
     void saveAndReopen()
