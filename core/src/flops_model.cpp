@@ -180,9 +180,9 @@ StepTimeParts stepTime(const ModelSpec& m, const RunSpec& r, const Report& rep)
         default: {
             // HSDP: the gathers and the reduce-scatter run inside a shard group of g GPUs, then each shard's
             // gradient is all-reduced across the dp / g replicas (FSDP2 does both every backward).
-            const double g = static_cast<double>(par.shardGroup()), replicas = dp / g;
-            bytes = micro * (g - 1) / g * (trainable * gradB + 2 * params * weightB)
-                + micro * 2 * (replicas - 1) / replicas * trainable / g * gradB;
+            const double group = static_cast<double>(par.shardGroup()), replicas = dp / group;
+            bytes = micro * (group - 1) / group * (trainable * gradB + 2 * params * weightB)
+                + micro * 2 * (replicas - 1) / replicas * trainable / group * gradB;
             break; // + gathers in forward and backward
         }
         }
