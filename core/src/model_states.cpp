@@ -215,7 +215,7 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
             + (quantizedType == DType::Nf4            ? " (4.127 bits with double quantization)"
                     : quantizedType == DType::Nf4NoDq ? " (4.5 bits: an fp32 scale per 64)"
                     : quantizedType == DType::Nf4Torchao
-                    ? " (torchao NF4Tensor: 4-bit codes, an int8 scale per 64, a bf16 factor per 256 scales)"
+                    ? ": 4-bit codes, an int8 scale per 64, a bf16 factor per 256 scales (NF4Tensor)"
                     : "")
             + " + " + frozen;
     if (out.frozenLocal > 0 && out.trainableLocal > 0)
