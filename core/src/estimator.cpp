@@ -303,6 +303,12 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         throw InputError("model.clamped_swiglu",
             "inference or serving (gpt-oss: the training activations of its clamped GLU experts and attention "
             "sinks are not modelled)");
+    // vLLM and SGLang (quantization "mxfp4") and llama.cpp (MXFP4 GGUF tensors) keep gpt-oss's experts as the
+    // checkpoint ships them; the engines' budgets would price them at run.precision, about 3.8 x too much.
+    if (m.clampedSwiGlu && r.serving)
+        throw InputError("model.clamped_swiglu",
+            "inference without a serving engine (gpt-oss: the engines keep its MXFP4 experts, which their "
+            "weight budget does not model yet)");
     if (m.attentionType == AttentionType::Mla)
         if (!(m.mla.kvLoraRank > 0 && m.mla.vHeadDim > 0 && m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim > 0))
             throw InputError(

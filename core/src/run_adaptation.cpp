@@ -41,10 +41,11 @@ std::vector<std::string> adaptRunToModel(const ModelSpec& model, RunSpec& run)
             } else if (key.rfind("run.finetune.targets", 0) == 0 && run.finetune.targets != defaults.finetune.targets) {
                 note(e, "the old targets", "q, k, v, o");
                 run.finetune.targets = defaults.finetune.targets;
-            } else if (key == "model.clamped_swiglu" && run.mode == Mode::Training) {
-                // gpt-oss: its training is not modelled, its inference is.
-                note(e, "mode training", "inference");
+            } else if (key == "model.clamped_swiglu" && (run.mode == Mode::Training || run.serving)) {
+                // gpt-oss: its training and its engines' MXFP4 experts are not modelled, its inference is.
+                note(e, run.serving ? "mode serving" : "mode training", "inference");
                 run.mode = Mode::Inference;
+                run.serving.reset();
             } else if (key == "run.checkpointing.every" && run.checkpointing.kind != defaults.checkpointing.kind) {
                 note(e, "every " + std::to_string(run.checkpointing.every), "none");
                 run.checkpointing = defaults.checkpointing;

@@ -573,6 +573,15 @@ private slots:
         } catch (const InputError& e) {
             QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("model.clamped_swiglu"));
         }
+        // A serving engine keeps the MXFP4 experts as shipped: refused rather than priced in bf16.
+        sc.run.mode = Mode::Inference;
+        sc.run.serving = Serving {};
+        try {
+            validateScenario(sc);
+            QFAIL("gpt-oss served by an engine with bf16 experts accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("model.clamped_swiglu"));
+        }
         // The scenario round-trips with its new keys.
         const Scenario back = readScenario(scenarioToJson(scenarioFromHf(imp, "oss")));
         QVERIFY(back.model.attentionSinks && back.model.clampedSwiGlu && back.model.moe.expertBias);
