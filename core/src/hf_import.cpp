@@ -145,6 +145,31 @@ Count qwenDenseLeadingLayers(ConfigReader& r, Count layers)
     return leading;
 }
 
+/// layer_types as N where every Nth layer attends fully and the others slide, the only mix of
+/// sliding and full layers the model spec expresses (model.global_layer_interval); any other
+/// list is refused, naming the key, rather than read from its first full layer alone.
+Count fullLayerInterval(ConfigReader& r, const json& cfg, Count layers)
+{
+    const json& lt = cfg.at("layer_types");
+    const std::string where = r.path("layer_types");
+    if (!lt.is_array() || lt.size() != static_cast<size_t>(layers))
+        throw InputError(where,
+            "expected one of \"sliding_attention\" or \"full_attention\" per layer (" + std::to_string(layers) + ")");
+    Count interval = 0;
+    for (size_t i = 0; i < lt.size() && interval == 0; ++i)
+        if (lt[i] == "full_attention")
+            interval = static_cast<Count>(i + 1);
+    bool everyNth = interval > 0;
+    for (size_t i = 0; i < lt.size() && everyNth; ++i)
+        everyNth = lt[i] == (static_cast<Count>(i + 1) % interval == 0 ? "full_attention" : "sliding_attention");
+    if (!everyNth)
+        throw InputError(where,
+            "a pattern where every Nth layer attends fully and the others slide: VRAM Lab models that pattern "
+            "only (pipeline stages would hold other layers than the estimate assumes)");
+    r.sources["model.global_layer_interval"] = where;
+    return interval;
+}
+
 /// gpt-oss (modeling_gpt_oss.py, configuration_gpt_oss.py), after the shared decoder keys are read.
 void importGptOss(ConfigReader& r, const json& cfg, ModelSpec& m, std::vector<std::string>& warnings)
 {
@@ -165,27 +190,8 @@ void importGptOss(ConfigReader& r, const json& cfg, ModelSpec& m, std::vector<st
         throw InputError(r.path("sliding_window"), "expected the window of the sliding_attention layers, got null");
     m.slidingWindow = r.opt("sliding_window", "model.sliding_window", 1).value_or(128);
     m.globalLayerInterval = 2;
-    if (r.has("layer_types")) {
-        const json& lt = cfg.at("layer_types");
-        const std::string where = r.path("layer_types");
-        if (!lt.is_array() || lt.size() != static_cast<size_t>(m.numLayers))
-            throw InputError(where,
-                "expected one of \"sliding_attention\" or \"full_attention\" per layer (" + std::to_string(m.numLayers)
-                    + ")");
-        Count interval = 0;
-        for (size_t i = 0; i < lt.size() && interval == 0; ++i)
-            if (lt[i] == "full_attention")
-                interval = static_cast<Count>(i + 1);
-        bool everyNth = interval > 0;
-        for (size_t i = 0; i < lt.size() && everyNth; ++i)
-            everyNth = lt[i] == (static_cast<Count>(i + 1) % interval == 0 ? "full_attention" : "sliding_attention");
-        if (!everyNth)
-            throw InputError(where,
-                "a pattern where every Nth layer attends fully and the others slide: VRAM Lab models that pattern "
-                "only (pipeline stages would hold other layers than the estimate assumes)");
-        m.globalLayerInterval = interval;
-        r.sources["model.global_layer_interval"] = where;
-    }
+    if (r.has("layer_types"))
+        m.globalLayerInterval = fullLayerInterval(r, cfg, m.numLayers);
     if (cfg.contains("quantization_config"))
         warnings.push_back("quantization_config: the checkpoint stores the experts as MXFP4 (4-bit values + an 8-bit "
                            "scale per 32 values, about 4.25 bits each); this scenario holds every weight in "
@@ -358,16 +364,8 @@ HfImport importHfConfig(const json& root)
                 m.globalLayerInterval = 2; // is_sliding = not layer_idx % 2 (modeling_gemma2.py)
             if (m.slidingWindow > 0 && type == "gemma3_text")
                 m.globalLayerInterval = r.opt("sliding_window_pattern", "model.global_layer_interval", 1).value_or(6);
-            if (m.slidingWindow > 0 && r.has("layer_types") && cfg.at("layer_types").is_array()) {
-                // Explicit per-layer kinds: the period of the first full_attention layer.
-                const json& lt = cfg.at("layer_types");
-                for (size_t i = 0; i < lt.size(); ++i)
-                    if (lt[i] == "full_attention") {
-                        m.globalLayerInterval = static_cast<Count>(i + 1);
-                        break;
-                    }
-                r.sources["model.global_layer_interval"] = r.path("layer_types");
-            }
+            if (m.slidingWindow > 0 && r.has("layer_types")) // explicit per-layer kinds
+                m.globalLayerInterval = fullLayerInterval(r, cfg, m.numLayers);
         }
 
         if (type == "mixtral") {
