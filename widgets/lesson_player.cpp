@@ -226,12 +226,14 @@ void LessonPlayer::reveal()
         try {
             for (const ExpectationResult& r : evaluateStep(step, *m_doc->report())) {
                 const LessonExpectation& e = *r.expectation;
+                const auto shown = [&](double v) {
+                    return r.yesNo ? (v != 0 ? QStringLiteral("yes") : QStringLiteral("no")) : quantityText(v, e.unit);
+                };
                 numbers += QStringLiteral("%1 %2: <b>%3</b>")
                                .arg(r.ok ? QStringLiteral("✔") : QStringLiteral("≠"),
-                                   quantityLabel(e.quantity).toHtmlEscaped(),
-                                   quantityText(r.actual, e.unit).toHtmlEscaped());
+                                   quantityLabel(e.quantity).toHtmlEscaped(), shown(r.actual).toHtmlEscaped());
                 if (!r.ok)
-                    numbers += QStringLiteral(" (lesson says %1)").arg(quantityText(e.value, e.unit).toHtmlEscaped());
+                    numbers += QStringLiteral(" (lesson says %1)").arg(shown(e.value).toHtmlEscaped());
                 numbers += QStringLiteral("<br>");
             }
         } catch (const std::exception& e) {

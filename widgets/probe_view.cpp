@@ -69,6 +69,9 @@ ProbeView::ProbeView(QWidget* parent)
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setReadOnly(true);
     m_summary->setMaximumBlockCount(500);
+    // Two lines at least, not the text edit's default: on a 960x540 screen (1920x1080 at
+    // 200 %) the page must fit under the header (issue 16); the splitter gives it more.
+    m_summary->setMinimumHeight(2 * m_summary->fontMetrics().lineSpacing() + 2 * m_summary->frameWidth() + 8);
     m_progress->setVisible(false);
     m_programLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // A long path must not set the window's minimum width (issue 16): the label gives way

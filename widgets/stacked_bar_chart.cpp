@@ -51,11 +51,12 @@ void StackedBarChart::setTitle(const QString& title)
 
 void StackedBarChart::recolour()
 {
+    const QStringList shown = emphasis();
     for (int i = 0; i < m_bars.size(); ++i) {
         const QString key = QString::fromLatin1(kComponentKeys[size_t(i)]);
         QColor c = PlotTheme::componentColor(key);
-        const bool emphasized = m_emphasis.contains(key);
-        if (!m_emphasis.isEmpty() && !emphasized)
+        const bool emphasized = shown.contains(key);
+        if (!shown.isEmpty() && !emphasized)
             c.setAlpha(60); // faded: the lesson points at the others
         m_bars[i]->setBrush(c);
         m_bars[i]->setPen(emphasized ? QPen(m_theme.foreground, m_theme.lineWidth * 2)
@@ -74,6 +75,7 @@ void StackedBarChart::setMasked(bool masked, const QString& message)
 {
     m_masked = masked;
     m_maskMessage = message;
+    recolour();
     rebuild();
 }
 

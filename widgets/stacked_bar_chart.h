@@ -40,7 +40,9 @@ public:
 
     /// Components to point at (lessons): the others fade; empty shows all alike.
     void setEmphasis(const QStringList& componentKeys);
-    const QStringList& emphasis() const { return m_emphasis; }
+    /// The components drawn emphasized: none while masked (a quiz's highlight would hint
+    /// at its answer), the lesson's afterwards.
+    QStringList emphasis() const { return m_masked ? QStringList() : m_emphasis; }
     /// Hides the bars and numbers behind `message` until unmasked (predict before reveal).
     void setMasked(bool masked, const QString& message = QString());
     bool isMasked() const { return m_masked; }

@@ -180,6 +180,21 @@ MainWindow::MainWindow(QWidget* parent)
     }
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
+    // Only the page on show bounds the window: a stacked layout otherwise takes the largest
+    // minimum of all pages (Compare's width at presenter sizes, Serving's height), which a
+    // lesson on a 1280 px projector or a 960x540 screen at 200 % cannot afford (issue 16).
+    // Ignored pages report no minimum size.
+    const auto sizeByCurrentPage = [this] {
+        for (Page* page : std::as_const(m_pages)) {
+            const auto policy = page == m_tabs->currentWidget() ? QSizePolicy::Preferred : QSizePolicy::Ignored;
+            page->setSizePolicy(policy, policy);
+        }
+    };
+    sizeByCurrentPage();
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this, sizeByCurrentPage] {
+        sizeByCurrentPage();
+        fitLessonLayout();
+    });
 
     connect(m_panel, &ParameterPanel::importConfigRequested, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Import a Hugging Face config.json"),
@@ -409,6 +424,8 @@ void MainWindow::fitToScreen()
     if (!s)
         return;
     const QRect avail = s->availableGeometry();
+    if (layout())
+        layout()->activate(); // the window's minimum as the docks are now (a folded panel)
     const QSize frame = frameGeometry().size() - geometry().size(); // the title bar and borders
     const QSize size = geometry().size().boundedTo(avail.size() - frame);
     QRect r(geometry().topLeft(), size);
@@ -652,6 +669,63 @@ void MainWindow::setPresenterMode(bool on)
         showFullScreen();
     else if (isFullScreen())
         showNormal();
+    fitLessonLayout();
+}
+
+void MainWindow::fitLessonLayout()
+{
+    // After the layout requests of what just changed (a dock shown, the table hidden): the
+    // minimum sizes are only current once the event loop has processed them.
+    if (!m_lessonLayoutQueued) {
+        m_lessonLayoutQueued = true;
+        QMetaObject::invokeMethod(this, &MainWindow::fitLessonLayoutNow, Qt::QueuedConnection);
+    }
+}
+
+void MainWindow::fitLessonLayoutNow()
+{
+    m_lessonLayoutQueued = false;
+    auto* params = findChild<QDockWidget*>(QStringLiteral("ParametersDock"));
+    if (!params)
+        return;
+    if (!m_lessonDock->isVisible()) {
+        if (m_panelFoldedForLesson)
+            params->setVisible(true);
+        m_panelFoldedForLesson = false;
+        return;
+    }
+    const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (!s)
+        return;
+    const int room = s->availableGeometry().width() - (frameGeometry().width() - geometry().width());
+    // A lesson is about the chart: it keeps a third of the screen at least, beside the
+    // lesson's column. Where the parameters panel would squeeze it (1280 px in presenter
+    // mode), the panel steps aside (View › Parameters panel brings it back), and returns
+    // when the lesson ends or the room comes back (presenter mode off).
+    const int centralMin = centralWidget()->minimumSizeHint().width();
+    const int chartRoom = std::max(centralMin, room / 3);
+    const int docks = minimumSizeHint().width() - centralMin; // the docks as they are, separators included
+    if (params->isVisible() && docks + chartRoom > room) {
+        params->setVisible(false);
+        m_panelFoldedForLesson = true;
+        statusBar()->showMessage(QStringLiteral("The parameters panel is folded while the lesson needs the room: "
+                                                "View › Parameters panel brings it back."),
+            8000);
+        // The window grew for the dock before the panel folded: fit it once that settles.
+        QMetaObject::invokeMethod(this, &MainWindow::fitToScreen, Qt::QueuedConnection);
+    } else if (m_panelFoldedForLesson && !params->isVisible()
+        && docks + params->minimumSizeHint().width()
+                + style()->pixelMetric(QStyle::PM_DockWidgetSeparatorExtent, nullptr, this) + chartRoom
+            <= room) {
+        params->setVisible(true);
+        m_panelFoldedForLesson = false;
+    }
+    // The docks start at their preferred widths; where that leaves the chart less than its
+    // share, they give way down to their minimums.
+    if (params->isVisible() && centralWidget()->width() < chartRoom)
+        resizeDocks({ m_lessonDock, params }, { m_lessonDock->minimumWidth(), params->minimumSizeHint().width() },
+            Qt::Horizontal);
+    fitToScreen();
 }
 
 void MainWindow::applyTheme()
@@ -683,14 +757,17 @@ bool MainWindow::openLesson(const QString& path)
     }
     m_bannerFrame->setVisible(false);
     m_tabs->setCurrentWidget(m_breakdown); // lessons point at the breakdown chart
+    table()->setVisible(false); // before the dock: the window must not grow for both at once
     m_lessonDock->setVisible(true);
     m_lessons->setLesson(*lesson);
+    fitLessonLayout();
     return true;
 }
 
 void MainWindow::leaveLesson()
 {
     m_lessonDock->setVisible(false);
+    fitLessonLayout();
     m_panel->highlight({});
     chart()->setEmphasis({});
     setResultMasked(false);

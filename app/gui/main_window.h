@@ -120,6 +120,8 @@ private:
     void updateHeader();
     /// Shrinks and moves the window into the available area of its screen.
     void fitToScreen();
+    void fitLessonLayout(); ///< folds the parameters panel while a lesson needs the room (queued)
+    void fitLessonLayoutNow();
     void updateTitle();
     /// A serving scenario's verdict: whether the engine starts, its KV cache and concurrency.
     void updateServingVerdict(const PlotTheme& theme);
@@ -154,6 +156,8 @@ private:
     QString m_lastError;
     bool m_dark = false;
     bool m_presenter = false;
+    bool m_panelFoldedForLesson = false; ///< fitLessonLayout() folded the parameters panel
+    bool m_lessonLayoutQueued = false;
     QTimer* m_autosave;
     AutosaveFile m_autosaveFile;
     LessonPlayer* m_lessons;

@@ -327,8 +327,8 @@ double textbookQuantity(const std::string& name, const LessonStep& step, const R
     throw InputError("textbook." + name, "unknown textbook quantity");
 }
 
-double quantityIn(
-    const std::string& quantity, const LessonStep& step, const Report& report, const nlohmann::ordered_json& reportJson)
+double quantityIn(const std::string& quantity, const LessonStep& step, const Report& report,
+    const nlohmann::ordered_json& reportJson, bool* yesNo = nullptr)
 {
     if (quantity.rfind("textbook.", 0) == 0) {
         if (!step.textbook)
@@ -348,8 +348,11 @@ double quantityIn(
         at = &at->at(key);
         from = dot + 1;
     }
-    if (at->is_boolean())
+    if (at->is_boolean()) {
+        if (yesNo)
+            *yesNo = true;
         return at->get<bool>() ? 1.0 : 0.0;
+    }
     if (!at->is_number())
         throw InputError(quantity, "not a number of the JSON report");
     return at->get<double>();
@@ -426,8 +429,9 @@ std::vector<ExpectationResult> evaluateStep(const LessonStep& step, const Report
         return out;
     const nlohmann::ordered_json reportJson = reportToJson(report);
     for (const LessonExpectation& e : step.expect) {
-        const double actual = quantityIn(e.quantity, step, report, reportJson) / *unitScale(e.unit);
-        out.push_back({ &e, actual, e.tolerance.accepts(actual, e.value) });
+        bool yesNo = false;
+        const double actual = quantityIn(e.quantity, step, report, reportJson, &yesNo) / *unitScale(e.unit);
+        out.push_back({ &e, actual, e.tolerance.accepts(actual, e.value), yesNo });
     }
     return out;
 }

@@ -96,6 +96,7 @@ struct ExpectationResult {
     const LessonExpectation* expectation = nullptr;
     double actual = 0; ///< in the expectation's unit
     bool ok = false;
+    bool yesNo = false; ///< the report's value is a boolean (fits): say yes/no, not 1/0
 };
 
 /// Every expectation of `step` against the core's estimate of its scenario: what the
