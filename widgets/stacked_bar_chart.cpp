@@ -3,10 +3,12 @@
 
 #include "vramlab/report_text.h"
 
+#include "chart_labels.h"
 #include "chart_support.h"
 #include "plot_theme.h"
 #include "qcustomplot_include.h"
 
+#include <QFontMetrics>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -40,7 +42,41 @@ StackedBarChart::StackedBarChart(QWidget* parent)
         else
             QToolTip::showText(e->globalPosition().toPoint(), tip, m_plot);
     });
+    // Pixels are known only once the plot is laid out (window and export alike).
+    connect(m_plot, &QCustomPlot::afterLayout, this, &StackedBarChart::placeLabels);
     setTheme(m_theme);
+}
+
+void StackedBarChart::placeLabels()
+{
+    // No label overprints another or runs off the plot (issue 16): the capacity label wraps
+    // after the GPU's name and elides where the plot is narrow, and a column's total, when it
+    // meets the capacity label near the line or a neighbour's total, moves above it.
+    const QRect area = m_plot->axisRect()->rect();
+    if (area.width() <= 0)
+        return;
+    for (const CapacityLabel& cap : std::as_const(m_capacityLabels)) {
+        QCPItemText* item = cap.item;
+        item->position->setCoords(cap.at);
+        const QFontMetrics metrics(item->font());
+        const QString line = cap.gpu + QStringLiteral(": ") + cap.capacity;
+        if (metrics.horizontalAdvance(line) + 4 <= area.right() - item->position->pixelPosition().x()) {
+            item->setText(line);
+            continue;
+        }
+        // Two lines from the plot's left edge, each elided to the plot's width.
+        const int width = area.width() - 8 - item->padding().left() - item->padding().right();
+        item->position->setPixelPosition(QPointF(area.left() + 4, item->position->pixelPosition().y()));
+        item->setText(metrics.elidedText(cap.gpu, Qt::ElideRight, width) + QLatin1Char('\n')
+            + metrics.elidedText(cap.capacity, Qt::ElideRight, width));
+    }
+    QVector<QRectF> placed;
+    for (const CapacityLabel& cap : std::as_const(m_capacityLabels))
+        placed << textItemRect(cap.item);
+    for (const TotalLabel& total : std::as_const(m_totalLabels)) {
+        total.item->position->setCoords(total.at);
+        placed << liftClear(total.item, placed); // columns close together stagger upwards
+    }
 }
 
 void StackedBarChart::setTitle(const QString& title)
@@ -134,6 +170,8 @@ QString StackedBarChart::toolTipAt(const QPointF& pixel) const
 void StackedBarChart::rebuild()
 {
     m_plot->clearItems();
+    m_capacityLabels.clear();
+    m_totalLabels.clear();
     if (m_masked) { // nothing of the answer shows: no bars, no totals, no axis range
         for (QCPBars* bars : m_bars)
             bars->data()->clear();
@@ -199,17 +237,25 @@ void StackedBarChart::rebuild()
             if (!sameAsBefore) { // label each different capacity once
                 auto* capLabel = new QCPItemText(m_plot);
                 capLabel->setPositionAlignment(Qt::AlignBottom | Qt::AlignLeft);
+                capLabel->setTextAlignment(Qt::AlignLeft); // two lines where the plot is narrow
                 capLabel->position->setCoords(c + 1 - 0.45, cap);
                 capLabel->setText(QStringLiteral("%1: %2").arg(
                     QString::fromStdString(r.gpu->displayName), QString::fromStdString(capacityText(r))));
                 capLabel->setColor(m_theme.foreground);
                 capLabel->setFont(m_theme.font(-1));
+                // Readable where a bar over capacity runs behind it.
+                QColor backdrop = m_theme.background;
+                backdrop.setAlpha(200);
+                capLabel->setBrush(backdrop);
+                m_capacityLabels.push_back({ capLabel, capLabel->position->coords(),
+                    QString::fromStdString(r.gpu->displayName), QString::fromStdString(capacityText(r)) });
             }
         } else {
             label->setColor(m_theme.foreground);
         }
         label->setText(text);
         label->position->setCoords(c + 1, total);
+        m_totalLabels.push_back({ label, label->position->coords() });
     }
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setRange(0.4, double(m_columns.size()) + 0.6);

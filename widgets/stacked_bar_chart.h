@@ -5,6 +5,7 @@
 #include "vramlab/chart_data.h"
 #include "vramlab/report.h"
 
+#include <QPointF>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -13,6 +14,7 @@
 
 class QCustomPlot;
 class QCPBars;
+class QCPItemText;
 class QCPItemStraightLine;
 
 namespace vramlab {
@@ -57,7 +59,19 @@ protected:
     void rebuild() override;
 
 private:
+    void placeLabels(); ///< after each layout: keeps the labels apart and on the plot
+    struct CapacityLabel {
+        QCPItemText* item;
+        QPointF at; ///< where it starts, in plot coordinates: above the line's left end
+        QString gpu, capacity; ///< its text, "GPU: capacity" on one line where it fits
+    };
+    struct TotalLabel {
+        QCPItemText* item;
+        QPointF at; ///< where it starts: above its column's peak
+    };
     QVector<QCPBars*> m_bars; // one per component, stacked
+    QVector<CapacityLabel> m_capacityLabels; ///< owned by the plot: cleared with its items
+    QVector<TotalLabel> m_totalLabels; ///< each column's peak and headroom
     QVector<Column> m_columns;
     QString m_title;
     QStringList m_emphasis;

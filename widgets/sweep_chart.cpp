@@ -117,12 +117,23 @@ void SweepChart::rebuild()
                 mark->setPen(QPen(m_theme.overflow, m_theme.lineWidth));
                 mark->point1->setCoords(double(*m_firstNotFitting), 0);
                 mark->point2->setCoords(double(*m_firstNotFitting), 1);
+                // Written on the side of the mark with room: left of it in the right half of
+                // the range, right of it in the left half (issue 16: never off the plot). A
+                // mark before the first value (nothing fits) is written from the left edge.
+                const double from = double(*m_firstNotFitting), lo = xs.front(), hi = xs.back();
+                const bool logX = m_plot->xAxis->scaleType() == QCPAxis::stLogarithmic;
+                const double share = from <= lo ? 0.0
+                    : from >= hi                ? 1.0
+                    : logX                      ? std::log(from / lo) / std::log(hi / lo)
+                                                : (from - lo) / (hi - lo);
+                const bool rightOfMark = share < 0.5;
                 auto* text = new QCPItemText(m_plot);
-                text->setPositionAlignment(Qt::AlignTop | Qt::AlignRight);
+                text->setPositionAlignment(Qt::AlignTop | (rightOfMark ? Qt::AlignLeft : Qt::AlignRight));
                 text->position->setType(QCPItemPosition::ptPlotCoords);
-                text->position->setCoords(double(*m_firstNotFitting), yMax * 1.2);
-                text->setText(QStringLiteral("does not fit from %1 ")
-                                  .arg(QLocale(QLocale::English).toString(qlonglong(*m_firstNotFitting))));
+                text->position->setCoords(std::clamp(from, lo, hi), yMax * 1.2);
+                const QString words = QStringLiteral("does not fit from %1")
+                                          .arg(QLocale(QLocale::English).toString(qlonglong(*m_firstNotFitting)));
+                text->setText(rightOfMark ? QLatin1Char(' ') + words : words + QLatin1Char(' '));
                 text->setColor(m_theme.overflow);
                 text->setFont(m_theme.font());
                 break;

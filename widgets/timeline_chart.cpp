@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "timeline_chart.h"
 
+#include "chart_labels.h"
 #include "chart_support.h"
 #include "qcustomplot_include.h"
 
@@ -46,6 +47,14 @@ TimelineChart::TimelineChart(QWidget* parent)
             QToolTip::hideText();
         else
             QToolTip::showText(e->globalPosition().toPoint(), tip, m_plot);
+    });
+    // Near capacity the peak's label meets the capacity label: that one goes under the line.
+    connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+        if (!m_capacityLabel || !m_peakLabel)
+            return;
+        m_capacityLabel->setPositionAlignment(Qt::AlignBottom | Qt::AlignLeft);
+        if (textItemRect(m_capacityLabel).intersects(textItemRect(m_peakLabel)))
+            m_capacityLabel->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
     });
     setTheme(m_theme);
 }
@@ -93,6 +102,7 @@ void TimelineChart::recolour()
 void TimelineChart::rebuild()
 {
     m_plot->clearItems();
+    m_capacityLabel = m_peakLabel = nullptr;
     const std::vector<TimelineEvent>& events = m_timeline.events;
     const int n = int(events.size());
     // One more point after the last event so its step is drawn to the end.
@@ -153,6 +163,7 @@ void TimelineChart::rebuild()
         capLabel->setText(QStringLiteral(" GPU capacity %1").arg(bytesText(m_usable)));
         capLabel->setColor(m_theme.foreground);
         capLabel->setFont(m_theme.font(-1));
+        m_capacityLabel = capLabel;
     }
     if (n > 0) {
         int peakAt = 0;
@@ -179,6 +190,7 @@ void TimelineChart::rebuild()
                 .arg(bytesText(m_timeline.peak), QString::fromLatin1(toString(events[size_t(peakAt)].phase))));
         text->setColor(over ? m_theme.overflow : m_theme.foreground);
         text->setFont(m_theme.font());
+        m_peakLabel = text;
     }
     m_plot->yAxis->setRange(0, yMax * 1.2);
     m_plot->replot(QCustomPlot::rpQueuedReplot);

@@ -5,6 +5,7 @@
 #include "vramlab/step_timeline.h"
 
 class QCPGraph;
+class QCPItemText;
 
 namespace vramlab {
 
@@ -31,6 +32,8 @@ private:
     StepTimeline m_timeline;
     StepInputs m_inputs;
     Bytes m_usable = 0;
+    QCPItemText* m_capacityLabel = nullptr; ///< owned by the plot, reset with its items
+    QCPItemText* m_peakLabel = nullptr;
 };
 
 } // namespace vramlab
