@@ -13,6 +13,7 @@
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
 #include "vramlab/report_text.h"
+#include "vramlab/scenario_name.h"
 #include "vramlab/sweep.h"
 #include "vramlab/text_escape.h"
 
@@ -88,6 +89,33 @@ void addChartTitle(QCustomPlot* plot, const QString& title, const QString& subti
     plot->plotLayout()->addElement(1, 0, sub);
 }
 
+QString chartTitle(ChartKind kind)
+{
+    switch (kind) {
+    case ChartKind::Breakdown:
+        return QStringLiteral("memory per GPU");
+    case ChartKind::SweepSequence:
+        return QStringLiteral("memory against sequence length");
+    case ChartKind::SweepBatch:
+        return QStringLiteral("memory against micro-batch");
+    case ChartKind::CompareMethods:
+        return QStringLiteral("full fine-tuning, LoRA and QLoRA");
+    case ChartKind::CompareZero:
+        return QStringLiteral("ZeRO stages");
+    case ChartKind::CompareFiles:
+        return QStringLiteral("scenarios compared");
+    case ChartKind::Timeline:
+        return QStringLiteral("one training step over time");
+    case ChartKind::ServingBudget:
+        return QStringLiteral("serving memory budget");
+    case ChartKind::ServingConcurrency:
+        return QStringLiteral("max concurrency by context length");
+    case ChartKind::Plan:
+        break;
+    }
+    return QStringLiteral("plan");
+}
+
 QString chartName(ChartKind kind)
 {
     const std::string_view name = chartKindName(kind);
@@ -124,9 +152,8 @@ ExportedChart::ExportedChart(
         }
         const QString gpu = sc.run.gpu ? QString::fromStdString(sc.run.gpu->displayName) : QStringLiteral("no GPU");
         addChartTitle(plot,
-            QString::fromStdString(sc.name)
-                + (kind == ChartKind::ServingBudget ? QStringLiteral(": serving memory budget")
-                                                    : QStringLiteral(": max concurrency by context length")),
+            QString::fromStdString(sc.name.empty() ? describeScenario(sc) : sc.name) + QStringLiteral(": ")
+                + chartTitle(kind),
             QStringLiteral("%1 · %2").arg(gpu, QString::fromStdString(servingVerdictOf(sc))), theme);
         m_plot = plot;
         return; // sized before its data, its legend laid out by the chart itself
@@ -153,6 +180,20 @@ ExportedChart::ExportedChart(
         m_plot = chart->plot();
         m_widget.reset(chart);
     }
+    // A slide names what it shows (issue 16): the scenario and the chart, then the GPU and
+    // the verdict, as the serving charts do.
+    const std::string name = sc.name.empty() ? describeScenario(sc) : sc.name;
+    QString subtitle;
+    if (kind == ChartKind::CompareFiles) {
+        subtitle = QStringLiteral("%1 scenarios side by side").arg(scenarios.size());
+    } else {
+        const Report r = estimate(sc);
+        subtitle = r.gpu ? QStringLiteral("%1 × %2 · %3")
+                               .arg(sc.run.parallelism.gpus)
+                               .arg(QString::fromStdString(r.gpu->displayName), verdictText(r))
+                         : QStringLiteral("no GPU chosen");
+    }
+    addChartTitle(m_plot, QString::fromStdString(name) + QStringLiteral(": ") + chartTitle(kind), subtitle, theme);
     m_widget->resize(size);
     fitLegendColumns(m_plot, size.width(), theme); // a hidden widget gets no resize event
 }

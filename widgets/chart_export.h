@@ -21,6 +21,8 @@ namespace vramlab {
 
 /// The chart's command-line name ("sweep-seq") as a QString.
 QString chartName(ChartKind kind);
+/// What the chart shows, for its exported title ("memory against sequence length").
+QString chartTitle(ChartKind kind);
 
 /// One chart drawn off screen at a given size, the same way the window draws it:
 /// exporting from the window and from the command line use this, so the same scenario
