@@ -114,11 +114,16 @@ int runSweep(const std::vector<std::string>& words)
             flush(false);
         }
         out += pts.empty() ? "],\n  \"version\": 1\n}\n" : "\n  ],\n  \"version\": 1\n}\n";
-    } else {
-        const char sep = a.flag("--csv") ? ',' : '\t';
-        appendSweepCsvHeader(out, p, sep);
+    } else if (a.flag("--csv")) {
+        appendSweepCsvHeader(out, p, ',');
         for (const SweepPoint& pt : pts) {
-            appendSweepCsvRow(out, pt, sep);
+            appendSweepCsvRow(out, pt, ',');
+            flush(false);
+        }
+    } else { // for people: sizes with units (issue 16)
+        appendSweepTableHeader(out, p);
+        for (const SweepPoint& pt : pts) {
+            appendSweepTableRow(out, p, pt);
             flush(false);
         }
     }

@@ -77,7 +77,8 @@ Exit 0; bad input exits 2 with one line on stderr.
 Estimates the scenario at N values of KEY from A to B (--log: spaced by ratio), everything
 else as the file says. KEY: run.sequence_length, run.micro_batch_size,
 run.gradient_accumulation_steps, run.parallelism.gpus, run.context_length, run.batch_size,
-run.finetune.rank. At most 1,000,000 points. Without --csv or --json: a table.
+run.finetune.rank. At most 1,000,000 points. Without --csv or --json: a table for people,
+sizes in binary units (GiB), fits yes or no.
 )" },
     { "fit", vramlab::cli::runFit,
         R"(usage: vramlab-cli fit FILE --max micro_batch_size|sequence_length|context_length|batch_size [--json]

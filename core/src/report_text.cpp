@@ -307,6 +307,45 @@ void appendSweepCsvHeader(std::string& out, SweepParam param, char sep)
     out.append(1, sep).append("total").append(1, sep).append("peak").append(1, sep).append("fits\n");
 }
 
+namespace {
+
+/// Width of each column of the sweep table: its header, or a size ("1023.99 GiB").
+constexpr std::size_t kSweepSizeWidth = 11;
+
+std::size_t sweepColumnWidth(std::string_view header)
+{
+    return std::max(header.size(), kSweepSizeWidth);
+}
+
+void appendRight(std::string& out, std::string_view text, std::size_t width)
+{
+    out.append(width > text.size() ? width - text.size() : 0, ' ').append(text);
+}
+
+} // namespace
+
+void appendSweepTableHeader(std::string& out, SweepParam param)
+{
+    const std::string key = keyPathOf(param);
+    appendRight(out, key, sweepColumnWidth(key));
+    for (ComponentKind k : kReportComponents)
+        appendRight(out.append(2, ' '), componentKey(k), sweepColumnWidth(componentKey(k)));
+    for (std::string_view h : { "total", "peak" })
+        appendRight(out.append(2, ' '), h, sweepColumnWidth(h));
+    out.append("  fits\n");
+}
+
+void appendSweepTableRow(std::string& out, SweepParam param, const SweepPoint& pt)
+{
+    appendRight(out, formatCount(pt.value), sweepColumnWidth(keyPathOf(param)));
+    for (std::size_t i = 0; i < kReportComponents.size(); ++i)
+        appendRight(out.append(2, ' '), formatBytes(pt.componentBytes[i]),
+            sweepColumnWidth(componentKey(kReportComponents[i])));
+    appendRight(out.append(2, ' '), formatBytes(pt.total), sweepColumnWidth("total"));
+    appendRight(out.append(2, ' '), formatBytes(pt.peak), sweepColumnWidth("peak"));
+    out.append("  ").append(!pt.hasVerdict ? "-" : pt.fits ? "yes" : "no").append(1, '\n');
+}
+
 void appendSweepCsvRow(std::string& out, const SweepPoint& pt, char sep)
 {
     // The row in a local buffer with std::to_chars, then one append: about 300 instructions

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // vramlab-cli as a user runs it: outputs, exit codes, one-line errors with nothing on stdout.
 #include "program_run.h"
+#include "vramlab/units.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -177,6 +178,33 @@ private slots:
         QVERIFY(lines[8].startsWith("8192,"));
         // Activations grow with the sequence.
         QVERIFY(lines[8].split(',')[5].toLongLong() > lines[1].split(',')[5].toLongLong());
+    }
+
+    // Without --csv or --json the table is for people: units, separators, yes/no.
+    void sweepTableHasUnits()
+    {
+        QTemporaryDir dir;
+        const QString file = writeTemp(dir, "s.json", kLlamaH100);
+        const QStringList args { "sweep", file, "--param", "run.sequence_length", "--from", "1024", "--to", "65536",
+            "--points", "3", "--log" };
+        const Run r = cli(args);
+        QCOMPARE(r.code, 0);
+        const QList<QByteArray> lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 4);
+        QVERIFY2(lines[0].simplified().startsWith("run.sequence_length weights master_weights"), lines[0].constData());
+        QVERIFY2(lines[0].endsWith("fits"), lines[0].constData());
+        QVERIFY2(lines[3].simplified().startsWith("65,536 "), lines[3].constData());
+        // Each size is the CSV's bytes, written with units; the columns line up.
+        const QList<QByteArray> csv = cli(args + QStringList { "--csv" }).out.trimmed().split('\n');
+        for (int i = 1; i < 4; ++i) {
+            const QList<QByteArray> cells = lines[i].simplified().split(' ');
+            QCOMPARE(lines[i].size(), lines[0].size() - 4 + cells.back().size()); // "fits" vs yes/no
+            QCOMPARE(QByteArray(cells[cells.size() - 3] + ' ' + cells[cells.size() - 2]),
+                QByteArray::fromStdString(vramlab::formatBytes(csv[i].split(',')[9].toLongLong())));
+            QVERIFY(cells.back() == "yes" || cells.back() == "no");
+        }
+        QVERIFY(lines[1].endsWith("yes"));
+        QVERIFY(lines[3].endsWith("no"));
     }
 
     void sweepJson()

@@ -54,6 +54,10 @@ std::string sweepCsv(SweepParam param, const std::vector<SweepPoint>& points, ch
 /// million rows through a small buffer instead of one string).
 void appendSweepCsvHeader(std::string& out, SweepParam param, char separator = ',');
 void appendSweepCsvRow(std::string& out, const SweepPoint& point, char separator = ',');
+/// The same points for people (vramlab-cli sweep without --csv or --json): aligned columns,
+/// the swept value with thousands separators, sizes with units ("48.17 GiB"), fits yes/no.
+void appendSweepTableHeader(std::string& out, SweepParam param);
+void appendSweepTableRow(std::string& out, SweepParam param, const SweepPoint& point);
 /// One row per bar: its label, bytes per component, total, peak, fits ("invalid" and empty
 /// cells for a column that is not a valid configuration).
 std::string columnsCsv(const std::vector<ChartColumn>& columns);
