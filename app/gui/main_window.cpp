@@ -301,13 +301,8 @@ void MainWindow::buildMenus()
     QAction* exportAct = file->addAction(QStringLiteral("&Export…"), this, [this] {
         QVector<Scenario> scenarios;
         const ChartKind kind = currentChart(&scenarios, nullptr);
-        const QString base
-            = m_doc->filePath().isEmpty() ? QStringLiteral("vramlab") : QFileInfo(m_doc->filePath()).completeBaseName();
         const bool table = kind == ChartKind::Plan; // a table: CSV or Markdown, no picture
-        ExportDialog dialog(chartName(kind),
-            QDir::home().filePath(
-                base + QLatin1Char('-') + chartName(kind) + (table ? QStringLiteral(".csv") : QStringLiteral(".png"))),
-            m_dark, this);
+        ExportDialog dialog(chartName(kind), suggestedExportPath(kind), m_dark, this);
         if (table)
             dialog.setFormatsNote(
                 QStringLiteral(".csv: the plan's ranked setups as data; .md: the same as a Markdown table"));
@@ -556,6 +551,7 @@ bool MainWindow::exportTo(const QString& path, QSize size, bool dark)
             return false;
         }
         showBanner(QString());
+        QSettings().setValue(QStringLiteral("exportFolder"), QFileInfo(path).absolutePath());
         return true;
     }
     if (!exportScenario(kind, scenarios, labels, path, size, exportTheme(dark, size), &error)) {
@@ -563,7 +559,19 @@ bool MainWindow::exportTo(const QString& path, QSize size, bool dark)
         return false;
     }
     showBanner(QString());
+    QSettings().setValue(QStringLiteral("exportFolder"), QFileInfo(path).absolutePath());
     return true;
+}
+
+QString MainWindow::suggestedExportPath(ChartKind kind) const
+{
+    // The folder of the last export (slides go to one folder), else the home folder.
+    const QString last = QSettings().value(QStringLiteral("exportFolder")).toString();
+    const QDir folder = !last.isEmpty() && QFileInfo(last).isDir() ? QDir(last) : QDir::home();
+    const QString base
+        = m_doc->filePath().isEmpty() ? QStringLiteral("vramlab") : QFileInfo(m_doc->filePath()).completeBaseName();
+    return folder.filePath(base + QLatin1Char('-') + chartName(kind)
+        + (kind == ChartKind::Plan ? QStringLiteral(".csv") : QStringLiteral(".png")));
 }
 
 bool MainWindow::save()

@@ -94,6 +94,9 @@ public:
     ChartKind currentChart(QVector<Scenario>* scenarios, QStringList* labels) const;
     /// File > Export without the dialog: the current chart (or report, by extension) to `path`.
     bool exportTo(const QString& path, QSize size, bool dark);
+    /// Where File > Export proposes to write `kind`: the last export's folder (else home),
+    /// named after the scenario file and the chart.
+    QString suggestedExportPath(ChartKind kind) const;
     void setDarkTheme(bool dark);
     void setPresenterMode(bool on);
     /// Restores the last session's window and scenario (QSettings). When the last session

@@ -617,6 +617,21 @@ private slots:
         QVERIFY2(window.lastError().contains(QStringLiteral("Probe")), qPrintable(window.lastError()));
     }
 
+    // File > Export proposes the folder of the last export (slides go to one folder).
+    void exportRemembersTheFolder()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        QVERIFY(window.openFile(kScenario));
+        QVERIFY(QFileInfo(window.suggestedExportPath(ChartKind::Breakdown)).absolutePath() != dir.path());
+        QVERIFY(window.exportTo(dir.filePath(QStringLiteral("slide.png")), QSize(800, 500), false));
+        const QString next = window.suggestedExportPath(ChartKind::SweepSequence);
+        QCOMPARE(QFileInfo(next).absolutePath(), dir.path());
+        QVERIFY2(next.endsWith(QStringLiteral("-sweep-seq.png")), qPrintable(next));
+        MainWindow again; // and after a restart
+        QCOMPARE(QFileInfo(again.suggestedExportPath(ChartKind::Breakdown)).absolutePath(), dir.path());
+    }
+
     void windowAndHeadlessDrawTheSamePicture()
     {
         QTemporaryDir dir;
