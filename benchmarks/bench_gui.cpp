@@ -96,17 +96,16 @@ double percentile(std::vector<double> v, double p)
 }
 
 /// Slider positions in [lo, hi] (values) at which the value differs from the position
-/// before: a drag across them changes the scenario at each step. Sizes snap to powers of
-/// two and their halves, so most raw positions repeat the previous value.
+/// before: a drag across them changes the scenario at each step (a size slider has one
+/// position per stop, so every position does).
 std::vector<int> changingPositions(const QString& key, double lo, double hi)
 {
     const ParamDescriptor& d = *findDescriptor(key);
     std::vector<int> out;
     double previous = -1;
-    const bool integer = d.kind == ParamDescriptor::Kind::Integer;
-    const int last = integer ? int(d.max - d.min) : 1000;
+    const int last = ParameterPanel::sliderSteps(d);
     for (int pos = 0; pos <= last; ++pos) {
-        const double v = integer ? d.min + pos : ParameterPanel::sliderValue(d, pos);
+        const double v = ParameterPanel::sliderValue(d, pos);
         if (v != previous && v >= lo && v <= hi)
             out.push_back(pos);
         previous = v;

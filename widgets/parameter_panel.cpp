@@ -40,26 +40,63 @@ bool hasSlider(const ParamDescriptor& d)
 }
 } // namespace
 
+std::vector<double> ParameterPanel::sizeStops(const ParamDescriptor& d)
+{
+    // What people try: 1, 2, 3, then powers of two and the halves between (4, 6, 8, 12, ...).
+    std::vector<double> stops { d.min };
+    for (double p = 1; p <= d.max; p *= 2)
+        for (double v : { p, p * 1.5 })
+            if ((v == std::round(v)) && v > stops.back() && v < d.max)
+                stops.push_back(v);
+    if (d.max > stops.back())
+        stops.push_back(d.max);
+    return stops;
+}
+
+int ParameterPanel::sliderSteps(const ParamDescriptor& d)
+{
+    switch (d.kind) {
+    case ParamDescriptor::Kind::Integer:
+        return int(d.max - d.min);
+    case ParamDescriptor::Kind::LogInteger:
+        return int(sizeStops(d).size()) - 1;
+    default:
+        return kSliderSteps;
+    }
+}
+
 int ParameterPanel::sliderPosition(const ParamDescriptor& d, double v)
 {
     v = std::clamp(v, d.min, d.max);
+    if (d.kind == ParamDescriptor::Kind::Integer)
+        return int(std::lround(v - d.min));
+    if (d.kind == ParamDescriptor::Kind::LogInteger) { // the nearest stop, by ratio
+        const std::vector<double> stops = sizeStops(d);
+        const auto above = std::lower_bound(stops.begin(), stops.end(), v);
+        if (above == stops.begin())
+            return 0;
+        if (above == stops.end())
+            return int(stops.size()) - 1;
+        const int i = int(above - stops.begin());
+        return v / stops[size_t(i - 1)] < *above / v ? i - 1 : i;
+    }
     const double f = logScale(d) ? std::log(v / d.min) / std::log(d.max / d.min) : (v - d.min) / (d.max - d.min);
     return int(std::lround(f * kSliderSteps));
 }
 
 double ParameterPanel::sliderValue(const ParamDescriptor& d, int position)
 {
+    if (d.kind == ParamDescriptor::Kind::Integer)
+        return d.min + position;
+    if (d.kind == ParamDescriptor::Kind::LogInteger) {
+        // One stop a position: a drag moves a stop every few pixels, an arrow key one stop
+        // (8,192 -> 12,288 -> 16,384), never 8k -> 49k (issue 16).
+        const std::vector<double> stops = sizeStops(d);
+        return stops[size_t(std::clamp(position, 0, int(stops.size()) - 1))];
+    }
     const double f = double(position) / kSliderSteps;
     const double v = logScale(d) ? d.min * std::pow(d.max / d.min, f) : d.min + f * (d.max - d.min);
-    if (d.kind == ParamDescriptor::Kind::Real)
-        return std::round(v * std::pow(10.0, d.decimals)) / std::pow(10.0, d.decimals);
-    // Sizes snap to powers of two and their halves, which is what people try.
-    if (logScale(d) && v >= 4) {
-        const double p = std::exp2(std::floor(std::log2(v)));
-        const double snapped = v < p * 1.25 ? p : v < p * 1.75 ? p * 1.5 : p * 2;
-        return std::clamp(snapped, d.min, d.max);
-    }
-    return std::round(v);
+    return std::round(v * std::pow(10.0, d.decimals)) / std::pow(10.0, d.decimals);
 }
 
 ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
@@ -160,12 +197,13 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
         m_editors.insert(d.key, editor);
         if (hasSlider(d)) {
             auto* slider = new QSlider(Qt::Horizontal);
-            slider->setRange(0, d.kind == ParamDescriptor::Kind::Integer ? int(d.max - d.min) : kSliderSteps);
+            slider->setRange(0, sliderSteps(d));
+            slider->setPageStep(d.kind == ParamDescriptor::Kind::LogInteger ? 2 : slider->pageStep()); // x2 a page
             slider->setToolTip(d.tooltip);
             slider->setObjectName(d.key + QStringLiteral(".slider"));
             guardWheel(slider);
             connect(slider, &QSlider::valueChanged, this, [this, &d, slider](int pos) {
-                const double v = d.kind == ParamDescriptor::Kind::Integer ? d.min + pos : sliderValue(d, pos);
+                const double v = sliderValue(d, pos);
                 const QVariant value = d.kind == ParamDescriptor::Kind::Real
                     ? QVariant(v)
                     : QVariant::fromValue<qlonglong>(qlonglong(v));

@@ -5,6 +5,8 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <vector>
+
 class QSlider;
 class QLabel;
 
@@ -34,6 +36,11 @@ public:
     /// Slider position <-> value for a descriptor (log2 scale for sizes).
     static int sliderPosition(const ParamDescriptor& d, double value);
     static double sliderValue(const ParamDescriptor& d, int position);
+    /// The slider's last position (its range starts at 0).
+    static int sliderSteps(const ParamDescriptor& d);
+    /// A size slider's stops (LogInteger): min, 1, 2, 3, then powers of two and their
+    /// halves (4, 6, 8, 12, ...) up to max.
+    static std::vector<double> sizeStops(const ParamDescriptor& d);
 
 signals:
     /// The "From config.json…" button: the window asks for the file and imports it.

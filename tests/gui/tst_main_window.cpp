@@ -211,6 +211,33 @@ private slots:
         QVERIFY(m_window->isWindowModified());
     }
 
+    // A size slider stops at what people try: an arrow key goes one stop (8,192 -> 12,288),
+    // Page Up doubles, and the whole 128 .. 1,048,576 range is 27 stops (a few pixels each).
+    void sizeSlidersStepThroughSensibleValues()
+    {
+        ScenarioDocument* doc = m_window->document();
+        const ParamDescriptor& d = *findDescriptor(QStringLiteral("run.sequence_length"));
+        const std::vector<double> stops = ParameterPanel::sizeStops(d);
+        QCOMPARE(stops.size(), size_t(27));
+        QCOMPARE(stops[1], 192.0);
+        QCOMPARE(stops.back(), 1048576.0);
+        QSlider* seq = m_window->panel()->slider(QStringLiteral("run.sequence_length"));
+        QCOMPARE(seq->maximum(), 26);
+        doc->setParameter(QStringLiteral("run.sequence_length"), QVariant::fromValue<qlonglong>(8192));
+        QCOMPARE(ParameterPanel::sliderValue(d, seq->value()), 8192.0);
+        seq->setFocus();
+        QTest::keyClick(seq, Qt::Key_Right);
+        QCOMPARE(doc->scenario().run.sequenceLength, Count(12288));
+        QTest::keyClick(seq, Qt::Key_PageUp);
+        QCOMPARE(doc->scenario().run.sequenceLength, Count(24576));
+        QTest::keyClick(seq, Qt::Key_Left);
+        QCOMPARE(doc->scenario().run.sequenceLength, Count(16384));
+        // A value typed in the spin box sits at the nearest stop; the slider does not change it.
+        doc->setParameter(QStringLiteral("run.sequence_length"), QVariant::fromValue<qlonglong>(10000));
+        QCOMPARE(ParameterPanel::sliderValue(d, seq->value()), 8192.0);
+        QCOMPARE(doc->scenario().run.sequenceLength, Count(10000));
+    }
+
     void dragComputesOnlyTheLatestPosition()
     {
         ScenarioDocument* doc = m_window->document();
