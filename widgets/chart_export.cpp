@@ -21,6 +21,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QPdfWriter>
+#include <QRegularExpression>
 #include <QSvgGenerator>
 
 #include <cerrno>
@@ -46,7 +47,7 @@ std::vector<std::string> stdLabels(const QStringList& labels)
 QString htmlTable(const ReportTable& table)
 {
     auto text = [](const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); };
-    QString html = QStringLiteral("<table>\n<tr>");
+    QString html = QStringLiteral("<div class=\"wide\"><table>\n<tr>");
     for (const std::string& h : table.header)
         html += QStringLiteral("<th>%1</th>").arg(text(h));
     html += QStringLiteral("</tr>\n");
@@ -58,11 +59,15 @@ QString htmlTable(const ReportTable& table)
                 cell += QStringLiteral(" (<code>%1</code>)").arg(text(c.code));
             if (c.strong)
                 cell = QStringLiteral("<b>%1</b>").arg(cell);
-            html += QStringLiteral("<td>%1</td>").arg(cell);
+            // Sizes and counts ("45.07 GiB", "48,394,036,736") stay on one line, right-aligned.
+            static const QRegularExpression number(QStringLiteral(R"(^[-+]?[\d.,]+( [A-Za-z/%]+)?$)"));
+            const bool numeric = c.user.empty() && number.match(QString::fromStdString(c.text)).hasMatch();
+            html += numeric ? QStringLiteral("<td class=\"num\">%1</td>").arg(cell)
+                            : QStringLiteral("<td>%1</td>").arg(cell);
         }
         html += QStringLiteral("</tr>\n");
     }
-    return html + QStringLiteral("</table>\n");
+    return html + QStringLiteral("</table></div>\n");
 }
 
 QVector<ChartKind> reviewCharts(const Scenario& sc)
@@ -296,17 +301,32 @@ QByteArray reviewHtml(const Scenario& sc, QSize chartSize, const PlotTheme& them
         const ExportedChart chart(kind, { sc }, {}, chartSize, theme);
         QByteArray svg = chart.svg();
         svg = svg.mid(svg.indexOf("<svg")); // inline: drop the XML prolog
+        QString caption = chartTitle(kind);
+        caption[0] = caption[0].toUpper(); // "Memory against sequence length"
         charts += QStringLiteral("<figure>%1<figcaption>%2</figcaption></figure>\n")
-                      .arg(QString::fromUtf8(svg), chartName(kind).toHtmlEscaped());
+                      .arg(QString::fromUtf8(svg), caption.toHtmlEscaped());
     }
-    const QString html = QStringLiteral(R"(<!DOCTYPE html>
+    const QString html
+        = QStringLiteral(R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>%1 — VRAM Lab review</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
-body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; color: #1c1c1e; line-height: 1.45; }
+body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #1c1c1e; line-height: 1.45; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; }
+.wide { overflow-x: auto; }
 table { border-collapse: collapse; margin: 1em 0; } td, th { border: 1px solid #ccc; padding: 4px 8px; text-align: left; }
+td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 th { background: #f2f2f2; } code { font-size: 90%; } figure { margin: 1.5em 0; } figcaption { color: #666; }
+figure svg { width: 100%; height: auto; }
 .verdict { font-size: 1.4em; font-weight: bold; color: %2; }
+@media print {
+  @page { margin: 15mm; } /* A4 or Letter: the printer's paper */
+  body { max-width: none; margin: 0; padding: 0; font-size: 10pt; }
+  h2, h3 { break-after: avoid; } figure, tr { break-inside: avoid; }
+  .wide { overflow: visible; } th { background: none; }
+}
 </style></head><body>
+<h1>%1</h1>
 <p class="verdict">%3</p>
 <h2>Settings</h2>%4
 <h2>Memory per GPU</h2>%5
@@ -315,10 +335,10 @@ th { background: #f2f2f2; } code { font-size: 90%; } figure { margin: 1.5em 0; }
 <p><em>Made with VRAM Lab %8; every figure is reproducible with <code>vramlab-cli estimate</code>.</em></p>
 </body></html>
 )")
-                             .arg(QString::fromStdString(sc.name).toHtmlEscaped(),
-                                 r.fits ? QStringLiteral("#00783c") : QStringLiteral("#be1e14"),
-                                 verdictText(r).toHtmlEscaped(), settings, breakdown, charts, ExplainView::html(r),
-                                 QCoreApplication::applicationVersion().toHtmlEscaped(), serving);
+              .arg(QString::fromStdString(sc.name.empty() ? describeScenario(sc) : sc.name).toHtmlEscaped(),
+                  r.fits ? QStringLiteral("#00783c") : QStringLiteral("#be1e14"), verdictText(r).toHtmlEscaped(),
+                  settings, breakdown, charts, ExplainView::html(r),
+                  QCoreApplication::applicationVersion().toHtmlEscaped(), serving);
     return html.toUtf8();
 }
 

@@ -237,6 +237,15 @@ private slots:
         QVERIFY(!page.contains("src=\"http"));
         QVERIFY(page.contains(QByteArray::fromStdString(formatCount(r.bytesOf("optimizer_states")))));
         QVERIFY(page.contains("FITS"));
+        // Responsive and printable: a title heading, charts that scale to the page, numbers
+        // that do not wrap, captions in words, print rules for the printer's paper.
+        QVERIFY(page.contains("<h1>"));
+        QVERIFY(page.contains("figure svg { width: 100%; height: auto; }"));
+        QVERIFY(page.contains(
+            "<td class=\"num\">" + QByteArray::fromStdString(formatCount(r.bytesOf("optimizer_states"))) + "</td>"));
+        QVERIFY(page.contains("<td class=\"num\">7.48 GiB</td>"));
+        QVERIFY(page.contains("<figcaption>Memory against sequence length</figcaption>"));
+        QVERIFY(page.contains("@media print"));
         const QString md = dir.filePath(QStringLiteral("r.md"));
         QCOMPARE(headless({ "--export", md, kScenario }).code, 0);
         const QByteArray text = slurp(md);
@@ -531,7 +540,7 @@ private slots:
         const QByteArray htmlText = slurp(html);
         QVERIFY(htmlText.contains("<h2>Serving: vllm"));
         QVERIFY(htmlText.contains("(" + QByteArray::number(qlonglong(e.kvCacheBytes)) + " bytes)"));
-        QVERIFY(htmlText.contains("<figcaption>serving-budget</figcaption>"));
+        QVERIFY(htmlText.contains("<figcaption>Serving memory budget</figcaption>"));
         // The concurrency curve is a chart kind of its own.
         const QString curve = dir.filePath(QStringLiteral("curve.csv"));
         QCOMPARE(headless({ "--export", curve, "--chart", "serving-concurrency", file }).code, 0);
