@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "sweep_chart.h"
 
+#include "chart_labels.h"
 #include "chart_support.h"
 #include "plot_theme.h"
 #include "qcustomplot_include.h"
 
+#include <QLocale>
+#include <QToolTip>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
 
 namespace vramlab {
 
@@ -26,7 +32,55 @@ SweepChart::SweepChart(QWidget* parent)
     m_plot->yAxis->setLabel(QStringLiteral("GiB per GPU"));
     m_plot->legend->setVisible(true);
     placeLegendBelow(m_plot);
+    // The hover readout: the nearest swept value's peak, verdict and components.
+    m_plot->setMouseTracking(true);
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        const QString tip = m_plot->axisRect()->rect().contains(e->position().toPoint())
+            ? pointText(m_plot->xAxis->pixelToCoord(e->position().x()))
+            : QString();
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(e->globalPosition().toPoint(), tip, m_plot);
+    });
+    // Both at the top: the "does not fit" mark's words go under the "up to" note they meet.
+    connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+        if (!m_beyondLabel || !m_notFitLabel)
+            return;
+        m_notFitLabel->position->setCoords(m_notFitLabel->position->key(), m_plot->yAxis->range().upper * 0.96);
+        const QRectF beyond = textItemRect(m_beyondLabel);
+        const QRectF words = textItemRect(m_notFitLabel);
+        if (words.intersects(beyond)) {
+            const QPointF at = m_notFitLabel->position->pixelPosition();
+            m_notFitLabel->position->setPixelPosition(QPointF(at.x(), at.y() + beyond.bottom() - words.top() + 2));
+        }
+    });
     setTheme(m_theme);
+}
+
+QString SweepChart::pointText(double x) const
+{
+    const std::vector<SweepPoint>& points = m_series.points;
+    if (points.empty())
+        return {};
+    // The nearest point by distance on the axis as drawn (ratio on a log axis).
+    const bool logX = m_series.range.logScale && x > 0;
+    const auto distance = [&](const SweepPoint& p) {
+        return logX ? std::abs(std::log(double(p.value) / x)) : std::abs(double(p.value) - x);
+    };
+    const SweepPoint& p = *std::min_element(points.begin(), points.end(),
+        [&](const SweepPoint& a, const SweepPoint& b) { return distance(a) < distance(b); });
+    QString text = QStringLiteral("<b>%1 %2</b>: peak %3")
+                       .arg(m_xLabel.section(QLatin1Char(' '), 0, -2).toHtmlEscaped(),
+                           QLocale(QLocale::English).toString(qlonglong(p.value)), bytesText(p.peak));
+    if (p.hasVerdict)
+        text += p.fits ? QStringLiteral(", fits (%1 free)").arg(bytesText(p.usableBytes - p.peak))
+                       : QStringLiteral(", <b>does not fit</b> (%1 over)").arg(bytesText(p.peak - p.usableBytes));
+    for (size_t i = kComponentKeys.size(); i-- > 0;)
+        if (p.componentBytes[i] > 0)
+            text += QStringLiteral("<br>%1: %2")
+                        .arg(componentLabel(QString::fromLatin1(kComponentKeys[i])), bytesText(p.componentBytes[i]));
+    return text;
 }
 
 void SweepChart::recolour()
@@ -48,9 +102,22 @@ void SweepChart::setSeries(SweepSeries series, const QString& xLabel)
     rebuild();
 }
 
+double SweepChart::axisShare(double value) const
+{
+    const QCPRange range = m_plot->xAxis->range();
+    if (value <= range.lower)
+        return 0;
+    if (value >= range.upper)
+        return 1;
+    return m_plot->xAxis->scaleType() == QCPAxis::stLogarithmic
+        ? std::log(value / range.lower) / std::log(range.upper / range.lower)
+        : (value - range.lower) / (range.upper - range.lower);
+}
+
 void SweepChart::rebuild()
 {
     m_plot->clearItems();
+    m_beyondLabel = m_notFitLabel = nullptr;
     m_firstNotFitting.reset();
     const std::vector<SweepPoint>& points = m_series.points;
     const int n = int(points.size());
@@ -97,9 +164,29 @@ void SweepChart::rebuild()
         m_plot->xAxis->setRange(xs.front(), xs.back());
 
     const SweepPoint* any = n > 0 ? &points.front() : nullptr;
+    // The region around the capacity is what the chart is for: where the curve climbs far
+    // past it (activations of long sequences), the axis stops at three times the capacity
+    // and says where the curve ends instead of flattening everything near the line.
+    double top = yMax * 1.25;
     if (any && any->usableBytes > 0) {
         const double cap = toGiB(any->usableBytes);
-        yMax = std::max(yMax, cap);
+        top = std::max(top, cap * 1.25);
+        if (std::max(yMax, cap) > 3 * cap) {
+            top = 3 * cap;
+            auto* beyond = new QCPItemText(m_plot);
+            beyond->setPositionAlignment(Qt::AlignTop | Qt::AlignRight);
+            beyond->position->setType(QCPItemPosition::ptAxisRectRatio);
+            beyond->position->setCoords(1.0, 0.0);
+            beyond->setText(QStringLiteral("↑ up to %1 at %2 ")
+                                .arg(bytesText(points.back().peak),
+                                    QLocale(QLocale::English).toString(qlonglong(points.back().value))));
+            beyond->setColor(m_theme.foreground);
+            beyond->setFont(m_theme.font(-1));
+            m_beyondLabel = beyond;
+        }
+    }
+    if (any && any->usableBytes > 0) {
+        const double cap = toGiB(any->usableBytes);
         auto* line = new QCPItemStraightLine(m_plot);
         line->setPen(QPen(m_theme.capacity, m_theme.lineWidth, Qt::DashLine));
         line->point1->setCoords(xs.front(), cap);
@@ -121,26 +208,40 @@ void SweepChart::rebuild()
                 // the range, right of it in the left half (issue 16: never off the plot). A
                 // mark before the first value (nothing fits) is written from the left edge.
                 const double from = double(*m_firstNotFitting), lo = xs.front(), hi = xs.back();
-                const bool logX = m_plot->xAxis->scaleType() == QCPAxis::stLogarithmic;
-                const double share = from <= lo ? 0.0
-                    : from >= hi                ? 1.0
-                    : logX                      ? std::log(from / lo) / std::log(hi / lo)
-                                                : (from - lo) / (hi - lo);
-                const bool rightOfMark = share < 0.5;
+                const bool rightOfMark = axisShare(from) < 0.5;
                 auto* text = new QCPItemText(m_plot);
                 text->setPositionAlignment(Qt::AlignTop | (rightOfMark ? Qt::AlignLeft : Qt::AlignRight));
                 text->position->setType(QCPItemPosition::ptPlotCoords);
-                text->position->setCoords(std::clamp(from, lo, hi), yMax * 1.2);
+                text->position->setCoords(std::clamp(from, lo, hi), top * 0.96);
                 const QString words = QStringLiteral("does not fit from %1")
                                           .arg(QLocale(QLocale::English).toString(qlonglong(*m_firstNotFitting)));
                 text->setText(rightOfMark ? QLatin1Char(' ') + words : words + QLatin1Char(' '));
                 text->setColor(m_theme.overflow);
                 text->setFont(m_theme.font());
+                m_notFitLabel = text;
                 break;
             }
         }
     }
-    m_plot->yAxis->setRange(0, yMax * 1.25);
+    // The scenario's own value: where the other tabs' numbers are.
+    if (n > 0 && m_series.current >= points.front().value && m_series.current <= points.back().value) {
+        auto* mark = new QCPItemStraightLine(m_plot);
+        mark->setPen(QPen(m_theme.foreground, m_theme.lineWidth, Qt::DashDotLine));
+        mark->point1->setCoords(double(m_series.current), 0);
+        mark->point2->setCoords(double(m_series.current), 1);
+        auto* now = new QCPItemText(m_plot);
+        now->setPositionAlignment(
+            Qt::AlignBottom | (axisShare(double(m_series.current)) < 0.5 ? Qt::AlignLeft : Qt::AlignRight));
+        now->position->setType(QCPItemPosition::ptPlotCoords);
+        now->position->setCoords(double(m_series.current), top * 0.02);
+        now->setText(QStringLiteral(" now: %1 ").arg(QLocale(QLocale::English).toString(qlonglong(m_series.current))));
+        now->setColor(m_theme.foreground);
+        now->setFont(m_theme.font(-1));
+        QColor backdrop = m_theme.background;
+        backdrop.setAlpha(200);
+        now->setBrush(backdrop);
+    }
+    m_plot->yAxis->setRange(0, top);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

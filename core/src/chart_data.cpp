@@ -113,6 +113,7 @@ SweepSeries sweepSeries(const Scenario& sc, SweepParam p)
     s.param = p;
     s.range = sweepRange(sc, p);
     s.points = sweep(sc, p, s.range.from, s.range.to, s.range.points, s.range.logScale);
+    s.current = valueOf(sc, p);
     if (sc.run.gpu) {
         const FitResult fit = fitMax(sc, p);
         if (fit.nextReport)

@@ -4,7 +4,9 @@
 // within a few percent of the GPU's usable memory (where the peak and capacity labels meet).
 #include "chart_export.h"
 #include "chart_labels.h"
+#include "chart_support.h"
 #include "qcustomplot_include.h"
+#include "sweep_chart.h"
 #include "vramlab/chart_data.h"
 #include "vramlab/estimator.h"
 #include "vramlab/scenario_io.h"
@@ -116,6 +118,38 @@ private slots:
                 QVERIFY2(!texts[a].second.intersects(texts[b].second),
                     qPrintable(describe(texts[a].first, texts[a].second) + QStringLiteral(" overprints ")
                         + describe(texts[b].first, texts[b].second)));
+    }
+
+    // The sweep marks the scenario's own value, frames the region around the capacity, and
+    // reads out the nearest point under the mouse.
+    void sweepMarksTheScenarioAndReadsOut()
+    {
+        const Scenario sc = fitting();
+        SweepChart chart;
+        SweepSeries series = sweepSeries(sc, SweepParam::SequenceLength);
+        const SweepPoint first = series.points.front(), last = series.points.back();
+        QCOMPARE(series.current, Count(4096));
+        chart.setSeries(std::move(series), QStringLiteral("sequence length (tokens)"));
+        chart.resize(800, 500);
+        chart.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        QStringList texts;
+        for (int i = 0; i < chart.plot()->itemCount(); ++i)
+            if (const auto* t = qobject_cast<const QCPItemText*>(chart.plot()->item(i)))
+                texts << t->text().trimmed();
+        QVERIFY2(texts.contains(QStringLiteral("now: 4,096")), qPrintable(texts.join(QLatin1Char('|'))));
+        // The last point's peak is far past the capacity: the axis stops at 3x and says so.
+        const double cap = double(first.usableBytes) / double(1ull << 30);
+        QVERIFY(double(last.peak) / double(1ull << 30) > 3 * cap);
+        QCOMPARE(chart.plot()->yAxis->range().upper, 3 * cap);
+        QVERIFY(
+            texts.contains(QStringLiteral("↑ up to %1 at %2")
+                               .arg(bytesText(last.peak), QLocale(QLocale::English).toString(qlonglong(last.value)))));
+        const QString tip = chart.pointText(double(first.value) * 1.01);
+        QVERIFY2(
+            tip.startsWith(QStringLiteral("<b>sequence length %1</b>: peak %2, fits")
+                               .arg(QLocale(QLocale::English).toString(qlonglong(first.value)), bytesText(first.peak))),
+            qPrintable(tip));
+        QVERIFY(chart.pointText(double(last.value)).contains(QStringLiteral("does not fit")));
     }
 };
 

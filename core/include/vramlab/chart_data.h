@@ -65,6 +65,7 @@ struct SweepSeries {
     SweepRange range;
     std::vector<SweepPoint> points;
     std::optional<Count> boundary;
+    Count current = 0; ///< the scenario's own value of the swept key (marked on the chart)
 };
 SweepSeries sweepSeries(const Scenario& scenario, SweepParam param);
 
