@@ -3,6 +3,8 @@
 
 #include "qcustomplot_include.h"
 
+#include <QToolTip>
+
 namespace vramlab {
 
 ChartWidget::ChartWidget(QWidget* parent)
@@ -10,6 +12,18 @@ ChartWidget::ChartWidget(QWidget* parent)
     , m_plot(createPlotIn(this))
     , m_theme(PlotTheme::fromPalette(palette(), false))
 {
+}
+
+void ChartWidget::setHoverText(std::function<QString(const QPointF& pixel)> text)
+{
+    m_plot->setMouseTracking(true);
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this, text = std::move(text)](QMouseEvent* e) {
+        const QString tip = text(e->position());
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(e->globalPosition().toPoint(), tip, m_plot);
+    });
 }
 
 void ChartWidget::setTheme(const PlotTheme& theme)

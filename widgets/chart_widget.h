@@ -5,6 +5,8 @@
 
 #include <QWidget>
 
+#include <functional>
+
 class QCustomPlot;
 
 namespace vramlab {
@@ -27,6 +29,9 @@ protected:
     virtual void recolour() = 0;
     /// Data and items from the current inputs; ends with a queued replot.
     virtual void rebuild() = 0;
+    /// The hover readout: `text` of the mouse's pixel in the plot, as a tooltip (hidden
+    /// where it is empty).
+    void setHoverText(std::function<QString(const QPointF& pixel)> text);
 
     QCustomPlot* m_plot;
     PlotTheme m_theme;

@@ -34,14 +34,7 @@ StackedBarChart::StackedBarChart(QWidget* parent)
     m_plot->xAxis->grid()->setVisible(false);
     m_plot->legend->setVisible(true);
     placeLegendBelow(m_plot);
-    m_plot->setMouseTracking(true);
-    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
-        const QString tip = toolTipAt(e->position());
-        if (tip.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(e->globalPosition().toPoint(), tip, m_plot);
-    });
+    setHoverText([this](const QPointF& pixel) { return toolTipAt(pixel); });
     // Pixels are known only once the plot is laid out (window and export alike).
     connect(m_plot, &QCustomPlot::afterLayout, this, &StackedBarChart::placeLabels);
     setTheme(m_theme);

@@ -33,15 +33,9 @@ SweepChart::SweepChart(QWidget* parent)
     m_plot->legend->setVisible(true);
     placeLegendBelow(m_plot);
     // The hover readout: the nearest swept value's peak, verdict and components.
-    m_plot->setMouseTracking(true);
-    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
-        const QString tip = m_plot->axisRect()->rect().contains(e->position().toPoint())
-            ? pointText(m_plot->xAxis->pixelToCoord(e->position().x()))
-            : QString();
-        if (tip.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(e->globalPosition().toPoint(), tip, m_plot);
+    setHoverText([this](const QPointF& pixel) {
+        return m_plot->axisRect()->rect().contains(pixel.toPoint()) ? pointText(m_plot->xAxis->pixelToCoord(pixel.x()))
+                                                                    : QString();
     });
     // Both at the top: the "does not fit" mark's words go under the "up to" note they meet.
     connect(m_plot, &QCustomPlot::afterLayout, this, [this] {

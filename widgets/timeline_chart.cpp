@@ -38,15 +38,10 @@ TimelineChart::TimelineChart(QWidget* parent)
     m_plot->xAxis->setLabel(QStringLiteral("events of the step (allocations and frees, in order)"));
     m_plot->legend->setVisible(true);
     placeLegendBelow(m_plot);
-    m_plot->setMouseTracking(true);
-    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
-        const double x = m_plot->xAxis->pixelToCoord(e->position().x());
-        const int i = int(std::floor(x));
-        const QString tip = m_plot->axisRect()->rect().contains(e->position().toPoint()) ? eventText(i) : QString();
-        if (tip.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(e->globalPosition().toPoint(), tip, m_plot);
+    setHoverText([this](const QPointF& pixel) {
+        return m_plot->axisRect()->rect().contains(pixel.toPoint())
+            ? eventText(int(std::floor(m_plot->xAxis->pixelToCoord(pixel.x()))))
+            : QString();
     });
     // Near capacity the peak's label meets the capacity label: that one goes under the line.
     connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
