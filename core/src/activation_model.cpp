@@ -30,6 +30,8 @@ struct Collector {
     ActivationScope scope = ActivationScope::Layer;
     Count count = 1;
     bool detail = true;
+    Count firstLayer = 0; ///< where the layer-scope tensors start (SavedTensorSize, keepSizes only)
+    Count strideLayers = 1;
 
     /// Bytes of one copy: whole bytes per element stay in integers (exact beyond 2^53); only
     /// sub-byte types round.
@@ -67,6 +69,8 @@ struct Collector {
         else
             set.largestLayerTensorBytes = std::max(set.largestLayerTensorBytes, each);
         set.roundingBytes = checkedAdd(set.roundingBytes, checkedMul(roundUp(each, 512) - each, count));
+        if (set.keepSizes)
+            set.sizes.push_back({ each, count, firstLayer, strideLayers, scope });
         if (detail)
             set.tensors.push_back(tensor(prefix, name, module, dims, each, bytesPerElem));
     }
@@ -578,6 +582,7 @@ void holdLogits(ActivationSet& set, const FrameworkProfile& f, Bytes logits16)
         return;
     set.lossHeldBytes = logits16;
     set.lossForwardBytes -= std::min(set.lossForwardBytes, logits16);
+    set.lossForwardParts[0] -= std::min(set.lossForwardParts[0], logits16);
 }
 
 /// The loss's saved tensors (into `head`) and its transients (into `set`), as lossSetup() resolves it.
@@ -641,6 +646,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         // gradients of the logits. The loop frees the logits before backward (torchtitan train.py@9dec370:
         // `del pred`; HF ForCausalLMLoss's upcast is a local of the loss).
         set.lossForwardBytes = checkedMul(tokens, vocab, p + 4);
+        set.lossForwardParts = { logits16, checkedMul(tokens, vocab, 4) };
         set.lossBackwardBytes = checkedMul(tokens, vocab, 8);
         holdLogits(set, f, logits16);
         set.lossSource = loss.kind == LossKind::HfShift
@@ -656,6 +662,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         // cross_entropy on the 16-bit logits, e.g. lit_gpt/utils.py@8641822 chunked_cross_entropy
         // with chunk_size=0 (`F.cross_entropy(logits, targets)`, no upcast); logits freed before backward.
         set.lossForwardBytes = logits16;
+        set.lossForwardParts = { logits16, 0 };
         set.lossBackwardBytes = checkedMul(logits16, 2);
         holdLogits(set, f, logits16);
         set.lossForwardWhat = "loss: 16-bit logits beside their saved log-softmax";
@@ -702,6 +709,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         set.lossBackwardBytes = checkedMul(loss.chunkRows, vocab, 2 * gradBytes);
         // torchtune _loss_step@1814feb: `del logits` before backward.
         set.lossForwardBytes = checkedAdd(logits16, upcastChunk);
+        set.lossForwardParts = { logits16, upcastChunk };
         holdLogits(set, f, logits16);
         if (compiledChunks) {
             // The chunks are now saved by autograd (counted above), the fp32 math fused: one chunk's
@@ -770,9 +778,11 @@ void offloadActivations(ActivationSet& set, const LayerTensors& layer, const Sta
 
 } // namespace
 
-ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const StageSlice& slice, bool explain)
+ActivationSet trainingActivations(
+    const ModelSpec& m, const RunSpec& r, const StageSlice& slice, bool explain, bool sizes)
 {
     ActivationSet set;
+    set.keepSizes = sizes;
     if (explain)
         set.tensors.reserve(64);
     const Dims x = makeDims(m, r, r.microBatchSize, r.localSequence()); // s / cp rows with context parallelism
@@ -808,12 +818,15 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
 
     LayerTensors layer(m, r, x);
     const bool frozenFirst = lora && slice.first;
+    Count cursor = 0; // layers are collected in order: dense, then MoE (the allocator replay places them)
     auto layerSet = [&](bool moe, Count count, bool firstFrozen) {
-        Collector c { set, ActivationScope::Layer, count, explain };
+        Collector c { set, ActivationScope::Layer, count, explain, cursor };
         layer.collect(c, moe, firstFrozen);
+        cursor += count;
     };
     auto oneLayer = [&](bool moe) {
         ActivationSet tmp;
+        tmp.keepSizes = sizes;
         Collector c { tmp, ActivationScope::Layer, 1, false };
         layer.collect(c, moe, false);
         return tmp;
@@ -825,7 +838,7 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
         // Each checkpointed segment keeps only its input; one segment is rebuilt at a time.
         const Count segment = kind == Checkpointing::Kind::Full ? 1 : std::max<Count>(1, r.checkpointing.every);
         const Count segments = ceilDiv(slice.layers(), segment);
-        Collector c { set, ActivationScope::Layer, segments, explain };
+        Collector c { set, ActivationScope::Layer, segments, explain, 0, segment };
         c.add(segment == 1 ? "layer input (checkpoint)" : "segment input (checkpoint every k layers)", "checkpoint",
             { x.b, x.hs, x.h }, x.p);
         const Count rebuilt = std::min(segment, slice.layers());
@@ -834,6 +847,7 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
             ? std::max(dense, oneLayer(true), [](const auto& a, const auto& b) { return a.bytes < b.bytes; })
             : dense;
         set.recomputeBytes = checkedMul(worst.bytes, rebuilt);
+        set.recomputeSizes = worst.sizes;
         // Backward runs on the rebuilt layer: its tensors, not the checkpoint, set the working set.
         set.largestLayerTensorBytes = worst.largestLayerTensorBytes;
     } else {

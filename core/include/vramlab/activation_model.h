@@ -30,10 +30,24 @@ struct ActivationTensor {
     std::string shapeText() const;
 };
 
+/// One saved tensor's size and place for the caching-allocator replay (allocation_trace.h),
+/// collected only when trainingActivations() is asked for them (never on the lean path).
+struct SavedTensorSize {
+    Bytes bytesEach = 0;
+    Count count = 1;
+    Count firstLayer = 0; ///< scope Layer: the first layer of the stage that keeps it
+    Count strideLayers = 1; ///< then every k-th layer (checkpointed segments)
+    ActivationScope scope = ActivationScope::Layer;
+};
+
 /// Saved tensors of one micro-batch on one GPU of a pipeline stage.
 struct ActivationSet {
     std::vector<ActivationTensor> tensors;
     Bytes bytes = 0; ///< sum over tensors (one micro-batch)
+    bool keepSizes = false; ///< fill `sizes` and `recomputeSizes` (the allocator replay asked for them)
+    std::vector<SavedTensorSize> sizes; ///< every saved tensor's size and place (keepSizes only)
+    std::vector<SavedTensorSize> recomputeSizes; ///< checkpointing: one rebuilt layer's tensors (keepSizes only)
+    std::array<Bytes, 2> lossForwardParts {}; ///< lossForwardBytes as its tensors (logits, fp32 copy or chunk)
     Bytes recomputeBytes = 0; ///< transient: activations rebuilt at once in backward (checkpointing)
     Bytes roundingBytes = 0; ///< what the caching allocator adds by rounding each tensor up to 512 B
     Bytes embeddingBytes = 0; ///< part of `bytes` kept by the embedding (scope Embedding)
@@ -82,8 +96,10 @@ struct StageSlice {
 /// with FlashAttention/SDPA: Q, K, V, the output and the fp32 log-sum-exp instead of the
 /// s^2 terms, K/V not repeated, dropout masks of attention regenerated from the RNG.
 /// `explain` false sums the bytes without listing the tensors (sweeps and fits).
+/// `sizes` true also lists every saved tensor's size and place (ActivationSet::sizes) for the
+/// caching-allocator replay.
 ActivationSet trainingActivations(
-    const ModelSpec& model, const RunSpec& run, const StageSlice& slice, bool explain = true);
+    const ModelSpec& model, const RunSpec& run, const StageSlice& slice, bool explain = true, bool sizes = false);
 
 /// Bytes of the tensors alive at once while one layer runs forward at inference
 /// (prefill of the whole context), plus the last position's fp32 logits.
