@@ -45,6 +45,22 @@ void CachingAllocator::dropBlock(Handle h)
     m_recycled.push_back(h);
 }
 
+// Block h keeps its first `front` bytes; the rest becomes a block of its own right after it.
+CachingAllocator::Handle CachingAllocator::splitBlock(Handle h, Bytes front)
+{
+    Block rest = m_blocks[static_cast<size_t>(h)];
+    rest.addr += front;
+    rest.size -= front;
+    rest.prev = h;
+    const Handle r = newBlock(rest); // may reallocate m_blocks
+    Block& b = m_blocks[static_cast<size_t>(h)];
+    if (b.next >= 0)
+        m_blocks[static_cast<size_t>(b.next)].prev = r;
+    b.next = r;
+    b.size = front;
+    return r;
+}
+
 // BlockComparatorSize: by size, then address (one stream).
 void CachingAllocator::insertFree(Handle h)
 {
@@ -127,19 +143,8 @@ bool CachingAllocator::mapBlock(Handle h, Bytes size, bool ignoreCapacity)
     if (!ignoreCapacity && m_config.capacityBytes > 0 && m_reserved + mapped > m_config.capacityBytes)
         return false;
     eraseUnmapped(h);
-    if (mapped < b.size) {
-        Block rest = b;
-        rest.addr = b.addr + mapped;
-        rest.size = b.size - mapped;
-        rest.prev = h;
-        const Handle r = newBlock(rest); // may reallocate m_blocks
-        Block& nb = m_blocks[static_cast<size_t>(h)];
-        if (nb.next >= 0)
-            m_blocks[static_cast<size_t>(nb.next)].prev = r;
-        nb.next = r;
-        nb.size = mapped;
-        insertUnmapped(r);
-    }
+    if (mapped < b.size)
+        insertUnmapped(splitBlock(h, mapped)); // the unmapped rest
     m_blocks[static_cast<size_t>(h)].mapped = true;
     tryMerge(h, m_blocks[static_cast<size_t>(h)].prev);
     tryMerge(h, m_blocks[static_cast<size_t>(h)].next);
@@ -316,19 +321,8 @@ CachingAllocator::Handle CachingAllocator::allocate(Bytes bytes)
     // should_split() and alloc_found_block(): the request takes the front of the block.
     const Bytes remaining = m_blocks[static_cast<size_t>(h)].size - size;
     const bool split = small || m_config.expandableSegments ? remaining >= kMinBlockBytes : remaining > kSmallSizeBytes;
-    if (split) {
-        Block rest = m_blocks[static_cast<size_t>(h)];
-        rest.addr += size;
-        rest.size = remaining;
-        rest.prev = h;
-        const Handle r = newBlock(rest);
-        Block& b = m_blocks[static_cast<size_t>(h)];
-        if (b.next >= 0)
-            m_blocks[static_cast<size_t>(b.next)].prev = r;
-        b.next = r;
-        b.size = size;
-        insertFree(r);
-    }
+    if (split)
+        insertFree(splitBlock(h, size));
     Block& b = m_blocks[static_cast<size_t>(h)];
     b.allocated = true;
     m_allocated += b.size;

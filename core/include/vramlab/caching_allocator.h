@@ -86,6 +86,7 @@ private:
 
     Handle newBlock(const Block& b);
     void dropBlock(Handle h);
+    Handle splitBlock(Handle h, Bytes front); ///< h keeps `front` bytes; returns the rest's block
     Pool& poolOf(const Block& b) { return m_pools[b.small ? 0 : 1]; }
     void insertFree(Handle h);
     void eraseFree(Handle h);
