@@ -221,17 +221,8 @@ void CachingAllocator::unmapBlock(Handle h)
         m_blocks[static_cast<size_t>(h)].prev = x;
         insertFree(x);
     }
-    if (end < b.addr + b.size) {
-        Block after = b;
-        after.addr = end;
-        after.size = b.addr + b.size - end;
-        after.prev = h;
-        const Handle x = newBlock(after);
-        if (after.next >= 0)
-            m_blocks[static_cast<size_t>(after.next)].prev = x;
-        m_blocks[static_cast<size_t>(h)].next = x;
-        insertFree(x);
-    }
+    if (end < b.addr + b.size) // the mapped tail past the last whole page stays a free block
+        insertFree(splitBlock(h, end - b.addr));
     Block& nb = m_blocks[static_cast<size_t>(h)];
     nb.addr = begin;
     nb.size = end - begin;
