@@ -137,9 +137,10 @@ void replayAllocator(
     if (!rep.allocatorNote.empty())
         return;
     // The same saved tensors as the lean estimate, now with each one's size and place.
-    const ActivationSet acts = trainingActivations(m, r, slice, false, true);
+    SavedTensorSizes sizes;
+    const ActivationSet acts = trainingActivations(m, r, slice, true, &sizes); // sizes come with the listing
     Bytes listed = 0;
-    for (const SavedTensorSize& t : acts.sizes)
+    for (const SavedTensorSize& t : sizes.saved)
         listed = checkedAdd(listed, checkedMul(t.bytesEach, t.count));
     if (listed != rep.activations.bytes) { // a saved tensor outside the list: no replay rather than a guess
         rep.allocatorNote = "not replayed: the saved tensors' list does not add up to the activations";
@@ -164,8 +165,8 @@ void replayAllocator(
     }
     if (buckets > 0)
         in.residentExtras.insert(in.residentExtras.end(), { buckets / 2, buckets - buckets / 2 });
-    in.savedSizes = acts.sizes;
-    in.recomputeSizes = acts.recomputeSizes;
+    in.savedSizes = std::move(sizes.saved);
+    in.recomputeSizes = std::move(sizes.recompute);
     in.largestLayerTensor = acts.largestLayerTensorBytes;
     if (slice.last) // the loss's forward transients as tensors, or as one block where they are not split
         in.lossForwardParts = acts.lossForwardParts[0] + acts.lossForwardParts[1] == in.lossForward
