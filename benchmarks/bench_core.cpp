@@ -36,6 +36,18 @@ void BM_Estimate(benchmark::State& state)
 }
 BENCHMARK(BM_Estimate)->Unit(benchmark::kMicrosecond);
 
+/// The report the window, the CLI's estimate and the review show: the same estimate plus the
+/// caching-allocator replay's counters (never on the sweeps', fits' or planner's path).
+void BM_EstimateWithAllocatorReplay(benchmark::State& state)
+{
+    const Scenario sc = llama8bOn8H100();
+    EstimateOptions options;
+    options.replayAllocator = true;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(estimate(sc, options));
+}
+BENCHMARK(BM_EstimateWithAllocatorReplay)->Unit(benchmark::kMicrosecond);
+
 /// The lean path sweeps, fits and the planner take (no formulas); the argument is the
 /// layer count: the time must not grow with it.
 void BM_EstimateLean(benchmark::State& state)

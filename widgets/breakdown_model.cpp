@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "breakdown_model.h"
 
+#include "vramlab/report_text.h"
+
 #include "chart_support.h"
 #include "plot_theme.h"
 
@@ -54,7 +56,14 @@ void BreakdownModel::setReport(const Report* r)
                 }
             m_rows.push_back(std::move(row));
         }
-        m_rows.push_back({ QStringLiteral("total"), QStringLiteral("Total"), r->total, QString(), QColor(), true, {} });
+        Row total { QStringLiteral("total"), QStringLiteral("Total"), r->total, QString(), QColor(), true, {} };
+        // Under the total: the three peaks a GPU run reports (the allocator replay's; none without it).
+        for (const CounterRow& c : counterRows(*r)) {
+            const QString label = QString::fromUtf8(c.label.data(), qsizetype(c.label.size()));
+            total.children.push_back({ QString::fromUtf8(c.key.data(), qsizetype(c.key.size())), label, c.bytes,
+                QString::fromUtf8(c.what.data(), qsizetype(c.what.size())), QColor(), false, {} });
+        }
+        m_rows.push_back(std::move(total));
     }
     endResetModel();
 }

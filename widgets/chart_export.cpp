@@ -273,7 +273,7 @@ bool writeFileAtomic(const QString& path, const QByteArray& data, QString* error
 
 QByteArray reviewHtml(const Scenario& sc, QSize chartSize, const PlotTheme& theme)
 {
-    const Report r = estimate(sc);
+    const Report r = estimate(sc, EstimateOptions { true, false, true }); // with the allocator replay's counters
     // The core's tables as data: one source for the text of both reports.
     const QString settings = htmlTable(settingsTable(sc));
     const QString breakdown = htmlTable(breakdownTable(r));
@@ -397,7 +397,7 @@ bool exportReviewMarkdown(
                 ExportedChart(k, { sc }, {}, size, theme).png(2.0).toStdString());
             images.emplace_back(std::string(chartKindName(k)), (folderName + QLatin1Char('/') + name).toStdString());
         }
-        const std::string report = reviewMarkdown(sc, estimate(sc), images);
+        const std::string report = reviewMarkdown(sc, estimate(sc, EstimateOptions { true, false, true }), images);
         if (const int err = moveFolderIntoPlace(tmp, folder, existed))
             return fail(folder + ": cannot move the images into place: " + std::strerror(err));
         syncFolderOf(folder);

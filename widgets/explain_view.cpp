@@ -4,6 +4,8 @@
 #include "chart_support.h"
 #include "plot_theme.h"
 
+#include "vramlab/report_text.h"
+
 #include <QScrollBar>
 #include <QTextBlock>
 #include <QTextCursor>
@@ -86,6 +88,26 @@ QString ExplainView::html(const Report& r)
     if (r.hostBytes > 0)
         h += QStringLiteral("<br>Host memory per GPU process: %1 (%2).")
                  .arg(bytesText(r.hostBytes), QString::fromStdString(r.hostFormula).toHtmlEscaped());
+    if (r.allocatorReplayed) {
+        // What the GPU's counters will read: the caching-allocator replay (the verdict above stays the live peak).
+        h += QStringLiteral("</p><h3>Allocated, reserved, device</h3><p>A GPU run reports three peaks; compare a "
+                            "measurement with its own counter.</p><ul>");
+        for (const CounterRow& c : counterRows(r))
+            h += QStringLiteral("<li><b>%1</b> %2: %3</li>").arg(view(c.label), bytesText(c.bytes), view(c.what));
+        h += QStringLiteral("</ul><p>They come from replaying the step tensor by tensor through a model of PyTorch's "
+                            "caching allocator (512 B rounding, 2 MiB small segments, 20 MiB segments for 1-10 MiB "
+                            "requests, best fit, splitting and merging%1; %2). PyTorch releases its cached blocks "
+                            "and retries before it raises out of memory, so reserved memory above the GPU is not an "
+                            "out-of-memory by itself: the verdict uses the live peak with the safety margin.")
+                 .arg(r.stepInputs.training && r.allocatorExtrapolated
+                         ? QStringLiteral(", the deepest layers added by their steady increment")
+                         : QString(),
+                     QStringLiteral("not on the sweeps, fit solvers or planner, which use the live peak"));
+        if (r.allocatorOutOfMemory)
+            h += QStringLiteral(" The replay runs out of memory even after releasing the cached blocks.");
+    } else if (!r.allocatorNote.empty()) {
+        h += QStringLiteral("<br>Allocator counters: %1.").arg(QString::fromStdString(r.allocatorNote).toHtmlEscaped());
+    }
     h += QStringLiteral("</p><h3>Compute</h3><p>%1<br><code>%2</code></p>")
              .arg(computeText(r).toHtmlEscaped(), QString::fromStdString(r.flops.formula).toHtmlEscaped());
     if (!r.warnings.empty()) {

@@ -607,6 +607,11 @@ QVector<ParamDescriptor> build()
         QStringLiteral("Share of each GPU's memory kept free (allocator cache, fragmentation, other "
                        "processes; 5% by default): the verdict, the fit solvers and the planner count only the rest."),
         K::Real, 0.0, 0.5, always, 2);
+    all << toggle(QStringLiteral("run.allocator.expandable_segments"), hw, QStringLiteral("Expandable segments"),
+        QStringLiteral("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the caching allocator grows one segment "
+                       "page by page, so less memory stays reserved beyond the live tensors (the allocator counters "
+                       "on the Explain page; the live peak and the verdict do not change)."),
+        [](const Scenario& s) { return s.run.mode == Mode::Training && !s.run.serving; });
     return all;
 }
 

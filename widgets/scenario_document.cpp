@@ -77,7 +77,7 @@ Scenario ScenarioDocument::defaultScenario()
 void ScenarioDocument::recompute()
 {
     try {
-        m_report = estimate(m_scenario, EstimateOptions { true, true });
+        m_report = estimate(m_scenario, EstimateOptions { true, true, true }); // with the allocator replay's counters
         m_error.clear();
     } catch (const InputError& e) {
         m_report.reset();

@@ -39,6 +39,9 @@ void write(const std::string& text)
     writeStandardOutput(text);
 }
 
+/// `estimate` shows one report: explained, with the caching-allocator replay's counters.
+constexpr EstimateOptions kShownReport { true, false, true };
+
 } // namespace
 
 int runEstimate(const std::vector<std::string>& given)
@@ -55,7 +58,7 @@ int runEstimate(const std::vector<std::string>& given)
         if (sc.run.serving)
             throw InputError(
                 "run.mode", "\"serving\" is answered by serve-estimate FILE", file.value_or("command line"));
-        const Report r = withFile(file.value_or("command line"), [&] { return estimate(sc); });
+        const Report r = withFile(file.value_or("command line"), [&] { return estimate(sc, kShownReport); });
         write(a.flag("--json") ? reportToJson(r).dump(2) + "\n" : textReport(r));
         return 0;
     }
@@ -64,7 +67,7 @@ int runEstimate(const std::vector<std::string>& given)
     CliArgs a(words, {}, { "--json" });
     const std::string file = onlyFile(a, "estimate");
     const Scenario sc = load(file);
-    const Report r = withFile(file, [&] { return estimate(sc); });
+    const Report r = withFile(file, [&] { return estimate(sc, kShownReport); });
     write(a.flag("--json") ? reportToJson(r).dump(2) + "\n" : textReport(r));
     return 0;
 }

@@ -174,7 +174,8 @@ int runSnapshot(const std::vector<std::string>& words)
         Scenario scenario = loadScenarioFile(*sc);
         try {
             validateScenario(scenario);
-            cmp = compareSnapshot(s, estimate(scenario));
+            cmp = compareSnapshot(
+                s, estimate(scenario, EstimateOptions { true, false, true })); // the replay's counters
         } catch (const InputError& e) {
             throw e.withFile(*sc);
         }

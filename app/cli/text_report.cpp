@@ -37,6 +37,12 @@ std::string textReport(const Report& r)
     out += line("  %-18s %12s\n", "Total", formatBytes(r.total).c_str());
     if (r.peak != r.total)
         out += line("  %-18s %12s  %s\n", "Peak", formatBytes(r.peak).c_str(), r.peakWhere.c_str());
+    // What the GPU's counters will read (the caching-allocator replay; the verdict stays the peak above).
+    for (const CounterRow& c : counterRows(r))
+        out += line("  %-18s %12s  %s\n", std::string(c.label).c_str(), formatBytes(c.bytes).c_str(),
+            std::string(c.what).c_str());
+    if (!r.allocatorNote.empty())
+        out += "  allocator replay: " + r.allocatorNote + "\n";
     if (r.hostBytes > 0)
         out += line("  %-18s %12s  %s\n", "Host memory", formatBytes(r.hostBytes).c_str(), r.hostFormula.c_str());
     if (r.gpu) {

@@ -30,6 +30,9 @@ struct Collector {
     ActivationScope scope = ActivationScope::Layer;
     Count count = 1;
     bool detail = true;
+    Count firstLayer = 0; ///< where the layer-scope tensors start (SavedTensorSize)
+    Count strideLayers = 1;
+    std::vector<SavedTensorSize>* sizes = nullptr; ///< with detail: each tensor's size and place (allocator replay)
 
     /// Bytes of one copy: whole bytes per element stay in integers (exact beyond 2^53); only
     /// sub-byte types round.
@@ -67,8 +70,11 @@ struct Collector {
         else
             set.largestLayerTensorBytes = std::max(set.largestLayerTensorBytes, each);
         set.roundingBytes = checkedAdd(set.roundingBytes, checkedMul(roundUp(each, 512) - each, count));
-        if (detail)
+        if (detail) { // the allocator replay's sizes ride on the listing: the lean path tests nothing more
             set.tensors.push_back(tensor(prefix, name, module, dims, each, bytesPerElem));
+            if (sizes)
+                sizes->push_back({ each, count, firstLayer, strideLayers, scope });
+        }
     }
     void add(std::string_view name, std::string_view module, std::initializer_list<Count> dims, double bytesPerElem)
     {
@@ -471,11 +477,11 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
 /// the rest PREFER_RECOMPUTE. So a block keeps its input (the checkpoint's argument), the
 /// outputs of wq, wv, w1 and w2 and SDPA's outputs; in backward it is rebuilt with those
 /// reused: everything the block's autograd keeps except O, the log-sum-exp and w1's output.
-void selectiveOpLayers(
-    ActivationSet& set, const Dims& x, const StageSlice& slice, const ActivationSet& full, bool explain)
+void selectiveOpLayers(ActivationSet& set, const Dims& x, const StageSlice& slice, const ActivationSet& full,
+    bool explain, std::vector<SavedTensorSize>* sizes)
 {
     const Count layers = slice.layers();
-    Collector c { set, ActivationScope::Layer, layers, explain };
+    Collector c { set, ActivationScope::Layer, layers, explain, 0, 1, sizes };
     const Count ffn = x.ffn;
     c.add("block input (checkpoint)", "checkpoint", { x.b, x.hs, x.h }, x.p);
     c.add("wq output (mm 1, saved)", "attention", { x.b, x.s, x.a * x.d }, x.p);
@@ -578,6 +584,7 @@ void holdLogits(ActivationSet& set, const FrameworkProfile& f, Bytes logits16)
         return;
     set.lossHeldBytes = logits16;
     set.lossForwardBytes -= std::min(set.lossForwardBytes, logits16);
+    set.lossForwardParts[0] -= std::min(set.lossForwardParts[0], logits16);
 }
 
 /// The loss's saved tensors (into `head`) and its transients (into `set`), as lossSetup() resolves it.
@@ -641,6 +648,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         // gradients of the logits. The loop frees the logits before backward (torchtitan train.py@9dec370:
         // `del pred`; HF ForCausalLMLoss's upcast is a local of the loss).
         set.lossForwardBytes = checkedMul(tokens, vocab, p + 4);
+        set.lossForwardParts = { logits16, checkedMul(tokens, vocab, 4) };
         set.lossBackwardBytes = checkedMul(tokens, vocab, 8);
         holdLogits(set, f, logits16);
         set.lossSource = loss.kind == LossKind::HfShift
@@ -656,6 +664,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         // cross_entropy on the 16-bit logits, e.g. lit_gpt/utils.py@8641822 chunked_cross_entropy
         // with chunk_size=0 (`F.cross_entropy(logits, targets)`, no upcast); logits freed before backward.
         set.lossForwardBytes = logits16;
+        set.lossForwardParts = { logits16, 0 };
         set.lossBackwardBytes = checkedMul(logits16, 2);
         holdLogits(set, f, logits16);
         set.lossForwardWhat = "loss: 16-bit logits beside their saved log-softmax";
@@ -692,7 +701,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
             head.add("targets of every chunk (int64 copies)", "loss", { rows }, 8);
         if (loss.chunkUpcast)
             head.add("token count (int64 scalar, total_loss / total_elements)", "loss", { 1 }, 8);
-        Collector weights { set, ActivationScope::Head, chunks, head.detail };
+        Collector weights { set, ActivationScope::Head, chunks, head.detail, 0, 1, head.sizes };
         if (!compiledChunks) // reduction="sum" decomposes without nll_loss's total weight
             weights.add("cross-entropy total weight of a chunk (scalar)", "loss", { 1 }, lsBytes);
         // Every chunk's 16-bit logits exist at once (torchtune TransformerDecoder.chunked_output,
@@ -702,6 +711,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         set.lossBackwardBytes = checkedMul(loss.chunkRows, vocab, 2 * gradBytes);
         // torchtune _loss_step@1814feb: `del logits` before backward.
         set.lossForwardBytes = checkedAdd(logits16, upcastChunk);
+        set.lossForwardParts = { logits16, upcastChunk };
         holdLogits(set, f, logits16);
         if (compiledChunks) {
             // The chunks are now saved by autograd (counted above), the fp32 math fused: one chunk's
@@ -770,9 +780,11 @@ void offloadActivations(ActivationSet& set, const LayerTensors& layer, const Sta
 
 } // namespace
 
-ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const StageSlice& slice, bool explain)
+ActivationSet trainingActivations(
+    const ModelSpec& m, const RunSpec& r, const StageSlice& slice, bool explain, SavedTensorSizes* sizes)
 {
     ActivationSet set;
+    std::vector<SavedTensorSize>* saved = sizes ? &sizes->saved : nullptr;
     if (explain)
         set.tensors.reserve(64);
     const Dims x = makeDims(m, r, r.microBatchSize, r.localSequence()); // s / cp rows with context parallelism
@@ -783,7 +795,7 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
     const bool wholeLayers = kind == Checkpointing::Kind::Full || kind == Checkpointing::Kind::Every;
     const Count vocab = ceilDiv(m.vocabSize, x.t);
 
-    Collector outside { set, ActivationScope::Embedding, 1, explain };
+    Collector outside { set, ActivationScope::Embedding, 1, explain, 0, 1, saved };
     // A frozen embedding (LoRA) keeps no ids; the loss keeps them as its targets unless it
     // copies them (chunks of a (b > 1, s) batch; measured with lit-gpt, tests/validation/litgpt_block.py).
     const bool targetsCopied = lossSetup(r, vocab, m.hiddenSize).kind == LossKind::Chunked && x.b > 1;
@@ -808,31 +820,36 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
 
     LayerTensors layer(m, r, x);
     const bool frozenFirst = lora && slice.first;
+    Count cursor = 0; // layers are collected in order: dense, then MoE (the allocator replay places them)
     auto layerSet = [&](bool moe, Count count, bool firstFrozen) {
-        Collector c { set, ActivationScope::Layer, count, explain };
+        Collector c { set, ActivationScope::Layer, count, explain, cursor, 1, saved };
         layer.collect(c, moe, firstFrozen);
+        cursor += count;
     };
-    auto oneLayer = [&](bool moe) {
+    auto oneLayer = [&](bool moe, std::vector<SavedTensorSize>* out = nullptr) {
         ActivationSet tmp;
-        Collector c { tmp, ActivationScope::Layer, 1, false };
+        Collector c { tmp, ActivationScope::Layer, 1, out != nullptr, 0, 1, out };
         layer.collect(c, moe, false);
         return tmp;
     };
 
     if (kind == Checkpointing::Kind::SelectiveOp) {
-        selectiveOpLayers(set, x, slice, oneLayer(false), explain);
+        selectiveOpLayers(set, x, slice, oneLayer(false), explain, saved);
     } else if (wholeLayers) {
         // Each checkpointed segment keeps only its input; one segment is rebuilt at a time.
         const Count segment = kind == Checkpointing::Kind::Full ? 1 : std::max<Count>(1, r.checkpointing.every);
         const Count segments = ceilDiv(slice.layers(), segment);
-        Collector c { set, ActivationScope::Layer, segments, explain };
+        Collector c { set, ActivationScope::Layer, segments, explain, 0, segment, saved };
         c.add(segment == 1 ? "layer input (checkpoint)" : "segment input (checkpoint every k layers)", "checkpoint",
             { x.b, x.hs, x.h }, x.p);
         const Count rebuilt = std::min(segment, slice.layers());
-        const ActivationSet dense = oneLayer(false);
-        const ActivationSet worst = slice.moeLayers > 0
-            ? std::max(dense, oneLayer(true), [](const auto& a, const auto& b) { return a.bytes < b.bytes; })
-            : dense;
+        std::vector<SavedTensorSize> moeSizes;
+        const ActivationSet dense = oneLayer(false, sizes ? &sizes->recompute : nullptr);
+        const ActivationSet worst = slice.moeLayers > 0 ? std::max(dense, oneLayer(true, sizes ? &moeSizes : nullptr),
+                                        [](const auto& a, const auto& b) { return a.bytes < b.bytes; })
+                                                        : dense;
+        if (sizes && worst.bytes > dense.bytes) // the MoE layer is the one rebuilt at its worst
+            sizes->recompute = std::move(moeSizes);
         set.recomputeBytes = checkedMul(worst.bytes, rebuilt);
         // Backward runs on the rebuilt layer: its tensors, not the checkpoint, set the working set.
         set.largestLayerTensorBytes = worst.largestLayerTensorBytes;
@@ -855,7 +872,7 @@ ActivationSet trainingActivations(const ModelSpec& m, const RunSpec& r, const St
 
     ringAttentionBuffers(set, m, r, x, slice, explain);
     if (slice.last) {
-        Collector head { set, ActivationScope::Head, 1, explain };
+        Collector head { set, ActivationScope::Head, 1, explain, 0, 1, saved };
         layer.norm(head, "final norm");
         lossTensors(head, set, m, r, x, vocab);
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vramlab/estimator.h"
 
+#include "vramlab/allocation_trace.h"
 #include "vramlab/context_parallel.h"
 #include "vramlab/errors.h"
 #include "vramlab/flops_model.h"
@@ -100,6 +101,118 @@ StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionR
     // before each step's forward, and the sharded gradients reappear block by block in backward.
     in.gradientsResident = par.gpus > 1 && !par.fsdp2;
     return in;
+}
+
+/// Why the caching-allocator replay cannot follow this run tensor by tensor (empty: it can).
+std::string replayRefusal(const RunSpec& r)
+{
+    if (r.parallelism.contextParallel > 1)
+        return "not replayed with context parallelism: ring attention's buffers are known as totals per layer, "
+               "not as the allocations the ring makes";
+    if (r.activationOffloading)
+        return "not replayed with activation offloading: which saved tensors stay on the GPU is known as a "
+               "total, not tensor by tensor";
+    return {};
+}
+
+/// The parameter tensors of this GPU as the allocator replay places them.
+std::vector<ParamShape> paramShapes(const std::vector<LocalParam>& params)
+{
+    std::vector<ParamShape> out;
+    out.reserve(params.size());
+    for (const LocalParam& p : params)
+        out.push_back({ checkedMul(p.rows, p.cols), p.copies, p.name.starts_with("layers."), p.trainable });
+    return out;
+}
+
+/// The caching-allocator replay (allocation_trace.h) of the reported stage: the three counters
+/// and whether fragmentation alone would run out of memory. It reads the lean estimate's step
+/// inputs and changes none of its numbers: PyTorch releases its cached blocks and retries
+/// before it raises out of memory (release_cached_blocks), so reserved memory above the GPU is
+/// not an OOM by itself and the verdict stays the live peak against the usable memory.
+void replayAllocator(
+    Report& rep, const ModelSpec& m, const RunSpec& r, const std::vector<ParamTensor>& tensors, const StageSlice& slice)
+{
+    rep.allocatorNote = replayRefusal(r);
+    if (!rep.allocatorNote.empty())
+        return;
+    // The same saved tensors as the lean estimate, now with each one's size and place.
+    SavedTensorSizes sizes;
+    const ActivationSet acts = trainingActivations(m, r, slice, true, &sizes); // sizes come with the listing
+    Bytes listed = 0;
+    for (const SavedTensorSize& t : sizes.saved)
+        listed = checkedAdd(listed, checkedMul(t.bytesEach, t.count));
+    if (listed != rep.activations.bytes) { // a saved tensor outside the list: no replay rather than a guess
+        rep.allocatorNote = "not replayed: the saved tensors' list does not add up to the activations";
+        return;
+    }
+    ReplayInputs in;
+    static_cast<StepInputs&>(in) = rep.stepInputs;
+    in.params = paramShapes(localParameters(tensors, m, r, slice));
+    // What the caching allocator serves besides the model tensors, and what it never sees: the
+    // CUDA context, and NCCL's own cudaMalloc'd buffers (DDP's gradient buckets are PyTorch
+    // tensors). cuBLAS's workspace comes from the caching allocator (PyTorch >= 1.11,
+    // CublasHandlePool getNewWorkspace). The lean 512 B rounding part is what the replay models.
+    const Parallelism& par = r.parallelism;
+    const Bytes buckets = !r.overheads.commBufferBytes && par.gpus > 1 && par.dataParallel() > 1 ? 2 * 25 * kMiB : 0;
+    for (const Component& c : rep.overheadParts) {
+        if (c.key == "cuda_context")
+            in.outsideAllocator += c.bytes;
+        else if (c.key == "comm_buffers")
+            in.outsideAllocator += c.bytes - buckets;
+        else if (c.key != "zero3_gather" && c.key != "allocator")
+            in.residentExtras.push_back(c.bytes);
+    }
+    if (buckets > 0)
+        in.residentExtras.insert(in.residentExtras.end(), { buckets / 2, buckets - buckets / 2 });
+    in.savedSizes = std::move(sizes.saved);
+    in.recomputeSizes = std::move(sizes.recompute);
+    in.largestLayerTensor = acts.largestLayerTensorBytes;
+    if (slice.last) // the loss's forward transients as tensors, or as one block where they are not split
+        in.lossForwardParts = acts.lossForwardParts[0] + acts.lossForwardParts[1] == in.lossForward
+            ? acts.lossForwardParts
+            : std::array<Bytes, 2> { in.lossForward, 0 };
+    switch (r.optimizer) {
+    case Optimizer::Adam:
+    case Optimizer::AdamW:
+    case Optimizer::AdamW8bit:
+        in.optimizerStateTensors = 2;
+        break;
+    case Optimizer::Sgd:
+        in.optimizerStateTensors = 0;
+        break;
+    default:
+        in.optimizerStateTensors = 1;
+    }
+    // cudaMalloc fails when the GPU is full, not at run.safety_margin: the whole memory less
+    // what the allocator does not hold.
+    CachingAllocatorConfig cfg;
+    cfg.expandableSegments = r.allocator.expandableSegments;
+    if (r.gpu && r.gpu->memoryBytes > 0)
+        cfg.capacityBytes = std::max<Bytes>(1, r.gpu->memoryBytes - in.outsideAllocator);
+    const AllocatorPeaks p = replayTrainingStep(in, cfg);
+    rep.allocatorReplayed = true;
+    rep.peakAllocatedBytes = p.peakAllocatedBytes;
+    rep.peakReservedBytes = p.peakReservedBytes;
+    rep.peakDeviceBytes = checkedAdd(p.peakReservedBytes, in.outsideAllocator);
+    rep.allocatorOutOfMemory = p.outOfMemory;
+    rep.allocatorExtrapolated = p.extrapolated;
+    if (!p.outOfMemory || !rep.fits)
+        return;
+    // The model's own answer to "would expandable segments avoid it": the same replay with them.
+    bool expandableAvoids = false;
+    if (!cfg.expandableSegments) {
+        cfg.expandableSegments = true;
+        expandableAvoids = !replayTrainingStep(in, cfg).outOfMemory;
+    }
+    rep.warnings.push_back(std::string("allocator: the run fits by its live peak, but the caching allocator's "
+                                       "fragmentation would run out of memory (no cached block fits even after "
+                                       "releasing the cache)")
+        + (expandableAvoids ? "; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True avoids it "
+                              "(run.allocator.expandable_segments)"
+                : cfg.expandableSegments && !r.allocator.expandableSegments
+                ? "; expandable segments (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) would not avoid it"
+                : ""));
 }
 
 /// The framework keys' combinations that the model does not cover are refused, naming the key.
@@ -567,6 +680,8 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         rep.fits = rep.peak <= rep.usableBytes;
         rep.hasVerdict = true;
     }
+    if (training && options.replayAllocator)
+        replayAllocator(rep, m, r, tensors, st.slice);
 
     if (r.mode == Mode::Training && r.checkpointing.kind == Checkpointing::Kind::Selective
         && r.attention == AttentionImpl::Flash)

@@ -81,6 +81,15 @@ nlohmann::ordered_json reportToJson(const Report& r)
         { "activation_tensors", tensors },
         { "warnings", r.warnings },
     };
+    if (r.allocatorReplayed) { // EstimateOptions::replayAllocator: what the GPU's counters will read
+        out["peak_allocated_bytes"] = r.peakAllocatedBytes;
+        out["peak_reserved_bytes"] = r.peakReservedBytes;
+        out["peak_device_bytes"] = r.peakDeviceBytes;
+        out["allocator_out_of_memory"] = r.allocatorOutOfMemory;
+        out["allocator_extrapolated"] = r.allocatorExtrapolated;
+    } else if (!r.allocatorNote.empty()) {
+        out["allocator_note"] = r.allocatorNote; // why the replay was not run
+    }
     if (r.gpu)
         out["gpu"] = { { "name", r.gpu->name }, { "display_name", r.gpu->displayName },
             { "memory_bytes", r.gpu->memoryBytes } };

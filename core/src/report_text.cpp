@@ -85,6 +85,20 @@ ReportCell verdictCell(const Report& r)
     return c;
 }
 
+std::vector<CounterRow> counterRows(const Report& r)
+{
+    if (!r.allocatorReplayed)
+        return {};
+    return {
+        { "peak_allocated", "Peak allocated", r.peakAllocatedBytes,
+            "live tensor blocks (512 B rounded): torch.cuda.max_memory_allocated()" },
+        { "peak_reserved", "Peak reserved", r.peakReservedBytes,
+            "the caching allocator's segments, cached free blocks included: torch.cuda.max_memory_reserved()" },
+        { "peak_device", "Peak device", r.peakDeviceBytes,
+            "reserved + CUDA context + NCCL buffers: what nvidia-smi shows" },
+    };
+}
+
 ReportTable breakdownTable(const Report& r)
 {
     ReportTable t;
@@ -100,6 +114,9 @@ ReportTable breakdownTable(const Report& r)
     if (r.peak != r.total)
         t.rows.push_back({ cell("Peak"), cell(formatBytes(r.peak)), cell(formatCount(r.peak)),
             cell(share(r, r.peak) + "%"), cell(r.peakWhere) });
+    for (const CounterRow& c : counterRows(r))
+        t.rows.push_back({ cell(std::string(c.label)), cell(formatBytes(c.bytes)), cell(formatCount(c.bytes)),
+            cell(share(r, c.bytes) + "%"), cell(std::string(c.what)) });
     return t;
 }
 

@@ -612,6 +612,10 @@ const ScenarioField kFields[] = {
         "run.overheads.allocator_rounding", "Blocks rounded up to 512 B as PyTorch does."),
     real<REF(s.run.overheads.fragmentation)>(
         "run.overheads.fragmentation", 0.0, 1.0, false, "of activations", "Extra fraction lost to fragmentation."),
+    when(boolean<REF(s.run.allocator.expandableSegments)>("run.allocator.expandable_segments",
+             "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: segments grow page by page (the allocator replay's "
+             "reserved and device peaks; not the live peak)."),
+        [](const Scenario& s) { return s.run.allocator.expandableSegments; }),
     optionalInteger<REF(s.run.overheads.commBufferBytes)>("run.overheads.comm_buffer_bytes", 0, kMaxBytes, "bytes",
         "NCCL and bucket buffers (default: 2 x 25 MiB + 256 MiB with more than one GPU)."),
     custom(

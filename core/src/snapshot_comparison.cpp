@@ -117,8 +117,12 @@ SnapshotComparison compareSnapshot(const MemorySnapshot& snapshot, const Report&
     const Bytes context = overheadPart(report, "cuda_context");
     const Bytes rounding = overheadPart(report, "allocator");
     cmp.predictedPeakBytes = report.peak;
-    cmp.predictedReservedBytes = std::max<Bytes>(0, report.peak - context);
-    cmp.predictedAllocatedBytes = std::max<Bytes>(0, report.peak - context - rounding);
+    // The caching-allocator replay's counters where the report has them (EstimateOptions::
+    // replayAllocator), else the live peak less what the allocator does not hold.
+    cmp.predictedReservedBytes
+        = report.allocatorReplayed ? report.peakReservedBytes : std::max<Bytes>(0, report.peak - context);
+    cmp.predictedAllocatedBytes
+        = report.allocatorReplayed ? report.peakAllocatedBytes : std::max<Bytes>(0, report.peak - context - rounding);
     cmp.predictedPeakPhase = report.peakEvent.phase;
     const auto predicted = predictedByCategory(report, context + rounding);
     for (int i = 0; i < kSnapshotCategories; ++i)
@@ -143,8 +147,10 @@ SnapshotComparison compareSnapshot(const MemorySnapshot& snapshot, const Report&
         + std::string(toString(cmp.predictedPeakPhase)) + ")" + percent(measured, predictedAlloc) + ".");
     const Bytes slack = cmp.measuredPeakReservedBytes - measured;
     cmp.explanations.push_back("The allocator reserved " + formatBytes(cmp.measuredPeakReservedBytes) + " at most, "
-        + formatBytes(slack) + " above the allocated peak (cached and fragmented segments); the scenario assumes "
-        + formatBytes(rounding) + " of allocator rounding"
+        + formatBytes(slack) + " above the allocated peak (cached and fragmented segments); "
+        + (report.allocatorReplayed
+                ? "the caching-allocator replay predicts " + formatBytes(report.peakReservedBytes) + " reserved at most"
+                : "the scenario assumes " + formatBytes(rounding) + " of allocator rounding")
         + (context > 0
                 ? ", and the " + formatBytes(context) + " CUDA context is outside the allocator (not in a snapshot)"
                 : "")

@@ -213,6 +213,27 @@ private slots:
         QVERIFY(c.explanations[2].starts_with("Activations: measured 3.00 MiB, predicted 40.00 MiB (-37.00 MiB)"));
         QVERIFY(c.explanations[3].starts_with("Other: measured 1.00 MiB, predicted 20.00 MiB"));
     }
+
+    // A report with the caching-allocator replay's counters (the CLI's snapshot --scenario asks for
+    // them): reserved and allocated are the replay's, not the peak less the context.
+    void comparisonWithTheAllocatorReplay()
+    {
+        const MemorySnapshot s = readMemorySnapshot(dataPath("step2_protocol5.pickle"));
+        Report r;
+        r.stepInputs.training = true;
+        r.peak = 600 * MiB;
+        r.overheadParts = { { "cuda_context", "CUDA context", 500 * MiB, {}, {} } };
+        r.allocatorReplayed = true;
+        r.peakAllocatedBytes = 95 * MiB;
+        r.peakReservedBytes = 120 * MiB;
+        r.peakDeviceBytes = 620 * MiB;
+        const SnapshotComparison c = compareSnapshot(s, r);
+        QCOMPARE(c.predictedAllocatedBytes, 95 * MiB);
+        QCOMPARE(c.predictedReservedBytes, 120 * MiB);
+        QVERIFY2(c.explanations[1].find("the caching-allocator replay predicts 120.00 MiB reserved at most")
+                != std::string::npos,
+            c.explanations[1].c_str());
+    }
 };
 
 QTEST_APPLESS_MAIN(TstMemorySnapshot)

@@ -19,6 +19,7 @@ class TstPublished : public QObject {
     Q_OBJECT
 private slots:
     void everyCaseModelledOrRefused();
+    void allocatorReplayBringsReservedCloser();
 };
 
 void TstPublished::everyCaseModelledOrRefused()
@@ -63,15 +64,35 @@ void TstPublished::everyCaseModelledOrRefused()
             c.contains("tolerance"), qPrintable(QString::fromStdString(id + ": no tolerance and no expected_refusal")));
         const double tol = c.at("tolerance").at("relative").get<double>();
         QVERIFY(!c.at("tolerance").at("reason").get<std::string>().empty());
-        const Scenario sc = readScenario(c.at("scenario"));
+        Scenario sc = readScenario(c.at("scenario"));
         for (const std::string& w : sc.warnings) // nothing of the case may be silently ignored
             QVERIFY2(w.find("unknown key") == std::string::npos, qPrintable(QString::fromStdString(id + ": " + w)));
-        const Report rep = estimate(sc);
-        // Allocator counters (allocated, active, reserved) never include the CUDA context.
-        const double predicted = static_cast<double>(rep.peak - sc.run.overheads.cudaContextBytes);
+        // torchtitan's H100s are the 96 GB part, which the catalog lacks: the scenarios name the 80 GB one
+        // for compute numbers. The allocator replay's capacity is the real GPU's (only the replay reads it
+        // here; nothing measured comes near it).
+        if (c.at("gpu").get<std::string>().find("96GB") != std::string::npos && sc.run.gpu)
+            sc.run.gpu->memoryBytes = 96 * kGiB;
+        EstimateOptions withReplay;
+        withReplay.replayAllocator = true;
+        const Report rep = estimate(sc, withReplay);
+        QCOMPARE(rep.peak, estimate(sc).peak); // the replay changes no number of the lean estimate
+        // Each counter against its own figure: reserved with the caching-allocator replay's reserved
+        // peak, nvidia-smi (device) with reserved + context + NCCL; allocated and active (and a case
+        // the replay does not follow, e.g. context parallelism) with the live peak less the CUDA
+        // context, which no allocator counter includes.
+        double predicted = static_cast<double>(rep.peak - sc.run.overheads.cudaContextBytes);
+        const char* against = "live-peak";
+        if (rep.allocatorReplayed && kind == "reserved") {
+            predicted = static_cast<double>(rep.peakReservedBytes);
+            against = "replay";
+        } else if (rep.allocatorReplayed && (kind == "device" || kind == "nvidia-smi")) {
+            predicted = static_cast<double>(rep.peakDeviceBytes);
+            against = "replay";
+        }
         const double err = (predicted - measured) / measured;
-        qInfo("%-60s %-9s measured %8.2f predicted %8.2f %s  error %+6.1f %% (tolerance %.0f %%)", id.c_str(),
-            kind.c_str(), measured / unit, predicted / unit, unit == 1e9 ? "GB " : "GiB", 100 * err, 100 * tol);
+        qInfo("%-60s %-9s %-9s measured %8.2f predicted %8.2f %s  error %+6.1f %% (tolerance %.0f %%)", id.c_str(),
+            kind.c_str(), against, measured / unit, predicted / unit, unit == 1e9 ? "GB " : "GiB", 100 * err,
+            100 * tol);
         QVERIFY2(std::abs(err) <= tol,
             qPrintable(QString::fromStdString(id)
                 + QStringLiteral(": error %1 % beyond %2 %").arg(100 * err, 0, 'f', 1).arg(100 * tol, 0, 'f', 0)));
@@ -82,6 +103,41 @@ void TstPublished::everyCaseModelledOrRefused()
     qInfo("%d modelled (mean |error| %.1f %%, worst %.1f %%), %d refused", modelled,
         100 * sumAbs / std::max(1, modelled), 100 * worstAbs, refused);
     QVERIFY(modelled > 0);
+}
+
+/// The reserved cases the caching-allocator replay follows: the error of the live peak (before,
+/// as main compared them) and of the replay's reserved peak (after), in % of the measurement.
+void TstPublished::allocatorReplayBringsReservedCloser()
+{
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(VRAMLAB_TEST_DATA_DIR) / "published" / "training";
+    const struct {
+        const char* id;
+        double before, after;
+    } cases[] = {
+        { "torchtitan-llama3.1-8b-fsdp8-selective-op-fsdp", -18.7, -13.4 },
+        { "torchtitan-llama3.1-8b-fsdp8-selective-op-fsdp-compile", -13.0, -7.3 },
+        { "torchtitan-llama3.1-8b-fsdp128-selective-op-fsdp", -15.7, -10.2 },
+        { "torchtitan-llama3.1-8b-fsdp128-selective-op-fsdp-compile", -8.9, -2.9 },
+        { "torchtitan-llama3.1-8b-fsdp8-cp1-seq32768-full-ac-compile-float8", -18.6, 0.7 },
+        { "torchtitan-llama3.1-70b-fsdp32-tp8-full-ac-compile-float8", -21.1, 4.6 },
+    };
+    for (const auto& k : cases) {
+        const std::string file = (dir / (std::string(k.id) + ".json")).string();
+        const json c = parseJsonText(readTextFile(file), file);
+        const double measured = c.at("measured").at("value").get<double>() * 1073741824.0;
+        Scenario sc = readScenario(c.at("scenario"));
+        sc.run.gpu->memoryBytes = 96 * kGiB; // the 96 GB H100s (see above)
+        EstimateOptions withReplay;
+        withReplay.replayAllocator = true;
+        const Report rep = estimate(sc, withReplay);
+        QVERIFY2(rep.allocatorReplayed, k.id);
+        const double before = 100 * (double(rep.peak - sc.run.overheads.cudaContextBytes) - measured) / measured;
+        const double after = 100 * (double(rep.peakReservedBytes) - measured) / measured;
+        QVERIFY2(std::abs(before - k.before) < 0.051, qPrintable(QStringLiteral("%1: %2").arg(k.id).arg(before)));
+        QVERIFY2(std::abs(after - k.after) < 0.051, qPrintable(QStringLiteral("%1: %2").arg(k.id).arg(after)));
+        QVERIFY(std::abs(after) < std::abs(before));
+    }
 }
 
 QTEST_APPLESS_MAIN(TstPublished)

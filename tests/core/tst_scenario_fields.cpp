@@ -42,6 +42,7 @@ Scenario richScenario()
     sc.run.finetune.method = FinetuneMethod::Qlora;
     sc.run.finetune.quant = Nf4Format::Bitsandbytes; // optional: set, so that it is written
     sc.run.parallelism.fsdp2 = true;
+    sc.run.allocator.expandableSegments = true; // written only when set
     sc.run.parallelism.gpus = 8;
     sc.run.keepLastBlockGathered = true;
     sc.run.parallelism.contextParallel = 2;

@@ -30,10 +30,27 @@ struct ActivationTensor {
     std::string shapeText() const;
 };
 
+/// One saved tensor's size and place for the caching-allocator replay (allocation_trace.h),
+/// collected only when trainingActivations() is asked for them (never on the lean path).
+struct SavedTensorSize {
+    Bytes bytesEach = 0;
+    Count count = 1;
+    Count firstLayer = 0; ///< scope Layer: the first layer of the stage that keeps it
+    Count strideLayers = 1; ///< then every k-th layer (checkpointed segments)
+    ActivationScope scope = ActivationScope::Layer;
+};
+/// Every saved tensor's size and place, for the caching-allocator replay: filled only when
+/// trainingActivations() is handed one (the lean path never is).
+struct SavedTensorSizes {
+    std::vector<SavedTensorSize> saved; ///< what ActivationSet::bytes adds up (embedding, layers, head)
+    std::vector<SavedTensorSize> recompute; ///< checkpointing: one rebuilt layer's tensors
+};
+
 /// Saved tensors of one micro-batch on one GPU of a pipeline stage.
 struct ActivationSet {
     std::vector<ActivationTensor> tensors;
     Bytes bytes = 0; ///< sum over tensors (one micro-batch)
+    std::array<Bytes, 2> lossForwardParts {}; ///< lossForwardBytes as its tensors (logits, fp32 copy or chunk)
     Bytes recomputeBytes = 0; ///< transient: activations rebuilt at once in backward (checkpointing)
     Bytes roundingBytes = 0; ///< what the caching allocator adds by rounding each tensor up to 512 B
     Bytes embeddingBytes = 0; ///< part of `bytes` kept by the embedding (scope Embedding)
@@ -82,8 +99,10 @@ struct StageSlice {
 /// with FlashAttention/SDPA: Q, K, V, the output and the fp32 log-sum-exp instead of the
 /// s^2 terms, K/V not repeated, dropout masks of attention regenerated from the RNG.
 /// `explain` false sums the bytes without listing the tensors (sweeps and fits).
-ActivationSet trainingActivations(
-    const ModelSpec& model, const RunSpec& run, const StageSlice& slice, bool explain = true);
+/// `sizes`, given with `explain`, also receives every saved tensor's size and place (the
+/// caching-allocator replay; they ride on the listing, so the lean path pays nothing for them).
+ActivationSet trainingActivations(const ModelSpec& model, const RunSpec& run, const StageSlice& slice,
+    bool explain = true, SavedTensorSizes* sizes = nullptr);
 
 /// Bytes of the tensors alive at once while one layer runs forward at inference
 /// (prefill of the whole context), plus the last position's fp32 logits.

@@ -24,6 +24,14 @@ struct EstimateOptions {
     /// Keep step 2's events (with explain): the window's Timeline draws them instead of
     /// simulating the step again; the CLI's estimate does not pay for them.
     bool recordTimeline = false;
+    /// Training: replay the step tensor by tensor through the model of PyTorch's caching
+    /// allocator (allocation_trace.h) and fill Report::peakAllocatedBytes, peakReservedBytes,
+    /// peakDeviceBytes and allocatorOutOfMemory. It changes no component, total, peak or
+    /// verdict: PyTorch releases its cached blocks and retries before it raises out of memory,
+    /// so reserved memory above the GPU is not an OOM by itself, and the verdict stays the live
+    /// peak against the GPU less run.safety_margin. Views that show one report turn it on;
+    /// sweeps, fit solvers and the planner keep the lean path (it costs ~100x an estimate).
+    bool replayAllocator = false;
 };
 
 /// Scenario in, report out: memory per GPU by component with formulas, FLOPs, step time

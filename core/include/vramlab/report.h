@@ -70,6 +70,15 @@ struct Report {
     Count stageIndex = 0; ///< that stage, 0-based
     Bytes total = 0; ///< sum of the components
     Bytes peak = 0; ///< highest point of the simulated step (training), else total
+    /// The counters users compare with, from the caching-allocator replay (training with
+    /// EstimateOptions::replayAllocator; all 0 without it). They change neither peak nor verdict.
+    Bytes peakAllocatedBytes = 0; ///< torch.cuda.max_memory_allocated(): live tensor blocks
+    Bytes peakReservedBytes = 0; ///< torch.cuda.max_memory_reserved(): the allocator's segments
+    Bytes peakDeviceBytes = 0; ///< nvidia-smi: reserved + what the allocator never sees (CUDA context, NCCL)
+    bool allocatorReplayed = false; ///< the replay ran and the three counters above are its
+    bool allocatorOutOfMemory = false; ///< the replay found no block even after releasing the cache
+    bool allocatorExtrapolated = false; ///< layers past the replayed ones added by their steady increment
+    std::string allocatorNote; ///< why the replay was not run (context parallelism, ...) or what it assumed
     std::string peakWhere;
     TimelineEvent peakEvent; ///< phase, micro-batch and layer of the peak (training)
     StepInputs stepInputs; ///< what simulateStep() replays for the timeline (training)

@@ -28,7 +28,19 @@ struct ReportTable {
     std::vector<std::vector<ReportCell>> rows;
 };
 
-/// The breakdown: component, size, bytes, share, formula; then the total and the peak.
+/// One of the three peak counters (allocated, reserved, device) with what it means.
+struct CounterRow {
+    std::string_view key; ///< peak_allocated, peak_reserved, peak_device
+    std::string_view label;
+    Bytes bytes = 0;
+    std::string_view what; ///< which GPU counter it matches
+};
+/// The three peaks users compare with GPU counters, in that order: the caching-allocator
+/// replay's (EstimateOptions::replayAllocator); none when the report was not replayed.
+std::vector<CounterRow> counterRows(const Report& report);
+
+/// The breakdown: component, size, bytes, share, formula; then the total, the peak and the
+/// three counters when replayed.
 ReportTable breakdownTable(const Report& report);
 /// The scenario's settings: model shapes and how it runs.
 ReportTable settingsTable(const Scenario& scenario);

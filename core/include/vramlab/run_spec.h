@@ -105,6 +105,11 @@ struct Overheads {
         commBufferBytes; ///< NCCL + bucket buffers; default: 2 x 25 MiB buckets + 256 MiB NCCL with >1 GPU
 };
 
+/// PYTORCH_CUDA_ALLOC_CONF as the caching-allocator replay reads it (run.allocator).
+struct AllocatorSettings {
+    bool expandableSegments = false; ///< expandable_segments:True (PyTorch's default is False)
+};
+
 struct RunSpec {
     Mode mode = Mode::Training;
     Count sequenceLength = 2048;
@@ -124,6 +129,7 @@ struct RunSpec {
     Inference inference;
     std::optional<Serving> serving; ///< run.mode "serving" (mode stays Inference for the estimator)
     Overheads overheads;
+    AllocatorSettings allocator;
     std::optional<GpuSpec> gpu; ///< from the catalog or custom
     double mfu = 0.4; ///< compute efficiency: share of peak the hardware FLOPs run at (step time)
     /// Fraction of each GPU's memory kept free: fits means peak <= (1 - margin) x memory. 5 %
