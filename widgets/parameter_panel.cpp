@@ -249,11 +249,23 @@ bool ParameterPanel::eventFilter(QObject* watched, QEvent* event)
 void ParameterPanel::highlight(const QStringList& keys)
 {
     m_highlighted = keys;
-    // Amber with black text reads on the light and the dark palette and on a projector.
+    restyleLabels();
+}
+
+void ParameterPanel::restyleLabels()
+{
+    // Amber with black text reads on the light and the dark palette and on a projector; the
+    // control an error names is marked red, like the error above the panel (issue 16).
     const QString marked = QStringLiteral(
         "QLabel { background: #ffc845; color: black; font-weight: bold; border-radius: 3px; padding: 1px 4px; }");
-    for (auto it = m_labels.cbegin(); it != m_labels.cend(); ++it)
-        it.value()->setStyleSheet(keys.contains(it.key()) ? marked : QString());
+    const QString invalid = QStringLiteral(
+        "QLabel { background: #b8251a; color: white; font-weight: bold; border-radius: 3px; padding: 1px 4px; }");
+    const QString& errorKey = m_doc->errorKey();
+    for (auto it = m_labels.cbegin(); it != m_labels.cend(); ++it) {
+        const QString& style = it.key() == errorKey ? invalid : m_highlighted.contains(it.key()) ? marked : QString();
+        if (it.value()->styleSheet() != style) // a new style sheet re-polishes the label
+            it.value()->setStyleSheet(style);
+    }
 }
 
 void ParameterPanel::edit(const ParamDescriptor& d, const QVariant& value, bool merge)
@@ -325,6 +337,7 @@ void ParameterPanel::refresh()
     }
     m_error->setVisible(!m_doc->error().isEmpty());
     m_error->setText(QStringLiteral("Not a valid configuration: ") + m_doc->error());
+    restyleLabels();
 }
 
 } // namespace vramlab

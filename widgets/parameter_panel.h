@@ -32,6 +32,8 @@ public:
     /// Marks the controls of these parameter keys (a lesson step points at them); empty clears.
     void highlight(const QStringList& keys);
     const QStringList& highlighted() const { return m_highlighted; }
+    /// The label of `key`'s control (its colour says highlighted or invalid), or null.
+    QLabel* label(const QString& key) const { return m_labels.value(key); }
 
     /// Slider position <-> value for a descriptor (log2 scale for sizes).
     static int sliderPosition(const ParamDescriptor& d, double value);
@@ -64,6 +66,7 @@ private:
     QHash<QString, QLabel*> m_labels;
     QLabel* m_error;
     QStringList m_highlighted;
+    void restyleLabels(); ///< lesson highlights amber, the control the error names red
     bool m_refreshing = false;
     const ParamDescriptor* m_pending = nullptr; ///< a dragged slider's latest value, not applied yet
     QVariant m_pendingValue;

@@ -79,12 +79,15 @@ void ScenarioDocument::recompute()
     try {
         m_report = estimate(m_scenario, EstimateOptions { true, true, true }); // with the allocator replay's counters
         m_error.clear();
+        m_errorKey.clear();
     } catch (const InputError& e) {
         m_report.reset();
         m_error = QString::fromStdString(e.what());
+        m_errorKey = QString::fromStdString(e.keyPath());
     } catch (const SizeOverflow& e) {
         m_report.reset();
         m_error = QStringLiteral("the configuration is too large: ") + QString::fromUtf8(e.what());
+        m_errorKey.clear();
     }
     emit changed();
 }

@@ -29,6 +29,8 @@ public:
     const std::optional<Report>& report() const { return m_report; }
     /// Why the scenario is not valid ("run.parallelism.gpus: expected a multiple ..."), or empty.
     const QString& error() const { return m_error; }
+    /// The key the error names ("run.parallelism.gpus"), or empty.
+    const QString& errorKey() const { return m_errorKey; }
     QUndoStack* undoStack() { return &m_undo; }
     /// The document's file, always absolute (a relative one would follow the working folder).
     const QString& filePath() const { return m_filePath; }
@@ -73,6 +75,7 @@ private:
     Scenario m_scenario;
     std::optional<Report> m_report;
     QString m_error;
+    QString m_errorKey;
     QString m_filePath;
     QDateTime m_fileTime; ///< the file's modification time and size when opened or saved
     qint64 m_fileSize = -1;

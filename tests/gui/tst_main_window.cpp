@@ -238,6 +238,22 @@ private slots:
         QCOMPARE(doc->scenario().run.sequenceLength, Count(10000));
     }
 
+    // An invalid setting marks the control its error names, and the mark goes with the error.
+    void invalidSettingMarksItsControl()
+    {
+        ScenarioDocument* doc = m_window->document();
+        doc->setParameter(QStringLiteral("run.parallelism.tensor_parallel"), QVariant::fromValue<qlonglong>(3));
+        QVERIFY(!doc->error().isEmpty());
+        QCOMPARE(doc->errorKey(), QStringLiteral("run.parallelism.gpus")); // 8 GPUs are not a multiple of TP 3
+        QLabel* label = m_window->panel()->label(doc->errorKey());
+        QVERIFY(label);
+        QVERIFY2(label->styleSheet().contains(QStringLiteral("#b8251a")), qPrintable(label->styleSheet()));
+        doc->undoStack()->undo();
+        QVERIFY(doc->error().isEmpty());
+        QVERIFY(doc->errorKey().isEmpty());
+        QVERIFY(label->styleSheet().isEmpty());
+    }
+
     void dragComputesOnlyTheLatestPosition()
     {
         ScenarioDocument* doc = m_window->document();
