@@ -121,6 +121,12 @@ QString chartTitle(ChartKind kind)
     return QStringLiteral("plan");
 }
 
+/// The scenario's name, or what its settings say where it has none (a title's first words).
+QString scenarioTitle(const Scenario& sc)
+{
+    return QString::fromStdString(sc.name.empty() ? describeScenario(sc) : sc.name);
+}
+
 QString chartName(ChartKind kind)
 {
     const std::string_view name = chartKindName(kind);
@@ -156,18 +162,17 @@ ExportedChart::ExportedChart(
             plot = chart->plot();
         }
         const QString gpu = sc.run.gpu ? QString::fromStdString(sc.run.gpu->displayName) : QStringLiteral("no GPU");
-        addChartTitle(plot,
-            QString::fromStdString(sc.name.empty() ? describeScenario(sc) : sc.name) + QStringLiteral(": ")
-                + chartTitle(kind),
+        addChartTitle(plot, scenarioTitle(sc) + QStringLiteral(": ") + chartTitle(kind),
             QStringLiteral("%1 · %2").arg(gpu, QString::fromStdString(servingVerdictOf(sc))), theme);
         m_plot = plot;
         return; // sized before its data, its legend laid out by the chart itself
     }
+    // The scenario's own report: the timeline draws it, the subtitle states its verdict.
+    const std::optional<Report> own = kind == ChartKind::CompareFiles ? std::nullopt : std::optional(estimate(sc));
     if (kind == ChartKind::Timeline) {
         auto* chart = new TimelineChart;
         chart->setTheme(theme);
-        const Report r = estimate(sc);
-        chart->setTimeline(timelineSeries(r), r.stepInputs, r.usableBytes);
+        chart->setTimeline(timelineSeries(*own), own->stepInputs, own->usableBytes);
         m_plot = chart->plot();
         m_widget.reset(chart);
     } else if (kind == ChartKind::SweepSequence || kind == ChartKind::SweepBatch) {
@@ -187,18 +192,13 @@ ExportedChart::ExportedChart(
     }
     // A slide names what it shows (issue 16): the scenario and the chart, then the GPU and
     // the verdict, as the serving charts do.
-    const std::string name = sc.name.empty() ? describeScenario(sc) : sc.name;
-    QString subtitle;
-    if (kind == ChartKind::CompareFiles) {
-        subtitle = QStringLiteral("%1 scenarios side by side").arg(scenarios.size());
-    } else {
-        const Report r = estimate(sc);
-        subtitle = r.gpu ? QStringLiteral("%1 × %2 · %3")
-                               .arg(sc.run.parallelism.gpus)
-                               .arg(QString::fromStdString(r.gpu->displayName), verdictText(r))
-                         : QStringLiteral("no GPU chosen");
-    }
-    addChartTitle(m_plot, QString::fromStdString(name) + QStringLiteral(": ") + chartTitle(kind), subtitle, theme);
+    QString subtitle = QStringLiteral("%1 scenarios side by side").arg(scenarios.size());
+    if (own)
+        subtitle = own->gpu ? QStringLiteral("%1 × %2 · %3")
+                                  .arg(sc.run.parallelism.gpus)
+                                  .arg(QString::fromStdString(own->gpu->displayName), verdictText(*own))
+                            : QStringLiteral("no GPU chosen");
+    addChartTitle(m_plot, scenarioTitle(sc) + QStringLiteral(": ") + chartTitle(kind), subtitle, theme);
     m_widget->resize(size);
     fitLegendColumns(m_plot, size.width(), theme); // a hidden widget gets no resize event
 }
@@ -273,7 +273,7 @@ bool writeFileAtomic(const QString& path, const QByteArray& data, QString* error
 
 QByteArray reviewHtml(const Scenario& sc, QSize chartSize, const PlotTheme& theme)
 {
-    const Report r = estimate(sc, EstimateOptions { true, false, true }); // with the allocator replay's counters
+    const Report r = estimate(sc, EstimateOptions { .replayAllocator = true });
     // The core's tables as data: one source for the text of both reports.
     const QString settings = htmlTable(settingsTable(sc));
     const QString breakdown = htmlTable(breakdownTable(r));
@@ -335,9 +335,8 @@ figure svg { width: 100%; height: auto; }
 <p><em>Made with VRAM Lab %8; every figure is reproducible with <code>vramlab-cli estimate</code>.</em></p>
 </body></html>
 )")
-              .arg(QString::fromStdString(sc.name.empty() ? describeScenario(sc) : sc.name).toHtmlEscaped(),
-                  r.fits ? QStringLiteral("#00783c") : QStringLiteral("#be1e14"), verdictText(r).toHtmlEscaped(),
-                  settings, breakdown, charts, ExplainView::html(r),
+              .arg(scenarioTitle(sc).toHtmlEscaped(), r.fits ? QStringLiteral("#00783c") : QStringLiteral("#be1e14"),
+                  verdictText(r).toHtmlEscaped(), settings, breakdown, charts, ExplainView::html(r),
                   QCoreApplication::applicationVersion().toHtmlEscaped(), serving);
     return html.toUtf8();
 }
@@ -397,7 +396,8 @@ bool exportReviewMarkdown(
                 ExportedChart(k, { sc }, {}, size, theme).png(2.0).toStdString());
             images.emplace_back(std::string(chartKindName(k)), (folderName + QLatin1Char('/') + name).toStdString());
         }
-        const std::string report = reviewMarkdown(sc, estimate(sc, EstimateOptions { true, false, true }), images);
+        const std::string report
+            = reviewMarkdown(sc, estimate(sc, EstimateOptions { .replayAllocator = true }), images);
         if (const int err = moveFolderIntoPlace(tmp, folder, existed))
             return fail(folder + ": cannot move the images into place: " + std::strerror(err));
         syncFolderOf(folder);

@@ -198,7 +198,8 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
         if (hasSlider(d)) {
             auto* slider = new QSlider(Qt::Horizontal);
             slider->setRange(0, sliderSteps(d));
-            slider->setPageStep(d.kind == ParamDescriptor::Kind::LogInteger ? 2 : slider->pageStep()); // x2 a page
+            if (d.kind == ParamDescriptor::Kind::LogInteger)
+                slider->setPageStep(2); // two stops: a doubling
             slider->setToolTip(d.tooltip);
             slider->setObjectName(d.key + QStringLiteral(".slider"));
             guardWheel(slider);
@@ -326,8 +327,7 @@ void ParameterPanel::refresh()
             check->setChecked(v.toBool());
         if (QSlider* s = m_sliders.value(d.key); s && !s->isSliderDown()) {
             const QSignalBlocker blockSlider(s);
-            s->setValue(d.kind == ParamDescriptor::Kind::Integer ? int(v.toLongLong() - qlonglong(d.min))
-                                                                 : sliderPosition(d, v.toDouble()));
+            s->setValue(sliderPosition(d, v.toDouble()));
         }
         const bool on = d.applies(sc);
         e->setEnabled(on);

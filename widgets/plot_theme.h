@@ -34,6 +34,13 @@ struct PlotTheme {
     /// Applies background, axes, tick labels and grid to a plot.
     void apply(QCustomPlot* plot) const;
     QFont font(int delta = 0) const;
+    /// Behind a label drawn over bars or areas: the background, slightly see-through.
+    QColor labelBackdrop() const
+    {
+        QColor c = background;
+        c.setAlpha(200);
+        return c;
+    }
 };
 
 /// A QCustomPlot filling `host` (margins off, a size that stays readable).

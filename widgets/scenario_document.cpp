@@ -77,7 +77,7 @@ Scenario ScenarioDocument::defaultScenario()
 void ScenarioDocument::recompute()
 {
     try {
-        m_report = estimate(m_scenario, EstimateOptions { true, true, true }); // with the allocator replay's counters
+        m_report = estimate(m_scenario, EstimateOptions { .recordTimeline = true, .replayAllocator = true });
         m_error.clear();
         m_errorKey.clear();
     } catch (const InputError& e) {

@@ -9,7 +9,6 @@
 #include "qcustomplot_include.h"
 
 #include <QFontMetrics>
-#include <QToolTip>
 #include <QVBoxLayout>
 
 namespace vramlab {
@@ -236,10 +235,7 @@ void StackedBarChart::rebuild()
                     QString::fromStdString(r.gpu->displayName), QString::fromStdString(capacityText(r))));
                 capLabel->setColor(m_theme.foreground);
                 capLabel->setFont(m_theme.font(-1));
-                // Readable where a bar over capacity runs behind it.
-                QColor backdrop = m_theme.background;
-                backdrop.setAlpha(200);
-                capLabel->setBrush(backdrop);
+                capLabel->setBrush(m_theme.labelBackdrop()); // readable where a bar over capacity runs behind it
                 m_capacityLabels.push_back({ capLabel, capLabel->position->coords(),
                     QString::fromStdString(r.gpu->displayName), QString::fromStdString(capacityText(r)) });
             }

@@ -7,7 +7,6 @@
 #include "qcustomplot_include.h"
 
 #include <QLocale>
-#include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -231,9 +230,7 @@ void SweepChart::rebuild()
         now->setText(QStringLiteral(" now: %1 ").arg(QLocale(QLocale::English).toString(qlonglong(m_series.current))));
         now->setColor(m_theme.foreground);
         now->setFont(m_theme.font(-1));
-        QColor backdrop = m_theme.background;
-        backdrop.setAlpha(200);
-        now->setBrush(backdrop);
+        now->setBrush(m_theme.labelBackdrop());
     }
     m_plot->yAxis->setRange(0, top);
     m_plot->replot(QCustomPlot::rpQueuedReplot);

@@ -5,8 +5,6 @@
 #include "chart_support.h"
 #include "qcustomplot_include.h"
 
-#include <QToolTip>
-
 namespace vramlab {
 
 namespace {

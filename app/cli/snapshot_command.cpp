@@ -174,8 +174,7 @@ int runSnapshot(const std::vector<std::string>& words)
         Scenario scenario = loadScenarioFile(*sc);
         try {
             validateScenario(scenario);
-            cmp = compareSnapshot(
-                s, estimate(scenario, EstimateOptions { true, false, true })); // the replay's counters
+            cmp = compareSnapshot(s, estimate(scenario, EstimateOptions { .replayAllocator = true }));
         } catch (const InputError& e) {
             throw e.withFile(*sc);
         }

@@ -540,21 +540,14 @@ bool MainWindow::exportTo(const QString& path, QSize size, bool dark)
             return false;
         }
     }
-    if (kind == ChartKind::Plan) { // the table as shown, with the tab's GPU count and batch
-        const PlanResult& result = m_plan->view()->result();
-        if (result.evaluated == 0) {
-            showBanner(QStringLiteral("Not exported: the Plan tab shows no plan for this scenario"));
-            return false;
-        }
-        if (!exportPlan(result, path, &error)) {
-            showBanner(QStringLiteral("Not exported: ") + error);
-            return false;
-        }
-        showBanner(QString());
-        QSettings().setValue(QStringLiteral("exportFolder"), QFileInfo(path).absolutePath());
-        return true;
+    if (kind == ChartKind::Plan && m_plan->view()->result().evaluated == 0) {
+        showBanner(QStringLiteral("Not exported: the Plan tab shows no plan for this scenario"));
+        return false;
     }
-    if (!exportScenario(kind, scenarios, labels, path, size, exportTheme(dark, size), &error)) {
+    const bool written = kind == ChartKind::Plan // the table as shown, with the tab's GPU count and batch
+        ? exportPlan(m_plan->view()->result(), path, &error)
+        : exportScenario(kind, scenarios, labels, path, size, exportTheme(dark, size), &error);
+    if (!written) {
         showBanner(QStringLiteral("Not exported: ") + error);
         return false;
     }
