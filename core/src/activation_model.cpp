@@ -525,8 +525,8 @@ void selectiveOpLayers(ActivationSet& set, const Dims& x, const StageSlice& slic
 // The buffers are transients of one layer; the step timeline adds them while a layer's attention runs.
 // They are the eager code's: with run.compile the ring is traced into the block's graph and inductor
 // may fuse the merge's pointwise chain (no fp32 temporaries), so the forward figure is an upper bound.
-void ringAttentionBuffers(
-    ActivationSet& set, const ModelSpec& m, const RunSpec& r, const Dims& x, const StageSlice& slice, bool explain)
+void ringAttentionBuffers(ActivationSet& set, const ModelSpec& m, const RunSpec& r, const Dims& x,
+    const StageSlice& slice, bool explain, SavedTensorSizes* sizes)
 {
     const Count cp = r.parallelism.contextParallel;
     if (cp <= 1 || r.mode != Mode::Training)
@@ -535,7 +535,7 @@ void ringAttentionBuffers(
     const Count kv = x.repeatKv && m.numKvHeads != m.numHeads ? a : x.g; // heads of K and V handed to SDPA
     const double p = x.p;
     if (slice.first) {
-        Collector step { set, ActivationScope::Embedding, 1, explain };
+        Collector step { set, ActivationScope::Embedding, 1, explain, 0, 1, sizes ? &sizes->saved : nullptr };
         if (m.position == PositionKind::Rope) {
             step.add("context_parallel: freqs_cis cloned to restore it after the step (complex64, whole sequence)",
                 "context parallel", { full, d / 2 }, 8);
@@ -570,6 +570,12 @@ void ringAttentionBuffers(
     g.add("ring backward: dK and dV received by all-to-all (fp32)", "ring attention backward", { b, 2 * kv, s, d }, 4);
     set.ringForwardBytes = fwd.bytes;
     set.ringBackwardBytes = bwd.bytes;
+    if (sizes) { // the allocator replay allocates them one by one, in this order, while the layer's attention runs
+        for (const ActivationTensor& t : fwd.tensors)
+            sizes->ringForward.push_back(t.bytesEach);
+        for (const ActivationTensor& t : bwd.tensors)
+            sizes->ringBackward.push_back(t.bytesEach);
+    }
     if (explain) {
         set.ringBuffers = std::move(fwd.tensors);
         set.ringBuffers.insert(set.ringBuffers.end(), bwd.tensors.begin(), bwd.tensors.end());
@@ -870,7 +876,7 @@ ActivationSet trainingActivations(
         }
     }
 
-    ringAttentionBuffers(set, m, r, x, slice, explain);
+    ringAttentionBuffers(set, m, r, x, slice, explain, sizes);
     if (slice.last) {
         Collector head { set, ActivationScope::Head, 1, explain, 0, 1, saved };
         layer.norm(head, "final norm");

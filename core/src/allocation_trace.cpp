@@ -201,6 +201,7 @@ private:
                 g1 = m_alloc.allocate(in.zero3Gather - in.zero3Gather / 2);
             }
             allocSaved(ActivationScope::Layer, l, m.layers[static_cast<size_t>(l)]);
+            ringTransients(in.ringForwardSizes);
             if (g0 >= 0) {
                 m_alloc.release(g1);
                 m_alloc.release(g0);
@@ -258,6 +259,8 @@ private:
             }
             if (in.layerGradientBucket > 0)
                 working.push_back(m_alloc.allocate(in.layerGradientBucket));
+            for (Bytes b : in.ringBackwardSizes)
+                working.push_back(m_alloc.allocate(b));
             if (gradsAppear)
                 makeGradients(l);
             if (in.optimizerInBackward) { // the layer's gradients live only until its step
@@ -284,10 +287,21 @@ private:
         if (m_in.recomputeSizes.empty()) {
             const Count n = std::max<Count>(1, m_in.segmentLayers);
             out.push_back(m_alloc.allocate(std::max<Bytes>(1, m_in.recompute / n)));
-            return;
+        } else {
+            for (const SavedTensorSize& s : m_in.recomputeSizes)
+                forCopies(s.count, s.bytesEach, [&](Bytes x) { out.push_back(m_alloc.allocate(x)); });
         }
-        for (const SavedTensorSize& s : m_in.recomputeSizes)
-            forCopies(s.count, s.bytesEach, [&](Bytes x) { out.push_back(m_alloc.allocate(x)); });
+        ringTransients(m_in.ringForwardSizes); // the recomputed forward runs the ring again
+    }
+
+    /// One ring attention pass's buffers (context parallelism): all alive at its widest point, then freed.
+    void ringTransients(const std::vector<Bytes>& sizes)
+    {
+        std::vector<Handle> ring;
+        ring.reserve(sizes.size());
+        for (Bytes b : sizes)
+            ring.push_back(m_alloc.allocate(b));
+        releaseAll(ring);
     }
 
     const ReplayInputs& m_in;

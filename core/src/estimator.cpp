@@ -106,9 +106,6 @@ StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionR
 /// Why the caching-allocator replay cannot follow this run tensor by tensor (empty: it can).
 std::string replayRefusal(const RunSpec& r)
 {
-    if (r.parallelism.contextParallel > 1)
-        return "not replayed with context parallelism: ring attention's buffers are known as totals per layer, "
-               "not as the allocations the ring makes";
     if (r.activationOffloading)
         return "not replayed with activation offloading: which saved tensors stay on the GPU is known as a "
                "total, not tensor by tensor";
@@ -165,6 +162,8 @@ void replayAllocator(
     }
     if (buckets > 0)
         in.residentExtras.insert(in.residentExtras.end(), { buckets / 2, buckets - buckets / 2 });
+    in.ringForwardSizes = std::move(sizes.ringForward);
+    in.ringBackwardSizes = std::move(sizes.ringBackward);
     in.savedSizes = std::move(sizes.saved);
     in.recomputeSizes = std::move(sizes.recompute);
     in.largestLayerTensor = acts.largestLayerTensorBytes;

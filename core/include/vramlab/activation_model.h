@@ -44,6 +44,8 @@ struct SavedTensorSize {
 struct SavedTensorSizes {
     std::vector<SavedTensorSize> saved; ///< what ActivationSet::bytes adds up (embedding, layers, head)
     std::vector<SavedTensorSize> recompute; ///< checkpointing: one rebuilt layer's tensors
+    /// Context parallelism: ring attention's transients of one layer, in allocation order (forward, backward).
+    std::vector<Bytes> ringForward, ringBackward;
 };
 
 /// Saved tensors of one micro-batch on one GPU of a pipeline stage.

@@ -27,6 +27,9 @@ struct ReplayInputs : StepInputs {
     std::vector<SavedTensorSize> recomputeSizes; ///< one rebuilt layer's tensors (empty: one block)
     std::array<Bytes, 2> lossForwardParts {};
     Bytes largestLayerTensor = 0; ///< backwardWorkingSet is two of these
+    /// Context parallelism: ring attention's transients while a layer's attention runs, forward (and its
+    /// recompute) and backward, in allocation order (SavedTensorSizes::ringForward, ringBackward).
+    std::vector<Bytes> ringForwardSizes, ringBackwardSizes;
     std::vector<Bytes> residentExtras; ///< allocator tensors that stay all step: cuBLAS workspace, buckets, ...
     Bytes outsideAllocator = 0; ///< what the caching allocator never sees (CUDA context, NCCL's own buffers)
 };
