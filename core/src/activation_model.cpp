@@ -114,6 +114,7 @@ struct Dims {
                              ///< no-grad input
     bool compiled; ///< run.compile: each block's saved set is the min-cut partitioner's (see compiledNorm)
     bool compiledLoss; ///< run.compile with a framework that compiles its loss too (torchtune)
+    bool fp8Torchao; ///< run.fp8 as torchao's Float8Linear (FrameworkProfile::fp8Torchao), training
 };
 
 // kCompileRule: what a compiled block saves (run.compile). torch.compile traces the block's
@@ -156,9 +157,9 @@ public:
         const bool attentionInputKept = ((!lora || targeted({ "q", "k", "v", "q_a", "kv_a" })) && !qkvInputDropped)
             || (x.nf4Keeps && !firstLayerFrozenInput);
         if (attentionInputKept)
-            c.add(
+            gemmInput(c,
                 after ? "attention input (block input, read by q/k/v)" : "attention input (norm output, read by q/k/v)",
-                "attention", { x.b, x.gs, x.h }, x.pg);
+                "attention", { x.b, x.gs, x.h }, 3);
         attention(c);
         if (!lora || targeted({ "o" }))
             c.add("attention output (o_proj input)", "attention", { x.b, x.s, x.a * vDim() },
@@ -192,6 +193,46 @@ public:
             norm(c, "post-MLP norm");
         if (lora)
             loraAdapters(c, firstLayerFrozenInput);
+        else
+            fp8Weights(c);
+    }
+
+    /// A matmul input kept for the weight gradient, in 16-bit or as its fp8 cast. torchao's Float8Linear
+    /// casts and keeps its input once per linear (float8_linear.py@eab345c2268a: input_fp8 saved by each
+    /// linear's autograd function), so eager code keeps an input read by `readers` linears that many
+    /// times; a compiled block computes the identical casts once (common subexpressions merged).
+    void gemmInput(Collector& c, std::string_view name, std::string_view module, std::initializer_list<Count> dims,
+        Count readers) const
+    {
+        const Count copies = x.fp8Torchao && !x.compiled ? readers : 1;
+        for (Count i = 0; i < copies; ++i)
+            c.add(copies > 1 ? "fp8 cast of one reading linear: " : "", name, module, dims, x.pg);
+    }
+
+    /// torchao's Float8Linear keeps each linear's fp8 transposed weight, cast from the gathered (unsharded)
+    /// weight, for backward (float8_linear.py@eab345c2268a manual_float8_matmul_with_args_in_float8:
+    /// save_for_backward(input_fp8, weight_fp8_t); force_recompute_fp8_weight_in_bwd off by default).
+    /// A compiled block recomputes the cast from the weight it reads (kCompileRule: pointwise), so only
+    /// eager code keeps them; torchao warns compile "may decide to save" it, which is not modelled.
+    void fp8Weights(Collector& c) const
+    {
+        if (!x.fp8Torchao)
+            return;
+        auto weight = [&](std::string_view name, Count in, Count out) {
+            if (x.compiled)
+                c.drop({}, name, "fp8", { in, out }, 1);
+            else
+                c.add(name, "fp8", { in, out }, 1);
+        };
+        const Count h = x.h, q = x.a * x.d, kv = x.g * x.d, o = x.a * vDim(), f = x.ffn;
+        weight("wq fp8 weight, transposed (unsharded)", h, q);
+        weight("wk fp8 weight, transposed (unsharded)", h, kv);
+        weight("wv fp8 weight, transposed (unsharded)", h, kv);
+        weight("wo fp8 weight, transposed (unsharded)", o, h);
+        weight(m.gated() ? "w1 fp8 weight, transposed (unsharded)" : "up fp8 weight, transposed (unsharded)", h, f);
+        if (m.gated())
+            weight("w3 fp8 weight, transposed (unsharded)", h, f);
+        weight(m.gated() ? "w2 fp8 weight, transposed (unsharded)" : "down fp8 weight, transposed (unsharded)", f, h);
     }
 
     /// Norm of hidden-size rows: RMSNorm (Llama style, in fp32) or LayerNorm.
@@ -337,7 +378,7 @@ private:
     void mlp(Collector& c, std::string_view module, Count width, bool inputSaved, bool downInputSaved) const
     {
         if (inputSaved)
-            c.add("MLP input (norm output)", module, { x.b, x.gs, x.h }, x.pg);
+            gemmInput(c, "MLP input (norm output)", module, { x.b, x.gs, x.h }, m.gated() ? 2 : 1);
         if (m.gated()) {
             c.add("gate projection output", module, { x.b, x.s, width }, x.p);
             // kCompileRule: the activation is pointwise on the gate output and read in backward only
@@ -466,7 +507,8 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
         && effectiveNf4Format(r) == Nf4Format::Bitsandbytes; // torchao's LinearNF4 saves only the weight
     d.frozenKeepsNoInput = r.framework != Framework::Plain;
     d.compiled = r.compile && r.mode == Mode::Training;
-    d.compiledLoss = d.compiled && f.compileLoss;
+    d.compiledLoss = d.compiled && r.compileLoss.value_or(f.compileLoss);
+    d.fp8Torchao = r.fp8 && f.fp8Torchao && r.mode == Mode::Training;
     return d;
 }
 
@@ -608,7 +650,28 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
     const bool headFrozen = x.frozenKeepsNoInput && r.finetune.method != FinetuneMethod::Full
         && !(x.nf4Keeps && r.finetune.quantizeLmHead); // an NF4 head keeps its input
     if (loss.kind != LossKind::Fused && !headFrozen)
-        head.add("LM head input (final norm output)", "head", { x.b, x.gs, x.h }, x.pg);
+        head.add("LM head input (final norm output)", "head", { x.b, x.gs, x.h },
+            x.fp8Torchao ? x.p : x.pg); // torchtitan's float8 filter leaves "output" in 16-bit
+    if (x.compiledLoss && loss.kind == LossKind::Upcast && f.lossUpcastInGraph) {
+        // torchtitan/components/loss.py@e7c0cae934df: torch.compile(cross_entropy(pred.flatten(0, 1).float(),
+        // labels)) on the model's 16-bit logits; train.py@e7c0cae `del pred` before backward. By kCompileRule
+        // the upcast is pointwise and the log-softmax two per-row reductions: the graph keeps its 16-bit input
+        // and the row max and sum of exponentials, and its backward writes the 16-bit gradient of the logits
+        // (no fp32 copy, log-softmax or fp32 gradient is materialized).
+        head.add("16-bit logits (input of the compiled loss, kept for backward)", "loss", { x.b, x.s, vocab }, x.p);
+        head.add(
+            "row max and sum of exponentials (fp32, the compiled log-softmax's reductions)", "loss", { tokens, 2 }, 4);
+        head.drop({}, "fp32 copy of the logits", "loss", { x.b, x.s, vocab }, 4);
+        head.drop({}, "log-softmax of the logits (fp32)", "loss", { x.b, x.s, vocab }, 4);
+        set.lossForwardBytes = 0;
+        set.lossForwardParts = {};
+        set.lossBackwardBytes = logits16;
+        set.lossForwardWhat = "loss: the compiled cross-entropy reduces the 16-bit logits it keeps";
+        set.lossBackwardWhat = "loss backward: one 16-bit gradient of the logits (fused)";
+        set.lossSource = "compiled cross_entropy(pred.float()) on the 16-bit logits (torchtitan "
+                         "components/loss.py@e7c0cae): its input and two reductions per token";
+        return;
+    }
     if (x.compiledLoss && loss.kind == LossKind::Upcast) {
         // torchtune compile_loss (training/_compile.py@1814feb): nn.CrossEntropyLoss compiled whole on
         // the model's fp32 logits (TransformerDecoder returns output(h).float() eagerly). By kCompileRule

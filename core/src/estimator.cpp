@@ -280,6 +280,7 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
     if (r.compile) {
         // The min-cut rule (activation_model.cpp) is stated for the dense blocks it was read on.
         const FrameworkProfile& f = frameworkProfile(r.framework);
+        const bool compiledLoss = r.compileLoss.value_or(f.compileLoss);
         const std::string fw(toString(r.framework));
         const std::string why = r.mode != Mode::Training ? "training (the saved tensors it changes exist only there)"
             : f.compileScope.empty()
@@ -287,13 +288,31 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
             : r.attention != AttentionImpl::Flash   ? "attention \"flash\" (a compiled eager softmax is not modelled)"
             : m.moe.enabled()                       ? "a dense model (compiled MoE routing is not modelled)"
             : m.attentionType != AttentionType::Mha ? "multi-head or grouped-query attention (not MLA)"
-            : f.compileLoss && loss != LossKind::Upcast
-                && !(loss == LossKind::Chunked && lossSetup(r, 1, 1).chunkUpcast)
-            ? "torchtune's compiled loss with run.loss \"upcast\" or \"chunked\" upcast per chunk"
+            : compiledLoss && loss != LossKind::Upcast
+                && !(loss == LossKind::Chunked && lossSetup(r, 1, 1).chunkUpcast && !f.lossUpcastInGraph)
+            ? std::string(f.lossUpcastInGraph ? "torchtitan's compiled loss with run.loss \"upcast\""
+                                              : "torchtune's compiled loss with run.loss \"upcast\" or \"chunked\" "
+                                                "upcast per chunk")
             : "";
         if (!why.empty())
-            throw InputError("run.compile", "true is modelled for " + why);
+            throw InputError(
+                r.compileLoss && compiledLoss && loss != LossKind::Upcast ? "run.compile_loss" : "run.compile",
+                "true is modelled for " + why);
+    } else if (r.compileLoss.value_or(false)) {
+        throw InputError("run.compile_loss", "true compiles the loss with the blocks: expected run.compile true");
     }
+    if (r.fp8 && r.mode == Mode::Training && frameworkProfile(r.framework).fp8Torchao
+        && (m.moe.enabled() || m.attentionType != AttentionType::Mha || r.finetune.method != FinetuneMethod::Full))
+        throw InputError("run.fp8",
+            "true with framework torchtitan is torchao's Float8Linear, modelled on dense multi-head or grouped-query "
+            "blocks trained in full (wq, wk, wv, wo, w1, w3, w2)");
+    if (r.parallelism.fp8AllGather
+        && !(r.fp8 && frameworkProfile(r.framework).fp8Torchao && r.parallelism.zeroStage == 3 && r.parallelism.fsdp2
+            && r.mode == Mode::Training))
+        throw InputError("run.parallelism.fp8_all_gather",
+            "true is torchao's enable_fsdp_float8_all_gather: expected run.fp8 true, framework torchtitan, zero_stage "
+            "3 "
+            "and sharding \"fsdp2\"");
     if (r.activationOffloading && r.mode == Mode::Training
         && (r.framework != Framework::Torchtune || r.checkpointing.kind != Checkpointing::Kind::Full))
         throw InputError("run.activation_offloading",
@@ -301,11 +320,14 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
             "framework torchtune and checkpointing \"full\"");
     if (r.checkpointing.kind == Checkpointing::Kind::SelectiveOp && r.mode == Mode::Training) {
         // The save list is counted on torchtitan's Llama block (7 mm per block).
-        const char* why = m.moe.enabled()               ? "a dense model (MoE blocks have other mm counts)"
-            : m.attentionType != AttentionType::Mha     ? "multi-head or grouped-query attention (not MLA)"
-            : !m.gated()                                ? "a gated MLP (w1, w3, w2)"
-            : r.attention != AttentionImpl::Flash       ? "attention \"flash\" (SDPA is in the save list)"
-            : r.fp8                                     ? "fp8 off (float8 matmuls are not aten.mm)"
+        const char* why = m.moe.enabled()           ? "a dense model (MoE blocks have other mm counts)"
+            : m.attentionType != AttentionType::Mha ? "multi-head or grouped-query attention (not MLA)"
+            : !m.gated()                            ? "a gated MLP (w1, w3, w2)"
+            : r.attention != AttentionImpl::Flash   ? "attention \"flash\" (SDPA is in the save list)"
+            : r.fp8 && !(frameworkProfile(r.framework).fp8Torchao && r.compile)
+            ? "fp8 off, or fp8 with framework torchtitan and run.compile: eager op-level checkpointing with torchao's "
+              "float8 caches the aten.abs output of every linear input and unsharded weight (torchtitan "
+              "parallelize_llama.py@9dec370 _save_list), which is not modelled"
             : r.finetune.method != FinetuneMethod::Full ? "full fine-tuning (torchtitan trains all weights)"
                                                         : nullptr;
         if (why)

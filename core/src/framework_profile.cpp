@@ -42,10 +42,19 @@ FrameworkProfile torchtitan()
     // compiled on its own (after AC wrapping, before FSDP); train.py@9dec370 leaves
     // `loss_fn = torch.compile(loss_fn)` commented out, so the loss stays eager.
     p.compileScope = "each TransformerBlock compiled on its own (parallelize_llama.py apply_compile); the loss eager";
+    // torchtitan/components/loss.py@e7c0cae934df (June 2025): build_cross_entropy_loss wraps
+    // cross_entropy(pred.flatten(0, 1).float(), labels) in torch.compile when training.compile is set
+    // (run.compile_loss true reproduces it; the pinned 9dec370 leaves the loss eager).
+    p.lossUpcastInGraph = true;
     // parallelize_llama.py@9dec370 apply_tp: PrepareModuleInput(Shard(1) -> Replicate()) before
     // attention and feed_forward, and the output ColwiseParallel(input_layouts=Shard(1)): the
     // gathered full-sequence tensors are the matmuls' inputs, kept for their weight gradients.
     p.sequenceParallelKeepsGathered = true;
+    // torchtitan/float8.py@9dec370 swaps nn.Linear for torchao's Float8Linear (filter: fqn != "output");
+    // torchao/float8/float8_linear.py@eab345c2268a Float8Linear.forward casts input and (unsharded) weight
+    // to fp8 each forward and manual_float8_matmul_with_args_in_float8 save_for_backward(input_fp8,
+    // weight_fp8_t); force_recompute_fp8_weight_in_bwd defaults off (config.py).
+    p.fp8Torchao = true;
     return p;
 }
 

@@ -133,6 +133,7 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     const bool offloadParams = par.offloadParams;
 
     Bytes hostMaster = 0, hostOptimizer = 0, hostGrads = 0, hostWeights = 0, fp8Copies = 0;
+    const bool fp8CastEachForward = frameworkProfile(r.framework).fp8Torchao;
     Count quantizedLocal = 0; // frozen parameters stored below 16 bits (QLoRA NF4, int4/int8/fp8 serving)
     DType quantizedType = DType::Nf4;
     for (const LocalParam& p : params) {
@@ -157,7 +158,7 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         const bool noWorkingShard = training && par.fsdp2 && zero == 3 && reg.master.has_value();
         const Bytes w = noWorkingShard ? 0 : shard(checkedMul(n, work), 3);
         accumulate(offloadParams ? hostWeights : out.weights, w);
-        if (r.fp8 && p.linear)
+        if (r.fp8 && p.linear && !fp8CastEachForward) // Transformer Engine's copies; torchao casts in forward
             accumulate(fp8Copies, shard(n, 3));
         if (!training)
             continue;

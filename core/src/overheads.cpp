@@ -54,11 +54,15 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
 
     const PrecisionRegime reg = precisionRegime(r);
     if (r.mode == Mode::Training && par.zeroStage == 3 && dp > 1) {
-        const Bytes layer = checkedMul(
-            ceilDiv(params.perLayerMax, par.tensorParallel), static_cast<Count>(bytesPerElement(reg.working)));
+        // fp8_all_gather: torchao's fsdp_pre_all_gather casts the float8 linears' shards, so FSDP2 gathers
+        // (and holds unsharded) 1 B per element of them (torchao/float8/fsdp_utils.py@0afa4c1).
+        const Count fp8 = par.fp8AllGather ? ceilDiv(params.perLayerMaxLinear, par.tensorParallel) : 0;
+        const Bytes layer = checkedAdd(fp8,
+            checkedMul(ceilDiv(params.perLayerMax, par.tensorParallel) - fp8,
+                static_cast<Count>(bytesPerElement(reg.working))));
         parts.push_back({ "zero3_gather", "ZeRO-3 gathered layers", checkedMul(2, layer),
             text("2 (current + prefetched) x largest layer ", explain ? formatCount(params.perLayerMax) : "",
-                " params x ", toString(reg.working)),
+                " params x ", toString(reg.working), par.fp8AllGather ? " (its linear weights in fp8)" : ""),
             "ZeRO-3 gathers each layer's full weights before using it, and the next one ahead of time." });
     }
     if (r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora) {

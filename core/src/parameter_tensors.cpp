@@ -150,6 +150,7 @@ ParameterCount countParameters(const std::vector<ParamTensor>& tensors, const Mo
 {
     ParameterCount c;
     Count denseLayer = 0, moeLayer = 0, commonLayer = 0;
+    Count denseLinear = 0, moeLinear = 0, commonLinear = 0;
     for (const ParamTensor& t : tensors) {
         const Count total = t.total();
         c.total = checkedAdd(c.total, total);
@@ -161,16 +162,22 @@ ParameterCount countParameters(const std::vector<ParamTensor>& tensors, const Mo
         if (t.linear)
             c.matmulActive = checkedAdd(c.matmulActive, checkedMul(t.elements(), t.activeCopies));
         // Per-layer sizes, for the largest layer a ZeRO-3 rank gathers at once.
-        if (t.name.starts_with("layers.mlp"))
-            denseLayer += t.elements();
-        else if (t.name.starts_with("moe_layers."))
-            moeLayer += t.total() / std::max<Count>(1, m.moeLayers());
-        else if (t.name.starts_with("layers."))
-            commonLayer += t.elements();
+        const Count perLayer = t.name.starts_with("moe_layers.") ? t.total() / std::max<Count>(1, m.moeLayers())
+            : t.name.starts_with("layers.")                      ? t.elements()
+                                                                 : 0;
+        Count& layer = t.name.starts_with("layers.mlp") ? denseLayer
+            : t.name.starts_with("moe_layers.")         ? moeLayer
+                                                        : commonLayer;
+        Count& linear = &layer == &denseLayer ? denseLinear : &layer == &moeLayer ? moeLinear : commonLinear;
+        layer += perLayer;
+        if (t.linear)
+            linear += perLayer;
     }
     if (m.tiedEmbeddings) // the tied head still multiplies every token
         c.matmulActive = checkedAdd(c.matmulActive, checkedMul(m.hiddenSize, m.vocabSize));
-    c.perLayerMax = commonLayer + std::max(m.denseLayers() > 0 ? denseLayer : 0, moeLayer);
+    const bool moeLargest = moeLayer > (m.denseLayers() > 0 ? denseLayer : 0);
+    c.perLayerMax = commonLayer + (moeLargest ? moeLayer : m.denseLayers() > 0 ? denseLayer : 0);
+    c.perLayerMaxLinear = commonLinear + (moeLargest ? moeLinear : m.denseLayers() > 0 ? denseLinear : 0);
     return c;
 }
 

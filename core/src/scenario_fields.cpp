@@ -515,7 +515,9 @@ const ScenarioField kFields[] = {
         "run.gradient_dtype", "Gradient type under mixed precision (default fp32)."),
     optionalBoolean<REF(s.run.masterWeights)>(
         "run.master_weights", "Whether mixed precision keeps an fp32 master copy (default yes)."),
-    boolean<REF(s.run.fp8)>("run.fp8", "FP8 GEMMs (Transformer Engine): fp8 inputs saved, fp8 weight copies."),
+    boolean<REF(s.run.fp8)>("run.fp8",
+        "FP8 GEMMs: Transformer Engine's (fp8 inputs saved, fp8 weight copies), or torchao's Float8Linear under "
+        "torchtitan (fp8 weights cast in each forward)."),
     choice<REF(s.run.optimizer), kOptimizerNames>("run.optimizer", "The optimizer: its states per trainable weight."),
     custom("run.checkpointing", "Activation checkpointing: none, full, selective, selective-op or {\"every\": k}.",
         readCheckpointing, writeCheckpointing),
@@ -543,6 +545,8 @@ const ScenarioField kFields[] = {
         "run.optimizer_in_backward", "Each parameter stepped and its gradient freed in backward."),
     flag<REF(s.run.compile)>("run.compile",
         "torch.compile as the framework applies it: the partitioner saves fewer tensors (torchtitan, torchtune)."),
+    optionalBoolean<REF(s.run.compileLoss)>("run.compile_loss",
+        "With run.compile: the loss compiled too (default: the framework's; torchtitan since 2025 compiles it)."),
     flag<REF(s.run.activationOffloading)>("run.activation_offloading",
         "Saved activations moved to pinned host memory in forward and back in backward (torchtune)."),
 
@@ -565,6 +569,9 @@ const ScenarioField kFields[] = {
     when(choice<REF(s.run.parallelism.fsdp2), kShardingNames>(
              "run.parallelism.sharding", "ZeRO-3 as DeepSpeed or as PyTorch FSDP2 does it."),
         [](const Scenario& s) { return s.run.parallelism.fsdp2; }),
+    when(boolean<REF(s.run.parallelism.fp8AllGather)>("run.parallelism.fp8_all_gather",
+             "FSDP2 gathers the float8 linears' weights in fp8 (torchao enable_fsdp_float8_all_gather; torchtitan)."),
+        [](const Scenario& s) { return s.run.parallelism.fp8AllGather; }),
     custom("run.parallelism.reshard_after_forward", "true, or \"all but last block\" (torchtitan without pipelining).",
         readReshard, writeReshard),
     when(integer<REF(s.run.parallelism.contextParallel)>("run.parallelism.context_parallel", 1, 1024, "GPUs",

@@ -79,6 +79,9 @@ private slots:
     void dtensorLossParallel();
     void sequenceParallelKeepsGatheredInputs();
     void torchtuneActivationOffloading();
+    void torchaoFloat8();
+    void torchtitanCompiledLoss();
+    void fp8AllGather();
 };
 
 // 32 tokens x 1000 vocabulary = 32,000 logits.
@@ -487,6 +490,96 @@ void TstFrameworks::torchtuneActivationOffloading()
     QCOMPARE(
         QString::fromStdString(refusal({ { "framework", "torchtune" }, { "activation_offloading", true } }).keyPath()),
         QStringLiteral("run.activation_offloading"));
+}
+
+// torchao's Float8Linear under torchtitan (float8_linear.py@eab345c2268a): no resident fp8 weight copy;
+// eager autograd keeps each linear's fp8 input (one cast per linear: q, k, v read the same norm output,
+// w1 and w3 the same MLP input) and its fp8 transposed unsharded weight. Toy layer (h 64, 4 x 16 query,
+// 2 x 16 K/V heads, SwiGLU 128; 32 tokens): weights 64x64 + 2 x 64x32 + 64x64 + 3 x 64x128 = 36,864 B;
+// attention input 3 x 2,048 B for 4,096 (+2,048), wo's input 2,048 for 4,096 (-2,048), MLP input
+// 2 x 2,048 for 4,096 (0), w2's input 4,096 for 8,192 (-4,096): +32,768 B per layer.
+void TstFrameworks::torchaoFloat8()
+{
+    const ActivationSet bf16 = acts(toy({ { "framework", "torchtitan" } }));
+    const ActivationSet fp8 = acts(toy({ { "framework", "torchtitan" }, { "fp8", true } }));
+    QCOMPARE(fp8.bytes - bf16.bytes, Bytes(2 * 32'768));
+    QCOMPARE(tensorBytes(fp8, "wq fp8 weight, transposed (unsharded)"), Bytes(2 * 4096));
+    QCOMPARE(tensorBytes(fp8, "fp8 cast of one reading linear: attention input (norm output, read by q/k/v)"),
+        Bytes(2 * 3 * 2048));
+    // The LM head stays in 16-bit (torchtitan float8.py filter: fqn != "output").
+    QCOMPARE(
+        tensorBytes(fp8, "LM head input (final norm output)"), tensorBytes(bf16, "LM head input (final norm output)"));
+    // Compiled, the casts are recomputed in backward and identical casts merged: no fp8 weight is kept,
+    // one fp8 copy of each shared input.
+    const ActivationSet compiled = acts(toy({ { "framework", "torchtitan" }, { "fp8", true }, { "compile", true } }));
+    QCOMPARE(tensorBytes(compiled, "wq fp8 weight, transposed (unsharded)"), Bytes(0));
+    QCOMPARE(tensorBytes(compiled, "attention input (norm output, read by q/k/v)"), Bytes(2 * 2048));
+    // Model states: no fp8 copy beside the weights (Transformer Engine's `plain` keeps 1 B per linear weight,
+    // the 1000 x 64 LM head's included).
+    auto weights = [](const json& extra) { return estimate(toy(extra)).bytes(ComponentKind::Weights); };
+    QCOMPARE(weights({ { "framework", "torchtitan" }, { "fp8", true } }), weights({ { "framework", "torchtitan" } }));
+    QCOMPARE(weights({ { "fp8", true } }) - weights(json::object()), Bytes(2 * 36'864 + 64'000));
+    // Op-level checkpointing with float8 is modelled compiled (the bf16 save list); eager, torchtitan@9dec370's
+    // list caches aten.abs outputs, which is refused; torchao float8 on LoRA is refused.
+    const Scenario sac = toy(
+        { { "framework", "torchtitan" }, { "fp8", true }, { "compile", true }, { "checkpointing", "selective-op" } });
+    QCOMPARE(acts(sac).bytes,
+        acts(toy({ { "framework", "torchtitan" }, { "compile", true }, { "checkpointing", "selective-op" } })).bytes);
+    QCOMPARE(refusal({ { "framework", "torchtitan" }, { "fp8", true }, { "checkpointing", "selective-op" } }).keyPath(),
+        std::string("run.checkpointing"));
+    QCOMPARE(
+        refusal({ { "framework", "torchtitan" }, { "fp8", true }, { "finetune", { { "method", "lora" } } } }).keyPath(),
+        std::string("run.fp8"));
+}
+
+// torchtitan/components/loss.py@e7c0cae: torch.compile(cross_entropy(pred.float(), labels)) keeps the 16-bit
+// logits (32 x 1000 x 2 B) and two fp32 reductions per token (256 B); backward writes one 16-bit gradient.
+void TstFrameworks::torchtitanCompiledLoss()
+{
+    const ActivationSet l = acts(toy({ { "framework", "torchtitan" }, { "compile", true }, { "compile_loss", true } }));
+    QCOMPARE(tensorBytes(l, "16-bit logits (input of the compiled loss, kept for backward)"), Bytes(64'000));
+    QCOMPARE(
+        tensorBytes(l, "row max and sum of exponentials (fp32, the compiled log-softmax's reductions)"), Bytes(256));
+    QCOMPARE(tensorBytes(l, "log-softmax of the logits (fp32)"), Bytes(0));
+    QCOMPARE(l.lossForwardBytes, Bytes(0));
+    QCOMPARE(l.lossBackwardBytes, Bytes(64'000));
+    // The pinned 9dec370 leaves it eager; compile_loss without compile is refused, naming the key.
+    QCOMPARE(tensorBytes(
+                 acts(toy({ { "framework", "torchtitan" }, { "compile", true } })), "log-softmax of the logits (fp32)"),
+        Bytes(128'000));
+    QCOMPARE(refusal({ { "framework", "torchtitan" }, { "compile_loss", true } }).keyPath(),
+        std::string("run.compile_loss"));
+    const Scenario back = readScenario(
+        scenarioToJson(toy({ { "framework", "torchtitan" }, { "compile", true }, { "compile_loss", true } })));
+    QVERIFY(back.run.compileLoss.value_or(false));
+}
+
+// torchao enable_fsdp_float8_all_gather (fsdp_utils.py@0afa4c1 fsdp_pre_all_gather casts the shard): the
+// toy layer gathers its 36,864 linear weights at 1 B and its two norms (128) at 2 B: 2 x 37,120 B for
+// the current and the prefetched layer, against 2 x 36,992 x 2 B in bf16.
+void TstFrameworks::fp8AllGather()
+{
+    const json par = { { "gpus", 2 }, { "zero_stage", 3 }, { "sharding", "fsdp2" } };
+    auto gathered = [&](bool fp8Gather) {
+        json p = par;
+        if (fp8Gather)
+            p["fp8_all_gather"] = true;
+        const Report r = estimate(toy({ { "framework", "torchtitan" }, { "fp8", true }, { "parallelism", p } }));
+        for (const Component& c : r.overheadParts)
+            if (c.key == "zero3_gather")
+                return c.bytes;
+        return Bytes(-1);
+    };
+    QCOMPARE(gathered(false), Bytes(2 * 36'992 * 2));
+    QCOMPARE(gathered(true), Bytes(2 * 37'120));
+    json p = par;
+    p["fp8_all_gather"] = true;
+    QCOMPARE(refusal({ { "framework", "torchtitan" }, { "parallelism", p } }).keyPath(),
+        std::string("run.parallelism.fp8_all_gather"));
+    QVERIFY(readScenario(scenarioToJson(toy({ { "framework", "torchtitan" }, { "fp8", true }, { "parallelism", p } })))
+                .run.parallelism.fp8AllGather);
+    // Unset, the key is not written (files that load today stay byte-identical).
+    QVERIFY(!scenarioToJson(toy({ { "framework", "torchtitan" } }))["run"]["parallelism"].contains("fp8_all_gather"));
 }
 
 QTEST_APPLESS_MAIN(TstFrameworks)

@@ -55,6 +55,8 @@ Scenario richScenario()
     sc.run.optimizerImpl = OptimizerImpl::Fused;
     sc.run.optimizerInBackward = true;
     sc.run.compile = true;
+    sc.run.compileLoss = true; // optional: set, so that it is written
+    sc.run.parallelism.fp8AllGather = true; // written only when set
     sc.run.activationOffloading = true;
     sc.run.overheads.commBufferBytes = 300 * kMiB;
     sc.run.gpu = findGpu("h100-sxm-80gb");

@@ -31,6 +31,10 @@ struct FrameworkProfile {
     bool fusedQkvView
         = false; ///< q, k, v are views of one fused qkv output; with as many KV heads as heads V keeps it whole
     bool logitsHeld = false; ///< the training loop keeps the logits through backward
+    /// run.fp8 as torchao's Float8Linear (dynamic tensorwise, the LM head left in 16-bit): no resident fp8
+    /// weight copy (each forward casts the gathered weight), autograd keeps each linear's fp8 input and fp8
+    /// transposed unsharded weight; false: Transformer Engine's fp8 weight copies beside the weights.
+    bool fp8Torchao = false;
     bool shiftLogits = false; ///< the loss drops the last position of each sequence (LitGPT)
     /// Sequence parallelism as DTensor does it: the all-gathered (full-sequence) input of each
     /// column-parallel matmul is what autograd keeps (Megatron keeps its shard and gathers again).
@@ -42,6 +46,9 @@ struct FrameworkProfile {
     /// refused), else each transformer block on its own, and the loss where `compileLoss`.
     std::string_view compileScope;
     bool compileLoss = false;
+    /// A compiled loss receives the 16-bit logits and upcasts them inside its graph (torchtitan's
+    /// cross_entropy_loss(pred.float())); false: the model hands it fp32 logits (torchtune).
+    bool lossUpcastInGraph = false;
 };
 
 /// The profile of `f` at its pinned version.

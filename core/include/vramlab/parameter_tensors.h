@@ -36,6 +36,7 @@ struct ParameterCount {
     Count embedding = 0; ///< input embedding + learned positions
     Count head = 0; ///< untied LM head
     Count perLayerMax = 0; ///< the largest transformer layer (ZeRO-3 gathers one at a time)
+    Count perLayerMaxLinear = 0; ///< of which matrix-multiply weights (gathered in fp8 with fp8_all_gather)
     Count matmulActive = 0; ///< active parameters used in matrix multiplies (FLOPs): no embedding lookups, norms or
                             ///< biases; LM head included even when tied
 };

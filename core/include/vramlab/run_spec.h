@@ -66,6 +66,9 @@ struct Parallelism {
     /// run.parallelism.sharding "fsdp2": ZeRO-3 as PyTorch FSDP2 does it with mixed precision
     /// (no resident 16-bit shard: the fp32 shard is the parameter).
     bool fsdp2 = false;
+    /// run.parallelism.fp8_all_gather: FSDP2 all-gathers the float8 linears' weights in fp8 (torchao
+    /// enable_fsdp_float8_all_gather: fsdp_pre_all_gather casts the shard), 1 B per gathered element.
+    bool fp8AllGather = false;
     /// HSDP (run.parallelism.fsdp_shard_group): ZeRO-3 shards over this many data-parallel ranks
     /// and replicates across dataParallel() / it; 0: over every data-parallel rank.
     Count fsdpShardGroup = 0;
@@ -152,6 +155,9 @@ struct RunSpec {
     /// compiled on its own; torchtune also its loss): AOTAutograd's min-cut partitioner chooses
     /// the saved tensors (core/src/activation_model.cpp states the rule).
     bool compile = false;
+    /// run.compile_loss: with run.compile, whether the loss is compiled too; unset: the framework's
+    /// (torchtune yes; torchtitan no at the pinned 9dec370, yes from early 2025: components/loss.py@e7c0cae).
+    std::optional<bool> compileLoss;
     /// torchtune's OffloadActivations (enable_activation_offloading): saved tensors of the model's
     /// forward go to pinned host memory (core/src/activation_model.cpp, offloadActivations).
     bool activationOffloading = false;
