@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "parameter_descriptors.h"
 
+#include "advanced_parameters.h"
 #include "descriptor_builders.h"
 
 #include "vramlab/framework_profile.h"
@@ -428,9 +429,10 @@ QVector<ParamDescriptor> build()
     gpu.get = [](const Scenario& s) {
         if (!s.run.gpu)
             return QVariant(QString());
-        auto cat = findGpu(s.run.gpu->name);
-        return QVariant(cat && cat->memoryBytes == s.run.gpu->memoryBytes ? QString::fromStdString(s.run.gpu->name)
-                                                                          : QStringLiteral("custom"));
+        // A catalog GPU where the file names one: any figure changed makes it custom.
+        static const ScenarioField* field = findField("run.gpu");
+        return QVariant(
+            fieldJson(*field, s).is_string() ? QString::fromStdString(s.run.gpu->name) : QStringLiteral("custom"));
     };
     gpu.set = [](Scenario& s, const QVariant& v) {
         const auto g = findGpu(v.toString().toStdString());
@@ -470,6 +472,7 @@ QVector<ParamDescriptor> build()
                        "page by page, so less memory stays reserved beyond the live tensors (the allocator counters "
                        "on the Explain page; the live peak and the verdict do not change)."),
         [](const Scenario& s) { return s.run.mode == Mode::Training && !s.run.serving; });
+    addAdvancedControls(all);
     return all;
 }
 
