@@ -166,16 +166,16 @@ void addFrameworkDetails(QVector<ParamDescriptor>& all)
                        "each weight gets an fp8 copy beside its 16-bit one."),
         training);
     all << withDefault(choice<DType>(QStringLiteral("run.gradient_dtype"), g, QStringLiteral("Gradient type"),
-                           QStringLiteral("Mixed precision's gradients: fp32 (4 bytes a weight) or 16-bit (2 bytes), "
-                                          "which halves the gradient buffer."),
+                           QStringLiteral("The gradients' type instead of the precision's (mixed: fp32, 4 bytes a "
+                                          "weight); 16-bit halves the gradient buffer."),
                            { { QStringLiteral("FP32"), DType::Fp32 }, { QStringLiteral("BF16"), DType::Bf16 },
                                { QStringLiteral("FP16"), DType::Fp16 } },
                            training),
-        QStringLiteral("Default (fp32)"));
+        QStringLiteral("Default (by precision)"));
     all << optionalToggle(QStringLiteral("run.master_weights"), g, QStringLiteral("FP32 master weights"),
-        QStringLiteral("Whether mixed precision keeps an fp32 copy of each trainable weight (4 bytes a weight) "
-                       "beside the 16-bit one the model runs."),
-        training, QStringLiteral("Default (yes)"));
+        QStringLiteral("Whether an fp32 copy of each trainable weight (4 bytes a weight) is kept beside the "
+                       "16-bit one the model runs; by default with mixed precision only."),
+        training, QStringLiteral("Default (by precision)"));
     all << withDefault(choice<DType>(QStringLiteral("run.loss_dtype"), g, QStringLiteral("Chunked loss type"),
                            QStringLiteral("Each chunk of logits upcast to fp32 (twice the chunk's bytes) or kept in "
                                           "the logits' 16-bit type."),

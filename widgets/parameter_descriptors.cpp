@@ -425,7 +425,7 @@ QVector<ParamDescriptor> build()
         gpu.choiceLabels << QString::fromStdString(g.displayName);
     }
     gpu.choices << QStringLiteral("custom");
-    gpu.choiceLabels << QStringLiteral("Custom capacity");
+    gpu.choiceLabels << QStringLiteral("Custom GPU");
     gpu.get = [](const Scenario& s) {
         if (!s.run.gpu)
             return QVariant(QString());
