@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "parameter_descriptors.h"
 
+#include "advanced_parameters.h"
+#include "descriptor_builders.h"
+
 #include "vramlab/framework_profile.h"
 
 #include "vramlab/gpu_catalog.h"
@@ -24,144 +27,6 @@ namespace vramlab {
 namespace {
 
 using K = ParamDescriptor::Kind;
-
-/// The fields every descriptor has; get, set and applies are filled in by the caller.
-ParamDescriptor describe(QString key, QString group, QString label, QString unit, QString tip, K kind, double lo = 0,
-    double hi = 0, int decimals = 0)
-{
-    ParamDescriptor d;
-    d.key = std::move(key);
-    d.group = std::move(group);
-    d.label = std::move(label);
-    d.unit = std::move(unit);
-    d.tooltip = std::move(tip);
-    d.kind = kind;
-    d.min = lo;
-    d.max = hi;
-    d.decimals = decimals;
-    return d;
-}
-
-/// A custom GPU derived from the current one (or an H100), under its own name.
-GpuSpec customGpu(const Scenario& s)
-{
-    GpuSpec g = s.run.gpu.value_or(*findGpu("h100-sxm-80gb"));
-    g.name = "custom";
-    g.displayName = "Custom GPU";
-    return g;
-}
-
-bool training(const Scenario& s)
-{
-    return s.run.mode == Mode::Training;
-}
-bool inference(const Scenario& s)
-{
-    return s.run.mode == Mode::Inference && !s.run.serving; // serving has the engine's own flags
-}
-bool always(const Scenario&)
-{
-    return true;
-}
-
-QVariant toVariant(const FieldValue& v)
-{
-    return std::visit(
-        [](const auto& x) -> QVariant {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, std::monostate>)
-                return QVariant();
-            else if constexpr (std::is_same_v<T, Count>)
-                return QVariant::fromValue<qlonglong>(x);
-            else if constexpr (std::is_same_v<T, std::string>)
-                return QVariant(QString::fromStdString(x));
-            else
-                return QVariant(x);
-        },
-        v);
-}
-
-FieldValue toFieldValue(const ScenarioField& f, const QVariant& v)
-{
-    if (!v.isValid())
-        return {};
-    switch (f.kind) {
-    case FieldKind::Integer:
-        return Count(v.toLongLong());
-    case FieldKind::Real:
-        return v.toDouble();
-    case FieldKind::Boolean:
-        return v.toBool();
-    default:
-        return v.toString().toStdString();
-    }
-}
-
-/// A control over one key of the core's field table: reading and writing it is the table's
-/// (the same code the files go through); the descriptor adds only how it is shown.
-ParamDescriptor fieldControl(QString key, QString group, QString label, QString unit, QString tip, K kind, double lo,
-    double hi, std::function<bool(const Scenario&)> applies, int decimals = 0)
-{
-    const ScenarioField* f = findField(key.toStdString());
-    Q_ASSERT_X(f, "parameterDescriptors", "a control without a scenario field");
-    ParamDescriptor d = describe(
-        std::move(key), std::move(group), std::move(label), std::move(unit), std::move(tip), kind, lo, hi, decimals);
-    d.get = [f](const Scenario& s) { return toVariant(f->get(s)); };
-    d.set = [f](Scenario& s, const QVariant& v) { f->set(s, toFieldValue(*f, v)); };
-    d.applies = std::move(applies);
-    return d;
-}
-
-ParamDescriptor integer(QString key, QString group, QString label, QString unit, QString tip, K kind, double lo,
-    double hi, std::function<bool(const Scenario&)> applies = always)
-{
-    return fieldControl(std::move(key), std::move(group), std::move(label), std::move(unit), std::move(tip), kind, lo,
-        hi, std::move(applies));
-}
-
-/// The value of an enum option as the scenario file spells it: the core's own name, so
-/// the panel, undo and files can never disagree.
-template <typename E> QString valueName(E e)
-{
-    const std::string_view name = toString(e);
-    return QString::fromUtf8(name.data(), qsizetype(name.size()));
-}
-
-/// A combo box over some of a choice field's values, each with the label shown.
-template <typename E>
-ParamDescriptor choice(QString key, QString group, QString label, QString tip,
-    std::vector<std::pair<QString, E>> options, std::function<bool(const Scenario&)> applies = always)
-{
-    ParamDescriptor d = fieldControl(std::move(key), std::move(group), std::move(label), QString(), std::move(tip),
-        K::Choice, 0, 0, std::move(applies));
-    for (const auto& [shown, e] : options) {
-        d.choices << valueName(e);
-        d.choiceLabels << shown;
-    }
-    return d;
-}
-
-/// A choice over an optional key whose unset value is the framework's: "Framework default" first,
-/// which leaves the key unset so that it keeps following run.framework.
-ParamDescriptor withFrameworkDefault(ParamDescriptor d)
-{
-    d.choices.prepend(QStringLiteral("default"));
-    d.choiceLabels.prepend(QStringLiteral("Framework default"));
-    d.get = [get = d.get](const Scenario& s) {
-        const QVariant v = get(s);
-        return v.isValid() ? v : QVariant(QStringLiteral("default"));
-    };
-    d.set = [set = d.set](
-                Scenario& s, const QVariant& v) { set(s, v.toString() == QLatin1String("default") ? QVariant() : v); };
-    return d;
-}
-
-ParamDescriptor toggle(
-    QString key, QString group, QString label, QString tip, std::function<bool(const Scenario&)> applies = always)
-{
-    return fieldControl(std::move(key), std::move(group), std::move(label), QString(), std::move(tip), K::Toggle, 0, 0,
-        std::move(applies));
-}
 
 /// Whether the scenario serves with one of `engines`.
 std::function<bool(const Scenario&)> servingWith(std::initializer_list<ServingEngine> engines)
@@ -194,13 +59,7 @@ ParamDescriptor servingControl(const char* name, QString label, QString unit, QS
     if (!get)
         get = [key](const Scenario& s) {
             const nlohmann::json j = servingJson(s.run);
-            if (!j.is_object() || !j.contains(key))
-                return QVariant();
-            const nlohmann::json& v = j.at(key);
-            return v.is_string()        ? QVariant(QString::fromStdString(v.get<std::string>()))
-                : v.is_boolean()        ? QVariant(v.get<bool>())
-                : v.is_number_integer() ? QVariant::fromValue<qlonglong>(v.get<qlonglong>())
-                                        : QVariant(v.get<double>());
+            return j.is_object() && j.contains(key) ? jsonToVariant(j.at(key)) : QVariant();
         };
     // The panel reads every control on every scenario: a training one has no run.serving.
     d.get = [get = std::move(get)](const Scenario& s) { return s.run.serving ? get(s) : QVariant(); };
@@ -566,13 +425,14 @@ QVector<ParamDescriptor> build()
         gpu.choiceLabels << QString::fromStdString(g.displayName);
     }
     gpu.choices << QStringLiteral("custom");
-    gpu.choiceLabels << QStringLiteral("Custom capacity");
+    gpu.choiceLabels << QStringLiteral("Custom GPU");
     gpu.get = [](const Scenario& s) {
         if (!s.run.gpu)
             return QVariant(QString());
-        auto cat = findGpu(s.run.gpu->name);
-        return QVariant(cat && cat->memoryBytes == s.run.gpu->memoryBytes ? QString::fromStdString(s.run.gpu->name)
-                                                                          : QStringLiteral("custom"));
+        // A catalog GPU where the file names one: any figure changed makes it custom.
+        static const ScenarioField* field = findField("run.gpu");
+        return QVariant(
+            fieldJson(*field, s).is_string() ? QString::fromStdString(s.run.gpu->name) : QStringLiteral("custom"));
     };
     gpu.set = [](Scenario& s, const QVariant& v) {
         const auto g = findGpu(v.toString().toStdString());
@@ -612,6 +472,7 @@ QVector<ParamDescriptor> build()
                        "page by page, so less memory stays reserved beyond the live tensors (the allocator counters "
                        "on the Explain page; the live peak and the verdict do not change)."),
         [](const Scenario& s) { return s.run.mode == Mode::Training && !s.run.serving; });
+    addAdvancedControls(all);
     return all;
 }
 

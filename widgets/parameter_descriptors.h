@@ -22,6 +22,7 @@ struct ParamDescriptor {
         Real, ///< spin box with decimals (slider on a log scale when logScale)
         Choice, ///< combo box over `choices` (values) shown as `choiceLabels`
         Toggle, ///< check box
+        Text, ///< line edit (a list of names, comma-separated)
     };
     QString key; ///< "run.sequence_length"
     QString group; ///< panel section
@@ -32,6 +33,10 @@ struct ParamDescriptor {
     double min = 0, max = 0;
     int decimals = 0;
     QStringList choices, choiceLabels;
+    /// Integer, Real: min - 1 leaves an optional key unset and is shown as this text ("auto").
+    QString unsetText;
+    /// In a group of rarely used keys, collapsed by default; the row hides where it does not apply.
+    bool advanced = false;
     std::function<QVariant(const Scenario&)> get;
     std::function<void(Scenario&, const QVariant&)> set;
     /// Whether the control applies to this scenario (e.g. LoRA rank only with LoRA).

@@ -16,9 +16,11 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScopedValueRollback>
+#include <QSettings>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -36,7 +38,41 @@ bool logScale(const ParamDescriptor& d)
 }
 bool hasSlider(const ParamDescriptor& d)
 {
-    return d.kind == ParamDescriptor::Kind::Integer || logScale(d);
+    // An optional key's "auto" is below the slider's range: the spin box alone reaches it.
+    return d.unsetText.isEmpty() && (d.kind == ParamDescriptor::Kind::Integer || logScale(d));
+}
+
+/// A section of rarely used keys: a header button that folds it, closed unless the user
+/// opened it last time (QSettings), so the common case scrolls no further.
+QGridLayout* collapsibleSection(const QString& group, QGroupBox* box)
+{
+    auto* header = new QToolButton;
+    header->setObjectName(QStringLiteral("section:") + group);
+    header->setText(group);
+    header->setCheckable(true);
+    header->setAutoRaise(true);
+    header->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    auto* body = new QWidget;
+    auto* grid = new QGridLayout(body);
+    grid->setContentsMargins(0, 0, 0, 0);
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(4, 2, 4, 2); // closed, a section is one line high
+    layout->setSpacing(2);
+    layout->addWidget(header);
+    layout->addWidget(body);
+    const QString setting = QStringLiteral("parameters/expanded/") + group;
+    const auto show = [header, body](bool open) {
+        header->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+        body->setVisible(open);
+    };
+    const bool open = QSettings().value(setting, false).toBool();
+    header->setChecked(open);
+    show(open);
+    QObject::connect(header, &QToolButton::toggled, body, [show, setting](bool on) {
+        show(on);
+        QSettings().setValue(setting, on);
+    });
+    return grid;
 }
 } // namespace
 
@@ -116,11 +152,14 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
     for (const ParamDescriptor& d : parameterDescriptors()) {
         QGridLayout* grid = groups.value(d.group);
         if (!grid) {
-            auto* box = new QGroupBox(d.group);
-            grid = new QGridLayout(box);
+            auto* box = new QGroupBox(d.advanced ? QString() : d.group);
+            grid = d.advanced ? collapsibleSection(d.group, box) : new QGridLayout(box);
+            if (d.advanced)
+                m_headers.insert(d.group, box->findChild<QToolButton*>());
             grid->setColumnStretch(1, 1);
             outer->addWidget(box);
             groups.insert(d.group, grid);
+            m_sections.insert(d.group, box);
         }
         if (d.key == QLatin1String("model.parameters_b")) { // after the preset picker: the other way to a model
             auto* import = new QPushButton(QStringLiteral("From config.json…"));
@@ -143,7 +182,8 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
         case ParamDescriptor::Kind::Integer:
         case ParamDescriptor::Kind::LogInteger: {
             auto* spin = new QSpinBox;
-            spin->setRange(int(d.min), int(std::min(d.max, 2e9)));
+            spin->setRange(int(d.min) - !d.unsetText.isEmpty(), int(std::min(d.max, 2e9)));
+            spin->setSpecialValueText(d.unsetText); // at min - 1: the key unset
             spin->setGroupSeparatorShown(true);
             spin->setKeyboardTracking(false);
             connect(spin, &QSpinBox::valueChanged, this,
@@ -153,7 +193,8 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
         }
         case ParamDescriptor::Kind::Real: {
             auto* spin = new QDoubleSpinBox;
-            spin->setRange(d.min, d.max);
+            spin->setRange(d.min - !d.unsetText.isEmpty(), d.max);
+            spin->setSpecialValueText(d.unsetText);
             spin->setDecimals(d.decimals);
             spin->setKeyboardTracking(false);
             spin->setSingleStep(d.max <= 1 ? 0.05 : 1);
@@ -190,6 +231,12 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
             editor = check;
             break;
         }
+        case ParamDescriptor::Kind::Text: {
+            auto* line = new QLineEdit;
+            connect(line, &QLineEdit::editingFinished, this, [this, &d, line] { edit(d, line->text(), false); });
+            editor = line;
+            break;
+        }
         }
         editor->setToolTip(d.tooltip);
         editor->setObjectName(d.key);
@@ -222,8 +269,11 @@ ParameterPanel::ParameterPanel(ScenarioDocument* document, QWidget* parent)
             const int editorRow = d.key == QLatin1String("model.preset") ? row + 1 : row;
             grid->addWidget(editor, editorRow, 1, 1, 2);
         }
-        if (!d.unit.isEmpty())
-            grid->addWidget(new QLabel(d.unit), row, 3);
+        if (!d.unit.isEmpty()) {
+            auto* unit = new QLabel(d.unit);
+            grid->addWidget(unit, row, 3);
+            m_units.insert(d.key, unit);
+        }
     }
     outer->addStretch();
     connect(m_doc, &ScenarioDocument::changed, this, &ParameterPanel::refresh);
@@ -261,10 +311,19 @@ void ParameterPanel::restyleLabels()
         "QLabel { background: #ffc845; color: black; font-weight: bold; border-radius: 3px; padding: 1px 4px; }");
     const QString invalid = QStringLiteral(
         "QLabel { background: #b8251a; color: white; font-weight: bold; border-radius: 3px; padding: 1px 4px; }");
-    const QString& errorKey = m_doc->errorKey();
+    // "run.finetune.targets[2]" names the targets' control.
+    const QString errorKey = m_doc->errorKey().section(QLatin1Char('['), 0, 0);
     for (auto it = m_labels.cbegin(); it != m_labels.cend(); ++it) {
         const QString& style = it.key() == errorKey ? invalid : m_highlighted.contains(it.key()) ? marked : QString();
         if (it.value()->styleSheet() != style) // a new style sheet re-polishes the label
+            it.value()->setStyleSheet(style);
+    } // A closed section says it holds the control the error names.
+    const ParamDescriptor* named = findDescriptor(errorKey);
+    for (auto it = m_headers.cbegin(); it != m_headers.cend(); ++it) {
+        const bool holds = named && named->group == it.key();
+        const QString style = QStringLiteral("QToolButton { font-weight: bold; border: none; %1 }")
+                                  .arg(holds ? QStringLiteral("color: #b8251a;") : QString());
+        if (it.value()->styleSheet() != style)
             it.value()->setStyleSheet(style);
     }
 }
@@ -308,6 +367,7 @@ void ParameterPanel::refresh()
     // Reset however refresh() ends: left set, every control would stop answering.
     const QScopedValueRollback<bool> refreshing(m_refreshing, true);
     const Scenario& sc = m_doc->scenario();
+    QHash<QString, bool> applying; // per advanced group: whether any of its controls applies
     for (const ParamDescriptor& d : parameterDescriptors()) {
         QVariant v;
         try {
@@ -325,16 +385,25 @@ void ParameterPanel::refresh()
             combo->setCurrentIndex(std::max(0, combo->findData(v.toString())));
         else if (auto* check = qobject_cast<QCheckBox*>(e))
             check->setChecked(v.toBool());
+        else if (auto* line = qobject_cast<QLineEdit*>(e); line && !line->hasFocus()) // not while typing
+            line->setText(v.toString());
         if (QSlider* s = m_sliders.value(d.key); s && !s->isSliderDown()) {
             const QSignalBlocker blockSlider(s);
             s->setValue(sliderPosition(d, v.toDouble()));
         }
         const bool on = d.applies(sc);
-        e->setEnabled(on);
-        if (QSlider* s = m_sliders.value(d.key))
-            s->setEnabled(on);
-        m_labels.value(d.key)->setEnabled(on);
+        // A rarely used key's row leaves where it does not apply; a common one stays, greyed.
+        QWidget* row[] = { e, m_sliders.value(d.key), m_labels.value(d.key), m_units.value(d.key) };
+        for (QWidget* w : row)
+            if (w && d.advanced)
+                w->setVisible(on);
+            else if (w)
+                w->setEnabled(on);
+        if (d.advanced)
+            applying[d.group] |= on;
     }
+    for (auto it = applying.cbegin(); it != applying.cend(); ++it) // a section with no row left goes too
+        m_sections.value(it.key())->setVisible(it.value());
     m_error->setVisible(!m_doc->error().isEmpty());
     m_error->setText(QStringLiteral("Not a valid configuration: ") + m_doc->error());
     restyleLabels();

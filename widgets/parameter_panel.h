@@ -9,6 +9,7 @@
 
 class QSlider;
 class QLabel;
+class QToolButton;
 
 namespace vramlab {
 
@@ -64,6 +65,9 @@ private:
     QHash<QString, QWidget*> m_editors;
     QHash<QString, QSlider*> m_sliders;
     QHash<QString, QLabel*> m_labels;
+    QHash<QString, QLabel*> m_units;
+    QHash<QString, QWidget*> m_sections; ///< each group's box
+    QHash<QString, QToolButton*> m_headers; ///< the fold button of each section of rarely used keys
     QLabel* m_error;
     QStringList m_highlighted;
     void restyleLabels(); ///< lesson highlights amber, the control the error names red

@@ -493,6 +493,8 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
     if (r.checkpointing.kind == Checkpointing::Kind::Every)
         if (!(r.checkpointing.every >= 1))
             throw InputError("run.checkpointing.every", "expected a layer count of at least 1");
+    if (r.finetune.targets.empty()) // a file cannot say it either: the reader wants a non-empty list
+        throw InputError("run.finetune.targets", "expected at least one module name");
     for (size_t i = 0; i < r.finetune.targets.size(); ++i) {
         const std::string& t = r.finetune.targets[i];
         const bool known = std::find(std::begin(kLoraTargets), std::end(kLoraTargets), t) != std::end(kLoraTargets);

@@ -258,12 +258,11 @@ constexpr const char* kAllButLast = "all but last block";
 
 void readReshard(Scenario& s, const json& v, const std::string& path, std::vector<std::string>&)
 {
-    if (v == kAllButLast)
-        s.run.keepLastBlockGathered = true;
-    else if (v != true)
+    if (v != true && v != kAllButLast)
         throw InputError(path,
             "not modelled yet (blocks kept gathered after forward); expected true or \"all but last block\", got "
                 + JsonObjectReader::describe(v));
+    s.run.keepLastBlockGathered = v == kAllButLast; // true: every block, also over an earlier setting
 }
 
 json writeReshard(const Scenario& s)
@@ -353,8 +352,14 @@ json writeGpu(const Scenario& s)
     if (!s.run.gpu)
         return json();
     const GpuSpec& g = *s.run.gpu;
-    if (auto cat = findGpu(g.name); cat && cat->memoryBytes == g.memoryBytes && cat->bf16Tflops == g.bf16Tflops
-        && cat->memoryBandwidthGBs == g.memoryBandwidthGBs && cat->fp32Tflops == g.fp32Tflops)
+    // The name only where every figure is the catalog's: an edited one must survive the file.
+    const auto same = [](const GpuSpec& a, const GpuSpec& b) {
+        return a.memoryBytes == b.memoryBytes && a.fp32Tflops == b.fp32Tflops && a.tf32Tflops == b.tf32Tflops
+            && a.bf16Tflops == b.bf16Tflops && a.fp16Tflops == b.fp16Tflops && a.fp8Tflops == b.fp8Tflops
+            && a.int8Tops == b.int8Tops && a.memoryBandwidthGBs == b.memoryBandwidthGBs
+            && a.interconnectGBs == b.interconnectGBs && a.hostLinkGBs == b.hostLinkGBs;
+    };
+    if (auto cat = findGpu(g.name); cat && same(*cat, g))
         return g.name;
     return gpuSpecJson(g);
 }

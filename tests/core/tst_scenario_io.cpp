@@ -4,6 +4,7 @@
 #include "vramlab/estimator.h"
 #include "vramlab/gpu_catalog.h"
 #include "vramlab/presets.h"
+#include "vramlab/scenario_fields.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/scenario_name.h"
 
@@ -109,6 +110,57 @@ private slots:
         QCOMPARE(b.run.gpu->memoryBytes, 12 * kGiB);
         QCOMPARE(b.run.finetune.targets.size(), size_t(2));
         QCOMPARE(estimate(a).total, estimate(b).total);
+    }
+
+    void editedCatalogGpuKeepsEveryFigure_data()
+    {
+        QTest::addColumn<QString>("figure");
+        for (const char* f : { "fp32_tflops", "tf32_tflops", "bf16_tflops", "fp16_tflops", "fp8_tflops", "int8_tops",
+                 "memory_bandwidth_gbs", "interconnect_gbs", "host_link_gbs" })
+            QTest::newRow(f) << QString::fromLatin1(f);
+    }
+    void editedCatalogGpuKeepsEveryFigure()
+    {
+        // A catalog GPU with any figure changed (the window's GPU details) is written whole, not by name.
+        QFETCH(QString, figure);
+        json doc = base();
+        doc["run"]["gpu"]
+            = { { "base", "h100-sxm-80gb" }, { "name", "h100-sxm-80gb" }, { figure.toStdString(), 12.5 } };
+        const json written = scenarioToJson(readScenario(doc));
+        QVERIFY2(written["run"]["gpu"].is_object(), written["run"]["gpu"].dump().c_str());
+        QCOMPARE(written["run"]["gpu"][figure.toStdString()].get<double>(), 12.5);
+        doc["run"]["gpu"] = "h100-sxm-80gb";
+        QCOMPARE(scenarioToJson(readScenario(doc))["run"]["gpu"], json("h100-sxm-80gb"));
+    }
+
+    void reshardTrueIsEveryBlock()
+    {
+        // true read over "all but last block" (the window going back to the default) resets it.
+        json doc = base();
+        doc["run"]["parallelism"]["reshard_after_forward"] = "all but last block";
+        Scenario s = readScenario(doc);
+        QVERIFY(s.run.keepLastBlockGathered);
+        const ScenarioField& f = *findField("run.parallelism.reshard_after_forward");
+        std::vector<std::string> warnings;
+        f.read(s, json(true), std::string(f.key), warnings);
+        QVERIFY(!s.run.keepLastBlockGathered);
+        QVERIFY(fieldJson(f, s).is_null());
+    }
+
+    void emptyTargetsAreRefused()
+    {
+        // A file cannot say [] (the reader wants a name); a window's empty list is refused by name too.
+        QCOMPARE(errorKey("/run/finetune", json::parse(R"({"method": "lora", "targets": []})")),
+            QStringLiteral("run.finetune.targets"));
+        Scenario s = readScenario(base());
+        s.run.finetune.method = FinetuneMethod::Lora;
+        s.run.finetune.targets.clear();
+        try {
+            estimate(s);
+            QFAIL("an empty list of targets was estimated");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("run.finetune.targets"));
+        }
     }
 
     void badValues_data()

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+// The rarely used run keys, in groups the panel collapses by default: every key a scenario
+// file may set has a control, read and written through the core's field table.
+#include "advanced_parameters.h"
+
+#include "descriptor_builders.h"
+
+#include "vramlab/errors.h"
+#include "vramlab/framework_profile.h"
+#include "vramlab/scenario_fields.h"
+
+#include <cmath>
+
+namespace vramlab {
+
+namespace {
+
+using K = ParamDescriptor::Kind;
+using nlohmann::json;
+
+bool lora(const Scenario& s)
+{
+    return training(s) && s.run.finetune.method != FinetuneMethod::Full;
+}
+bool qlora(const Scenario& s)
+{
+    return training(s) && s.run.finetune.method == FinetuneMethod::Qlora;
+}
+bool chunkedLoss(const Scenario& s)
+{
+    return training(s) && effectiveLoss(s.run) == LossKind::Chunked;
+}
+bool zero3(const Scenario& s)
+{
+    return training(s) && s.run.parallelism.zeroStage == 3;
+}
+
+/// An optional numeric key whose unset value (the framework's or the run's default) is the
+/// spin box's lowest step, min - 1, shown as `shown`.
+ParamDescriptor withUnset(ParamDescriptor d, QString shown)
+{
+    d.unsetText = std::move(shown);
+    const QVariant none
+        = d.kind == K::Real ? QVariant(d.min - 1) : QVariant::fromValue<qlonglong>(qlonglong(d.min) - 1);
+    d.get = [get = d.get, none](const Scenario& s) {
+        const QVariant v = get(s);
+        return v.isValid() ? v : none;
+    };
+    // Anything below min is unset: the field's setter trusts its caller with the range.
+    d.set = [set = d.set, lo = d.min](
+                Scenario& s, const QVariant& v) { set(s, v.isValid() && v.toDouble() < lo ? QVariant() : v); };
+    return d;
+}
+
+/// A byte count shown in MiB. Exact both ways: a double holds every byte count up to 2^53, and
+/// the spin box's rounding is only what it shows (only an edit writes).
+ParamDescriptor inMiB(QString key, QString label, QString tip, double hiMiB)
+{
+    ParamDescriptor d = fieldControl(std::move(key), QStringLiteral("Overheads"), std::move(label),
+        QStringLiteral("MiB"), std::move(tip), K::Real, 0, hiMiB, always, 2);
+    d.get = [get = d.get](const Scenario& s) {
+        const QVariant v = get(s);
+        return v.isValid() ? QVariant(double(v.toLongLong()) / double(kMiB)) : v;
+    };
+    d.set = [set = d.set](Scenario& s, const QVariant& v) {
+        set(s, v.isValid() ? QVariant::fromValue<qlonglong>(std::llround(v.toDouble() * double(kMiB))) : v);
+    };
+    return d;
+}
+
+/// An optional switch as a choice: unset (`shown`), yes or no.
+ParamDescriptor optionalToggle(QString key, QString group, QString label, QString tip, Applies applies, QString shown)
+{
+    ParamDescriptor d = fieldControl(std::move(key), std::move(group), std::move(label), QString(), std::move(tip),
+        K::Choice, 0, 0, std::move(applies));
+    d.choices = { QStringLiteral("true"), QStringLiteral("false") };
+    d.choiceLabels = { QStringLiteral("Yes"), QStringLiteral("No") };
+    d.get = [get = d.get](const Scenario& s) {
+        const QVariant v = get(s);
+        return v.isValid() ? QVariant(v.toBool() ? QStringLiteral("true") : QStringLiteral("false")) : v;
+    };
+    return withDefault(std::move(d), shown);
+}
+
+/// A control over a key the core reads and writes as JSON (FieldKind::Custom): the value goes
+/// through the field's own reader and writer. `unset`: the JSON that reads as the default.
+ParamDescriptor jsonControl(QString key, QString group, QString label, QString unit, QString tip, K kind, double lo,
+    double hi, Applies applies, json (*unset)(const Scenario&))
+{
+    const ScenarioField* f = findField(key.toStdString());
+    Q_ASSERT_X(f && f->read && f->write, "jsonControl", "a control without a custom field");
+    ParamDescriptor d
+        = describe(key, std::move(group), std::move(label), std::move(unit), std::move(tip), kind, lo, hi);
+    d.get = [f](const Scenario& s) { return jsonToVariant(fieldJson(*f, s)); };
+    d.set = [f, unset, path = key.toStdString()](Scenario& s, const QVariant& v) {
+        const json j = !v.isValid()            ? unset(s)
+            : v.typeId() == QMetaType::QString ? json(v.toString().toStdString())
+            : v.typeId() == QMetaType::Bool    ? json(v.toBool())
+                                               : json(v.toLongLong());
+        std::vector<std::string> warnings;
+        try {
+            f->read(s, j, path, warnings);
+        } catch (const InputError&) {
+            // refused by the reader (say, a shard group without ZeRO-3): the scenario stays as it was
+        }
+    };
+    d.applies = std::move(applies);
+    return d;
+}
+
+/// run.finetune.targets as "q, k, v, o": the names go through the field's reader; an unknown
+/// name is the estimator's error (marked red), an empty list too.
+ParamDescriptor targetsControl()
+{
+    const ScenarioField* f = findField("run.finetune.targets");
+    ParamDescriptor d = describe(QStringLiteral("run.finetune.targets"), QStringLiteral("Fine-tuning details"),
+        QStringLiteral("Adapter targets"), QString(),
+        QStringLiteral("Comma-separated modules that get adapters (q, k, v, o, gate, up, down, q_a, q_b, kv_a, kv_b, "
+                       "all-linear): each adds r x (in + out) weights with their gradients and optimizer states, and "
+                       "keeps its input for backward."),
+        K::Text);
+    d.get = [f](const Scenario& s) {
+        QStringList names;
+        for (const json& n : f->write(s))
+            names << QString::fromStdString(n.get<std::string>());
+        return QVariant(names.join(QStringLiteral(", ")));
+    };
+    d.set = [f](Scenario& s, const QVariant& v) {
+        json names = json::array();
+        for (const QString& n : v.toString().split(QLatin1Char(','), Qt::SkipEmptyParts))
+            if (!n.trimmed().isEmpty())
+                names.push_back(n.trimmed().toStdString());
+        if (names.empty()) { // the reader refuses an empty list; kept as typed, the estimator says why
+            s.run.finetune.targets.clear();
+            return;
+        }
+        std::vector<std::string> warnings;
+        f->read(s, names, "run.finetune.targets", warnings);
+    };
+    d.applies = lora;
+    return d;
+}
+
+/// One figure of the GPU; changing it makes the GPU custom (written as an object).
+ParamDescriptor gpuFigure(const char* name, QString label, QString unit, QString tip, double GpuSpec::*figure)
+{
+    ParamDescriptor d = describe(QStringLiteral("run.gpu.") + QLatin1String(name), QStringLiteral("GPU details"),
+        std::move(label), std::move(unit), std::move(tip), K::Real, 0, 100000, 1);
+    d.get = [figure](const Scenario& s) { return QVariant(customGpu(s).*figure); };
+    d.set = [figure](Scenario& s, const QVariant& v) {
+        GpuSpec g = customGpu(s);
+        if (g.*figure == v.toDouble())
+            return;
+        g.*figure = v.toDouble();
+        s.run.gpu = g;
+    };
+    d.applies = always;
+    return d;
+}
+
+void addFrameworkDetails(QVector<ParamDescriptor>& all)
+{
+    const QString g = QStringLiteral("Framework details");
+    all << toggle(QStringLiteral("run.fp8"), g, QStringLiteral("FP8 GEMMs"),
+        QStringLiteral("Transformer Engine / torchao float8: the GEMM inputs saved for backward are 1-byte fp8, and "
+                       "each weight gets an fp8 copy beside its 16-bit one."),
+        training);
+    all << withDefault(choice<DType>(QStringLiteral("run.gradient_dtype"), g, QStringLiteral("Gradient type"),
+                           QStringLiteral("The gradients' type instead of the precision's (mixed: fp32, 4 bytes a "
+                                          "weight); 16-bit halves the gradient buffer."),
+                           { { QStringLiteral("FP32"), DType::Fp32 }, { QStringLiteral("BF16"), DType::Bf16 },
+                               { QStringLiteral("FP16"), DType::Fp16 } },
+                           training),
+        QStringLiteral("Default (by precision)"));
+    all << optionalToggle(QStringLiteral("run.master_weights"), g, QStringLiteral("FP32 master weights"),
+        QStringLiteral("Whether an fp32 copy of each trainable weight (4 bytes a weight) is kept beside the "
+                       "16-bit one the model runs; by default with mixed precision only."),
+        training, QStringLiteral("Default (by precision)"));
+    all << withDefault(choice<DType>(QStringLiteral("run.loss_dtype"), g, QStringLiteral("Chunked loss type"),
+                           QStringLiteral("Each chunk of logits upcast to fp32 (twice the chunk's bytes) or kept in "
+                                          "the logits' 16-bit type."),
+                           { { QStringLiteral("FP32 per chunk"), DType::Fp32 }, { QStringLiteral("BF16"), DType::Bf16 },
+                               { QStringLiteral("FP16"), DType::Fp16 } },
+                           chunkedLoss),
+        QStringLiteral("Framework default"));
+    all << withUnset(
+        integer(QStringLiteral("run.loss_chunks"), g, QStringLiteral("Loss chunks"), QStringLiteral("chunks"),
+            QStringLiteral("Chunked loss: the sequence's logits in this many pieces (torchtune: 8); "
+                           "more chunks, smaller logits held at once."),
+            K::Integer, 1, 1024, chunkedLoss),
+        QStringLiteral("auto"));
+    all << withUnset(integer(QStringLiteral("run.loss_chunks_tokens"), g, QStringLiteral("Tokens per loss chunk"),
+                         QStringLiteral("tokens"),
+                         QStringLiteral("Chunked loss: tokens per piece instead of a chunk count (LitGPT: 128); "
+                                        "fewer tokens, smaller logits held at once."),
+                         K::Integer, 1, 1048576, chunkedLoss),
+        QStringLiteral("auto"));
+    all << withFrameworkDefault(
+        choice<OptimizerImpl>(QStringLiteral("run.optimizer_impl"), g, QStringLiteral("Optimizer implementation"),
+            QStringLiteral("torch.optim foreach (temporary copies of a group's states during the step), fused (none), "
+                           "or bitsandbytes' paged 32-bit AdamW (states paged to host memory)."),
+            { { QStringLiteral("foreach"), OptimizerImpl::Foreach }, { QStringLiteral("fused"), OptimizerImpl::Fused },
+                { QStringLiteral("Paged 32-bit"), OptimizerImpl::Paged32 } },
+            training));
+    all << toggle(QStringLiteral("run.optimizer_in_backward"), g, QStringLiteral("Optimizer in backward"),
+        QStringLiteral("Each weight is stepped and its gradient freed as soon as backward produces it, so the whole "
+                       "gradient buffer never exists (needs accumulation 1)."),
+        training);
+}
+
+void addShardingDetails(QVector<ParamDescriptor>& all)
+{
+    const QString g = QStringLiteral("Sharding details");
+    ParamDescriptor sharding = fieldControl(QStringLiteral("run.parallelism.sharding"), g, QStringLiteral("Sharding"),
+        QString(),
+        QStringLiteral("ZeRO-3 as DeepSpeed does it, or as PyTorch FSDP2 does it (16-bit all-gathered weights, fp32 "
+                       "reduce-scattered gradients): different gather buffers."),
+        K::Choice, 0, 0, zero3);
+    sharding.choices = { QStringLiteral("zero"), QStringLiteral("fsdp2") };
+    sharding.choiceLabels = { QStringLiteral("ZeRO-3 (DeepSpeed)"), QStringLiteral("FSDP2") };
+    all << sharding;
+    all << withDefault(
+        jsonControl(QStringLiteral("run.parallelism.reshard_after_forward"), g, QStringLiteral("Reshard after forward"),
+            QString(),
+            QStringLiteral("Every block's gathered weights are freed after forward, or all but the last block's "
+                           "(torchtitan without pipelining): one block's full weights stay through backward."),
+            K::Choice, 0, 0, zero3, [](const Scenario&) { return json(true); }),
+        QStringLiteral("Every block (default)"));
+    all.back().choices << QStringLiteral("all but last block");
+    all.back().choiceLabels << QStringLiteral("All but the last block");
+    all << withUnset(
+        jsonControl(QStringLiteral("run.parallelism.fsdp_shard_group"), g, QStringLiteral("Shard group"),
+            QStringLiteral("GPUs"),
+            QStringLiteral("HSDP: FSDP shards weights, gradients and states over this many GPUs and "
+                           "replicates them across the groups; smaller groups hold more per GPU."),
+            K::LogInteger, 1, 16384, zero3, [](const Scenario& s) { return json(s.run.parallelism.dataParallel()); }),
+        QStringLiteral("all (default)"));
+    all << integer(QStringLiteral("run.parallelism.expert_parallel"), g, QStringLiteral("Expert parallel"),
+        QStringLiteral("GPUs"),
+        QStringLiteral("MoE experts spread over this many data-parallel GPUs: each holds num_experts / N experts' "
+                       "weights, gradients and states."),
+        K::LogInteger, 1, 1024, [](const Scenario& s) { return training(s) && s.model.moe.enabled(); });
+}
+
+void addFinetuneDetails(QVector<ParamDescriptor>& all)
+{
+    const QString g = QStringLiteral("Fine-tuning details");
+    all << fieldControl(QStringLiteral("run.finetune.alpha"), g, QStringLiteral("LoRA alpha"), QString(),
+        QStringLiteral("Scales the adapters' output (alpha / r): changes the training, not the memory."), K::Real, 0,
+        4096, lora, 1);
+    all << fieldControl(QStringLiteral("run.finetune.dropout"), g, QStringLiteral("LoRA dropout"),
+        QStringLiteral("probability"),
+        QStringLiteral("Above 0, each target keeps a dropped copy of its input for backward (and its mask)."), K::Real,
+        0, 0.99, lora, 2);
+    all << targetsControl();
+    all << toggle(QStringLiteral("run.finetune.double_quant"), g, QStringLiteral("Double quantization"),
+        QStringLiteral("QLoRA: the NF4 block scales are quantized again (4.127 bits a weight), else an fp32 scale per "
+                       "64 weights (4.5 bits)."),
+        qlora);
+    all << toggle(QStringLiteral("run.finetune.quantize_lm_head"), g, QStringLiteral("Quantize LM head"),
+        QStringLiteral("QLoRA: the output layer in NF4 too, instead of 16-bit."), qlora);
+}
+
+void addOverheads(QVector<ParamDescriptor>& all)
+{
+    all << inMiB(QStringLiteral("run.overheads.cuda_context_bytes"), QStringLiteral("CUDA context"),
+        QStringLiteral("The CUDA context and loaded kernels on each GPU (300-600 MiB measured), outside PyTorch's "
+                       "allocator."),
+        65536);
+    all << inMiB(QStringLiteral("run.overheads.workspace_bytes"), QStringLiteral("cuBLAS workspace"),
+        QStringLiteral("cuBLAS / cuBLASLt workspace kept by each GPU (32 MiB on Hopper)."), 65536);
+    all << withUnset(inMiB(QStringLiteral("run.overheads.comm_buffer_bytes"), QStringLiteral("Comm buffers"),
+                         QStringLiteral("NCCL and gradient bucket buffers (auto: 2 x 25 MiB buckets + 256 MiB NCCL "
+                                        "with more than one GPU)."),
+                         65536),
+        QStringLiteral("auto"));
+    all << toggle(QStringLiteral("run.overheads.allocator_rounding"), QStringLiteral("Overheads"),
+        QStringLiteral("Allocator rounding"),
+        QStringLiteral("Every saved tensor rounded up to 512 bytes, as PyTorch's caching allocator does."), always);
+    all << fieldControl(QStringLiteral("run.overheads.fragmentation"), QStringLiteral("Overheads"),
+        QStringLiteral("Fragmentation"), QStringLiteral("of activations"),
+        QStringLiteral("Extra share of the activations counted as lost to fragmentation of the allocator's "
+                       "segments."),
+        K::Real, 0, 1, always, 2);
+}
+
+void addGpuDetails(QVector<ParamDescriptor>& all)
+{
+    const QString peak = QStringLiteral("Dense peak of one GPU; changing it makes the GPU custom. Step time and "
+                                        "tokens/s follow it, memory does not.");
+    all << gpuFigure("bf16_tflops", QStringLiteral("BF16 peak"), QStringLiteral("TFLOP/s"), peak, &GpuSpec::bf16Tflops);
+    all << gpuFigure("fp16_tflops", QStringLiteral("FP16 peak"), QStringLiteral("TFLOP/s"), peak, &GpuSpec::fp16Tflops);
+    all << gpuFigure("fp8_tflops", QStringLiteral("FP8 peak"), QStringLiteral("TFLOP/s"), peak, &GpuSpec::fp8Tflops);
+    all << gpuFigure("tf32_tflops", QStringLiteral("TF32 peak"), QStringLiteral("TFLOP/s"), peak, &GpuSpec::tf32Tflops);
+    all << gpuFigure("fp32_tflops", QStringLiteral("FP32 peak"), QStringLiteral("TFLOP/s"), peak, &GpuSpec::fp32Tflops);
+    all << gpuFigure("int8_tops", QStringLiteral("INT8 peak"), QStringLiteral("TOP/s"), peak, &GpuSpec::int8Tops);
+    const QString link = QStringLiteral("Changing it makes the GPU custom; time follows it, memory does not.");
+    all << gpuFigure("memory_bandwidth_gbs", QStringLiteral("Memory bandwidth"), QStringLiteral("GB/s"),
+        QStringLiteral("HBM / GDDR bandwidth: decode and the optimizer step are bound by it. ") + link,
+        &GpuSpec::memoryBandwidthGBs);
+    all << gpuFigure("interconnect_gbs", QStringLiteral("GPU interconnect"), QStringLiteral("GB/s"),
+        QStringLiteral("GPU-to-GPU bandwidth per direction (NVLink, else PCIe): the collectives' time. ") + link,
+        &GpuSpec::interconnectGBs);
+    all << gpuFigure("host_link_gbs", QStringLiteral("Host link"), QStringLiteral("GB/s"),
+        QStringLiteral("Host link per direction (PCIe): offloaded states' and activations' transfers. ") + link,
+        &GpuSpec::hostLinkGBs);
+}
+
+} // namespace
+
+void addAdvancedControls(QVector<ParamDescriptor>& all)
+{
+    const qsizetype first = all.size();
+    addFrameworkDetails(all);
+    addShardingDetails(all);
+    addFinetuneDetails(all);
+    addOverheads(all);
+    addGpuDetails(all);
+    for (qsizetype i = first; i < all.size(); ++i)
+        all[i].advanced = true;
+}
+
+} // namespace vramlab
