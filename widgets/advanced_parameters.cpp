@@ -162,9 +162,16 @@ void addFrameworkDetails(QVector<ParamDescriptor>& all)
 {
     const QString g = QStringLiteral("Framework details");
     all << toggle(QStringLiteral("run.fp8"), g, QStringLiteral("FP8 GEMMs"),
-        QStringLiteral("Transformer Engine / torchao float8: the GEMM inputs saved for backward are 1-byte fp8, and "
-                       "each weight gets an fp8 copy beside its 16-bit one."),
+        QStringLiteral("FP8 GEMMs: the inputs saved for backward are 1-byte fp8. Transformer Engine keeps an fp8 copy "
+                       "of each weight beside its 16-bit one; under torchtitan (torchao's Float8Linear) each forward "
+                       "casts the weight instead and eager code keeps that fp8 weight for backward."),
         training);
+    all << optionalToggle(
+        QStringLiteral("run.compile_loss"), g, QStringLiteral("Compile the loss"),
+        QStringLiteral("With torch.compile: the loss compiled too. The compiled cross-entropy keeps the 16-bit "
+                       "logits and two numbers per token instead of an fp32 copy and log-softmax (torchtitan since "
+                       "2025; torchtune always)."),
+        [](const Scenario& s) { return training(s) && s.run.compile; }, QStringLiteral("Framework default"));
     all << withDefault(choice<DType>(QStringLiteral("run.gradient_dtype"), g, QStringLiteral("Gradient type"),
                            QStringLiteral("The gradients' type instead of the precision's (mixed: fp32, 4 bytes a "
                                           "weight); 16-bit halves the gradient buffer."),
@@ -219,6 +226,12 @@ void addShardingDetails(QVector<ParamDescriptor>& all)
     sharding.choices = { QStringLiteral("zero"), QStringLiteral("fsdp2") };
     sharding.choiceLabels = { QStringLiteral("ZeRO-3 (DeepSpeed)"), QStringLiteral("FSDP2") };
     all << sharding;
+    all << toggle(QStringLiteral("run.parallelism.fp8_all_gather"), g, QStringLiteral("FP8 all-gather"),
+        QStringLiteral("torchao's enable_fsdp_float8_all_gather: FSDP2 gathers the float8 linears' weights in fp8, "
+                       "1 byte a weight instead of 2 in the gathered layers (torchtitan with FP8 GEMMs)."),
+        [](const Scenario& s) {
+            return zero3(s) && s.run.parallelism.fsdp2 && s.run.fp8 && s.run.framework == Framework::Torchtitan;
+        });
     all << withDefault(
         jsonControl(QStringLiteral("run.parallelism.reshard_after_forward"), g, QStringLiteral("Reshard after forward"),
             QString(),

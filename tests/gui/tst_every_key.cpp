@@ -135,6 +135,10 @@ private slots:
         const QString optInBackward = QStringLiteral(
             "tests/data/published/training/torchtune-llama3.2-3b-full-packed-compile-chunkedce-ac-optinbwd.json");
         row("fp8", kLlama, "", "run.fp8", true, "true", -1, -1);
+        const QString titan = QStringLiteral(
+            "tests/data/published/training/torchtitan-llama3.1-8b-fsdp8-selective-op-fsdp-compile-float8.json");
+        row("compile_loss", titan, "", "run.compile_loss", QStringLiteral("true"), "true", -1);
+        row("fp8_all_gather", titan, "", "run.parallelism.fp8_all_gather", true, "true", -1);
         row("gradient_dtype", kLlama, "", "run.gradient_dtype", QStringLiteral("bf16"), "\"bf16\"", -1, -1);
         row("master_weights", kLlama, "", "run.master_weights", QStringLiteral("false"), "false", -1);
         row("loss_dtype", kLitgpt, "", "run.loss_dtype", QStringLiteral("fp32"), "\"fp32\"", +1);
