@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "concurrency_chart.h"
 
+#include "chart_labels.h"
 #include "chart_support.h"
 #include "plot_theme.h"
 #include "qcustomplot_include.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace vramlab {
@@ -18,6 +20,17 @@ QSharedPointer<QCPAxisTickerLog> logTicker(double base)
     log->setSubTickCount(0);
     return log;
 }
+
+/// Context lengths as people write them: 256, 4k, 128k (powers of two: k is 1,024).
+class TokenTicker : public QCPAxisTickerLog {
+protected:
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override
+    {
+        if (tick >= 1024 && std::fmod(tick, 1024) == 0)
+            return QString::number(qlonglong(tick) / 1024) + QLatin1Char('k');
+        return QCPAxisTickerLog::getTickLabel(tick, locale, formatChar, precision);
+    }
+};
 
 QString countText(double v)
 {
@@ -41,10 +54,37 @@ ConcurrencyChart::ConcurrencyChart(QWidget* parent)
         axis->setNumberFormat(QStringLiteral("f"));
         axis->setNumberPrecision(axis == m_plot->yAxis ? 2 : 0);
     }
-    m_plot->xAxis->setTicker(logTicker(2));
+    QSharedPointer<TokenTicker> tokens(new TokenTicker);
+    tokens->setLogBase(2);
+    tokens->setSubTickCount(0);
+    m_plot->xAxis->setTicker(tokens);
     m_plot->yAxis->setTicker(logTicker(10));
     m_plot->legend->setVisible(false); // the point and the line say what they are: the room is the curve's
+    connect(m_plot, &QCustomPlot::afterLayout, this, &ConcurrencyChart::placeMark);
     setTheme(m_theme);
+}
+
+void ConcurrencyChart::placeMark()
+{
+    if (!m_mark)
+        return;
+    // Beside the point, toward the middle of the plot, moved in where the plot is narrower than that.
+    const double at = m_plot->xAxis->coordToPixel(double(m_curve.current.context));
+    const QRect inside = m_plot->axisRect()->rect();
+    const double width = textItemRect(m_mark).width(), gap = 6;
+    const bool right = at > inside.center().x();
+    const double left = std::clamp(right ? at - gap - width : at + gap, double(inside.left()),
+        std::max(double(inside.left()), double(inside.right()) - width));
+    m_mark->setTextAlignment(right ? Qt::AlignRight : Qt::AlignLeft);
+    m_mark->position->setCoords(m_plot->xAxis->pixelToCoord(left), m_mark->position->value());
+}
+
+void ConcurrencyChart::resizeEvent(QResizeEvent* event)
+{
+    ChartWidget::resizeEvent(event);
+    // One tick label per ~90 pixels ("128k" and its gap): more overprint each other on a narrow tab.
+    if (auto log = m_plot->xAxis->ticker().dynamicCast<QCPAxisTickerLog>())
+        log->setTickCount(std::clamp(width() / 90, 2, 8));
 }
 
 void ConcurrencyChart::recolour()
@@ -64,6 +104,7 @@ void ConcurrencyChart::setCurve(ConcurrencyCurve curve)
 void ConcurrencyChart::rebuild()
 {
     m_plot->clearItems();
+    m_mark = nullptr;
     QVector<double> xs, ys;
     double yLo = 0.5, yHi = 2;
     for (const ConcurrencyPoint& p : m_curve.points)
@@ -94,18 +135,18 @@ void ConcurrencyChart::rebuild()
         oneText->setColor(m_theme.overflow);
         oneText->setFont(m_theme.font(-1));
         if (c.concurrency > 0) {
-            auto* mark = new QCPItemText(m_plot);
-            // Toward the middle of the plot, so that the label is never cut at its edge.
-            const bool right = double(c.context) > std::sqrt(xs.front() * xs.back());
-            // On the point's side of the one-request line, whose label stands above it.
+            m_mark = new QCPItemText(m_plot);
+            // On the point's side of the one-request line, whose label stands above it; placeMark()
+            // keeps it inside the plot once the axes are laid out.
             const bool below = c.concurrency < 1;
-            mark->setPositionAlignment(
-                (below ? Qt::AlignTop : Qt::AlignBottom) | (right ? Qt::AlignRight : Qt::AlignLeft));
-            mark->position->setCoords(double(c.context), below ? c.concurrency / 1.3 : c.concurrency * 1.3);
-            mark->setText(QStringLiteral("%1× at %2 tokens")
-                              .arg(countText(c.concurrency), QLocale(QLocale::English).toString(qlonglong(c.context))));
-            mark->setColor(m_theme.foreground);
-            mark->setFont(m_theme.font(1));
+            m_mark->setPositionAlignment((below ? Qt::AlignTop : Qt::AlignBottom) | Qt::AlignLeft);
+            m_mark->position->setCoords(double(c.context), below ? c.concurrency / 1.3 : c.concurrency * 1.3);
+            // Two short lines: one long line ran past the plot's edge at the Serving tab's narrowest.
+            m_mark->setText(
+                QStringLiteral("%1×\nat %2 tokens")
+                    .arg(countText(c.concurrency), QLocale(QLocale::English).toString(qlonglong(c.context))));
+            m_mark->setColor(m_theme.foreground);
+            m_mark->setFont(m_theme.font(1));
         }
     }
     m_plot->replot(QCustomPlot::rpQueuedReplot);

@@ -5,6 +5,7 @@
 #include "vramlab/serving_chart.h"
 
 class QCPGraph;
+class QCPItemText;
 
 namespace vramlab {
 
@@ -22,10 +23,14 @@ public:
 protected:
     void recolour() override;
     void rebuild() override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
+    void placeMark();
+
     QCPGraph* m_line = nullptr;
     QCPGraph* m_current = nullptr;
+    QCPItemText* m_mark = nullptr; ///< "1.66× at 20,000 tokens" beside the scenario's point
     ConcurrencyCurve m_curve;
 };
 

@@ -8,6 +8,7 @@
 #include <QDoubleSpinBox>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QProgressBar>
@@ -38,6 +39,20 @@ QString quantityLabel(const std::string& quantity)
         return QStringLiteral("Model states");
     if (q.startsWith(QLatin1String("per_gpu_bytes.")) && q != QLatin1String("per_gpu_bytes.total"))
         return componentLabel(q.mid(14));
+    // The serving engine's report, in the words of its startup lines.
+    static const QHash<QString, QString> serving
+        = { { QStringLiteral("serving.budget_bytes"), QStringLiteral("Engine budget") },
+              { QStringLiteral("serving.weights_bytes"), QStringLiteral("Weights") },
+              { QStringLiteral("serving.activation_peak_bytes"), QStringLiteral("Profiled activation peak") },
+              { QStringLiteral("serving.non_torch_bytes"), QStringLiteral("Non-torch memory") },
+              { QStringLiteral("serving.cuda_graph_bytes"), QStringLiteral("CUDA graphs") },
+              { QStringLiteral("serving.kv_cache_bytes"), QStringLiteral("KV cache") },
+              { QStringLiteral("serving.kv_cache_tokens"), QStringLiteral("KV cache tokens") },
+              { QStringLiteral("serving.gpu_blocks"), QStringLiteral("GPU blocks") },
+              { QStringLiteral("serving.max_concurrency"), QStringLiteral("Max concurrency") },
+              { QStringLiteral("serving.startup_fails"), QStringLiteral("Startup fails") } };
+    if (const auto it = serving.constFind(q); it != serving.constEnd())
+        return *it;
     QString last = q.section(QLatin1Char('.'), -1).replace(QLatin1Char('_'), QLatin1Char(' '));
     last[0] = last[0].toUpper();
     return last;

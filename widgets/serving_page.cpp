@@ -146,8 +146,17 @@ void ServingPage::showOnly(const QString& message)
     m_log->clear();
 }
 
+void ServingPage::setMasked(bool masked, const QString& message)
+{
+    m_masked = masked;
+    m_maskMessage = message;
+    recompute();
+}
+
 void ServingPage::recompute()
 {
+    if (m_masked) // no number may show before the answer
+        return showOnly(m_maskMessage);
     const Scenario& sc = document()->scenario();
     if (!sc.run.serving)
         return showOnly(QStringLiteral("The Serving page applies to run.mode: \"serving\" scenarios (vLLM, SGLang, "

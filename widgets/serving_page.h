@@ -36,6 +36,9 @@ public:
     /// The caption over a key number ("Max concurrency at 29,000").
     QLabel* caption(const QString& name) const;
     QPlainTextEdit* log() const { return m_log; }
+    /// A lesson's "predict first": the page shows `message` instead of the engine's numbers until unmasked.
+    void setMasked(bool masked, const QString& message = QString());
+    bool isMasked() const { return m_masked; }
 
 protected:
     void recompute() override;
@@ -50,6 +53,8 @@ private:
     ServingBarChart* m_budget;
     ConcurrencyChart* m_concurrency;
     QPlainTextEdit* m_log;
+    bool m_masked = false;
+    QString m_maskMessage;
 };
 
 } // namespace vramlab

@@ -757,7 +757,9 @@ bool MainWindow::openLesson(const QString& path)
         return false;
     }
     m_bannerFrame->setVisible(false);
-    m_tabs->setCurrentWidget(m_breakdown); // lessons point at the breakdown chart
+    // Lessons point at the breakdown chart, or at the engine's budget when they serve.
+    m_lessonPage = lesson->steps.front().scenario.run.serving ? static_cast<Page*>(m_serving) : m_breakdown;
+    m_tabs->setCurrentWidget(m_lessonPage);
     table()->setVisible(false); // before the dock: the window must not grow for both at once
     m_lessonDock->setVisible(true);
     m_lessons->setLesson(*lesson);
@@ -772,20 +774,26 @@ void MainWindow::leaveLesson()
     m_panel->highlight({});
     chart()->setEmphasis({});
     setResultMasked(false);
+    m_lessonPage = nullptr;
 }
 
 void MainWindow::setResultMasked(bool masked)
 {
     // Predict before reveal: the bar, the verdict and the numbers wait for the answer.
-    chart()->setMasked(masked, QStringLiteral("Predict first…\nthe chart shows after the answer"));
+    Page* lessonPage = m_lessonPage ? m_lessonPage : m_breakdown;
+    chart()->setMasked(
+        masked && lessonPage == m_breakdown, QStringLiteral("Predict first…\nthe chart shows after the answer"));
+    if (const bool servingMasked = masked && lessonPage == m_serving; servingMasked != m_serving->isMasked())
+        m_serving->setMasked(
+            servingMasked, QStringLiteral("Predict first… the engine's budget shows after the answer"));
     m_verdict->setVisible(!masked);
     m_compute->setVisible(!masked);
     table()->setVisible(!m_presenter && !m_lessonDock->isVisible()); // a lesson is about the chart
-    // The other tabs would show the numbers too: the Breakdown tab alone until the answer.
+    // The other tabs would show the numbers too: the lesson's tab alone until the answer.
     if (masked)
-        m_tabs->setCurrentWidget(m_breakdown);
+        m_tabs->setCurrentWidget(lessonPage);
     for (Page* page : std::as_const(m_pages))
-        if (page != m_breakdown)
+        if (page != lessonPage)
             m_tabs->setTabEnabled(m_tabs->indexOf(page), !masked);
 }
 

@@ -161,6 +161,8 @@ private:
     bool m_presenter = false;
     bool m_panelFoldedForLesson = false; ///< fitLessonLayout() folded the parameters panel
     bool m_lessonLayoutQueued = false;
+    /// The tab a lesson is about: Breakdown, or Serving for a serving lesson.
+    Page* m_lessonPage = nullptr;
     QTimer* m_autosave;
     AutosaveFile m_autosaveFile;
     LessonPlayer* m_lessons;

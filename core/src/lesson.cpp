@@ -7,6 +7,9 @@
 #include "vramlab/report_json.h"
 #include "vramlab/scenario_fields.h"
 #include "vramlab/scenario_io.h"
+#include "vramlab/serving_chart.h"
+#include "vramlab/serving_io.h"
+#include "vramlab/serving_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -202,9 +205,10 @@ LessonExpectation readExpectation(const json& j, const std::string& path, bool h
             throw InputError(r.keyPath("quantity"), "unknown textbook quantity \"" + e.quantity + "\"");
         if (!hasTextbook)
             throw InputError(r.keyPath("quantity"), "\"" + e.quantity + "\" needs the step's textbook.params");
-    } else if (e.quantity != "model_states" && !reportPaths().count(e.quantity)) {
+    } else if (e.quantity != "model_states" && !reportPaths().count(e.quantity)
+        && e.quantity.rfind("serving.", 0) != 0) { // serving.*: checked against the step's engine (readStep)
         throw InputError(r.keyPath("quantity"),
-            "expected a number of the JSON report (per_gpu_bytes.total, flops.per_step, ...), "
+            "expected a number of the JSON report (per_gpu_bytes.total, flops.per_step, serving.kv_cache_tokens, ...), "
             "model_states or textbook.*, got \""
                 + e.quantity + "\"");
     }
@@ -261,11 +265,15 @@ LessonStep readStep(const json& j, const std::string& path, json& scenarioDoc)
                 throw InputError(at, "expected a string, got " + JsonObjectReader::describe(list[i]));
             const std::string key = list[i].get<std::string>();
             const bool chart = key.rfind("chart.", 0) == 0 && reportPaths().count("per_gpu_bytes." + key.substr(6));
+            // A flag of the step's serving engine (the panel's run.serving.* controls).
+            const bool servingFlag = key.rfind("run.serving.", 0) == 0 && step.scenario.run.serving
+                && isServingFlag(key.substr(12), step.scenario.run.serving->engine);
             // Exactly a key of the scenario field table: a typo would highlight nothing.
-            if (!chart && !findField(key))
+            if (!chart && !servingFlag && !findField(key))
                 throw InputError(at,
                     "expected a parameter key (a scenario key such as run.sequence_length or "
-                    "run.parallelism.zero_stage) or a chart part (chart.weights, chart.activations, ...), got \""
+                    "run.parallelism.zero_stage, or a flag of the serving engine such as run.serving.max_model_len) or "
+                    "a chart part (chart.weights, chart.activations, ...), got \""
                         + key + "\"");
             step.highlight.push_back(key);
         }
@@ -286,6 +294,20 @@ LessonStep readStep(const json& j, const std::string& path, json& scenarioDoc)
         for (std::size_t i = 0; i < list.size(); ++i)
             step.expect.push_back(readExpectation(
                 list[i], r.keyPath("expect") + "[" + std::to_string(i) + "]", step.textbook.has_value()));
+        // serving.*: a number of the engine's report for this step's scenario, which must serve.
+        for (std::size_t i = 0; i < step.expect.size(); ++i) {
+            const std::string& q = step.expect[i].quantity;
+            if (q.rfind("serving.", 0) != 0)
+                continue;
+            const std::string at = r.keyPath("expect") + "[" + std::to_string(i) + "].quantity";
+            if (!step.scenario.run.serving)
+                throw InputError(at, "serving.* quantities need a serving scenario (run.mode \"serving\")");
+            try {
+                (void)lessonQuantity(q, step, Report {});
+            } catch (const InputError& e) {
+                throw InputError(at, std::string(e.what()));
+            }
+        }
     }
     return step;
 }
@@ -327,19 +349,18 @@ double textbookQuantity(const std::string& name, const LessonStep& step, const R
     throw InputError("textbook." + name, "unknown textbook quantity");
 }
 
-double quantityIn(const std::string& quantity, const LessonStep& step, const Report& report,
-    const nlohmann::ordered_json& reportJson, bool* yesNo = nullptr)
+/// The serving engine's report (`vramlab-cli serve-estimate --json`'s `serving` object) of the step.
+nlohmann::json servingReport(const LessonStep& step)
 {
-    if (quantity.rfind("textbook.", 0) == 0) {
-        if (!step.textbook)
-            throw InputError(quantity, "needs the step's textbook.params");
-        return textbookQuantity(quantity.substr(9), step, report);
-    }
-    if (quantity == "model_states")
-        return double(report.bytes(ComponentKind::Weights) + report.bytes(ComponentKind::MasterWeights)
-            + report.bytes(ComponentKind::Gradients) + report.bytes(ComponentKind::OptimizerStates));
-    const nlohmann::ordered_json* at = &reportJson;
-    std::size_t from = 0;
+    const Scenario& sc = step.scenario;
+    const ServingEstimate e = servingEstimate(sc.model, sc.run);
+    return servingToJson(e, defaultServingSpeed(sc.model, sc.run, e));
+}
+
+/// The number at a dotted path of a JSON report (booleans as 1 and 0, flagged in `yesNo`).
+template <typename Json> double numberAt(const Json& root, const std::string& quantity, std::size_t from, bool* yesNo)
+{
+    const Json* at = &root;
     while (from <= quantity.size()) {
         const std::size_t dot = std::min(quantity.find('.', from), quantity.size());
         const std::string key = quantity.substr(from, dot - from);
@@ -351,11 +372,30 @@ double quantityIn(const std::string& quantity, const LessonStep& step, const Rep
     if (at->is_boolean()) {
         if (yesNo)
             *yesNo = true;
-        return at->get<bool>() ? 1.0 : 0.0;
+        return at->template get<bool>() ? 1.0 : 0.0;
     }
     if (!at->is_number())
         throw InputError(quantity, "not a number of the JSON report");
-    return at->get<double>();
+    return at->template get<double>();
+}
+
+double quantityIn(const std::string& quantity, const LessonStep& step, const Report& report,
+    const nlohmann::ordered_json& reportJson, bool* yesNo = nullptr, const nlohmann::json* serving = nullptr)
+{
+    if (quantity.rfind("serving.", 0) == 0) {
+        if (!step.scenario.run.serving)
+            throw InputError(quantity, "needs a serving scenario");
+        return serving ? numberAt(*serving, quantity, 8, yesNo) : numberAt(servingReport(step), quantity, 8, yesNo);
+    }
+    if (quantity.rfind("textbook.", 0) == 0) {
+        if (!step.textbook)
+            throw InputError(quantity, "needs the step's textbook.params");
+        return textbookQuantity(quantity.substr(9), step, report);
+    }
+    if (quantity == "model_states")
+        return double(report.bytes(ComponentKind::Weights) + report.bytes(ComponentKind::MasterWeights)
+            + report.bytes(ComponentKind::Gradients) + report.bytes(ComponentKind::OptimizerStates));
+    return numberAt(reportJson, quantity, 0, yesNo);
 }
 
 } // namespace
@@ -419,6 +459,8 @@ Lesson loadLessonFile(const std::string& path)
 
 double lessonQuantity(const std::string& quantity, const LessonStep& step, const Report& report)
 {
+    if (quantity.rfind("serving.", 0) == 0)
+        return quantityIn(quantity, step, report, {});
     return quantityIn(quantity, step, report, reportToJson(report));
 }
 
@@ -428,9 +470,13 @@ std::vector<ExpectationResult> evaluateStep(const LessonStep& step, const Report
     if (step.expect.empty())
         return out;
     const nlohmann::ordered_json reportJson = reportToJson(report);
+    const bool serves = std::any_of(step.expect.begin(), step.expect.end(),
+        [](const LessonExpectation& e) { return e.quantity.rfind("serving.", 0) == 0; });
+    const nlohmann::json serving = serves ? servingReport(step) : nlohmann::json();
     for (const LessonExpectation& e : step.expect) {
         bool yesNo = false;
-        const double actual = quantityIn(e.quantity, step, report, reportJson, &yesNo) / *unitScale(e.unit);
+        const double actual = quantityIn(e.quantity, step, report, reportJson, &yesNo, serves ? &serving : nullptr)
+            / *unitScale(e.unit);
         out.push_back({ &e, actual, e.tolerance.accepts(actual, e.value), yesNo });
     }
     return out;

@@ -57,6 +57,16 @@ std::string engineOfKey(const std::string& key)
     return {};
 }
 
+} // namespace
+
+bool isServingFlag(const std::string& flag, ServingEngine engine)
+{
+    const std::string owner = engineOfKey(flag);
+    return owner.empty() ? kCommonKeys.count(flag) > 0 : owner == toString(engine);
+}
+
+namespace {
+
 /// Refuses unknown keys and keys of another engine, naming them.
 void checkKeys(const json& obj, ServingEngine engine)
 {

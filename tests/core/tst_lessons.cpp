@@ -161,6 +161,11 @@ private slots:
         const Lesson zero = shipped("zero-fsdp");
         QCOMPARE(qRound(expected(zero, "ZeRO-3", "textbook.model_states") * 10), 406); // "~40 GB" is 40.6
         QCOMPARE(expected(zero, "Eight GPUs, as in the “Memory Considerations” guide", "textbook.model_states"), 10.5);
+        // The serving lesson reproduces the user's vLLM 0.6.4 log (tests/data/published/serving/vllm-i10517-*).
+        const Lesson serving = shipped("serving-vllm");
+        QCOMPARE(expected(serving, "The rest becomes the KV cache", "serving.kv_cache_tokens"), 33184.0);
+        QCOMPARE(expected(serving, "The rest becomes the KV cache", "serving.gpu_blocks"), 2074.0);
+        QCOMPARE(expected(serving, "An 8-bit KV cache", "serving.kv_cache_tokens"), 66368.0);
         const Lesson flops = shipped("flops-mfu");
         QCOMPARE(qRound(expected(flops, "Six FLOPs per parameter per token", "textbook.flops_per_step")), 570);
     }
@@ -236,6 +241,17 @@ private slots:
                                       << "steps[0].text: required";
         QTest::newRow("bad highlight") << R"({"steps": [{"title": "A", "text": "x", "highlight": ["chart.pizza"]}]})"
                                        << "steps[0].highlight[0]: expected a parameter key";
+        QTest::newRow("serving quantity without serving")
+            << R"({"steps": [{"title": "A", "text": "x", "expect": [{"quantity": "serving.kv_cache_tokens", "value": 1, "unit": "tokens"}]}]})"
+            << "steps[0].expect[0].quantity: serving.* quantities need a serving scenario";
+        QTest::newRow("unknown serving quantity")
+            << R"({"scenario": {"run": {"mode": "serving", "sequence_length": null, "serving": {"engine": "vllm"}, "gpu": "h100-sxm-80gb"}},
+                   "steps": [{"title": "A", "text": "x", "expect": [{"quantity": "serving.kv_tokens", "value": 1, "unit": "tokens"}]}]})"
+            << "steps[0].expect[0].quantity: serving.kv_tokens: not a number of the JSON report";
+        QTest::newRow("another engine's flag")
+            << R"({"scenario": {"run": {"mode": "serving", "sequence_length": null, "serving": {"engine": "vllm"}, "gpu": "h100-sxm-80gb"}},
+                   "steps": [{"title": "A", "text": "x", "highlight": ["run.serving.n_gpu_layers"]}]})"
+            << "steps[0].highlight[0]: expected a parameter key";
         QTest::newRow("no steps") << R"({"steps": []})"
                                   << "steps: expected an array of 1 to 200 items";
         QTest::newRow("number question without answer")

@@ -8,6 +8,7 @@
 #include "parameter_descriptors.h"
 #include "parameter_panel.h"
 #include "scenario_document.h"
+#include "serving_page.h"
 #include "stacked_bar_chart.h"
 #include "vramlab/lesson.h"
 
@@ -264,6 +265,37 @@ private slots:
         m_window->setDarkTheme(false);
         m_window->setPresenterMode(false);
         QCOMPARE(player->textLabel()->font().pointSize(), 14);
+    }
+
+    // A serving lesson is about the Serving tab: it opens there, and "predict first" hides the engine's
+    // numbers on it (and every other tab) until the answer.
+    void servingLessonMasksTheServingPage()
+    {
+        QVERIFY(m_window->openLesson(QStringLiteral(":/lessons/11-serving-vllm.json")));
+        LessonPlayer* player = m_window->lessonPlayer();
+        ServingPage* serving = m_window->servingPage();
+        QCOMPARE(m_window->tabs()->currentWidget(), serving);
+        QVERIFY(serving->isMasked());
+        QVERIFY(serving->message()->isVisible());
+        QVERIFY(!serving->number(QStringLiteral("kvTokens"))->isVisible());
+        QVERIFY(!m_window->verdictLabel()->isVisible());
+        for (Page* page : m_window->pages())
+            if (page != serving)
+                QVERIFY(!m_window->tabs()->isTabEnabled(m_window->tabs()->indexOf(page)));
+        QVERIFY(m_window->panel()->highlighted().contains(QStringLiteral("run.serving.gpu_memory_utilization")));
+
+        QVERIFY(player->answerNumber(21.6));
+        QVERIFY(!serving->isMasked());
+        QVERIFY(serving->number(QStringLiteral("kvTokens"))->isVisible());
+        QCOMPARE(serving->number(QStringLiteral("kvTokens"))->text(), QStringLiteral("33,184"));
+        QVERIFY2(player->numbersLabel()->text().contains(QStringLiteral("Engine budget: <b>21.6 GiB</b>")),
+            qPrintable(player->numbersLabel()->text()));
+        keepScreenshot(m_window.get(), QStringLiteral("serving-lesson-after-reveal.png"));
+
+        m_window->leaveLesson();
+        QVERIFY(!serving->isMasked());
+        for (Page* page : m_window->pages())
+            QVERIFY(m_window->tabs()->isTabEnabled(m_window->tabs()->indexOf(page)));
     }
 
     // A window closed mid-lesson does not reopen with an empty lesson dock.

@@ -3,9 +3,11 @@
 // failure it shows are the core's, within the log's tolerance; its bars add up to the core's
 // budget; a scenario that does not serve gets one sentence; the panel switches a scenario to
 // serving and edits the engine's flags as one undoable edit each.
+#include "chart_labels.h"
 #include "concurrency_chart.h"
 #include "main_window.h"
 #include "parameter_descriptors.h"
+#include "qcustomplot_include.h"
 #include "scenario_document.h"
 #include "serving_bar_chart.h"
 #include "serving_page.h"
@@ -166,6 +168,46 @@ private slots:
             RunSpec r = sc.run;
             r.serving->maxModelLen = p.context;
             QCOMPARE(p.concurrency, servingEstimate(sc.model, r).maxConcurrency);
+        }
+    }
+
+    // At the Serving tab's narrowest the context axis keeps its labels apart ("4k", "128k": fewer ticks,
+    // not overprinted digits) and the scenario's mark stays inside the plot.
+    void narrowConcurrencyChartKeepsLabelsApart()
+    {
+        const Scenario sc = readScenario(
+            readJson(QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-3.1-8b-vllm-rtx3090.json")));
+        for (const int width : { 240, 320, 600 }) {
+            ConcurrencyChart chart;
+            chart.resize(width, 300);
+            chart.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&chart));
+            const ServingEstimate e = servingEstimate(sc.model, sc.run);
+            chart.setCurve(concurrencyCurve(sc.model, sc.run, e));
+            chart.plot()->replot(QCustomPlot::rpImmediateRefresh);
+            chart.plot()->replot(QCustomPlot::rpImmediateRefresh); // items placed on the laid-out axes
+            QCPAxis* x = chart.plot()->xAxis;
+            const QVector<double> ticks = x->tickVector();
+            const QVector<QString> labels = x->tickVectorLabels();
+            QVERIFY(ticks.size() >= 2);
+            const QFontMetricsF fm(x->tickLabelFont());
+            double lastRight = -1e9;
+            for (int i = 0; i < ticks.size(); ++i) {
+                if (!x->range().contains(ticks[i]))
+                    continue;
+                QVERIFY2(labels[i].size() <= 4, qPrintable(labels[i])); // "128k", not "131072"
+                const double w = fm.horizontalAdvance(labels[i]), at = x->coordToPixel(ticks[i]);
+                QVERIFY2(at - w / 2 >= lastRight, qPrintable(QStringLiteral("%1 px: %2").arg(width).arg(labels[i])));
+                lastRight = at + w / 2;
+            }
+            const QRect inside = chart.plot()->axisRect()->rect();
+            for (int i = 0; i < chart.plot()->itemCount(); ++i)
+                if (auto* text = qobject_cast<QCPItemText*>(chart.plot()->item(i));
+                    text && text->text().contains(QStringLiteral("tokens"))) {
+                    const QRectF r = textItemRect(text);
+                    QVERIFY2(r.left() >= inside.left() - 1 && r.right() <= inside.right() + 1,
+                        qPrintable(QStringLiteral("%1 px: the mark %2 leaves the plot").arg(width).arg(text->text())));
+                }
         }
     }
 

@@ -22,4 +22,7 @@ nlohmann::json servingJson(const RunSpec& run);
 /// The engine version used when run.serving.engine_version is not given.
 std::string defaultEngineVersion(ServingEngine engine);
 
+/// Whether `flag` is a key of run.serving for `engine` (its own flags and the common ones).
+bool isServingFlag(const std::string& flag, ServingEngine engine);
+
 } // namespace vramlab
