@@ -4,17 +4,21 @@
 #include "vramlab/flops_model.h"
 #include "vramlab/report_text.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 namespace vramlab::cli {
 
 namespace {
+/// printf into a string of the length it needs: a fixed buffer cut long formulas (torchtitan's compiled
+/// loss with its source) and their newline with them, running the next component onto the same line.
 std::string line(const char* fmt, auto... args)
 {
-    char buf[512];
-    std::snprintf(buf, sizeof buf, fmt, args...);
-    return buf;
+    const int n = std::snprintf(nullptr, 0, fmt, args...);
+    std::string s(static_cast<size_t>(std::max(0, n)), '\0');
+    std::snprintf(s.data(), s.size() + 1, fmt, args...);
+    return s;
 }
 } // namespace
 

@@ -3,6 +3,8 @@
 #include "program_run.h"
 #include "vramlab/units.h"
 
+#include <algorithm>
+
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -121,6 +123,19 @@ private slots:
         QVERIFY(r.out.contains("Optimizer states"));
         QVERIFY(r.out.contains("FITS on NVIDIA H100"));
         QVERIFY(r.out.contains("8,030,261,248"));
+        // A formula longer than any fixed buffer (torchtitan's compiled loss cites its source) is printed whole,
+        // and every component keeps a line of its own.
+        const Run titan = cli({ "estimate", "--preset", "llama-3-8b", "--framework", "torchtitan", "--run.fp8", "true",
+            "--compile", "true", "--run.compile_loss", "true", "--checkpointing", "selective-op", "--gpus", "8",
+            "--zero", "3", "--run.parallelism.sharding", "fsdp2" });
+        QCOMPARE(titan.code, 0);
+        const QList<QByteArray> lines = titan.out.split('\n');
+        const auto row = std::find_if(
+            lines.begin(), lines.end(), [](const QByteArray& l) { return l.startsWith("  Activations"); });
+        QVERIFY(row != lines.end());
+        QVERIFY2(row->size() > 512 && row->endsWith("9dec370ad26b5f8e9a7333a0e36165018262644b]"), row->constData());
+        QVERIFY(
+            std::any_of(lines.begin(), lines.end(), [](const QByteArray& l) { return l.startsWith("  Overhead"); }));
     }
 
     void estimateAcceptsTheAddedGpus_data()
