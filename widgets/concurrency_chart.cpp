@@ -47,7 +47,7 @@ ConcurrencyChart::ConcurrencyChart(QWidget* parent)
     m_current = m_plot->addGraph();
     m_current->setName(QStringLiteral("This scenario"));
     m_current->setLineStyle(QCPGraph::lsNone);
-    m_plot->xAxis->setLabel(QStringLiteral("context per request (tokens)"));
+    m_plot->xAxis->setLabel(QStringLiteral("tokens per request"));
     m_plot->yAxis->setLabel(QStringLiteral("concurrent requests"));
     for (QCPAxis* axis : { m_plot->xAxis, m_plot->yAxis }) {
         axis->setScaleType(QCPAxis::stLogarithmic);

@@ -3,7 +3,10 @@
 
 #include "qcustomplot_include.h"
 
+#include <QFontMetricsF>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace vramlab {
 
@@ -106,9 +109,16 @@ void placeLegendBelow(QCustomPlot* plot)
 
 void fitLegendColumns(QCustomPlot* plot, int width, const PlotTheme& theme)
 {
-    // The longest name ("Optimizer states", "Peak (…)") with its swatch, in pixels at this font.
-    const int column = theme.fontPointSize * 19;
-    const int columns = std::clamp(width / std::max(1, column), 1, 4);
+    // The longest name with its swatch and padding, measured at the legend's font: a fixed guess of
+    // 19 characters cut "Activation peak" and "Unused margin" on the Serving tab beside a lesson.
+    const QFontMetricsF fm(theme.font());
+    double longest = theme.fontPointSize * 12.0; // room for a short name added later
+    for (int i = 0; i < plot->legend->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i)))
+            longest = std::max(longest, fm.horizontalAdvance(item->plottable()->name()));
+    const QSize icon = plot->legend->iconSize();
+    const double padding = icon.width() + plot->legend->iconTextPadding() + 2.0 * fm.height();
+    const int columns = std::clamp(int(width / (longest + padding)), 1, 4);
     if (plot->legend->wrap() == columns)
         return;
     plot->legend->setWrap(columns);

@@ -70,6 +70,7 @@ void ServingBarChart::setChart(ServingBudgetChart chart)
             m_bars << bars;
         }
         recolour();
+        fitLegendColumns(m_plot, width(), m_theme); // the new names decide the columns
     }
     rebuild();
 }
