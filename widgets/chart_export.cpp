@@ -136,6 +136,7 @@ QString chartName(ChartKind kind)
 ExportedChart::ExportedChart(
     ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels, QSize size, const PlotTheme& theme)
     : m_size(size)
+    , m_title(scenarioTitle(scenarios.front()) + QStringLiteral(": ") + chartTitle(kind))
 {
     // The core computes what each chart shows (chart_data.h); a chart it cannot make throws.
     const Scenario& sc = scenarios.front();
@@ -162,8 +163,8 @@ ExportedChart::ExportedChart(
             plot = chart->plot();
         }
         const QString gpu = sc.run.gpu ? QString::fromStdString(sc.run.gpu->displayName) : QStringLiteral("no GPU");
-        addChartTitle(plot, scenarioTitle(sc) + QStringLiteral(": ") + chartTitle(kind),
-            QStringLiteral("%1 · %2").arg(gpu, QString::fromStdString(servingVerdictOf(sc))), theme);
+        addChartTitle(
+            plot, m_title, QStringLiteral("%1 · %2").arg(gpu, QString::fromStdString(servingVerdictOf(sc))), theme);
         m_plot = plot;
         return; // sized before its data, its legend laid out by the chart itself
     }
@@ -198,7 +199,7 @@ ExportedChart::ExportedChart(
                                   .arg(sc.run.parallelism.gpus)
                                   .arg(QString::fromStdString(own->gpu->displayName), verdictText(*own))
                             : QStringLiteral("no GPU chosen");
-    addChartTitle(m_plot, scenarioTitle(sc) + QStringLiteral(": ") + chartTitle(kind), subtitle, theme);
+    addChartTitle(m_plot, m_title, subtitle, theme);
     m_widget->resize(size);
     fitLegendColumns(m_plot, size.width(), theme); // a hidden widget gets no resize event
 }
@@ -219,12 +220,14 @@ QByteArray ExportedChart::png(double scale) const
     return bytes;
 }
 
-void ExportedChart::paintVector(QPaintDevice* device) const
+void ExportedChart::paintVector(QPaintDevice* device, const QRectF& target) const
 {
     QCPPainter painter;
     painter.begin(device);
     painter.setMode(QCPPainter::pmVectorized); // shapes and text as vectors, no cached pixmaps
     painter.setMode(QCPPainter::pmNoCaching);
+    painter.translate(target.topLeft()); // laid out at its own size, scaled onto the page
+    painter.scale(target.width() / m_size.width(), target.height() / m_size.height());
     m_plot->toPainter(&painter, m_size.width(), m_size.height());
     painter.end();
 }
@@ -239,21 +242,23 @@ QByteArray ExportedChart::svg() const
     generator.setSize(m_size);
     generator.setViewBox(QRect(QPoint(0, 0), m_size));
     generator.setTitle(QStringLiteral("VRAM Lab chart"));
-    paintVector(&generator);
+    paintVector(&generator, QRectF(QPointF(0, 0), QSizeF(m_size)));
     return bytes;
 }
 
-QByteArray ExportedChart::pdf() const
+QByteArray ExportedChart::pdf(PdfPage page) const
 {
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
+    const PdfPlacement placement = pdfPlacement(page, QSizeF(m_size));
     QPdfWriter writer(&buffer);
-    writer.setResolution(72); // one pixel of the chart = one point of the page
-    writer.setPageSize(QPageSize(QSizeF(m_size), QPageSize::Point));
-    writer.setPageMargins(QMarginsF(0, 0, 0, 0));
+    writer.setResolution(72); // one unit of the painter = one point of the page
+    writer.setPageLayout(
+        QPageLayout(placement.pageSize, placement.orientation, QMarginsF(0, 0, 0, 0), QPageLayout::Point));
+    writer.setTitle(m_title);
     writer.setCreator(QStringLiteral("VRAM Lab"));
-    paintVector(&writer);
+    paintVector(&writer, placement.target);
     return bytes;
 }
 
@@ -439,7 +444,7 @@ bool exportPlan(const PlanResult& result, const QString& outPath, QString* error
 }
 
 bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels,
-    const QString& outPath, QSize size, const PlotTheme& theme, QString* error)
+    const QString& outPath, QSize size, const PlotTheme& theme, QString* error, PdfPage page)
 {
     const QString ext = QFileInfo(outPath).suffix().toLower();
     auto fail = [&](const QString& why) {
@@ -465,10 +470,11 @@ bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QS
         return fail(QStringLiteral("the folder is not writable"));
     try {
         if (ext == QLatin1String("png") || ext == QLatin1String("svg") || ext == QLatin1String("pdf")) {
-            const ExportedChart chart(kind, scenarios, labels, size, theme);
-            const QByteArray data = ext == QLatin1String("png") ? chart.png(2.0)
-                : ext == QLatin1String("svg")                   ? chart.svg()
-                                                                : chart.pdf();
+            const bool pdf = ext == QLatin1String("pdf");
+            // A slide is drawn at 16:9 (the same height, so the same fonts) to fill its page.
+            const ExportedChart chart(
+                kind, scenarios, labels, pdf && page == PdfPage::Slide ? slideSize(size) : size, theme);
+            const QByteArray data = pdf ? chart.pdf(page) : ext == QLatin1String("svg") ? chart.svg() : chart.png(2.0);
             return writeFileAtomic(outPath, data, error);
         }
         if (ext == QLatin1String("csv"))

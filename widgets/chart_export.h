@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "pdf_page.h"
 #include "plot_theme.h"
 #include "vramlab/chart_data.h"
 #include "vramlab/scenario.h"
@@ -38,29 +39,32 @@ public:
 
     /// PNG at `scale` x the size (2 for crisp slides).
     QByteArray png(double scale = 2.0) const;
-    /// SVG with text kept as text.
+    /// SVG with text kept as text, titled with the chart's title.
     QByteArray svg() const;
-    /// One-page PDF, vector.
-    QByteArray pdf() const;
+    /// One-page PDF, vector, on `page` (pdf_page.h), its Title metadata the chart's title.
+    QByteArray pdf(PdfPage page = PdfPage::Slide) const;
+    /// "Scenario: what the chart shows", drawn over the chart.
+    QString title() const { return m_title; }
 
 private:
-    void paintVector(QPaintDevice* device) const;
+    void paintVector(QPaintDevice* device, const QRectF& target) const;
 
     std::unique_ptr<QWidget> m_widget;
     QCustomPlot* m_plot = nullptr;
     QSize m_size;
+    QString m_title;
 };
 
 /// Writes `data` to `path` atomically (QSaveFile): a failed write leaves no half file.
 bool writeFileAtomic(const QString& path, const QByteArray& data, QString* error);
 
 /// Everything `vramlab --export` and File > Export can write, chosen by OUT's extension:
-/// .png .svg .pdf (the chart), .csv (the chart's data: chartCsv), .md (the review report
-/// with its chart images beside it), .html (one
+/// .png .svg .pdf (the chart; a PDF on `page`, a slide drawn at slideSize(size)), .csv (the
+/// chart's data: chartCsv), .md (the review report with its chart images beside it), .html (one
 /// self-contained review report with the charts inline). ChartKind::Plan writes the default
 /// plan's table (exportPlan). Errors name the file and why.
 bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels,
-    const QString& outPath, QSize size, const PlotTheme& theme, QString* error);
+    const QString& outPath, QSize size, const PlotTheme& theme, QString* error, PdfPage page = PdfPage::Slide);
 
 /// The Plan tab's ranked setups (what its table shows) as .csv (planCsv) or .md (planMarkdown);
 /// any other extension is refused with a sentence saying so.

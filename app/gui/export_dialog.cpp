@@ -13,12 +13,15 @@
 
 namespace vramlab {
 
-ExportDialog::ExportDialog(const QString& chartName, const QString& suggestedPath, bool dark, QWidget* parent)
+ExportDialog::ExportDialog(
+    const QString& chartName, const QString& suggestedPath, bool dark, PdfPage page, QWidget* parent)
     : QDialog(parent)
     , m_path(new QLineEdit(suggestedPath))
     , m_width(new QSpinBox)
     , m_height(new QSpinBox)
     , m_theme(new QComboBox)
+    , m_page(new QComboBox)
+    , m_pageLabel(new QLabel(QStringLiteral("Page")))
 {
     m_formats
         = new QLabel(QStringLiteral(".png (2x), .svg and .pdf: the chart; .csv: its data; .md: review report with "
@@ -43,6 +46,19 @@ ExportDialog::ExportDialog(const QString& chartName, const QString& suggestedPat
     m_theme->addItems({ QStringLiteral("Light"), QStringLiteral("Dark") });
     m_theme->setCurrentIndex(dark ? 1 : 0);
     form->addRow(QStringLiteral("Theme"), m_theme);
+    // Item data is the --page name, so the choice and the command line read alike.
+    m_page->addItem(QStringLiteral("16:9 slide (the chart fills it)"), pdfPageName(PdfPage::Slide));
+    m_page->addItem(QStringLiteral("A4 page"), pdfPageName(PdfPage::A4));
+    m_page->addItem(QStringLiteral("Letter page"), pdfPageName(PdfPage::Letter));
+    m_page->setCurrentIndex(m_page->findData(pdfPageName(page)));
+    form->addRow(m_pageLabel, m_page);
+    auto showPage = [this] {
+        const bool pdf = offersPage();
+        m_pageLabel->setVisible(pdf);
+        m_page->setVisible(pdf);
+    };
+    connect(m_path, &QLineEdit::textChanged, this, showPage);
+    showPage();
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     buttons->button(QDialogButtonBox::Ok)->setText(QStringLiteral("Export"));
     form->addRow(buttons);
@@ -76,6 +92,18 @@ QString ExportDialog::formatsNote() const
 bool ExportDialog::dark() const
 {
     return m_theme->currentIndex() == 1;
+}
+PdfPage ExportDialog::pdfPage() const
+{
+    return parsePdfPage(m_page->currentData().toString()).value_or(PdfPage::Slide);
+}
+void ExportDialog::setPath(const QString& path)
+{
+    m_path->setText(path);
+}
+bool ExportDialog::offersPage() const
+{
+    return m_path->text().trimmed().endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive);
 }
 
 } // namespace vramlab

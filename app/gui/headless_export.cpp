@@ -63,7 +63,9 @@ int runHeadlessExport(const QStringList& arguments)
         QStringLiteral("height"), QStringLiteral("Height"), QStringLiteral("H"), QStringLiteral("900"));
     const QCommandLineOption theme(
         QStringLiteral("theme"), QStringLiteral("Theme"), QStringLiteral("light|dark"), QStringLiteral("light"));
-    parser.addOptions({ out, chart, width, height, theme });
+    const QCommandLineOption page(QStringLiteral("page"), QStringLiteral("PDF page"),
+        pdfPageNames().join(QLatin1Char('|')), pdfPageName(PdfPage::Slide));
+    parser.addOptions({ out, chart, width, height, theme, page });
     parser.addPositionalArgument(QStringLiteral("scenario"), QStringLiteral("Scenario files"));
     if (!parser.parse(arguments))
         return fail(QStringLiteral("vramlab --export: ") + parser.errorText());
@@ -92,6 +94,10 @@ int runHeadlessExport(const QStringList& arguments)
     const QString themeName = parser.value(theme);
     if (themeName != QLatin1String("light") && themeName != QLatin1String("dark"))
         return fail(QStringLiteral("--theme: expected light or dark, got \"%1\"").arg(shown(themeName)));
+    const std::optional<PdfPage> pdfPage = parsePdfPage(parser.value(page));
+    if (!pdfPage)
+        return fail(QStringLiteral("--page: expected %1 (the PDF's page), got \"%2\"")
+                        .arg(pdfPageNames().join(QStringLiteral(", ")), shown(parser.value(page))));
     if (parser.positionalArguments().isEmpty())
         return fail(QStringLiteral("vramlab --export: expected one or more scenario files after the options"));
 
@@ -112,7 +118,7 @@ int runHeadlessExport(const QStringList& arguments)
     }
     QString error;
     if (!exportScenario(*kind, scenarios, labels, outPath, QSize(w, h),
-            exportTheme(themeName == QLatin1String("dark"), QSize(w, h)), &error))
+            exportTheme(themeName == QLatin1String("dark"), QSize(w, h)), &error, *pdfPage))
         return fail(error);
     return 0;
 }

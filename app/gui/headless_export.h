@@ -5,7 +5,8 @@
 
 namespace vramlab {
 
-/// `vramlab --export OUT --chart KIND [--width W --height H --theme light|dark] SCENARIO.json [MORE.json…]`:
+/// `vramlab --export OUT --chart KIND [--width W --height H --theme light|dark --page slide|a4|letter]
+/// SCENARIO.json [MORE.json…]`:
 /// writes OUT (format from its extension) without showing a window. Returns the exit
 /// code: 0 written, 2 bad input (one line on stderr naming the file and what was expected).
 /// Call with a QApplication alive (the offscreen platform when there is no display).

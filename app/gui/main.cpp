@@ -26,8 +26,9 @@ options:
 
 headless export (no display needed):
   vramlab --export OUT --chart breakdown|sweep-seq|sweep-batch|compare-methods|compare-zero|compare-files|timeline
-          [--width W --height H --theme light|dark] SCENARIO.json [MORE.json...]
-  OUT's extension picks the format: .png (2x), .svg, .pdf (the chart), .csv (its data),
+          [--width W --height H --theme light|dark --page slide|a4|letter] SCENARIO.json [MORE.json...]
+  OUT's extension picks the format: .png (2x), .svg, .pdf (the chart; --page: a 16:9 slide,
+  the default, or an A4 or Letter page), .csv (its data),
   .md (review report + chart images in OUT_files/), .html (self-contained review report).
   Exit 0 when written, 2 with one line on stderr on bad input.
 For scripts, see vramlab-cli --help.

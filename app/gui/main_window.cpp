@@ -80,6 +80,8 @@ void setSheet(QLabel* label, const QString& sheet)
     if (label->styleSheet() != sheet)
         label->setStyleSheet(sheet);
 }
+// The PDF page of the last export, remembered as the export folder is.
+const QString kPdfPageKey = QStringLiteral("exportPdfPage");
 const QString kFileFilter = QStringLiteral("Scenario or Hugging Face config (*.json);;All files (*)");
 } // namespace
 
@@ -302,11 +304,13 @@ void MainWindow::buildMenus()
         QVector<Scenario> scenarios;
         const ChartKind kind = currentChart(&scenarios, nullptr);
         const bool table = kind == ChartKind::Plan; // a table: CSV or Markdown, no picture
-        ExportDialog dialog(chartName(kind), suggestedExportPath(kind), m_dark, this);
+        ExportDialog dialog(chartName(kind), suggestedExportPath(kind), m_dark,
+            parsePdfPage(QSettings().value(kPdfPageKey).toString()).value_or(PdfPage::Slide), this);
         if (table)
             dialog.setFormatsNote(
                 QStringLiteral(".csv: the plan's ranked setups as data; .md: the same as a Markdown table"));
-        if (dialog.exec() == QDialog::Accepted && exportTo(dialog.path(), dialog.size(), dialog.dark()))
+        if (dialog.exec() == QDialog::Accepted
+            && exportTo(dialog.path(), dialog.size(), dialog.dark(), dialog.pdfPage()))
             statusBar()->showMessage(QStringLiteral("Exported %1").arg(dialog.path()), 5000);
     });
     exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
@@ -527,7 +531,7 @@ ChartKind MainWindow::currentChart(QVector<Scenario>* scenarios, QStringList* la
     return page->chartKind();
 }
 
-bool MainWindow::exportTo(const QString& path, QSize size, bool dark)
+bool MainWindow::exportTo(const QString& path, QSize size, bool dark, PdfPage pdfPage)
 {
     QVector<Scenario> scenarios;
     QStringList labels;
@@ -546,13 +550,15 @@ bool MainWindow::exportTo(const QString& path, QSize size, bool dark)
     }
     const bool written = kind == ChartKind::Plan // the table as shown, with the tab's GPU count and batch
         ? exportPlan(m_plan->view()->result(), path, &error)
-        : exportScenario(kind, scenarios, labels, path, size, exportTheme(dark, size), &error);
+        : exportScenario(kind, scenarios, labels, path, size, exportTheme(dark, size), &error, pdfPage);
     if (!written) {
         showBanner(QStringLiteral("Not exported: ") + error);
         return false;
     }
     showBanner(QString());
     QSettings().setValue(QStringLiteral("exportFolder"), QFileInfo(path).absolutePath());
+    if (QFileInfo(path).suffix().toLower() == QLatin1String("pdf"))
+        QSettings().setValue(kPdfPageKey, pdfPageName(pdfPage));
     return true;
 }
 

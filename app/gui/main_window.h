@@ -93,7 +93,7 @@ public:
     /// The chart on screen (the current page's) as an export kind, with its scenarios.
     ChartKind currentChart(QVector<Scenario>* scenarios, QStringList* labels) const;
     /// File > Export without the dialog: the current chart (or report, by extension) to `path`.
-    bool exportTo(const QString& path, QSize size, bool dark);
+    bool exportTo(const QString& path, QSize size, bool dark, PdfPage pdfPage = PdfPage::Slide);
     /// Where File > Export proposes to write `kind`: the last export's folder (else home),
     /// named after the scenario file and the chart.
     QString suggestedExportPath(ChartKind kind) const;
