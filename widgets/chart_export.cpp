@@ -7,6 +7,7 @@
 #include "qcustomplot_include.h"
 #include "serving_bar_chart.h"
 #include "stacked_bar_chart.h"
+#include "svg_fonts.h"
 #include "sweep_chart.h"
 #include "timeline_chart.h"
 #include "vramlab/atomic_file.h"
@@ -241,9 +242,11 @@ QByteArray ExportedChart::svg() const
     generator.setOutputDevice(&buffer);
     generator.setSize(m_size);
     generator.setViewBox(QRect(QPoint(0, 0), m_size));
-    generator.setTitle(QStringLiteral("VRAM Lab chart"));
+    generator.setTitle(m_title.toHtmlEscaped()); // Qt 6 writes the title into the XML as it is given
+    generator.setDescription(QStringLiteral("VRAM Lab chart"));
     paintVector(&generator, QRectF(QPointF(0, 0), QSizeF(m_size)));
-    return bytes;
+    buffer.close();
+    return withGenericFontFamilies(bytes);
 }
 
 QByteArray ExportedChart::pdf(PdfPage page) const

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Issue 16's slides: a PDF is a 16:9 slide or an A4/Letter page titled with the chart.
+// Issue 16's slides: a PDF is a 16:9 slide or an A4/Letter page titled with the chart; an
+// SVG names a generic font family after each font and is titled with the chart.
 #include "chart_export.h"
 #include "export_dialog.h"
 #include "main_window.h"
 #include "pdf_page.h"
+#include "svg_fonts.h"
 #include "vramlab/scenario_io.h"
 
 #include <QProcess>
@@ -166,6 +168,77 @@ private slots:
         QVERIFY2(window.exportTo(out, QSize(1000, 600), false, PdfPage::A4), qPrintable(window.lastError()));
         QCOMPARE(mediaBox(slurp(out)), QSizeF(842, 595));
         QCOMPARE(QSettings().value(QStringLiteral("exportPdfPage")).toString(), QStringLiteral("a4"));
+    }
+
+    void svgFontsEndWithAGenericFamily()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("b.svg"));
+        const auto [code, err] = headless({ "--export", out, kScenario });
+        QCOMPARE(code, 0);
+        const QByteArray svg = slurp(out);
+        QXmlStreamReader xml(svg);
+        int families = 0;
+        QString title;
+        while (!xml.atEnd()) {
+            xml.readNext();
+            if (!xml.isStartElement())
+                continue;
+            if (xml.name() == QLatin1String("title") && title.isEmpty())
+                title = xml.readElementText();
+            const QString family = xml.attributes().value(QLatin1String("font-family")).toString();
+            if (family.isEmpty())
+                continue;
+            ++families;
+            QVERIFY2(
+                QRegularExpression(QStringLiteral(R"(^'[^']+', (sans-serif|monospace)$)")).match(family).hasMatch(),
+                qPrintable(family));
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QVERIFY(families > 0);
+        QCOMPARE(title, expectedTitle());
+    }
+
+    // A scenario's name is the title: markup in it stays text (Qt writes the title unescaped).
+    void svgTitleIsTextWhateverTheName()
+    {
+        Scenario sc = loadScenarioFile(kScenario.toStdString());
+        sc.name = "x & y <script> \"q\"";
+        const ExportedChart chart(
+            ChartKind::Breakdown, { sc }, {}, QSize(800, 500), exportTheme(false, QSize(800, 500)));
+        QXmlStreamReader xml(chart.svg());
+        QString title;
+        while (!xml.atEnd() && title.isEmpty())
+            if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("title"))
+                title = xml.readElementText();
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QCOMPARE(title, QStringLiteral("x & y <script> \"q\": memory per GPU"));
+        QCOMPARE(chart.title(), title);
+    }
+
+    // The rewrite: quotes and entities survive, a list that ends with a generic family is kept.
+    void svgFontRewrite_data()
+    {
+        QTest::addColumn<QByteArray>("in");
+        QTest::addColumn<QByteArray>("out");
+        QTest::newRow("bare") << QByteArray(R"(<text font-family="DejaVu Sans">)")
+                              << QByteArray(R"(<text font-family="'DejaVu Sans', sans-serif">)");
+        QTest::newRow("single quoted attribute") << QByteArray(R"(<g font-family='Noto Sans' x="1">)")
+                                                 << QByteArray(R"(<g font-family="'Noto Sans', sans-serif" x="1">)");
+        QTest::newRow("entities") << QByteArray(R"(<g font-family="A&amp;B &quot;C&quot; D's">)")
+                                  << QByteArray(R"(<g font-family="'A&amp;B &quot;C&quot; D\'s', sans-serif">)");
+        QTest::newRow("already generic") << QByteArray(R"(<g font-family="'X', serif">)")
+                                         << QByteArray(R"(<g font-family="'X', serif">)");
+        QTest::newRow("generic alone") << QByteArray(R"(<g font-family="monospace">)")
+                                       << QByteArray(R"(<g font-family="monospace">)");
+        QTest::newRow("text is not an attribute") << QByteArray(R"(<text x="1">a font-family='X' b</text>)")
+                                                  << QByteArray(R"(<text x="1">a font-family='X' b</text>)");
+    }
+    void svgFontRewrite()
+    {
+        QFETCH(QByteArray, in);
+        QFETCH(QByteArray, out);
+        QCOMPARE(withGenericFontFamilies(in), out);
     }
 };
 
