@@ -111,6 +111,15 @@ const std::vector<GpuSpec>& gpuCatalog()
         // joins pairs). Memory: nvidia-smi "95830MiB", https://github.com/NVIDIA/gpu-admin-tools/issues/4
         { "h100-nvl-94gb", "NVIDIA H100 NVL 94GB", 95830 * kMiB, 60, 417.5, 835.5, 835.5, 1670.5, 1670.5, 3900, 64,
             64 },
+        // One GCD of an AMD Instinct MI250: the OAM's two GCDs are two devices to ROCm and PyTorch,
+        // each with half the package (AMD ROCm docs, "AMD Instinct MI250 microarchitecture": OAM
+        // matrix FP32 90.5, FP16/BF16/INT8 362.1, 3.2 TB/s = 1.6 per GCD; no TF32 or FP8). FP32 is
+        // the matrix rate (what an fp32 GEMM runs at; vector is half). Link: one 50 GB/s Infinity
+        // Fabric link between GCDs of different OAMs, the slowest hop of an 8-GCD ring; PCIe 4
+        // x16 to the host. Memory: rocminfo's pool of a 104-CU GCD, 67092480 KB (65520 MiB),
+        // https://github.com/ROCm/rocm_smi_lib/issues/160
+        { "mi250-gcd-64gb", "AMD Instinct MI250 (one GCD) 64GB", 65520 * kMiB, 45.25, 0, 181.05, 181.05, 0, 181.05,
+            1600, 50, 32 },
     };
     return catalog;
 }
@@ -149,6 +158,8 @@ std::optional<GpuSpec> matchGpu(std::string_view deviceName, Bytes totalBytes)
     std::vector<std::string> name = words(deviceName);
     name.erase(std::find(name.begin(), name.end(), "mig"), name.end()); // "MIG 3g.40gb" names the instance, not the GPU
     auto has = [&](const std::string& w) { return std::find(name.begin(), name.end(), w) != name.end(); };
+    // Words of a catalog name that say which form of the GPU, not which GPU: a device name lacks them.
+    auto form = [](const std::string& w) { return w == "sxm" || w == "pcie" || w == "gcd"; };
     const bool pcie = has("pcie");
     std::optional<GpuSpec> best;
     Bytes bestDistance = 0;
@@ -160,9 +171,9 @@ std::optional<GpuSpec> matchGpu(std::string_view deviceName, Bytes totalBytes)
         for (const std::string& w : words(g.name)) {
             if (w.ends_with("gb"))
                 sameMemoryWord = has(w);
-            else if (w != "sxm" && w != "pcie" && !has(w))
+            else if (!form(w) && !has(w))
                 matches = false;
-            else if (w != "sxm" && w != "pcie")
+            else if (!form(w))
                 ++modelWords;
         }
         const Bytes distance = sameMemoryWord ? -1

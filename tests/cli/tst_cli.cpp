@@ -162,6 +162,8 @@ private slots:
                                  << "NVIDIA T4 16GB";
         QTest::newRow("h100-nvl-94gb") << "h100-nvl-94gb"
                                        << "NVIDIA H100 NVL 94GB";
+        QTest::newRow("mi250-gcd-64gb") << "mi250-gcd-64gb"
+                                        << "AMD Instinct MI250 (one GCD) 64GB";
     }
     void estimateAcceptsTheAddedGpus()
     {

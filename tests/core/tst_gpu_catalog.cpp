@@ -29,6 +29,7 @@ constexpr Added kAdded[] = {
     { "l40-48gb", 46068, 181.05, true }, // L40 datasheet
     { "t4-16gb", 15360, 0, false }, // T4 datasheet (FP16 65, no BF16); modal-client#2797
     { "h100-nvl-94gb", 95830, 835.5, true }, // H100 datasheet NVL 1671 sparse / 2; gpu-admin-tools#4
+    { "mi250-gcd-64gb", 65520, 181.05, false }, // ROCm MI250 docs OAM 362.1 / 2 GCDs; rocm_smi_lib#160
 };
 } // namespace
 
@@ -55,6 +56,18 @@ private slots:
         QCOMPARE(g->memoryBytes, Bytes(mib) * kMiB);
         QCOMPARE(g->bf16Tflops, bf16);
         QCOMPARE(g->fp8Tflops > 0, fp8);
+    }
+
+    // One GCD is what a PyTorch process sees: half the OAM's 362.1 (16-bit) and 90.5 (FP32 matrix).
+    void mi250IsOneGcd()
+    {
+        const GpuSpec g = *findGpu("mi250-gcd-64gb");
+        QCOMPARE(g.bf16Tflops * 2, 362.1);
+        QCOMPARE(g.fp32Tflops * 2, 90.5);
+        QCOMPARE(g.peakTflops(DType::Fp32), 45.25); // no TF32: FP32 GEMMs at the matrix FP32 rate
+        QCOMPARE(g.peakTflops(DType::Fp8), 181.05); // no FP8: the 16-bit rate
+        QCOMPARE(g.memoryBandwidthGBs * 2, 3200.0);
+        QCOMPARE(findGpu("mi250")->name, std::string("mi250-gcd-64gb"));
     }
 
     void t4HasNoBf16AndUsesItsFp16Rate()
@@ -95,7 +108,8 @@ private slots:
         for (const Added& a : kAdded) {
             const GpuSpec g = *findGpu(a.name);
             QVERIFY2(g.int8Tops > 0, a.name); // every added GPU has INT8 tensor cores
-            QVERIFY2((g.bf16Tflops > 0) == (g.tf32Tflops > 0), a.name); // TF32 and BF16 came together (Ampere)
+            if (g.displayName.starts_with("NVIDIA")) // TF32 and BF16 came together (Ampere); CDNA 2 has BF16 only
+                QVERIFY2((g.bf16Tflops > 0) == (g.tf32Tflops > 0), a.name);
         }
     }
 
@@ -121,6 +135,9 @@ private slots:
         QTest::newRow("H100 NVL") << "NVIDIA H100 NVL" << qint64(95830) << "h100-nvl-94gb";
         QTest::newRow("H100 NVL MIG") << "NVIDIA H100 NVL MIG 1g.12gb" << qint64(11008) << "h100-nvl-94gb";
         QTest::newRow("H100 SXM is not NVL") << "NVIDIA H100 80GB HBM3" << qint64(81559) << "h100-sxm-80gb";
+        // ROCm names an MI250 or MI250X GCD alike; each is one 64 GB device.
+        QTest::newRow("MI250 GCD") << "AMD Instinct MI250X/MI250" << qint64(65520) << "mi250-gcd-64gb";
+        QTest::newRow("MI300X is not MI250") << "AMD Instinct MI300X" << qint64(196592) << "mi300x-192gb";
     }
     void deviceNamesMatchTheAddedEntries()
     {
