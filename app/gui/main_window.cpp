@@ -436,9 +436,11 @@ void MainWindow::fitToScreen()
 void MainWindow::updateHeader()
 {
     const std::optional<Report>& r = m_doc->report();
+    // The theme chosen, not the window's palette: a theme switch reaches the window's palette
+    // only with the palette-change event, after this has run.
+    const PlotTheme theme = PlotTheme::fromPalette(m_dark ? darkPalette() : lightPalette(), m_presenter);
     if (r) {
         m_verdict->setText(verdictText(*r));
-        const PlotTheme theme = PlotTheme::fromPalette(palette(), m_presenter);
         setSheet(m_verdict,
             QStringLiteral("QLabel { color: %1; }").arg((!r->gpu || r->fits ? theme.fits : theme.overflow).name()));
         QString compute = computeText(*r);
@@ -450,7 +452,7 @@ void MainWindow::updateHeader()
             updateServingVerdict(theme);
     } else {
         m_verdict->setText(QStringLiteral("Not a valid configuration"));
-        setSheet(m_verdict, QStringLiteral("QLabel { color: #b8251a; }"));
+        setSheet(m_verdict, QStringLiteral("QLabel { color: %1; }").arg(theme.overflow.name()));
         m_compute->setText(m_doc->error());
     }
     updateTitle();

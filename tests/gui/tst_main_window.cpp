@@ -434,6 +434,49 @@ private slots:
         QVERIFY(m_window->table()->isVisible());
     }
 
+    // The View menu's theme recolours the header's verdict at once, with no edit after it:
+    // a training verdict, a serving one (the engine's) and an invalid configuration.
+    void themeSwitchRecoloursTheVerdictAtOnce_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("training") << QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-3-8b-8xh100.json");
+        QTest::newRow("serving") << QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-2-7b-serving.json");
+        QTest::newRow("invalid") << QString();
+    }
+    void themeSwitchRecoloursTheVerdictAtOnce()
+    {
+        QFETCH(QString, file);
+        if (!file.isEmpty()) {
+            QVERIFY(m_window->openFile(file));
+        } else { // the default scenario with 3-way tensor parallelism: 8 GPUs and 32 heads do not divide
+            m_window->document()->setParameter(QStringLiteral("run.parallelism.tensor_parallel"), 3);
+            QVERIFY(!m_window->document()->report());
+        }
+        QAction* dark = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>())
+            if (a->text() == QStringLiteral("&Dark theme"))
+                dark = a;
+        QVERIFY(dark);
+        for (const bool on : { true, false, true }) {
+            if (dark->isChecked() != on)
+                dark->trigger();
+            QCOMPARE(dark->isChecked(), on);
+            const PlotTheme theme = PlotTheme::fromPalette(on ? darkPalette() : lightPalette(), false);
+            const QString sheet = m_window->verdictLabel()->styleSheet();
+            const QString text = m_window->verdictLabel()->text();
+            const bool bad = !m_window->document()->report() || text.contains(QStringLiteral("NOT"));
+            QVERIFY2(sheet.contains((bad ? theme.overflow : theme.fits).name()), qPrintable(sheet + " " + text));
+            // And what is drawn: the label's text in that colour.
+            const QImage shot = m_window->verdictLabel()->grab().toImage();
+            bool drawn = false;
+            for (int y = 0; y < shot.height() && !drawn; ++y)
+                for (int x = 0; x < shot.width() && !drawn; ++x)
+                    drawn = shot.pixelColor(x, y) == (bad ? theme.overflow : theme.fits);
+            QVERIFY2(drawn, qPrintable(text));
+        }
+        dark->trigger(); // back to light for the next tests
+    }
+
     void commandLineWithoutDisplay()
     {
         for (const char* arg : { "--version", "--help" }) {
