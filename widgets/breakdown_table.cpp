@@ -12,12 +12,15 @@ BreakdownTable::BreakdownTable(QWidget* parent)
     , m_model(new BreakdownModel(this))
 {
     setModel(m_model);
-    // Every column at its contents' width, names first: at 1280x720 a stretched name column
-    // was squeezed to "Master..." by the numbers; now a narrow pane scrolls the share instead.
+    // The numbers at their contents' width and the names in what is left: a narrow pane elides
+    // a long name (its tooltip still says what it is) rather than scroll the share out of
+    // sight (1280x720, issue 16). The page starts the table wide enough for every name.
     header()->setMinimumSectionSize(60);
-    header()->setStretchLastSection(true);
-    for (int c = BreakdownModel::ComponentColumn; c < BreakdownModel::ColumnCount; ++c)
+    header()->setStretchLastSection(false);
+    header()->setSectionResizeMode(BreakdownModel::ComponentColumn, QHeaderView::Stretch);
+    for (int c = BreakdownModel::SizeColumn; c < BreakdownModel::ColumnCount; ++c)
         header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    setTextElideMode(Qt::ElideRight);
     setRootIsDecorated(true);
     setAlternatingRowColors(true);
     setUniformRowHeights(true);

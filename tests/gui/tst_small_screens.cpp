@@ -3,6 +3,8 @@
 // its minimum size stays under 1000 × 680 on every tab (training and serving scenarios),
 // presenter mode with a lesson open fits the screen, and a geometry saved on a larger
 // screen comes back clamped to this one. The offscreen platform is given a 1280×720 screen.
+#include "breakdown_model.h"
+#include "breakdown_table.h"
 #include "lesson_player.h"
 #include "main_window.h"
 #include "page.h"
@@ -11,12 +13,14 @@
 #include "vramlab/scenario_io.h"
 
 #include <QDockWidget>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -110,6 +114,34 @@ private slots:
     }
 
     void everyTabFitsTraining() { everyTabFits(QStringLiteral("training")); }
+
+    // The Breakdown table's Share column lies inside its viewport, whole, with no horizontal
+    // scrolling, in the default dock layout from 1280 px wide, and the names are whole. (At 960
+    // px, QT_SCALE_FACTOR=2, the table is at its 240 px minimum and scrolls.)
+    void breakdownShowsTheShareColumn()
+    {
+        if (m_window->screen()->availableGeometry().width() < 1280)
+            QSKIP("narrower than 1280 px: the table may scroll");
+        QVERIFY(m_window->openFile(QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-3-8b-8xh100.json")));
+        m_window->tabs()->setCurrentIndex(0);
+        QApplication::processEvents();
+        const BreakdownTable* table = m_window->table();
+        const QAbstractItemView* view = table; // sizeHintForColumn is public there
+        QVERIFY(table->isVisible());
+        const QHeaderView* header = table->header();
+        const int share = BreakdownModel::ShareColumn;
+        const int right = header->sectionViewportPosition(share) + header->sectionSize(share);
+        const QString where = QStringLiteral("Share ends at %1 px, viewport %2 px wide, table %3 px")
+                                  .arg(right)
+                                  .arg(table->viewport()->width())
+                                  .arg(table->width());
+        QVERIFY2(right <= table->viewport()->width(), qPrintable(where));
+        QVERIFY2(header->sectionSize(share) >= view->sizeHintForColumn(share), qPrintable(where));
+        QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
+        QVERIFY2(header->sectionSize(BreakdownModel::ComponentColumn)
+                >= view->sizeHintForColumn(BreakdownModel::ComponentColumn),
+            qPrintable(where));
+    }
 
     // A session saved on a 1920x1200 screen (window and docks) comes back inside this one.
     void aLargeSessionComesBackOnTheSmallScreen()
