@@ -2,6 +2,7 @@
 // Exports: every format is valid and carries the numbers; the headless command needs no
 // display; bad paths fail cleanly with no half file; window and headless give the same picture.
 #include "chart_export.h"
+#include "headless_run.h"
 #include "main_window.h"
 #include "plan_page.h"
 #include "plan_view.h"
@@ -25,37 +26,13 @@
 #include <unistd.h>
 
 using namespace vramlab;
+using namespace vramlab::test;
 
 namespace {
 
 const QString kScenario = QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-3-8b-8xh100.json");
 const QString kServing = QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-2-7b-serving.json");
 const QString kQlora = QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/gemma-3-12b-qlora.json");
-
-struct Run {
-    int code = -1;
-    QByteArray out, err;
-};
-
-/// `vramlab --export ...` with no display at all.
-Run headless(const QStringList& args)
-{
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const char* var : { "DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM" })
-        env.remove(QString::fromLatin1(var));
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(VRAMLAB_GUI), args);
-    p.waitForFinished(60000);
-    return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-        p.readAllStandardError() };
-}
-
-QByteArray slurp(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 
 Scenario scenario()
 {

@@ -3,6 +3,7 @@
 // SVG names a generic font family after each font and is titled with the chart.
 #include "chart_export.h"
 #include "export_dialog.h"
+#include "headless_run.h"
 #include "main_window.h"
 #include "pdf_page.h"
 #include "svg_fonts.h"
@@ -16,29 +17,11 @@
 #include <QtTest>
 
 using namespace vramlab;
+using namespace vramlab::test;
 
 namespace {
 
 const QString kScenario = QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-3-8b-8xh100.json");
-
-/// `vramlab ARGS` with no display; the exit code and stderr.
-std::pair<int, QByteArray> headless(const QStringList& args)
-{
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const char* var : { "DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM" })
-        env.remove(QString::fromLatin1(var));
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(VRAMLAB_GUI), args);
-    p.waitForFinished(60000);
-    return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardError() };
-}
-
-QByteArray slurp(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 
 /// The page's MediaBox [0 0 w h] in points.
 QSizeF mediaBox(const QByteArray& pdf)
@@ -98,9 +81,10 @@ private slots:
         QFETCH(QSizeF, page);
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("p.pdf"));
-        const auto [code, err] = headless(QStringList { "--export", out, "--width", QString::number(chart.width()),
-                                              "--height", QString::number(chart.height()) }
-            + options + QStringList { kScenario });
+        const auto [code, printed, err]
+            = headless(QStringList { "--export", out, "--width", QString::number(chart.width()), "--height",
+                           QString::number(chart.height()) }
+                + options + QStringList { kScenario });
         QCOMPARE(code, 0);
         QVERIFY2(err.isEmpty(), err.constData());
         const QByteArray pdf = slurp(out);
@@ -141,7 +125,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("p.pdf"));
-        const auto [code, err] = headless({ "--export", out, "--page", "a5", kScenario });
+        const auto [code, printed, err] = headless({ "--export", out, "--page", "a5", kScenario });
         QCOMPARE(code, 2);
         QCOMPARE(err.count('\n'), 1);
         QVERIFY2(err.contains("--page: expected slide, a4, letter"), err.constData());
@@ -174,7 +158,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("b.svg"));
-        const auto [code, err] = headless({ "--export", out, kScenario });
+        const auto [code, printed, err] = headless({ "--export", out, kScenario });
         QCOMPARE(code, 0);
         const QByteArray svg = slurp(out);
         QXmlStreamReader xml(svg);
