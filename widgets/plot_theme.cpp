@@ -3,6 +3,7 @@
 
 #include "qcustomplot_include.h"
 
+#include <QFontInfo>
 #include <QFontMetricsF>
 #include <QVBoxLayout>
 
@@ -59,6 +60,10 @@ QColor PlotTheme::roleColor(ColourRole role)
 QFont PlotTheme::font(int delta) const
 {
     QFont f;
+    // The family the default resolves to ("DejaVu Sans", not fontconfig's "Sans Serif" alias):
+    // an exported SVG names it, and a viewer knows a real family, not the alias.
+    static const QString family = QFontInfo(f).family();
+    f.setFamily(family);
     f.setPointSize(fontPointSize + delta);
     return f;
 }

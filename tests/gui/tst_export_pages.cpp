@@ -9,7 +9,7 @@
 #include "svg_fonts.h"
 #include "vramlab/scenario_io.h"
 
-#include <QProcess>
+#include <QFontDatabase>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QTemporaryDir>
@@ -162,24 +162,29 @@ private slots:
         QCOMPARE(code, 0);
         const QByteArray svg = slurp(out);
         QXmlStreamReader xml(svg);
-        int families = 0;
-        QString title;
+        int families = 0, texts = 0;
+        QString title, group; // the family of the group a text is drawn in
+        static const QRegularExpression css(QStringLiteral(R"(^'([^']+)', (sans-serif|monospace)$)"));
         while (!xml.atEnd()) {
             xml.readNext();
             if (!xml.isStartElement())
                 continue;
             if (xml.name() == QLatin1String("title") && title.isEmpty())
                 title = xml.readElementText();
+            if (xml.name() == QLatin1String("text")) {
+                ++texts; // text names a real family ("DejaVu Sans"), not fontconfig's "Sans Serif" alias
+                QVERIFY2(QFontDatabase::hasFamily(css.match(group).captured(1)), qPrintable(group));
+            }
             const QString family = xml.attributes().value(QLatin1String("font-family")).toString();
             if (family.isEmpty())
                 continue;
             ++families;
-            QVERIFY2(
-                QRegularExpression(QStringLiteral(R"(^'[^']+', (sans-serif|monospace)$)")).match(family).hasMatch(),
-                qPrintable(family));
+            QVERIFY2(css.match(family).hasMatch(), qPrintable(family));
+            if (xml.name() == QLatin1String("g"))
+                group = family;
         }
         QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
-        QVERIFY(families > 0);
+        QVERIFY(families > 0 && texts > 0);
         QCOMPARE(title, expectedTitle());
     }
 
