@@ -117,7 +117,7 @@ void fitLegendColumns(QCustomPlot* plot, int width, const PlotTheme& theme)
     // The longest name with its swatch and padding, measured at the legend's font: a fixed guess of
     // 19 characters cut "Activation peak" and "Unused margin" on the Serving tab beside a lesson.
     const QFontMetricsF fm(theme.font());
-    double longest = theme.fontPointSize * 12.0; // room for a short name added later
+    double longest = theme.fontPointSize * 6.0; // a legend still empty
     for (int i = 0; i < plot->legend->itemCount(); ++i)
         if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i)))
             longest = std::max(longest, fm.horizontalAdvance(item->plottable()->name()));

@@ -175,13 +175,9 @@ void ServingBarChart::rebuild()
     if (m_chart.gpuBytes > 0)
         line(
             toGiB(m_chart.gpuBytes), gpuText, QPen(m_theme.capacity, m_theme.lineWidth, Qt::DashLine), Qt::AlignBottom);
-    // The segment names are short ("Activation peak"): more legend columns than the shared rule
-    // allows, so the legend does not take the bars' height.
-    const int columns = std::clamp(width() / std::max(1, m_theme.fontPointSize * 13), 1, 3);
-    if (m_plot->legend->wrap() != columns) {
-        m_plot->legend->setWrap(columns);
-        m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
-    }
+    // As many legend columns as the measured names fit: a guess of 13 characters a column cut
+    // "Activation peak" and "Unused margin" at the Serving tab's narrowest (beside a lesson).
+    fitLegendColumns(m_plot, width(), m_theme);
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setRange(0.4, double(std::max(1, n)) + 0.6);
     m_plot->yAxis->setRange(0, yMax * 1.15);

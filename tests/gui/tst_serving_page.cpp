@@ -211,6 +211,28 @@ private slots:
         }
     }
 
+    // The budget chart's legend takes the columns its names fit, so at the tab's narrowest no name is cut
+    // (a 13-character guess made two columns at 265 px: "Activation p", "Unused ma").
+    void narrowBudgetChartLegendFits()
+    {
+        const Scenario sc = readScenario(
+            readJson(QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/llama-3.1-8b-vllm-rtx3090.json")));
+        const ServingEstimate e = servingEstimate(sc.model, sc.run);
+        for (const int width : { 240, 265, 320, 600 }) {
+            ServingBarChart chart;
+            chart.resize(width, 400);
+            chart.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&chart));
+            chart.setChart(servingBudgetChart(sc.run, e));
+            chart.plot()->replot(QCustomPlot::rpImmediateRefresh);
+            QVERIFY2(static_cast<QWidget*>(chart.plot())->minimumSizeHint().width() <= width,
+                qPrintable(QStringLiteral("%1 px: the plot needs %2")
+                               .arg(width)
+                               .arg(static_cast<QWidget*>(chart.plot())->minimumSizeHint().width())));
+            QVERIFY(chart.plot()->legend->outerRect().right() <= chart.plot()->width());
+        }
+    }
+
     void otherScenariosGetOneSentence()
     {
         ServingPage* page = m_window->servingPage();
