@@ -310,9 +310,8 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
         && !(r.fp8 && frameworkProfile(r.framework).fp8Torchao && r.parallelism.zeroStage == 3 && r.parallelism.fsdp2
             && r.mode == Mode::Training))
         throw InputError("run.parallelism.fp8_all_gather",
-            "true is torchao's enable_fsdp_float8_all_gather: expected run.fp8 true, framework torchtitan, zero_stage "
-            "3 "
-            "and sharding \"fsdp2\"");
+            "true is torchao's enable_fsdp_float8_all_gather: expected run.fp8 true, framework torchtitan, "
+            "zero_stage 3 and sharding \"fsdp2\"");
     if (r.activationOffloading && r.mode == Mode::Training
         && (r.framework != Framework::Torchtune || r.checkpointing.kind != Checkpointing::Kind::Full))
         throw InputError("run.activation_offloading",

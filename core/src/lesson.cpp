@@ -242,6 +242,36 @@ Scenario readStepScenario(const json& doc, const std::string& path)
     }
 }
 
+/// The serving engine's report (`vramlab-cli serve-estimate --json`'s `serving` object) of the step.
+nlohmann::json servingReport(const LessonStep& step)
+{
+    const Scenario& sc = step.scenario;
+    const ServingEstimate e = servingEstimate(sc.model, sc.run);
+    return servingToJson(e, defaultServingSpeed(sc.model, sc.run, e));
+}
+
+/// The number at a dotted path of a JSON report (booleans as 1 and 0, flagged in `yesNo`).
+template <typename Json> double numberAt(const Json& root, const std::string& quantity, std::size_t from, bool* yesNo)
+{
+    const Json* at = &root;
+    while (from <= quantity.size()) {
+        const std::size_t dot = std::min(quantity.find('.', from), quantity.size());
+        const std::string key = quantity.substr(from, dot - from);
+        if (!at->is_object() || !at->contains(key))
+            throw InputError(quantity, "not a number of the JSON report");
+        at = &at->at(key);
+        from = dot + 1;
+    }
+    if (at->is_boolean()) {
+        if (yesNo)
+            *yesNo = true;
+        return at->template get<bool>() ? 1.0 : 0.0;
+    }
+    if (!at->is_number())
+        throw InputError(quantity, "not a number of the JSON report");
+    return at->template get<double>();
+}
+
 LessonStep readStep(const json& j, const std::string& path, json& scenarioDoc)
 {
     JsonObjectReader r(j, path);
@@ -294,7 +324,8 @@ LessonStep readStep(const json& j, const std::string& path, json& scenarioDoc)
         for (std::size_t i = 0; i < list.size(); ++i)
             step.expect.push_back(readExpectation(
                 list[i], r.keyPath("expect") + "[" + std::to_string(i) + "]", step.textbook.has_value()));
-        // serving.*: a number of the engine's report for this step's scenario, which must serve.
+        // serving.*: a number of the engine's report for this step's scenario (made once), which must serve.
+        std::optional<json> serving;
         for (std::size_t i = 0; i < step.expect.size(); ++i) {
             const std::string& q = step.expect[i].quantity;
             if (q.rfind("serving.", 0) != 0)
@@ -303,7 +334,9 @@ LessonStep readStep(const json& j, const std::string& path, json& scenarioDoc)
             if (!step.scenario.run.serving)
                 throw InputError(at, "serving.* quantities need a serving scenario (run.mode \"serving\")");
             try {
-                (void)lessonQuantity(q, step, Report {});
+                if (!serving)
+                    serving = servingReport(step);
+                (void)numberAt(*serving, q, 8, nullptr);
             } catch (const InputError& e) {
                 throw InputError(at, std::string(e.what()));
             }
@@ -347,36 +380,6 @@ double textbookQuantity(const std::string& name, const LessonStep& step, const R
         return double(ceilDiv(s.total(), report.usableBytes));
     }
     throw InputError("textbook." + name, "unknown textbook quantity");
-}
-
-/// The serving engine's report (`vramlab-cli serve-estimate --json`'s `serving` object) of the step.
-nlohmann::json servingReport(const LessonStep& step)
-{
-    const Scenario& sc = step.scenario;
-    const ServingEstimate e = servingEstimate(sc.model, sc.run);
-    return servingToJson(e, defaultServingSpeed(sc.model, sc.run, e));
-}
-
-/// The number at a dotted path of a JSON report (booleans as 1 and 0, flagged in `yesNo`).
-template <typename Json> double numberAt(const Json& root, const std::string& quantity, std::size_t from, bool* yesNo)
-{
-    const Json* at = &root;
-    while (from <= quantity.size()) {
-        const std::size_t dot = std::min(quantity.find('.', from), quantity.size());
-        const std::string key = quantity.substr(from, dot - from);
-        if (!at->is_object() || !at->contains(key))
-            throw InputError(quantity, "not a number of the JSON report");
-        at = &at->at(key);
-        from = dot + 1;
-    }
-    if (at->is_boolean()) {
-        if (yesNo)
-            *yesNo = true;
-        return at->template get<bool>() ? 1.0 : 0.0;
-    }
-    if (!at->is_number())
-        throw InputError(quantity, "not a number of the JSON report");
-    return at->template get<double>();
 }
 
 double quantityIn(const std::string& quantity, const LessonStep& step, const Report& report,

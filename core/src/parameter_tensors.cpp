@@ -149,8 +149,9 @@ ParameterCount countParameters(const ModelSpec& m)
 ParameterCount countParameters(const std::vector<ParamTensor>& tensors, const ModelSpec& m)
 {
     ParameterCount c;
-    Count denseLayer = 0, moeLayer = 0, commonLayer = 0;
-    Count denseLinear = 0, moeLinear = 0, commonLinear = 0;
+    struct LayerPart {
+        Count all = 0, linear = 0; ///< elements of one layer, and of its matrix-multiply weights
+    } dense, moe, common;
     for (const ParamTensor& t : tensors) {
         const Count total = t.total();
         c.total = checkedAdd(c.total, total);
@@ -165,19 +166,19 @@ ParameterCount countParameters(const std::vector<ParamTensor>& tensors, const Mo
         const Count perLayer = t.name.starts_with("moe_layers.") ? t.total() / std::max<Count>(1, m.moeLayers())
             : t.name.starts_with("layers.")                      ? t.elements()
                                                                  : 0;
-        Count& layer = t.name.starts_with("layers.mlp") ? denseLayer
-            : t.name.starts_with("moe_layers.")         ? moeLayer
-                                                        : commonLayer;
-        Count& linear = &layer == &denseLayer ? denseLinear : &layer == &moeLayer ? moeLinear : commonLinear;
-        layer += perLayer;
+        LayerPart& part = t.name.starts_with("layers.mlp") ? dense : t.name.starts_with("moe_layers.") ? moe : common;
+        part.all += perLayer;
         if (t.linear)
-            linear += perLayer;
+            part.linear += perLayer;
     }
     if (m.tiedEmbeddings) // the tied head still multiplies every token
         c.matmulActive = checkedAdd(c.matmulActive, checkedMul(m.hiddenSize, m.vocabSize));
-    const bool moeLargest = moeLayer > (m.denseLayers() > 0 ? denseLayer : 0);
-    c.perLayerMax = commonLayer + (moeLargest ? moeLayer : m.denseLayers() > 0 ? denseLayer : 0);
-    c.perLayerMaxLinear = commonLinear + (moeLargest ? moeLinear : m.denseLayers() > 0 ? denseLinear : 0);
+    const LayerPart none;
+    const LayerPart& largest = moe.all > (m.denseLayers() > 0 ? dense.all : 0) ? moe
+        : m.denseLayers() > 0                                                  ? dense
+                                                                               : none;
+    c.perLayerMax = common.all + largest.all;
+    c.perLayerMaxLinear = common.linear + largest.linear;
     return c;
 }
 
