@@ -30,6 +30,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <functional>
 
 namespace vramlab {
 
@@ -426,7 +427,11 @@ bool exportReviewMarkdown(
 
 } // namespace
 
-bool exportPlan(const PlanResult& result, const QString& outPath, QString* error)
+namespace {
+
+/// A plan table as .csv or .md, written atomically; the text is made only for the one asked.
+bool exportTable(const QString& outPath, QString* error, const std::function<std::string()>& csv,
+    const std::function<std::string()>& markdown)
 {
     const QString ext = QFileInfo(outPath).suffix().toLower();
     auto fail = [&](const QString& why) {
@@ -438,12 +443,26 @@ bool exportPlan(const PlanResult& result, const QString& outPath, QString* error
     if (!dir.isDir())
         return fail(QStringLiteral("the folder does not exist"));
     if (ext == QLatin1String("csv"))
-        return writeFileAtomic(outPath, QByteArray::fromStdString(planCsv(result)), error);
+        return writeFileAtomic(outPath, QByteArray::fromStdString(csv()), error);
     if (ext == QLatin1String("md"))
-        return writeFileAtomic(outPath, QByteArray::fromStdString(planMarkdown(result)), error);
+        return writeFileAtomic(outPath, QByteArray::fromStdString(markdown()), error);
     return fail(
         QStringLiteral("the Plan tab exports its table as .csv or .md (a picture of it is not a chart), got \".%1\"")
             .arg(ext));
+}
+
+} // namespace
+
+bool exportPlan(const PlanResult& result, const QString& outPath, QString* error)
+{
+    return exportTable(
+        outPath, error, [&] { return planCsv(result); }, [&] { return planMarkdown(result); });
+}
+
+bool exportServingPlan(const ServingPlanResult& result, const QString& outPath, QString* error)
+{
+    return exportTable(
+        outPath, error, [&] { return servingPlanCsv(result); }, [&] { return servingPlanMarkdown(result); });
 }
 
 bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels,
@@ -461,7 +480,9 @@ bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QS
         return fail(QStringLiteral("--chart compare-files needs two scenario files or more"));
     if (kind == ChartKind::Plan) {
         try {
-            return exportPlan(defaultPlan(scenarios.front()), outPath, error);
+            const Scenario& sc = scenarios.front();
+            return sc.run.serving ? exportServingPlan(defaultServingPlan(sc), outPath, error)
+                                  : exportPlan(defaultPlan(sc), outPath, error);
         } catch (const std::exception& e) {
             return fail(QString::fromUtf8(e.what()));
         }

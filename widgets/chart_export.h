@@ -62,13 +62,15 @@ bool writeFileAtomic(const QString& path, const QByteArray& data, QString* error
 /// .png .svg .pdf (the chart; a PDF on `page`, a slide drawn at slideSize(size)), .csv (the
 /// chart's data: chartCsv), .md (the review report with its chart images beside it), .html (one
 /// self-contained review report with the charts inline). ChartKind::Plan writes the default
-/// plan's table (exportPlan). Errors name the file and why.
+/// plan's table (exportPlan; a serving scenario's: exportServingPlan). Errors name the file and why.
 bool exportScenario(ChartKind kind, const QVector<Scenario>& scenarios, const QStringList& labels,
     const QString& outPath, QSize size, const PlotTheme& theme, QString* error, PdfPage page = PdfPage::Slide);
 
 /// The Plan tab's ranked setups (what its table shows) as .csv (planCsv) or .md (planMarkdown);
 /// any other extension is refused with a sentence saying so.
 bool exportPlan(const PlanResult& result, const QString& outPath, QString* error);
+/// The serving plan's rows (servingPlanCsv, servingPlanMarkdown), as exportPlan.
+bool exportServingPlan(const ServingPlanResult& result, const QString& outPath, QString* error);
 
 /// A title and a subtitle over `plot` (exported serving charts: scenario, GPU, verdict).
 void addChartTitle(QCustomPlot* plot, const QString& title, const QString& subtitle, const PlotTheme& theme);

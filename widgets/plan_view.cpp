@@ -2,6 +2,7 @@
 #include "plan_view.h"
 
 #include "chart_support.h"
+#include "plan_table.h"
 #include "stable_height_label.h"
 #include "vramlab/fit.h"
 
@@ -42,18 +43,11 @@ PlanView::PlanView(QWidget* parent)
 
     auto* fits = new QGridLayout;
     for (int i = 0; i < 3; ++i) {
-        auto* name = new QLabel(QString::fromLatin1(kFitNames[i]) + QLatin1Char(':'), this);
-        m_fitLabels[i] = new StableHeightLabel(this);
-        m_fitLabels[i]->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        m_fitLabels[i]->setWordWrap(true); // a long answer wraps, the window stays narrow (issue 16)
-        m_fitApply[i] = new QPushButton(QStringLiteral("Apply"), this);
-        m_fitApply[i]->setToolTip(QStringLiteral("Set this value in the scenario (undoable)"));
-        connect(m_fitApply[i], &QPushButton::clicked, this, [this, i] { applyFit(i); });
-        fits->addWidget(name, i, 0);
-        fits->addWidget(m_fitLabels[i], i, 1);
-        fits->addWidget(m_fitApply[i], i, 2);
+        const PlanFitRow r = addPlanFitRow(fits, i, this, [this, i] { applyFit(i); });
+        r.name->setText(QString::fromLatin1(kFitNames[i]) + QLatin1Char(':'));
+        m_fitLabels[i] = r.answer;
+        m_fitApply[i] = r.apply;
     }
-    fits->setColumnStretch(1, 1);
     layout->addLayout(fits);
 
     auto* controls = new QHBoxLayout;
@@ -77,12 +71,6 @@ PlanView::PlanView(QWidget* parent)
     m_topK->setValue(10);
     controls->addStretch(1);
     m_apply = new QPushButton(QStringLiteral("Apply selected setup"), this);
-    m_apply->setEnabled(false);
-    connect(m_apply, &QPushButton::clicked, this, [this] {
-        const auto rows = m_table->selectionModel()->selectedRows();
-        if (!rows.isEmpty())
-            applyRow(rows.front().row());
-    });
     controls->addWidget(m_apply);
     layout->addLayout(controls);
 
@@ -91,19 +79,9 @@ PlanView::PlanView(QWidget* parent)
     m_summary->setWordWrap(true);
     layout->addWidget(m_summary);
 
-    m_table = new QTableWidget(0, 5, this);
-    m_table->setHorizontalHeaderLabels(
-        { QStringLiteral("Step"), QStringLiteral("Tokens/s"), QStringLiteral("Peak per GPU"), QStringLiteral("Setup"),
-            QStringLiteral("Why (hover a row for the time by cause)") });
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setWordWrap(false);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    connect(m_table, &QTableWidget::itemSelectionChanged, this,
-        [this] { m_apply->setEnabled(!m_table->selectionModel()->selectedRows().isEmpty()); });
-    connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { applyRow(row); });
+    m_table = newPlanTable({ QStringLiteral("Step"), QStringLiteral("Tokens/s"), QStringLiteral("Peak per GPU"),
+                               QStringLiteral("Setup"), QStringLiteral("Why (hover a row for the time by cause)") },
+        m_apply, this, [this](int row) { applyRow(row); });
     layout->addWidget(m_table, 1);
     m_syncing = false;
 }
@@ -148,7 +126,7 @@ void PlanView::setScenario(const Scenario& sc)
                                     .arg(number(f.nextValue), QString::fromStdString(formatBytesApart(next, peak)));
                 }
             } catch (const std::exception& e) {
-                text = QString::fromUtf8(e.what());
+                text = QString::fromUtf8(e.what()).toHtmlEscaped(); // the label is rich text; errors echo the file
             }
         }
         m_fitLabels[i]->setText(text);

@@ -34,6 +34,10 @@ commands:
        [--no-offload] [--json]
                                   fastest setups that fit: ZeRO x TP x PP x micro-batch x
                                   checkpointing x offload, ranked by estimated step time
+  plan SERVING.json --gpus G --concurrency C [--context L] [--prompt P] [--max-tpot-ms T]
+       [--max-ttft-ms T] [--min-tokens-per-s R] [--top K] [--json]
+                                  vLLM/SGLang deployments (TP x PP x DP replicas, KV
+                                  dtype) that start, hold C requests and meet the limits
   presets [--json]                built-in models and their parameter counts
   gpus [--json]                   the GPU catalog: memory, TFLOP/s, bandwidths
   keys [--json]                   every scenario key: kind, accepted values, unit, meaning
@@ -114,6 +118,16 @@ At most 200,000 events.
 The fastest setups that fit run.gpu: ZeRO stage x tensor parallel (with sequence
 parallelism) x pipeline parallel x micro-batch x checkpointing x offload, ranked by
 estimated step time; each row names every setting it applies and why it wins or loses.
+
+usage: vramlab-cli plan SERVING.json --gpus G --concurrency C [--context L] [--prompt P]
+       [--max-tpot-ms T] [--max-ttft-ms T] [--min-tokens-per-s R] [--top K] [--json]
+
+A serving scenario (vLLM or SGLang): every deployment of G GPUs (tensor parallel dividing
+the heads within 8 GPUs, vLLM pipeline stages, data-parallel replicas for the rest; the
+KV cache in the scenario's dtype or fp8), each with the engine's own accounting. Those
+that start, hold C requests of L tokens (default: max_model_len) and meet every limit
+(TPOT and TTFT in milliseconds, output tokens per second of all replicas) are ranked by
+TPOT; the rest are listed with why. Exit 3 when none fits.
 )" },
     { "presets", vramlab::cli::runPresets, R"(usage: vramlab-cli presets [--json]
 

@@ -5,6 +5,7 @@
 #include "cli_args.h"
 #include "cli_scenario.h"
 #include "command_main.h"
+#include "vramlab/chart_data.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
 #include "vramlab/report_json.h"
@@ -133,18 +134,23 @@ int runServeFit(const std::vector<std::string>& words)
 
 int runServePlan(const std::vector<std::string>& words)
 {
-    CliArgs a(words, { "--gpus", "--concurrency", "--context", "--prompt", "--max-tpot-ms", "--top" }, { "--json" });
+    CliArgs a(words,
+        { "--gpus", "--concurrency", "--context", "--prompt", "--max-tpot-ms", "--max-ttft-ms", "--min-tokens-per-s",
+            "--top" },
+        { "--json" });
     const std::string file = onlyFile(a, "plan");
     const Scenario sc = loadServing(file);
-    ServingPlanRequest req;
-    req.gpus = a.integer("--gpus", 1, 4096).value_or(sc.run.parallelism.gpus);
-    req.concurrency = a.integer("--concurrency", 1, 1'000'000).value_or(1);
-    req.context = a.integer("--context", 1, 100'000'000).value_or(withFile(file, [&] {
-        return servingEstimate(sc.model, sc.run).maxModelLen;
-    }));
+    ServingPlanRequest req = withFile(file, [&] { return defaultServingPlanRequest(sc); }); // the Plan tab's
+    req.gpus = a.integer("--gpus", 1, 4096).value_or(req.gpus);
+    req.concurrency = a.integer("--concurrency", 1, 1'000'000).value_or(req.concurrency);
+    req.context = a.integer("--context", 1, 100'000'000).value_or(req.context);
     req.promptTokens = a.integer("--prompt", 1, 100'000'000).value_or(std::min<Count>(req.context, 1024));
     if (const auto ms = a.integer("--max-tpot-ms", 1, 1'000'000))
         req.maxTpotS = static_cast<double>(*ms) / 1e3;
+    if (const auto ms = a.integer("--max-ttft-ms", 1, 100'000'000))
+        req.maxTtftS = static_cast<double>(*ms) / 1e3;
+    if (const auto t = a.integer("--min-tokens-per-s", 1, 1'000'000'000))
+        req.minTokensPerS = static_cast<double>(*t);
     req.topK = static_cast<int>(a.integer("--top", 1, 1000).value_or(10));
     const ServingPlanResult p = withFile(file, [&] { return servingPlan(sc.model, sc.run, req); });
     if (a.flag("--json")) {
@@ -153,7 +159,8 @@ int runServePlan(const std::vector<std::string>& words)
             rows.push_back({ { "summary", c.summary() }, { "tensor_parallel", c.tensorParallel },
                 { "pipeline_parallel", c.pipelineParallel }, { "data_parallel", c.dataParallel },
                 { "kv_cache_dtype", c.kvCacheDtype ? std::string(toString(*c.kvCacheDtype)) : std::string("auto") },
-                { "requests_held", c.requestsHeld }, { "batch_per_replica", c.batchPerReplica }, { "why", c.why },
+                { "requests_held", c.requestsHeld }, { "batch_per_replica", c.batchPerReplica },
+                { "tokens_per_s_all_replicas", c.tokensPerSAll() }, { "why", c.why },
                 { "serving", servingToJson(c.estimate, c.speed) } });
         for (const ServingPlanCandidate& c : p.unfit)
             unfit.push_back({ { "summary", c.summary() }, { "why", c.why } });

@@ -17,6 +17,7 @@
 #include "probe_view.h"
 #include "scenario_document.h"
 #include "serving_page.h"
+#include "serving_plan_view.h"
 #include "stable_height_label.h"
 #include "stacked_bar_chart.h"
 #include "sweep_chart.h"
@@ -271,6 +272,10 @@ QComboBox* MainWindow::timelineStep() const
 PlanView* MainWindow::planView() const
 {
     return m_plan->view();
+}
+ServingPlanView* MainWindow::servingPlanView() const
+{
+    return m_plan->servingView();
 }
 ProbeView* MainWindow::probeView() const
 {
@@ -546,12 +551,12 @@ bool MainWindow::exportTo(const QString& path, QSize size, bool dark, PdfPage pd
             return false;
         }
     }
-    if (kind == ChartKind::Plan && m_plan->view()->result().evaluated == 0) {
+    if (kind == ChartKind::Plan && !m_plan->hasTable()) {
         showBanner(QStringLiteral("Not exported: the Plan tab shows no plan for this scenario"));
         return false;
     }
     const bool written = kind == ChartKind::Plan // the table as shown, with the tab's GPU count and batch
-        ? exportPlan(m_plan->view()->result(), path, &error)
+        ? m_plan->exportTable(path, &error)
         : exportScenario(kind, scenarios, labels, path, size, exportTheme(dark, size), &error, pdfPage);
     if (!written) {
         showBanner(QStringLiteral("Not exported: ") + error);

@@ -28,6 +28,7 @@ class CompareView;
 class ExplainView;
 class TimelineChart;
 class PlanView;
+class ServingPlanView;
 class LessonPlayer;
 class ProbeView;
 class Page;
@@ -70,6 +71,7 @@ public:
     TimelineChart* timelineChart() const;
     QComboBox* timelineStep() const;
     PlanView* planView() const;
+    ServingPlanView* servingPlanView() const;
     ProbeView* probeView() const;
     QLabel* verdictLabel() const { return m_verdict; }
     LessonPlayer* lessonPlayer() const { return m_lessons; }

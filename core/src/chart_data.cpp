@@ -224,7 +224,7 @@ std::string chartCsv(ChartKind kind, const std::vector<Scenario>& scenarios, con
     case ChartKind::ServingConcurrency:
         return concurrencyCsv(concurrencyCurveOf(sc));
     case ChartKind::Plan:
-        return planCsv(defaultPlan(sc));
+        return sc.run.serving ? servingPlanCsv(defaultServingPlan(sc)) : planCsv(defaultPlan(sc));
     default:
         return columnsCsv(chartColumns(kind, scenarios, labels));
     }
@@ -342,6 +342,70 @@ PlanResult defaultPlan(const Scenario& sc)
     PlanRequest req; // as the Plan tab opens: the scenario's GPUs and global batch, the top ten
     req.gpus = sc.run.parallelism.gpus;
     return plan(sc, req);
+}
+
+namespace {
+
+/// Fitting setups ranked, then the others unranked, each with the function's row.
+template <typename Row> void servingPlanRows(const ServingPlanResult& result, Row row)
+{
+    for (std::size_t i = 0; i < result.top.size(); ++i)
+        row(std::to_string(i + 1), result.top[i]);
+    for (const ServingPlanCandidate& c : result.unfit)
+        row(std::string(), c);
+}
+
+std::string kvDtypeName(const ServingPlanCandidate& c)
+{
+    return c.kvCacheDtype ? std::string(toString(*c.kvCacheDtype)) : std::string("auto");
+}
+
+} // namespace
+
+std::string servingPlanCsv(const ServingPlanResult& result)
+{
+    std::ostringstream out;
+    out << "rank,tensor_parallel,pipeline_parallel,data_parallel,kv_cache_dtype,summary,fits,requests_held,"
+           "batch_per_replica,kv_cache_tokens_per_replica,ttft_s,tpot_s,tokens_per_s_all_replicas,why\n";
+    servingPlanRows(result, [&](const std::string& rank, const ServingPlanCandidate& c) {
+        const bool timed = c.speed.available;
+        out << rank << ',' << c.tensorParallel << ',' << c.pipelineParallel << ',' << c.dataParallel << ','
+            << kvDtypeName(c) << ',' << csvField(c.summary()) << ',' << yesNo(c.fits) << ',' << c.requestsHeld << ','
+            << c.batchPerReplica << ',' << c.estimate.kvCacheTokens << ',' << (timed ? decimal(c.speed.ttftS) : "")
+            << ',' << (timed ? decimal(c.speed.tpotS) : "") << ',' << (timed ? decimal(c.tokensPerSAll()) : "") << ','
+            << csvField(c.why) << '\n';
+    });
+    return out.str();
+}
+
+std::string servingPlanMarkdown(const ServingPlanResult& result)
+{
+    std::ostringstream out;
+    out << "| # | Setup | Fits | Requests held | TTFT (s) | TPOT (s) | Tokens/s (all replicas) | Why |\n"
+        << "|---:|---|---|---:|---:|---:|---:|---|\n";
+    servingPlanRows(result, [&](const std::string& rank, const ServingPlanCandidate& c) {
+        const bool timed = c.speed.available;
+        out << "| " << rank << " | " << markdownEscape(c.summary()) << " | " << (c.fits ? "yes" : "no") << " | "
+            << c.requestsHeld << " | " << (timed ? decimal(c.speed.ttftS) : "") << " | "
+            << (timed ? decimal(c.speed.tpotS) : "") << " | " << (timed ? decimal(c.tokensPerSAll()) : "") << " | "
+            << markdownEscape(c.why) << " |\n";
+    });
+    return out.str();
+}
+
+ServingPlanRequest defaultServingPlanRequest(const Scenario& sc)
+{
+    ServingPlanRequest req;
+    req.gpus = sc.run.parallelism.gpus;
+    req.concurrency = 1;
+    req.context = servingEstimate(sc.model, sc.run).maxModelLen;
+    req.promptTokens = std::min<Count>(req.context, 1024);
+    return req;
+}
+
+ServingPlanResult defaultServingPlan(const Scenario& sc)
+{
+    return servingPlan(sc.model, sc.run, defaultServingPlanRequest(sc));
 }
 
 } // namespace vramlab

@@ -168,7 +168,8 @@ std::string servingVerdict(const ServingEstimate& e)
     std::snprintf(concurrency, sizeof concurrency, "%.2fx", e.maxConcurrency);
     // Short enough for the window's header at 1280 pixels; the engine's message is the Serving page's.
     return std::string(e.startupFails ? "DOES NOT START: " : "STARTS: ") + formatCount(e.kvCacheTokens) + " KV tokens, "
-        + concurrency + " at " + formatCount(e.maxModelLen) + " tokens";
+        + concurrency + " at " + formatCount(e.maxModelLen) + " tokens"
+        + (e.replicas > 1 ? ", " + std::to_string(e.replicas) + " replicas" : std::string());
 }
 
 } // namespace vramlab

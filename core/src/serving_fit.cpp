@@ -50,11 +50,10 @@ ServingFit maxConcurrency(const ModelSpec& m, const RunSpec& run, Count context)
     const Count n = requestsHeld(*f.estimate, *r.serving);
     if (n > 0)
         f.value = n;
-    f.explanation = n > 0
-        ? std::to_string(n) + " requests of " + std::to_string(context) + " tokens fit the KV cache ("
-            + std::to_string(f.estimate->kvCacheTokens) + " tokens)"
-        : (f.estimate->startupFails ? f.estimate->failure
-                                    : "not one request of " + std::to_string(context) + " tokens fits");
+    f.explanation = n > 0 ? formatCount(n) + " requests of " + formatCount(context) + " tokens fit the KV cache ("
+            + formatCount(f.estimate->kvCacheTokens) + " tokens)"
+                          : (f.estimate->startupFails ? f.estimate->failure
+                                                      : "not one request of " + formatCount(context) + " tokens fits");
     return f;
 }
 
@@ -73,8 +72,8 @@ ServingFit longestContext(const ModelSpec& m, const RunSpec& run, Count concurre
     if (okTop) {
         f.value = ceiling;
         f.estimate = eTop;
-        f.explanation = "the model's whole context (" + std::to_string(ceiling) + " tokens) fits "
-            + std::to_string(concurrency) + " requests";
+        f.explanation = "the model's whole context (" + formatCount(ceiling) + " tokens) fits "
+            + formatCount(concurrency) + " requests";
         return f;
     }
     hi = ceiling;
@@ -90,11 +89,11 @@ ServingFit longestContext(const ModelSpec& m, const RunSpec& run, Count concurre
     }
     if (lo > 0) {
         f.value = lo;
-        f.explanation = std::to_string(concurrency) + " requests of " + std::to_string(lo) + " tokens fit; "
-            + std::to_string(lo + 1) + " do not";
+        f.explanation = formatCount(concurrency) + " requests of " + formatCount(lo) + " tokens fit; "
+            + formatCount(lo + 1) + " do not";
     } else {
         f.estimate = fits(1).second;
-        f.explanation = "not even " + std::to_string(concurrency) + " requests of 1 token fit";
+        f.explanation = "not even " + formatCount(concurrency) + " requests of 1 token fit";
     }
     return f;
 }
@@ -118,13 +117,13 @@ ServingFit fewestGpus(const ModelSpec& m, const RunSpec& run, Count concurrency)
         if (held >= concurrency) {
             f.value = r.parallelism.gpus;
             f.estimate = e;
-            f.explanation = "tensor parallel " + std::to_string(tp) + ": " + std::to_string(held) + " requests of "
-                + std::to_string(e.maxModelLen) + " tokens fit";
+            f.explanation = "tensor parallel " + formatCount(tp) + ": " + formatCount(held) + " requests of "
+                + formatCount(e.maxModelLen) + " tokens fit";
             return f;
         }
     }
-    f.explanation = "no tensor-parallel size up to 64 (dividing the " + std::to_string(m.numHeads) + " heads) holds "
-        + std::to_string(concurrency) + " requests";
+    f.explanation = "no tensor-parallel size up to 64 (dividing the " + formatCount(m.numHeads) + " heads) holds "
+        + formatCount(concurrency) + " requests";
     return f;
 }
 
@@ -158,7 +157,7 @@ ServingFit mostGpuLayers(const ModelSpec& m, const RunSpec& run)
     }
     if (lo >= 0) {
         f.value = lo;
-        f.explanation = std::to_string(lo) + " of " + std::to_string(m.numLayers + 1) + " layers fit ("
+        f.explanation = formatCount(lo) + " of " + formatCount(m.numLayers + 1) + " layers fit ("
             + formatBytes(gpuBytes(*f.estimate)) + " of " + formatBytes(run.gpu->memoryBytes) + ")";
     }
     return f;

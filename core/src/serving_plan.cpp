@@ -24,6 +24,25 @@ bool faster(const ServingPlanCandidate& a, const ServingPlanCandidate& b)
     return a.tensorParallel * a.pipelineParallel < b.tensorParallel * b.pipelineParallel;
 }
 
+/// Every speed limit of the request the candidate misses, in words ("" when it meets them all).
+std::string missedLimits(const ServingPlanCandidate& c, const ServingPlanRequest& req)
+{
+    std::string why;
+    auto add = [&](const std::string& s) { why += (why.empty() ? "" : "; ") + s; };
+    if (!c.speed.available)
+        return req.maxTpotS || req.maxTtftS || req.minTokensPerS
+            ? "a speed limit needs the GPU's memory bandwidth and peak FLOP/s (run.gpu)"
+            : "";
+    if (req.maxTpotS && c.speed.tpotS > *req.maxTpotS)
+        add("TPOT " + formatSeconds(c.speed.tpotS, 3) + " is over the " + formatSeconds(*req.maxTpotS, 3) + " limit");
+    if (req.maxTtftS && c.speed.ttftS > *req.maxTtftS)
+        add("TTFT " + formatSeconds(c.speed.ttftS, 3) + " is over the " + formatSeconds(*req.maxTtftS, 3) + " limit");
+    if (req.minTokensPerS && c.tokensPerSAll() < *req.minTokensPerS)
+        add(formatCount(static_cast<Count>(c.tokensPerSAll())) + " tokens/s is under the "
+            + formatCount(static_cast<Count>(*req.minTokensPerS)) + " asked");
+    return why;
+}
+
 std::string percentOver(double v, double best)
 {
     return "+" + formatDouble(best > 0 ? 100.0 * (v - best) / best : 0.0, std::chars_format::fixed, 0) + "%";
@@ -36,6 +55,7 @@ std::string ServingPlanCandidate::summary() const
     std::string s = "TP " + std::to_string(tensorParallel) + " x PP " + std::to_string(pipelineParallel) + " x DP "
         + std::to_string(dataParallel) + ", kv_cache_dtype ";
     s += kvCacheDtype ? std::string(toString(*kvCacheDtype)) : std::string("auto");
+    s += (engine == ServingEngine::Sglang ? ", context_length " : ", max_model_len ") + formatCount(context);
     return s;
 }
 
@@ -44,7 +64,7 @@ RunSpec applyServingCandidate(const RunSpec& run, const ServingPlanCandidate& c,
     RunSpec r = withContext(run, context);
     r.parallelism.tensorParallel = c.tensorParallel;
     r.parallelism.pipelineParallel = c.pipelineParallel;
-    r.parallelism.gpus = c.tensorParallel * c.pipelineParallel; // one replica; DP replicas are copies
+    r.parallelism.gpus = c.tensorParallel * c.pipelineParallel * c.dataParallel; // replicas: ServingEstimate::replicas
     r.serving->kvCacheDtype = c.kvCacheDtype;
     return r;
 }
@@ -83,6 +103,8 @@ ServingPlanResult servingPlan(const ModelSpec& m, const RunSpec& run, const Serv
                 c.pipelineParallel = pp;
                 c.dataParallel = req.gpus / (tp * pp);
                 c.kvCacheDtype = kv;
+                c.engine = engine;
+                c.context = req.context;
                 const RunSpec r = applyServingCandidate(run, c, req.context);
                 try {
                     c.estimate = servingEstimate(m, r);
@@ -106,10 +128,8 @@ ServingPlanResult servingPlan(const ModelSpec& m, const RunSpec& run, const Serv
                 } else {
                     c.speed = servingSpeed(
                         m, r, c.estimate, c.batchPerReplica, std::min(req.promptTokens, req.context), req.context);
-                    c.fits = !req.maxTpotS || c.speed.tpotS <= *req.maxTpotS;
-                    if (!c.fits)
-                        c.why = "TPOT " + formatSeconds(c.speed.tpotS, 3) + " is over the "
-                            + formatSeconds(*req.maxTpotS, 3) + " limit";
+                    c.why = missedLimits(c, req);
+                    c.fits = c.why.empty();
                 }
                 (c.fits ? res.top : res.unfit).push_back(std::move(c));
             }
@@ -121,7 +141,7 @@ ServingPlanResult servingPlan(const ModelSpec& m, const RunSpec& run, const Serv
     for (size_t i = 0; i < res.top.size(); ++i) {
         ServingPlanCandidate& c = res.top[i];
         const std::string held = formatCount(c.requestsHeld) + " requests held (" + formatCount(c.batchPerReplica)
-            + " decoding per replica)";
+            + " decoding per replica), " + formatCount(static_cast<Count>(c.tokensPerSAll())) + " tokens/s in all";
         if (i == 0) {
             c.why = "fastest: TPOT " + formatSeconds(c.speed.tpotS, 3) + " (" + c.speed.decodeBound + "), TTFT "
                 + formatSeconds(c.speed.ttftS, 3) + ", " + held;

@@ -55,9 +55,9 @@ json servingToJson(const ServingEstimate& e, const ServingSpeed& speed)
         { "cpu_blocks", e.gpuBlocks ? json(e.cpuBlocks) : json(nullptr) }, { "max_model_len", e.maxModelLen },
         { "max_num_seqs", e.maxNumSeqs },
         { "max_num_batched_tokens", e.maxNumBatchedTokens > 0 ? json(e.maxNumBatchedTokens) : json(nullptr) },
-        { "max_concurrency", e.maxConcurrency }, { "startup_fails", e.startupFails },
-        { "failure", e.startupFails ? json(e.failure) : json(nullptr) }, { "log_lines", e.logLines },
-        { "warnings", e.warnings }, { "speed", speedJson(speed) } };
+        { "max_concurrency", e.maxConcurrency }, { "data_parallel_replicas", e.replicas },
+        { "startup_fails", e.startupFails }, { "failure", e.startupFails ? json(e.failure) : json(nullptr) },
+        { "log_lines", e.logLines }, { "warnings", e.warnings }, { "speed", speedJson(speed) } };
     json ranks = json::array();
     for (const ServingRank& r : e.ranks)
         ranks.push_back(rankJson(r));
@@ -102,6 +102,8 @@ std::string servingText(const std::string& name, const ServingEstimate& e, const
     if (e.gpuBlocks)
         o << " (" << formatCount(*e.gpuBlocks) << " blocks)";
     o << "; max concurrency at " << formatCount(e.maxModelLen) << " tokens: " << fixed(e.maxConcurrency, 2) << "x\n";
+    if (e.replicas > 1)
+        o << e.replicas << " data-parallel replicas (run.parallelism.gpus / (tensor x pipeline)), each as above\n";
     if (e.startupFails)
         o << "STARTUP FAILS: " << e.failure << "\n";
     o << "\nwhat the engine prints at startup:\n";
@@ -113,7 +115,8 @@ std::string servingText(const std::string& name, const ServingEstimate& e, const
           << "  TTFT (" << formatCount(s.promptTokens) << "-token prompt) " << formatSeconds(s.ttftS, 3) << ", "
           << s.prefillBound << "\n"
           << "  TPOT " << formatSeconds(s.tpotS, 3) << ", " << s.decodeBound << "; " << fixed(s.tokensPerSPerUser, 1)
-          << " tokens/s per user, " << fixed(s.tokensPerSTotal, 1) << " tokens/s in total\n"
+          << " tokens/s per user, " << fixed(s.tokensPerSTotal, 1) << " tokens/s in total"
+          << (e.replicas > 1 ? " per replica" : "") << "\n"
           << "  " << s.formula << "\n";
     }
     for (const std::string& w : e.warnings)

@@ -3,13 +3,16 @@
 #include "vramlab/errors.h"
 #include "vramlab/presets.h"
 #include "vramlab/scenario_io.h"
+#include "vramlab/serving_chart.h"
 #include "vramlab/serving_fit.h"
 #include "vramlab/serving_model.h"
 #include "vramlab/serving_plan.h"
+#include "vramlab/serving_report.h"
 #include "vramlab/serving_speed.h"
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace vramlab;
@@ -403,7 +406,7 @@ void TstServing::servingPlanner()
     const ServingPlanCandidate bf16 = find(2, 2, std::nullopt), fp8 = find(2, 2, DType::Fp8);
     QVERIFY(bf16.requestsHeld > 0 && fp8.requestsHeld > 0);
     QVERIFY(fp8.estimate.kvCacheTokens >= 2 * bf16.estimate.kvCacheTokens - 16);
-    QCOMPARE(fp8.summary(), std::string("TP 2 x PP 1 x DP 2, kv_cache_dtype fp8"));
+    QCOMPARE(fp8.summary(), std::string("TP 2 x PP 1 x DP 2, kv_cache_dtype fp8, max_model_len 4,096"));
     // One RTX 3090 holds 5 of them at most (23,712 tokens of cache at 20,000 tokens, fewer
     // here): nothing fits, and each row says why.
     req.gpus = 1;
@@ -416,6 +419,39 @@ void TstServing::servingPlanner()
     req.gpus = 4;
     req.maxTpotS = 1e-6;
     QVERIFY(servingPlan(sc.model, sc.run, req).top.empty());
+    // A TTFT limit none meets: each row that starts and holds the requests says it is the TTFT.
+    req.maxTpotS.reset();
+    req.maxTtftS = 1e-6;
+    const ServingPlanResult slowStart = servingPlan(sc.model, sc.run, req);
+    QVERIFY(slowStart.top.empty());
+    QCOMPARE(slowStart.unfit.size(), p.top.size() + p.unfit.size());
+    for (const ServingPlanCandidate& c : slowStart.unfit)
+        if (c.requestsHeld >= 64)
+            QVERIFY2(c.why.find("TTFT ") == 0 && c.why.find(" limit") != std::string::npos, c.why.c_str());
+    // A throughput floor (output tokens/s of all replicas): the fastest setups' rate keeps only
+    // those that reach it; the rest say by how much they miss.
+    req.maxTtftS.reset();
+    double best = 0;
+    for (const ServingPlanCandidate& c : p.top) {
+        QCOMPARE(c.tokensPerSAll(), c.speed.tokensPerSTotal * double(c.dataParallel));
+        best = std::max(best, c.tokensPerSAll());
+    }
+    req.minTokensPerS = best;
+    const ServingPlanResult fast = servingPlan(sc.model, sc.run, req);
+    QVERIFY(!fast.top.empty() && fast.top.size() < p.top.size());
+    for (const ServingPlanCandidate& c : fast.top)
+        QCOMPARE(c.tokensPerSAll(), best);
+    QVERIFY(std::any_of(fast.unfit.begin(), fast.unfit.end(),
+        [](const ServingPlanCandidate& c) { return c.why.find("tokens/s is under the") != std::string::npos; }));
+    // The applied run names every GPU: the replicas are gpus / (tensor x pipeline), and the
+    // engine's report and verdict say so.
+    const RunSpec applied = applyServingCandidate(sc.run, bf16, 4096);
+    QCOMPARE(applied.parallelism.gpus, Count(4));
+    const ServingEstimate twoReplicas = servingEstimate(sc.model, applied);
+    QCOMPARE(twoReplicas.replicas, Count(2));
+    QCOMPARE(twoReplicas.kvCacheTokens, bf16.estimate.kvCacheTokens);
+    QVERIFY(servingVerdict(twoReplicas).ends_with(" tokens, 2 replicas"));
+    QCOMPARE(servingToJson(twoReplicas, {}).at("data_parallel_replicas").get<Count>(), Count(2));
 }
 
 QTEST_APPLESS_MAIN(TstServing)

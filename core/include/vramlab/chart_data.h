@@ -5,6 +5,7 @@
 #include "vramlab/report.h"
 #include "vramlab/scenario.h"
 #include "vramlab/serving_chart.h"
+#include "vramlab/serving_plan.h"
 #include "vramlab/step_timeline.h"
 #include "vramlab/sweep.h"
 
@@ -117,6 +118,19 @@ std::string planCsv(const PlanResult& result);
 std::string planMarkdown(const PlanResult& result);
 /// The plan the Plan tab shows by default for `scenario`: its GPU count and global batch.
 PlanResult defaultPlan(const Scenario& scenario);
+
+/// The serving planner's setups as CSV, those that fit first (ranked by TPOT), then the rest
+/// (rank empty, why they do not fit): `rank,tensor_parallel,pipeline_parallel,data_parallel,
+/// kv_cache_dtype,summary,fits,requests_held,batch_per_replica,kv_cache_tokens_per_replica,
+/// ttft_s,tpot_s,tokens_per_s_all_replicas,why`.
+std::string servingPlanCsv(const ServingPlanResult& result);
+/// The same rows as a Markdown table.
+std::string servingPlanMarkdown(const ServingPlanResult& result);
+/// The serving plan's target as the Plan tab and `vramlab-cli plan` start it: the scenario's
+/// GPUs, one request of the engine's max_model_len, a prompt of min(1,024, that), no limits.
+ServingPlanRequest defaultServingPlanRequest(const Scenario& scenario);
+/// servingPlan at defaultServingPlanRequest (throws InputError for a scenario that does not serve).
+ServingPlanResult defaultServingPlan(const Scenario& scenario);
 
 /// The chart's data as CSV (breakdownCsv, sweepCsv, columnsCsv, timelineCsv, servingBudgetCsv,
 /// concurrencyCsv or planCsv).

@@ -42,6 +42,9 @@ struct ServingEstimate {
     Count maxModelLen = 0;
     Count maxNumSeqs = 0;
     Count maxNumBatchedTokens = 0;
+    /// Data-parallel replicas (vLLM --data-parallel-size, SGLang --dp-size): run.parallelism.gpus /
+    /// (tensor x pipeline). Each replica keeps the same memory; everything else here is one replica's.
+    Count replicas = 1;
     std::vector<ServingRank> ranks; ///< vLLM/SGLang: every pipeline stage's rank 0
     std::size_t limitingRank = 0; ///< the rank with the fewest blocks (the engine takes the minimum)
     std::optional<Count> gpuBlocks; ///< vLLM: engine-wide blocks; none for SGLang/llama.cpp
