@@ -436,6 +436,13 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         throw InputError("model.clamped_swiglu",
             "inference or serving (gpt-oss: the training activations of its clamped GLU experts and attention "
             "sinks are not modelled)");
+    // Phi-3.5-MoE trains with SparseMixer (modeling_phimoe.py sparsemixer: Gumbel-sampled experts, a custom
+    // autograd multiplier keeping the masked gates) and multiplies the MoE input by uniform noise twice
+    // (input_jitter_noise): tensors no other router keeps. Its inference routes top-k like Mixtral.
+    if (m.moe.sparseMixer && r.mode == Mode::Training)
+        throw InputError("model.moe.sparse_mixer",
+            "inference or serving (Phi-3.5-MoE: the training tensors of SparseMixer routing and input jitter are not "
+            "modelled)");
     // vLLM and SGLang (quantization "mxfp4") and llama.cpp (MXFP4 GGUF tensors) keep gpt-oss's experts as the
     // checkpoint ships them; the engines' budgets would price them at run.precision, about 3.8 x too much.
     if (m.clampedSwiGlu && r.serving)

@@ -258,6 +258,18 @@ HfImport importHfConfig(const json& root)
 
     ConfigReader r(cfg, path, type);
     HfImport out;
+    // transformers' Auto classes load their own class for a model_type they know unless trust_remote_code=True
+    // (models/auto/auto_factory.py, dynamic_module_utils.resolve_trust_remote_code); vLLM and SGLang run their
+    // own implementation of it. Both load the same checkpoint tensors, so the count holds either way.
+    for (const json* c : { &root, &cfg })
+        if (c->contains("auto_map") && c->at("auto_map").is_object() && !c->at("auto_map").empty()) {
+            out.warnings.push_back("auto_map: the repository ships its own Python classes (trust_remote_code); "
+                                   "VRAM Lab models transformers' built-in "
+                + type
+                + " class, which loads the same checkpoint tensors (the parameter count holds); remote code run "
+                  "with trust_remote_code=True may keep other activations");
+            break;
+        }
     out.modelType = type;
     ModelSpec& m = out.model;
     m.name = top.string("_name_or_path").value_or(type);
@@ -348,18 +360,20 @@ HfImport importHfConfig(const json& root)
             if (attn && mlp && (type == "llama" || type == "granite"))
                 m.bias = true;
             else if (attn)
-                throw InputError(r.path("attention_bias"),
-                    "true is not modelled here: it adds q, k, v and o biases without MLP biases, which VRAM Lab cannot "
-                    "express");
+                m.attentionBias = true; // q, k, v and o only
             else if (mlp)
                 throw InputError(r.path("mlp_bias"),
                     "true without attention_bias is not modelled: VRAM Lab cannot express MLP-only biases");
         }
 
         // Sliding windows, as each family's modeling file applies them.
-        if (type == "mistral" || type == "mixtral" || type == "phi3" || type == "gemma2" || type == "gemma3_text") {
+        if (type == "mistral" || type == "mixtral" || type == "phi3" || type == "phimoe" || type == "gemma2"
+            || type == "gemma3_text") {
             if (r.has("sliding_window"))
                 m.slidingWindow = r.opt("sliding_window", "model.sliding_window", 1).value_or(0);
+            // A window as long as the model's whole context masks nothing (Phi-3.5-MoE: 131,072 of 131,072).
+            if (m.slidingWindow > 0 && m.maxPositionEmbeddings > 0 && m.slidingWindow >= m.maxPositionEmbeddings)
+                m.slidingWindow = 0;
             if (m.slidingWindow > 0 && type == "gemma2")
                 m.globalLayerInterval = 2; // is_sliding = not layer_idx % 2 (modeling_gemma2.py)
             if (m.slidingWindow > 0 && type == "gemma3_text")
@@ -368,10 +382,20 @@ HfImport importHfConfig(const json& root)
                 m.globalLayerInterval = fullLayerInterval(r, cfg, m.numLayers);
         }
 
-        if (type == "mixtral") {
+        if (type == "mixtral" || type == "phimoe") {
             m.moe.numExperts = r.req("num_local_experts", "model.moe.num_experts");
             m.moe.topK = r.req("num_experts_per_tok", "model.moe.top_k");
             m.moe.expertFfnHiddenSize = m.ffnHiddenSize;
+        }
+        if (type == "phimoe") {
+            // modeling_phimoe.py (modular_phimoe.py): LlamaAttention's q, k, v, o with bias=attention_bias;
+            // nn.LayerNorm (weight and bias) before attention, before the MoE block and at the end;
+            // MixtralExperts (w1, w3, w2 without bias) behind a Linear(hidden, num_local_experts, bias=False)
+            // router; lm_head = Linear(hidden, vocab, bias=lm_head_bias). Training routes by SparseMixer.
+            m.norm = NormKind::LayerNorm;
+            m.attentionBias = r.flag("attention_bias").value_or(false);
+            m.lmHeadBias = r.flag("lm_head_bias").value_or(false);
+            m.moe.sparseMixer = true;
         }
         if (type == "qwen2_moe" || type == "qwen3_moe") {
             // Router Linear(hidden, num_experts, bias=False); experts Qwen2MoeMLP(moe_intermediate_size);
@@ -457,8 +481,9 @@ Scenario scenarioFromHf(const HfImport& imported, const std::string& name)
     sc.run.sequenceLength = maxPos > 0 ? std::min<Count>(4096, maxPos) : 4096;
     sc.run.inference.contextLength = sc.run.sequenceLength;
     sc.warnings = imported.warnings;
-    // gpt-oss: its training activations are not modelled (validateRun refuses them), its inference is.
-    if (imported.model.clampedSwiGlu)
+    // gpt-oss and Phi-3.5-MoE: their training activations are not modelled (validateRun refuses them),
+    // their inference is.
+    if (imported.model.clampedSwiGlu || imported.model.moe.sparseMixer)
         sc.run.mode = Mode::Inference;
     return sc;
 }

@@ -48,10 +48,6 @@ bool sameAsResidualDropout(const json& v, const json& c)
         : 0.0;
     return v.is_number() && v.get<double>() == resid;
 }
-bool isEmptyObject(const json& v, const json&)
-{
-    return v.is_object() && v.empty();
-}
 bool allFullAttention(const json& v, const json&)
 {
     if (!v.is_array())
@@ -80,10 +76,10 @@ constexpr HfKeyRule kCommon[] = {
     rule("pad_token_id", X, "tokenizer id"),
     rule("initializer_range", X, "standard deviation of the random init; no shape"),
     rule("use_cache", X, "a generation default; the scenario's mode decides whether a KV cache exists"),
-    rule("auto_map", N,
-        "names the repository's own Python classes (trust_remote_code), which may build another model than "
-        "transformers' class; an empty map (microsoft/phi-4) names none",
-        isEmptyObject, "{}"),
+    rule("auto_map", X,
+        "names the repository's own Python classes (trust_remote_code); transformers loads its built-in class of "
+        "the model_type unless trust_remote_code=True, and the same checkpoint tensors either way: the import "
+        "warns that remote code may keep other activations"),
 };
 
 // ---- Llama-style decoders (RMSNorm, RoPE, gated MLP) ---------------------------------------
@@ -134,7 +130,7 @@ constexpr HfKeyRule kQwenExperts[] = {
 
 constexpr HfKeyRule kLlama[] = {
     rule("head_dim", M, "per-head width when not hidden / heads (Llama 3.2)"),
-    rule("attention_bias", M, "bias on q, k, v and o (modeling_llama.py); only together with mlp_bias, else refused"),
+    rule("attention_bias", M, "bias on q, k, v and o (modeling_llama.py)"),
     rule("mlp_bias", M, "bias on gate, up and down; only together with attention_bias, else refused"),
     rule("pretraining_tp", X, "splits the same matmuls into slices in forward; same tensors"),
     // Written by nanotron's Llama export (SmolLM2); modeling_llama.py reads none of them.
@@ -160,14 +156,31 @@ constexpr HfKeyRule kMixtral[] = {
         "0"),
 };
 
+// Phi-3.5-MoE (modeling_phimoe.py, configuration_phimoe.py).
+constexpr HfKeyRule kPhimoe[] = {
+    rule("sliding_window", M,
+        "the attention mask's window (MixtralModel's mask); as long as max_position_embeddings it masks nothing"),
+    rule("num_local_experts", M, "experts per layer, each an MLP of intermediate_size"),
+    rule("num_experts_per_tok", M, "experts each token goes through"),
+    rule("router_aux_loss_coef", X, "weight of the load-balancing loss"),
+    rule("output_router_logits", N, "true keeps every layer's router logits for the auxiliary loss (not modelled)",
+        isFalse, "false"),
+    rule("router_jitter_noise", X,
+        "SparseMixer's jitter epsilon, read in training only, which is refused for phimoe (model.moe.sparse_mixer)"),
+    rule("input_jitter_noise", X,
+        "noise multiplied into the MoE input in training only, which is refused for phimoe (model.moe.sparse_mixer)"),
+    rule("attention_bias", M, "bias on q, k, v and o (LlamaAttention)"),
+    rule("lm_head_bias", M, "a bias of vocab values on the LM head"),
+    rule("original_max_position_embeddings", X, "input to the longrope scaling: buffers only"),
+};
+
 constexpr HfKeyRule kQwen2Moe[] = {
     rule("shared_expert_intermediate_size", M, "width of the one shared expert, gated by sigmoid(Linear(hidden, 1))"),
 };
 
 constexpr HfKeyRule kQwen3[] = {
     rule("head_dim", M, "per-head width (128 in every Qwen3, not hidden / heads)"),
-    rule("attention_bias", M,
-        "bias on q, k, v and o (modeling_qwen3.py); true is refused: the o bias is not expressible"),
+    rule("attention_bias", M, "bias on q, k, v and o (modeling_qwen3.py)"),
 };
 
 constexpr HfKeyRule kGemma[] = {
@@ -236,6 +249,12 @@ constexpr HfKeyRule kPhi3[] = {
     rule("original_max_position_embeddings", X, "input to the longrope scaling: buffers only"),
     rule("partial_rotary_factor", X, "share of head_dim rotated by RoPE: no parameters"),
     rule("attention_bias", N, "Phi3's fused qkv_proj and o_proj have no bias", isFalse, "false"),
+    // Written by Phi-4-mini's own configuration_phi3.py (auto_map); transformers' Phi3Config keeps them as
+    // attributes and modeling_phi3.py never reads them.
+    rule("full_attn_mod", X, "a key of the repository's remote code; transformers' Phi3 never reads it"),
+    rule("interpolate_factor", X, "a key of the repository's remote code; transformers' Phi3 never reads it"),
+    rule("lm_head_bias", N, "transformers' Phi3ForCausalLM has no LM-head bias", isFalse, "false"),
+    rule("mlp_bias", N, "transformers' Phi3MLP has no bias", isFalse, "false"),
 };
 
 // Granite (modeling_granite.py): Llama's layers with four scalars. Each multiplies or divides a
@@ -243,7 +262,7 @@ constexpr HfKeyRule kPhi3[] = {
 // divided, so the two 16-bit logits copies for a moment stay below the 16-bit + fp32 pair of
 // the loss that follows.
 constexpr HfKeyRule kGranite[] = {
-    rule("attention_bias", M, "bias on q, k, v and o (modeling_granite.py); only together with mlp_bias, else refused"),
+    rule("attention_bias", M, "bias on q, k, v and o (modeling_granite.py)"),
     rule("mlp_bias", M, "bias on gate, up and down; only together with attention_bias, else refused"),
 };
 
@@ -271,7 +290,7 @@ constexpr HfKeyRule kGraniteMoe[] = {
 
 // OLMo-2 (modeling_olmo2.py): Llama's shapes, q/k norms over all heads, norms after the sublayers.
 constexpr HfKeyRule kOlmo2[] = {
-    rule("attention_bias", M, "bias on q, k, v and o (modeling_olmo2.py); true is refused: no MLP bias to pair with"),
+    rule("attention_bias", M, "bias on q, k, v and o (modeling_olmo2.py)"),
 };
 
 // StarCoder2 (modeling_starcoder2.py): LayerNorm, biases everywhere, c_fc -> GELU -> c_proj.
@@ -332,7 +351,7 @@ constexpr HfKeyRule kDeepseekV3[] = {
 // k_norm over kv_heads x head_dim, head_dim always hidden / heads, every layer a MoE of num_experts
 // OlmoeMLP(intermediate_size) behind a Linear(hidden, num_experts, bias=False) router, no shared expert.
 constexpr HfKeyRule kOlmoe[] = {
-    rule("attention_bias", M, "bias on q, k, v and o (modeling_olmoe.py); true is refused: no MLP bias to pair with"),
+    rule("attention_bias", M, "bias on q, k, v and o (modeling_olmoe.py)"),
     rule("clip_qkv", N, "clamps q, k and v in place; in training each clamp keeps a tensor for backward (not modelled)",
         isNull, "null"),
     rule("num_experts", M, "experts per layer, each an MLP of intermediate_size (router output width)"),
@@ -404,6 +423,7 @@ constexpr HfFamily kFamilies[] = {
     { "gemma3", "models/gemma3/modeling_gemma3.py (Gemma3ForConditionalGeneration)", { kGemma3, kCommon } },
     { "gpt2", "models/gpt2/modeling_gpt2.py", { kGpt2, kCommon } },
     { "phi3", "models/phi3/modeling_phi3.py", { kPhi3, kDecoder, kCommon } },
+    { "phimoe", "models/phimoe/modeling_phimoe.py", { kPhimoe, kDecoder, kCommon } },
     // DeepSeek-V2 (and V2-Lite): the same MLA and routed + shared experts, keys and all.
     { "deepseek_v2", "models/deepseek_v2/modeling_deepseek_v2.py", { kDeepseekV3, kDecoder, kCommon } },
     { "deepseek_v3", "models/deepseek_v3/modeling_deepseek_v3.py", { kDeepseekV3, kDecoder, kCommon } },

@@ -62,14 +62,15 @@ void attention(Builder& b, const ModelSpec& m)
         b.linear("layers.attn.kv_b.weight", {}, ParamGroup::Attention, "kv_b", a.kvLoraRank,
             m.numHeads * (a.qkNopeHeadDim + a.vHeadDim), false, L, L);
         b.linear("layers.attn.o.weight", "layers.attn.o.bias", ParamGroup::Attention, "o", m.numHeads * a.vHeadDim, h,
-            m.bias, L, L);
+            m.bias || m.attentionBias, L, L);
         return;
     }
-    const bool qkvBias = m.bias || m.qkvBias;
+    const bool qkvBias = m.bias || m.qkvBias || m.attentionBias;
     b.linear("layers.attn.q.weight", "layers.attn.q.bias", ParamGroup::Attention, "q", h, m.qWidth(), qkvBias, L, L);
     b.linear("layers.attn.k.weight", "layers.attn.k.bias", ParamGroup::Attention, "k", h, m.kvWidth(), qkvBias, L, L);
     b.linear("layers.attn.v.weight", "layers.attn.v.bias", ParamGroup::Attention, "v", h, m.kvWidth(), qkvBias, L, L);
-    b.linear("layers.attn.o.weight", "layers.attn.o.bias", ParamGroup::Attention, "o", m.qWidth(), h, m.bias, L, L);
+    b.linear("layers.attn.o.weight", "layers.attn.o.bias", ParamGroup::Attention, "o", m.qWidth(), h,
+        m.bias || m.attentionBias, L, L);
     // gpt-oss: self_attn.sinks = nn.Parameter(torch.empty(num_attention_heads)) (modeling_gpt_oss.py GptOssAttention).
     if (m.attentionSinks)
         b.vector("layers.attn.sinks", ParamGroup::Attention, m.numHeads, L);
@@ -138,6 +139,8 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
     b.norm("final_norm.weight", "final_norm.bias", m.norm, h, 1);
     if (!m.tiedEmbeddings)
         out.push_back({ "lm_head.weight", ParamGroup::Head, h, m.vocabSize, 1, 1, true, "lm_head" });
+    if (m.lmHeadBias) // nn.Linear(hidden, vocab, bias=True): its own tensor, tied weight or not
+        out.push_back({ "lm_head.bias", ParamGroup::Head, 1, m.vocabSize, 1, 1, false, {} });
     return out;
 }
 

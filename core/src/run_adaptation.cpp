@@ -46,6 +46,10 @@ std::vector<std::string> adaptRunToModel(const ModelSpec& model, RunSpec& run)
                 note(e, run.serving ? "mode serving" : "mode training", "inference");
                 run.mode = Mode::Inference;
                 run.serving.reset();
+            } else if (key == "model.moe.sparse_mixer" && run.mode == Mode::Training) {
+                // Phi-3.5-MoE: its SparseMixer training is not modelled; inference and its engines are.
+                note(e, "mode training", "inference");
+                run.mode = Mode::Inference;
             } else if (key == "run.checkpointing.every" && run.checkpointing.kind != defaults.checkpointing.kind) {
                 note(e, "every " + std::to_string(run.checkpointing.every), "none");
                 run.checkpointing = defaults.checkpointing;

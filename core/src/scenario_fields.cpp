@@ -423,6 +423,11 @@ const ScenarioField kFields[] = {
         [](const Scenario& s) { return s.model.maxPositionEmbeddings > 0; }),
     boolean<REF(s.model.bias)>("model.bias", "Biases on every attention and MLP linear layer."),
     boolean<REF(s.model.qkvBias)>("model.qkv_bias", "Biases on the q, k and v projections only (Qwen2)."),
+    when(boolean<REF(s.model.attentionBias)>("model.attention_bias",
+             "Biases on the q, k, v and o projections but not the MLP (Phi-3.5-MoE; attention_bias without mlp_bias)."),
+        [](const Scenario& s) { return s.model.attentionBias; }),
+    when(boolean<REF(s.model.lmHeadBias)>("model.lm_head_bias", "A bias on the LM head (Phi-3.5-MoE)."),
+        [](const Scenario& s) { return s.model.lmHeadBias; }),
     boolean<REF(s.model.qkNorm)>("model.qk_norm", "RMSNorm over head_dim on q and k (Gemma 3, Qwen3)."),
     boolean<REF(s.model.qkNormFullWidth)>("model.qk_norm_full_width",
         "With qk_norm: one RMSNorm over all query heads and one over all key heads (OLMo-2), not one per head."),
@@ -479,6 +484,10 @@ const ScenarioField kFields[] = {
     when(boolean<REF(s.model.moe.sharedExpertGate)>(
              "model.moe.shared_expert_gate", "A sigmoid gate scales the shared expert (Qwen2-MoE)."),
         [](const Scenario& s) { return s.model.moe.enabled() && s.model.moe.sharedExpertGate; }),
+    when(boolean<REF(s.model.moe.sparseMixer)>("model.moe.sparse_mixer",
+             "SparseMixer routing and input jitter in training (Phi-3.5-MoE): inference and serving are modelled, "
+             "training is refused."),
+        [](const Scenario& s) { return s.model.moe.enabled() && s.model.moe.sparseMixer; }),
     when(integer<REF(s.model.mla.qLoraRank)>(
              "model.mla.q_lora_rank", 0, kMaxHidden, "", "Rank of the query compression; 0 = plain q."),
         mla),

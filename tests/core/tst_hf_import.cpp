@@ -42,7 +42,9 @@ const char* const kConfigs[] = {
     "olmo-2-1124-13b.json",
     "olmoe-1b-7b-0924.json",
     "phi-3-mini.json",
+    "phi-3.5-moe-instruct.json",
     "phi-4.json",
+    "phi-4-mini-instruct.json",
     "qwen1.5-moe-a2.7b.json",
     "qwen2-57b-a14b.json",
     "qwen2.5-0.5b-instruct.json",
@@ -79,9 +81,10 @@ Fingerprint fingerprint(const nlohmann::json& cfg)
     const ParameterCount c = countParameters(imp.model);
     f.total = c.total;
     f.active = c.active;
-    // gpt-oss's training is refused (model.clamped_swiglu): its training parts stay 0.
+    // gpt-oss's and Phi-3.5-MoE's training is refused (model.clamped_swiglu, model.moe.sparse_mixer): their
+    // training parts stay 0.
     sc.run.mode = Mode::Training;
-    if (!imp.model.clampedSwiGlu) {
+    if (!imp.model.clampedSwiGlu && !imp.model.moe.sparseMixer) {
         const Report train = estimate(sc);
         f.trainPeak = train.peak;
         f.trainFlops = train.flops.perStep;
@@ -264,9 +267,8 @@ private slots:
     void unmodelledFamiliesRefused_data()
     {
         QTest::addColumn<QString>("modelType");
-        for (const char* t :
-            { "jamba", "zamba2", "nemotron_h", "falcon_h1", "qwen3_next", "mamba", "mamba2", "qwen2_5_vl", "mllama",
-                "llava", "phimoe", "granitemoeshared", "granitemoehybrid", "cohere", "glm4", "llama4" })
+        for (const char* t : { "jamba", "zamba2", "nemotron_h", "falcon_h1", "qwen3_next", "mamba", "mamba2",
+                 "qwen2_5_vl", "mllama", "llava", "granitemoeshared", "granitemoehybrid", "cohere", "glm4", "llama4" })
             QTest::newRow(t) << QString::fromLatin1(t);
     }
     void unmodelledFamiliesRefused()
@@ -314,9 +316,8 @@ private slots:
             << QByteArray(R"({"quant_method": "mxfp4", "modules_to_not_convert": ["lm_head"]})");
         QTest::newRow("gpt-oss router logits") << "gpt-oss-20b.json"
                                                << "output_router_logits" << QByteArray("true");
-        QTest::newRow("remote code") << "phi-3-mini.json"
-                                     << "auto_map"
-                                     << QByteArray(R"({"AutoModelForCausalLM": "modeling_phi3.Phi3ForCausalLM"})");
+        QTest::newRow("phi-4-mini lm_head_bias") << "phi-4-mini-instruct.json"
+                                                 << "lm_head_bias" << QByteArray("true");
     }
     void neutralOnlyKeysRefusedOtherwise()
     {
@@ -393,6 +394,10 @@ private slots:
                                     << "phi3" << qint64(3'821'079'552) << qint64(0);
         QTest::newRow("phi-4") << "phi-4.json"
                                << "phi3" << qint64(14'659'507'200) << qint64(0);
+        QTest::newRow("phi-4-mini") << "phi-4-mini-instruct.json"
+                                    << "phi3" << qint64(3'836'021'760) << qint64(0);
+        QTest::newRow("phi-3.5-moe") << "phi-3.5-moe-instruct.json"
+                                     << "phimoe" << qint64(41'873'153'344) << qint64(6'640'999'744);
         QTest::newRow("qwen1.5-moe-a2.7b") << "qwen1.5-moe-a2.7b.json"
                                            << "qwen2_moe" << qint64(14'315'784'192) << qint64(2'689'173'504);
         QTest::newRow("qwen2-57b-a14b") << "qwen2-57b-a14b.json"
@@ -456,6 +461,54 @@ private slots:
         QCOMPARE(q3.model.headDim, Count(128));
     }
 
+    /// Phi-3.5-MoE as modeling_phimoe.py builds it, and a repository's auto_map accepted with a
+    /// warning (transformers loads its own class of the model_type; the tensors are the checkpoint's).
+    void phiMoeAndRemoteCode()
+    {
+        const HfImport imp = importHfConfig(load("phi-3.5-moe-instruct.json"));
+        const ModelSpec& m = imp.model;
+        QVERIFY(m.attentionBias && m.lmHeadBias && !m.bias && !m.qkvBias && m.moe.sparseMixer);
+        QVERIFY(m.norm == NormKind::LayerNorm);
+        QCOMPARE(m.slidingWindow, Count(0)); // 131,072 of a 131,072-token model masks nothing
+        QCOMPARE(m.moe.numExperts, Count(16));
+        QCOMPARE(m.moe.topK, Count(2));
+        // Per layer: q, k, v, o with biases (4096 x 4096 + 4096, 2 x (4096 x 1024 + 1024), 4096 x 4096 + 4096),
+        // two LayerNorms (2 x 2 x 4096), the router (4096 x 16) and 16 experts of 3 x 4096 x 6400; the head's
+        // bias adds 32,064.
+        const Count layer
+            = (4096LL * 4096 + 4096) * 2 + (4096LL * 1024 + 1024) * 2 + 4 * 4096 + 4096 * 16 + 16 * 3 * 4096LL * 6400;
+        QCOMPARE(countParameters(m).total, 32 * layer + 2 * 32064LL * 4096 + 32064 + 2 * 4096);
+        bool warned = false;
+        for (const std::string& w : imp.warnings)
+            warned |= w.starts_with("auto_map:") && w.find("phimoe") != std::string::npos;
+        QVERIFY(warned);
+        // Its training is refused naming the routing; the import is an inference scenario.
+        const Scenario sc = scenarioFromHf(imp, "phi");
+        QVERIFY(sc.run.mode == Mode::Inference);
+        Scenario train = sc;
+        train.run.mode = Mode::Training;
+        try {
+            estimate(train);
+            QFAIL("training accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(e.keyPath(), std::string("model.moe.sparse_mixer"));
+        }
+        // The model keys round-trip.
+        const Scenario back = readScenario(scenarioToJson(sc));
+        QVERIFY(back.model.attentionBias && back.model.lmHeadBias && back.model.moe.sparseMixer);
+        // Llama with attention_bias alone: q, k, v and o biases, no MLP bias (was refused).
+        nlohmann::json llama = load("llama-3.2-1b.json");
+        llama["attention_bias"] = true;
+        const ModelSpec biased = importHfConfig(llama).model;
+        QVERIFY(biased.attentionBias && !biased.bias);
+        QCOMPARE(countParameters(biased).total - 1'235'814'400LL, 16LL * (2048 + 512 + 512 + 2048));
+        // Phi-4-mini: the repository's auto_map and its remote-only keys (full_attn_mod,
+        // interpolate_factor) are accepted; the 262,144-token window is wider than its context.
+        const HfImport mini = importHfConfig(load("phi-4-mini-instruct.json"));
+        QCOMPARE(mini.model.slidingWindow, Count(0));
+        QVERIFY(!mini.warnings.empty());
+    }
+
     /// The families added for issue 19's second part, as their modeling files build them.
     void newFamilyShapes()
     {
@@ -515,10 +568,10 @@ private slots:
             if (t.name == "layers.attn.q_norm.weight" || t.name == "layers.attn.k_norm.weight")
                 qNorm += t.elements();
         QCOMPARE(qNorm, Count(2048 + 2048));
-        // clip_qkv and attention_bias are refused, not ignored.
+        // attention_bias adds q, k, v and o biases only (OlmoeAttention; the experts have none).
         nlohmann::json cfg = load("olmoe-1b-7b-0924.json");
         cfg["attention_bias"] = true;
-        QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
+        QVERIFY(importHfConfig(cfg).model.attentionBias);
 
         // Granite 3.1 1B-A400M (modeling_granitemoe.py): input_linear [32, 2 x 512, 1024] = gate + up,
         // output_linear [32, 1024, 512], a bias-free router, tied embeddings; attention dropout is refused.
@@ -695,9 +748,12 @@ private slots:
                         QVERIFY2(r.neutral && !r.neutralText.empty(), std::string(r.key).c_str());
                 }
         }
-        // Only gpt-oss warns: its MXFP4 experts are held in run.precision (see moeFamilyTensors).
+        // Only gpt-oss warns (its MXFP4 experts are held in run.precision, see moeFamilyTensors), and the
+        // configs that name the repository's own classes (auto_map).
         for (const char* file : kConfigs)
-            QVERIFY2(importHfConfig(load(file)).warnings.empty() || std::string(file).starts_with("gpt-oss"), file);
+            QVERIFY2(importHfConfig(load(file)).warnings.empty() || std::string(file).starts_with("gpt-oss")
+                    || load(file).contains("auto_map"),
+                file);
     }
 
     void missingKeysNamed()

@@ -37,6 +37,9 @@ Scenario richScenario()
     sc.model.moe.expertBias = true;
     sc.model.attentionSinks = true;
     sc.model.clampedSwiGlu = true; // written only when set; training it is refused by validateRun, not the reader
+    sc.model.attentionBias = true;
+    sc.model.lmHeadBias = true;
+    sc.model.moe.sparseMixer = true; // as clamped_swiglu
     sc.model.attentionType = AttentionType::Mla;
     sc.model.mla = { 512, 256, 64, 32, 64 };
     sc.run.finetune.method = FinetuneMethod::Qlora;

@@ -27,6 +27,9 @@ struct MoeSpec {
                                          ///< Qwen2-MoE: shared_expert_intermediate_size (5632 vs 1408 routed)
     bool sharedExpertGate = false; ///< Qwen2-MoE: sigmoid gate Linear(hidden, 1, bias=False) scaling the shared
                                    ///< expert's output (modeling_qwen2_moe.py, shared_expert_gate)
+    bool sparseMixer = false; ///< Phi-3.5-MoE: SparseMixer routing (Gumbel-sampled experts, Heun's midpoint) and a
+                              ///< jittered MoE input in training (modeling_phimoe.py); the tensors its training
+                              ///< keeps are not modelled (training is refused), inference routes top-k as usual
     bool enabled() const { return numExperts > 0; }
 };
 
@@ -56,6 +59,9 @@ struct ModelSpec {
     Count maxPositionEmbeddings = 0;
     bool bias = false; ///< biases on every attention and MLP linear layer
     bool qkvBias = false; ///< biases on the q, k, v projections only (Qwen2)
+    bool attentionBias = false; ///< biases on q, k, v and o but not the MLP (Phi-3.5-MoE; Llama, Qwen3, OLMo's
+                                ///< attention_bias without mlp_bias: modeling_llama.py LlamaAttention)
+    bool lmHeadBias = false; ///< a bias on the LM head, vocab values (Phi-3.5-MoE lm_head_bias)
     bool qkNorm = false; ///< RMSNorm over head_dim on q and k (Gemma 3, Qwen3)
     bool qkNormFullWidth = false; ///< with qkNorm: one RMSNorm over all q heads (heads x head_dim) and one over
                                   ///< all k heads, not one per head (OLMo-2, modeling_olmo2.py Olmo2Attention)
