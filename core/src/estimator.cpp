@@ -436,6 +436,25 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         throw InputError("model.clamped_swiglu",
             "inference or serving (gpt-oss: the training activations of its clamped GLU experts and attention "
             "sinks are not modelled)");
+    if (m.vision.enabled()) {
+        const VisionSpec& v = m.vision;
+        if (!(v.intermediateSize > 0 && v.numLayers > 0 && v.numHeads > 0 && v.patchSize > 0 && v.imageSize > 0
+                && v.imageSize % v.patchSize == 0 && v.hiddenSize % v.numHeads == 0))
+            throw InputError("model.vision",
+                "expected intermediate_size, num_layers, num_heads, image_size and patch_size above 0, image_size a "
+                "multiple of patch_size and hidden_size of num_heads");
+        // bitsandbytes quantizes every nn.Linear of the checkpoint, the tower's too; that is not modelled.
+        if (r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora)
+            throw InputError("model.vision",
+                "full training or LoRA with the vision tower (QLoRA also quantizes the tower's linears, which is not "
+                "modelled); for text-only QLoRA import the language model alone (its text_config)");
+        // vLLM's profiling run encodes dummy images (gpu_model_runner profile_run), an activation peak that is
+        // not modelled; llama.cpp loads the tower from a separate --mmproj file.
+        if (r.serving && (r.serving->engine == ServingEngine::Vllm || r.serving->engine == ServingEngine::LlamaCpp))
+            throw InputError("model.vision",
+                "serving with sglang or hf-generate (vLLM profiles the vision encoder on dummy images and llama.cpp "
+                "loads it from an --mmproj file, neither modelled yet)");
+    }
     // Phi-3.5-MoE trains with SparseMixer (modeling_phimoe.py sparsemixer: Gumbel-sampled experts, a custom
     // autograd multiplier keeping the masked gates) and multiplies the MoE input by uniform noise twice
     // (input_jitter_noise): tensors no other router keeps. Its inference routes top-k like Mixtral.
@@ -722,6 +741,9 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
             "run: the sequence is longer than model.max_position_embeddings (" + n(m.maxPositionEmbeddings) + ")");
     if (par.sequenceParallel && par.tensorParallel == 1)
         rep.warnings.push_back("run.parallelism.sequence_parallel: has no effect without tensor parallelism");
+    if (m.vision.enabled())
+        rep.warnings.push_back("model.vision: the vision tower's weights are loaded (frozen in training); images are "
+                               "not modelled: no image tokens, no tower activations");
     // The engine's budget is the serving model's (serving_model.h); this report is one request's.
     if (r.serving)
         rep.warnings.push_back("run.serving: these bars are one request's weights, KV cache and prefill, not the "

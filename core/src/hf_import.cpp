@@ -215,6 +215,35 @@ void validateThroughScenarioReader(const HfImport& imported, const std::map<std:
     }
 }
 
+/// Gemma 3's SigLIP tower (modeling_siglip.py, vision_use_head false) from its vision_config.
+VisionSpec importSiglipVision(const json& vc)
+{
+    if (!vc.is_object())
+        throw InputError("vision_config", "expected an object (the SigLIP tower's config)");
+    JsonObjectReader top(vc, "vision_config");
+    const std::string type = top.string("model_type").value_or("siglip_vision_model");
+    if (type != "siglip_vision_model")
+        throw InputError(
+            "vision_config.model_type", "expected \"siglip_vision_model\" (Gemma 3's tower), got \"" + type + "\"");
+    checkKeys(*findHfFamily("siglip_vision_model"), vc, "vision_config");
+    ConfigReader r(vc, "vision_config", type);
+    VisionSpec v;
+    v.hiddenSize = r.req("hidden_size", "model.vision.hidden_size");
+    v.intermediateSize = r.req("intermediate_size", "model.vision.intermediate_size");
+    v.numLayers = r.req("num_hidden_layers", "model.vision.num_layers");
+    v.numHeads = r.req("num_attention_heads", "model.vision.num_heads");
+    v.imageSize = r.req("image_size", "model.vision.image_size");
+    v.patchSize = r.req("patch_size", "model.vision.patch_size");
+    v.channels = r.opt("num_channels", "model.vision.channels", 1).value_or(3);
+    if (v.imageSize % v.patchSize != 0)
+        throw InputError(
+            r.path("patch_size"), "expected a divisor of image_size (" + std::to_string(v.imageSize) + ")");
+    if (v.hiddenSize % v.numHeads != 0)
+        throw InputError(
+            r.path("num_attention_heads"), "expected a divisor of hidden_size (" + std::to_string(v.hiddenSize) + ")");
+    return v;
+}
+
 } // namespace
 
 HfImport importHfConfig(const json& root)
@@ -244,7 +273,7 @@ HfImport importHfConfig(const json& root)
     if (type.empty())
         throw InputError("model_type", "missing: expected one of " + supportedHfModelTypes());
     const HfFamily* family = findHfFamily(type);
-    if (!family || type == "gemma3") {
+    if (!family || type == "gemma3" || type == "siglip_vision_model") {
         std::string keys;
         for (auto it = cfgp->begin(); it != cfgp->end(); ++it)
             keys += (keys.empty() ? "" : ", ") + it.key();
@@ -273,6 +302,8 @@ HfImport importHfConfig(const json& root)
     out.modelType = type;
     ModelSpec& m = out.model;
     m.name = top.string("_name_or_path").value_or(type);
+    if (topType == "gemma3" && root.contains("vision_config"))
+        m.vision = importSiglipVision(root.at("vision_config"));
 
     if (type == "starcoder2") {
         // modeling_starcoder2.py: LayerNorm (weight and bias) before attention and MLP; q, k, v,

@@ -208,13 +208,32 @@ constexpr HfKeyRule kGemma3Text[] = {
 // The multimodal wrapper (Gemma3ForConditionalGeneration): the language model is its text_config.
 constexpr HfKeyRule kGemma3[] = {
     rule("text_config", M, "the language model, imported as gemma3_text"),
-    rule("vision_config", X,
-        "the SigLIP tower and projector are left out: the scenario is the language model "
-        "(Gemma3ForCausalLM), as the preset and README say"),
+    rule("vision_config", M,
+        "the SigLIP tower (model.vision), its keys checked as siglip_vision_model; the projector's shapes follow "
+        "from the two widths (Gemma3MultiModalProjector)"),
     rule("mm_tokens_per_image", X, "image tokens count in the scenario's sequence length like any other token"),
     rule("boi_token_index", X, "tokenizer id"),
     rule("eoi_token_index", X, "tokenizer id"),
     rule("image_token_index", X, "tokenizer id"),
+};
+
+// Gemma 3's vision_config (modeling_siglip.py SiglipVisionTransformer, configuration_siglip.py).
+constexpr HfKeyRule kSiglipVision[] = {
+    rule("model_type", M, "siglip_vision_model: the tower this table describes"),
+    rule("hidden_size", M, "width of the tower and of the projector's input"),
+    rule("intermediate_size", M, "width of each encoder layer's fc1/fc2"),
+    rule("num_hidden_layers", M, "encoder layers"),
+    rule("num_attention_heads", M, "heads (must divide hidden_size)"),
+    rule("image_size", M, "pixels per side: (image_size / patch_size)^2 learned positions"),
+    rule("patch_size", M, "pixels per side of a patch: the Conv2d kernel"),
+    rule("num_channels", M, "input channels of the Conv2d patch embedding (3)"),
+    rule("vision_use_head", N, "true adds a pooling head Gemma 3 does not have", isFalse, "false"),
+    rule("hidden_act", X, "the MLP's activation: same shapes"),
+    rule("layer_norm_eps", X, "epsilon inside LayerNorm"),
+    rule("attention_dropout", N, "above 0, training keeps a dropout mask per attention score (not modelled)", isZero,
+        "0"),
+    rule("torch_dtype", X, "the checkpoint's storage dtype"),
+    rule("dtype", X, "transformers 5 spelling of torch_dtype"),
 };
 
 constexpr HfKeyRule kGpt2[] = {
@@ -421,6 +440,8 @@ constexpr HfFamily kFamilies[] = {
     { "gemma2", "models/gemma2/modeling_gemma2.py", { kGemma2, kGemma, kDecoder, kCommon } },
     { "gemma3_text", "models/gemma3/modeling_gemma3.py", { kGemma3Text, kGemma2, kGemma, kDecoder, kCommon } },
     { "gemma3", "models/gemma3/modeling_gemma3.py (Gemma3ForConditionalGeneration)", { kGemma3, kCommon } },
+    // Only as the vision_config of a gemma3 wrapper (refused as a top-level model_type).
+    { "siglip_vision_model", "models/siglip/modeling_siglip.py (SiglipVisionTransformer)", { kSiglipVision } },
     { "gpt2", "models/gpt2/modeling_gpt2.py", { kGpt2, kCommon } },
     { "phi3", "models/phi3/modeling_phi3.py", { kPhi3, kDecoder, kCommon } },
     { "phimoe", "models/phimoe/modeling_phimoe.py", { kPhimoe, kDecoder, kCommon } },

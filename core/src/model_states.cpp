@@ -46,6 +46,8 @@ Count stageCopies(const ParamTensor& t, const ModelSpec& m, const StageSlice& s,
         return s.layers();
     if (t.group == ParamGroup::Embedding || t.group == ParamGroup::Position)
         return s.first ? 1 : 0;
+    if (t.group == ParamGroup::Vision) // the image encoder feeds the embeddings on the first stage
+        return s.first ? t.copies : 0;
     return s.last ? 1 : 0; // final norm, LM head
 }
 
@@ -87,8 +89,9 @@ std::vector<LocalParam> localParameters(
     const DType working = inference ? r.inference.weightDtype : precisionRegime(r).working;
     const Count tp = r.parallelism.tensorParallel, ep = r.parallelism.expertParallel;
     for (const ParamTensor& t : tensors) {
-        LocalParam p { t.name, t.rows, t.cols, stageCopies(t, m, s, ep), !peft && !inference,
-            t.group == ParamGroup::Expert, t.linear, working };
+        // A vision tower is frozen in fine-tuning (its parameters keep requires_grad False): no gradient, no state.
+        LocalParam p { t.name, t.rows, t.cols, stageCopies(t, m, s, ep),
+            !peft && !inference && t.group != ParamGroup::Vision, t.group == ParamGroup::Expert, t.linear, working };
         // Quantized formats apply to linear layers; embeddings, norms and the LM head stay 16-bit.
         const bool quantizable = t.linear && t.group != ParamGroup::Head && t.group != ParamGroup::Router;
         if (!quantizable

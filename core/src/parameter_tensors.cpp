@@ -139,6 +139,30 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
     b.norm("final_norm.weight", "final_norm.bias", m.norm, h, 1);
     if (!m.tiedEmbeddings)
         out.push_back({ "lm_head.weight", ParamGroup::Head, h, m.vocabSize, 1, 1, true, "lm_head" });
+    if (m.vision.enabled()) {
+        // SigLIP without its pooling head (vision_use_head false): a Conv2d patch embedding with bias, learned
+        // positions, per layer LayerNorm, q/k/v/out and fc1/fc2 with biases, LayerNorm; then Gemma 3's projector,
+        // mm_input_projection_weight [vision hidden, text hidden] and an RMSNorm of the vision width. Kept out of
+        // the linear set: not LoRA targets, not tensor-parallel sharded, not quantized, frozen in training.
+        const VisionSpec& v = m.vision;
+        const Count vh = v.hiddenSize, vi = v.intermediateSize, vl = v.numLayers;
+        const auto add = [&](std::string_view name, Count rows, Count cols, Count copies) {
+            out.push_back({ name, ParamGroup::Vision, rows, cols, copies, copies, false, {} });
+        };
+        add("vision.patch_embedding.weight", checkedMul(v.channels, v.patchSize, v.patchSize), vh, 1);
+        add("vision.patch_embedding.bias", 1, vh, 1);
+        add("vision.position_embedding.weight", v.patches(), vh, 1);
+        add("vision.layers.layer_norms", 1, vh, 4 * vl); // layer_norm1 and layer_norm2, weight and bias
+        add("vision.layers.attn.qkvo.weight", vh, vh, 4 * vl);
+        add("vision.layers.attn.qkvo.bias", 1, vh, 4 * vl);
+        add("vision.layers.mlp.fc1.weight", vh, vi, vl);
+        add("vision.layers.mlp.fc1.bias", 1, vi, vl);
+        add("vision.layers.mlp.fc2.weight", vi, vh, vl);
+        add("vision.layers.mlp.fc2.bias", 1, vh, vl);
+        add("vision.post_layernorm", 1, vh, 2);
+        add("vision.projector.weight", vh, h, 1);
+        add("vision.projector.norm.weight", 1, vh, 1);
+    }
     if (m.lmHeadBias) // nn.Linear(hidden, vocab, bias=True): its own tensor, tied weight or not
         out.push_back({ "lm_head.bias", ParamGroup::Head, 1, m.vocabSize, 1, 1, false, {} });
     return out;

@@ -374,6 +374,10 @@ bool mla(const Scenario& s)
 {
     return s.model.attentionType == AttentionType::Mla;
 }
+bool vision(const Scenario& s)
+{
+    return s.model.vision.enabled();
+}
 bool parallelBlock(const Scenario& s)
 {
     return s.model.parallelResidual || s.model.sharedAttentionNorm;
@@ -488,6 +492,25 @@ const ScenarioField kFields[] = {
              "SparseMixer routing and input jitter in training (Phi-3.5-MoE): inference and serving are modelled, "
              "training is refused."),
         [](const Scenario& s) { return s.model.moe.enabled() && s.model.moe.sparseMixer; }),
+    when(integer<REF(s.model.vision.hiddenSize)>("model.vision.hidden_size", 0, kMaxHidden, "",
+             "Width of the vision tower (SigLIP); 0 = a text-only model."),
+        vision),
+    when(integer<REF(s.model.vision.intermediateSize)>(
+             "model.vision.intermediate_size", 1, kMaxFfn, "", "MLP width of the vision tower."),
+        vision),
+    when(integer<REF(s.model.vision.numLayers)>(
+             "model.vision.num_layers", 1, kMaxLayers, "layers", "Encoder layers of the vision tower."),
+        vision),
+    when(integer<REF(s.model.vision.numHeads)>(
+             "model.vision.num_heads", 1, 100'000, "heads", "Attention heads of the vision tower."),
+        vision),
+    when(integer<REF(s.model.vision.imageSize)>(
+             "model.vision.image_size", 1, 100'000, "pixels", "Side of the image the tower encodes."),
+        vision),
+    when(integer<REF(s.model.vision.patchSize)>(
+             "model.vision.patch_size", 1, 100'000, "pixels", "Side of one patch (one position)."),
+        vision),
+    when(integer<REF(s.model.vision.channels)>("model.vision.channels", 1, 16, "", "Image channels (3: RGB)."), vision),
     when(integer<REF(s.model.mla.qLoraRank)>(
              "model.mla.q_lora_rank", 0, kMaxHidden, "", "Rank of the query compression; 0 = plain q."),
         mla),

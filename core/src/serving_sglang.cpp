@@ -27,7 +27,7 @@ void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
             : tp >= 4                                             ? 0.85
             : tp >= 2                                             ? 0.87
                                                                   : 0.88);
-    const double mfs = s.multimodal ? mfsGiven * 0.95 : mfsGiven;
+    const double mfs = s.multimodal || m.vision.enabled() ? mfsGiven * 0.95 : mfsGiven; // is_multimodal: the arch
     e.rule = "SGLang (model_runner.profile_max_num_token): rest = free memory after loading the weights - free memory "
              "before loading "
              "x (1 - mem_fraction_static); max_total_num_tokens = rest // cell size; no profiling forward (activations "

@@ -21,6 +21,8 @@ Count stageCopies(const ParamTensor& t, const ModelSpec& m, const Stage& st)
 {
     if (t.group == ParamGroup::Embedding || t.group == ParamGroup::Position || t.group == ParamGroup::Head)
         return 1;
+    if (t.group == ParamGroup::Vision) // the image encoder runs before the first layer
+        return st.holdsEmbedding ? t.copies : 0;
     if (t.name.rfind("final_norm", 0) == 0)
         return st.holdsHead ? 1 : 0;
     const Count dense = m.denseLayers();

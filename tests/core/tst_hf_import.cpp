@@ -5,10 +5,13 @@
 #include "vramlab/hf_import.h"
 #include "vramlab/hf_key_table.h"
 #include "vramlab/parameter_tensors.h"
+#include "vramlab/precision_regime.h"
 #include "vramlab/presets.h"
 #include "vramlab/scenario_io.h"
 
 #include <QtTest>
+
+#include <algorithm>
 
 using namespace vramlab;
 
@@ -25,6 +28,7 @@ const char* const kConfigs[] = {
     "deepseek-v3.json",
     "gemma-3-1b-it.json",
     "gemma-3-12b.json",
+    "gemma-3-4b-it.json",
     "gpt2.json",
     "gpt-oss-20b.json",
     "gpt-oss-120b.json",
@@ -207,13 +211,17 @@ private slots:
         QFETCH(QString, modelType);
         const HfImport imp = importHfConfig(load(file));
         QCOMPARE(QString::fromStdString(imp.modelType), modelType);
-        const ParameterCount got = countParameters(imp.model);
+        // A preset is the language model; a multimodal import adds its vision tower (visionTower).
+        ModelSpec language = imp.model;
+        language.vision = {};
+        const ParameterCount got = countParameters(language);
         const ParameterCount want = countParameters(findPreset(preset.toStdString())->model);
         QCOMPARE(got.total, want.total);
         QCOMPARE(got.active, want.active);
         QVERIFY2(imp.warnings.empty(), imp.warnings.empty() ? "" : imp.warnings.front().c_str());
         // The same memory too (windows, norms, dropout): the preset is the config, not just its count.
-        const Scenario fromConfig = scenarioFromHf(imp, "x");
+        Scenario fromConfig = scenarioFromHf(imp, "x");
+        fromConfig.model = language;
         Scenario fromPreset = fromConfig;
         fromPreset.model = findPreset(preset.toStdString())->model;
         QCOMPARE(estimate(fromConfig).peak, estimate(fromPreset).peak);
@@ -366,8 +374,11 @@ private slots:
                                       << "llama" << qint64(1'711'376'384) << qint64(0);
         QTest::newRow("smollm2-135m") << "smollm2-135m.json"
                                       << "llama" << qint64(134'515'008) << qint64(0);
+        // With the SigLIP tower (416,866,032) and the projector (1152 x 3840 + 1152): the Hub total.
         QTest::newRow("gemma-3-12b") << "gemma-3-12b.json"
-                                     << "gemma3_text" << qint64(11'766'034'176) << qint64(0);
+                                     << "gemma3_text" << qint64(12'187'325'040) << qint64(0);
+        QTest::newRow("gemma-3-4b-it") << "gemma-3-4b-it.json"
+                                       << "gemma3_text" << qint64(4'300'079'472) << qint64(0);
         QTest::newRow("gpt2") << "gpt2.json"
                               << "gpt2" << qint64(124'439'808) << qint64(0);
         QTest::newRow("llama-3-8b") << "llama-3-8b.json"
@@ -459,6 +470,65 @@ private slots:
         const HfImport q3 = importHfConfig(load("qwen3-30b-a3b.json"));
         QVERIFY(q3.model.qkNorm && !q3.model.qkvBias && q3.model.moe.sharedExperts == 0);
         QCOMPARE(q3.model.headDim, Count(128));
+    }
+
+    /// Gemma 3's SigLIP tower and projector (modeling_siglip.py, modeling_gemma3.py): loaded with the
+    /// language model, frozen in training (no gradient, no optimizer state), refused where its
+    /// memory is not modelled; its config keys are checked like a family's.
+    void visionTower()
+    {
+        const HfImport imp = importHfConfig(load("gemma-3-4b-it.json"));
+        const VisionSpec& v = imp.model.vision;
+        QVERIFY(v.enabled());
+        QCOMPARE(v.patches(), Count(4096));
+        // SigLIP: Conv2d 3 x 14 x 14 x 1152 + bias, 4,096 positions, 27 layers of two LayerNorms, q/k/v/out and
+        // fc1/fc2 with biases, the post LayerNorm; the projector 1152 x 2560 and an RMSNorm of 1152.
+        const Count layer = 4 * 1152 + 4 * (1152LL * 1152 + 1152) + (1152LL * 4304 + 4304) + (4304LL * 1152 + 1152);
+        const Count tower = 3 * 14 * 14 * 1152LL + 1152 + 4096LL * 1152 + 27 * layer + 2 * 1152;
+        QCOMPARE(tower, Count(416'866'032)); // a model card's split of Gemma 3 12B: text + 416,866,032
+        ModelSpec language = imp.model;
+        language.vision = {};
+        QCOMPARE(countParameters(imp.model).total - countParameters(language).total, tower + 1152LL * 2560 + 1152);
+
+        // Full fine-tuning: the tower's bf16 weights are there, with no gradient and no optimizer state.
+        Scenario sc = scenarioFromHf(imp, "g");
+        Scenario text = sc;
+        text.model = language;
+        const Report withTower = estimate(sc), without = estimate(text);
+        const Bytes towerBytes = Bytes(bytesPerElement(precisionRegime(sc.run).working))
+            * (countParameters(imp.model).total - countParameters(language).total);
+        QCOMPARE(withTower.bytesOf("weights") - without.bytesOf("weights"), towerBytes);
+        QCOMPARE(withTower.bytesOf("gradients"), without.bytesOf("gradients"));
+        QCOMPARE(withTower.bytesOf("optimizer_states"), without.bytesOf("optimizer_states"));
+        QCOMPARE(withTower.bytesOf("master_weights"), without.bytesOf("master_weights"));
+        QVERIFY(std::any_of(withTower.warnings.begin(), withTower.warnings.end(),
+            [](const std::string& w) { return w.starts_with("model.vision:"); }));
+        const Scenario back = readScenario(scenarioToJson(sc));
+        QCOMPARE(back.model.vision.numLayers, Count(27));
+        QCOMPARE(countParameters(back.model).total, Count(4'300'079'472));
+        // Refused where the tower's memory is not modelled: QLoRA (bitsandbytes quantizes its linears too),
+        // vLLM (its profiling run encodes dummy images) and llama.cpp (an --mmproj file).
+        Scenario qlora = sc;
+        qlora.run.finetune.method = FinetuneMethod::Qlora;
+        try {
+            estimate(qlora);
+            QFAIL("QLoRA with a vision tower accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(e.keyPath(), std::string("model.vision"));
+        }
+        // Its keys are checked: one the table does not know is refused, a pooling head too.
+        nlohmann::json cfg = load("gemma-3-4b-it.json");
+        cfg["vision_config"]["my_key"] = 1;
+        QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
+        cfg = load("gemma-3-4b-it.json");
+        cfg["vision_config"]["vision_use_head"] = true;
+        QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
+        // Every modelled key changes the count.
+        for (const char* key : { "hidden_size", "intermediate_size", "num_hidden_layers", "image_size" }) {
+            cfg = load("gemma-3-4b-it.json");
+            cfg["vision_config"][key] = cfg["vision_config"][key].get<Count>() * 2;
+            QVERIFY2(countParameters(importHfConfig(cfg).model).total != Count(4'300'079'472), key);
+        }
     }
 
     /// Phi-3.5-MoE as modeling_phimoe.py builds it, and a repository's auto_map accepted with a

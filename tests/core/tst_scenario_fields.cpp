@@ -40,6 +40,7 @@ Scenario richScenario()
     sc.model.attentionBias = true;
     sc.model.lmHeadBias = true;
     sc.model.moe.sparseMixer = true; // as clamped_swiglu
+    sc.model.vision = { 1152, 4304, 27, 16, 896, 14, 3 }; // Gemma 3's SigLIP tower
     sc.model.attentionType = AttentionType::Mla;
     sc.model.mla = { 512, 256, 64, 32, 64 };
     sc.run.finetune.method = FinetuneMethod::Qlora;

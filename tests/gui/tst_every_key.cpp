@@ -62,13 +62,15 @@ const QHash<QString, QString>& exempt()
                  "model.max_position_embeddings", "model.bias", "model.qkv_bias", "model.qk_norm",
                  "model.qk_norm_full_width", "model.post_norms", "model.norm_after_sublayers", "model.norm_scale_fp32",
                  "model.attention_sinks", "model.clamped_swiglu", "model.attention_bias", "model.lm_head_bias",
-                 "model.moe.sparse_mixer", "model.tied_embeddings", "model.dropout", "model.sliding_window",
-                 "model.global_layer_interval", "model.attention_type", "model.moe.num_experts", "model.moe.top_k",
-                 "model.moe.shared_experts", "model.moe.expert_ffn_hidden_size", "model.moe.first_dense_layers",
-                 "model.moe.router_bias", "model.moe.expert_bias", "model.moe.shared_expert_ffn_hidden_size",
-                 "model.moe.shared_expert_gate", "model.mla.q_lora_rank", "model.mla.kv_lora_rank",
-                 "model.mla.qk_nope_head_dim", "model.mla.qk_rope_head_dim", "model.mla.v_head_dim",
-                 "model.parallel_residual", "model.shared_attention_norm" })
+                 "model.moe.sparse_mixer", "model.vision.hidden_size", "model.vision.intermediate_size",
+                 "model.vision.num_layers", "model.vision.num_heads", "model.vision.image_size",
+                 "model.vision.patch_size", "model.vision.channels", "model.tied_embeddings", "model.dropout",
+                 "model.sliding_window", "model.global_layer_interval", "model.attention_type", "model.moe.num_experts",
+                 "model.moe.top_k", "model.moe.shared_experts", "model.moe.expert_ffn_hidden_size",
+                 "model.moe.first_dense_layers", "model.moe.router_bias", "model.moe.expert_bias",
+                 "model.moe.shared_expert_ffn_hidden_size", "model.moe.shared_expert_gate", "model.mla.q_lora_rank",
+                 "model.mla.kv_lora_rank", "model.mla.qk_nope_head_dim", "model.mla.qk_rope_head_dim",
+                 "model.mla.v_head_dim", "model.parallel_residual", "model.shared_attention_norm" })
             k.insert(QLatin1String(key), shape);
         // The engine's object: its flags are the run.serving.* controls (tst_serving_page).
         k.insert(QStringLiteral("run.serving"), QStringLiteral("an object: its flags are run.serving.* controls"));

@@ -42,6 +42,21 @@ struct MlaSpec {
     Count vHeadDim = 0;
 };
 
+/// A vision-language model's image encoder and its projector into the language model: SigLIP
+/// (modeling_siglip.py SiglipVisionTransformer without the pooling head) and Gemma 3's projector
+/// (modeling_gemma3.py Gemma3MultiModalProjector). hidden_size 0 = a text-only model.
+struct VisionSpec {
+    Count hiddenSize = 0;
+    Count intermediateSize = 0;
+    Count numLayers = 0;
+    Count numHeads = 0;
+    Count imageSize = 0; ///< pixels per side
+    Count patchSize = 0; ///< pixels per side of one patch
+    Count channels = 3;
+    bool enabled() const { return hiddenSize > 0; }
+    Count patches() const { return patchSize > 0 ? (imageSize / patchSize) * (imageSize / patchSize) : 0; }
+};
+
 /// The architecture of a decoder-only transformer, as in a scenario's `model` object.
 struct ModelSpec {
     std::string preset; ///< preset it came from, if any
@@ -82,6 +97,7 @@ struct ModelSpec {
     AttentionType attentionType = AttentionType::Mha;
     MlaSpec mla;
     MoeSpec moe;
+    VisionSpec vision; ///< loaded with the language model, frozen in training; images are not modelled
 
     Count qWidth() const { return numHeads * headDim; } ///< a * d
     Count kvWidth() const { return numKvHeads * headDim; } ///< g * d
