@@ -312,6 +312,15 @@ private slots:
         QCOMPARE(toInference.size(), size_t(1));
         QVERIFY(toInference[0].rfind("model.clamped_swiglu: mode training -> inference", 0) == 0);
         validateRun(oss, training);
+        // Phi-3.5-MoE likewise: its SparseMixer training is not modelled, its inference is.
+        const std::string phi = std::string(VRAMLAB_TEST_DATA_DIR) + "/hf/phi-3.5-moe-instruct.json";
+        const ModelSpec moe = importHfConfig(parseJsonText(readTextFile(phi), phi)).model;
+        RunSpec train = readScenario(base()).run;
+        const std::vector<std::string> phiChanges = adaptRunToModel(moe, train);
+        QVERIFY(train.mode == Mode::Inference);
+        QCOMPARE(phiChanges.size(), size_t(1));
+        QVERIFY(phiChanges[0].rfind("model.moe.sparse_mixer: mode training -> inference", 0) == 0);
+        validateRun(moe, train);
     }
 };
 
