@@ -565,7 +565,12 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     rep.params = memo.params;
     const bool peft = training && r.finetune.method != FinetuneMethod::Full;
     rep.loraParams = peft ? loraParameters(m, r.finetune) : 0;
-    rep.trainableParams = training ? (peft ? rep.loraParams : rep.params.total) : 0;
+    Count frozenTower = 0; // a vision tower stays frozen in full training too (model_states.cpp)
+    if (m.vision.enabled())
+        for (const ParamTensor& t : tensors)
+            if (t.group == ParamGroup::Vision)
+                frozenTower = checkedAdd(frozenTower, t.total());
+    rep.trainableParams = training ? (peft ? rep.loraParams : rep.params.total - frozenTower) : 0;
 
     // Pick the pipeline stage with the most memory: the first holds the most micro-batches
     // in flight (1F1B) and the embedding, the last the LM head and loss.

@@ -222,9 +222,13 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
                     ? ": 4-bit codes, an int8 scale per 64, a bf16 factor per 256 scales (NF4Tensor)"
                     : "")
             + " + " + frozen;
-    if (out.frozenLocal > 0 && out.trainableLocal > 0)
-        out.weightsFormula = "frozen base: " + frozen + "; adapters " + perParam(static_cast<double>(work)) + " x "
-            + trainable + zeroNote(dp, zero, 3);
+    if (out.frozenLocal > 0 && out.trainableLocal > 0) {
+        // Full training freezes only a vision tower (model.vision); PEFT freezes the base under its adapters.
+        const bool full = r.finetune.method == FinetuneMethod::Full;
+        out.weightsFormula = std::string(full ? "frozen vision tower: " : "frozen base: ") + frozen
+            + (full ? "; " : "; adapters ") + perParam(static_cast<double>(work)) + " x " + trainable
+            + zeroNote(dp, zero, 3);
+    }
     if (fp8Copies > 0)
         out.weightsFormula += " + 1 B fp8 copy x " + formatCount(fp8Copies) + " linear params";
     if (offloadParams)

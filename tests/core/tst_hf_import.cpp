@@ -501,6 +501,7 @@ private slots:
         QCOMPARE(withTower.bytesOf("gradients"), without.bytesOf("gradients"));
         QCOMPARE(withTower.bytesOf("optimizer_states"), without.bytesOf("optimizer_states"));
         QCOMPARE(withTower.bytesOf("master_weights"), without.bytesOf("master_weights"));
+        QCOMPARE(withTower.trainableParams, countParameters(language).total);
         QVERIFY(std::any_of(withTower.warnings.begin(), withTower.warnings.end(),
             [](const std::string& w) { return w.starts_with("model.vision:"); }));
         const Scenario back = readScenario(scenarioToJson(sc));
