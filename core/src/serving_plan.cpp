@@ -123,8 +123,8 @@ ServingPlanResult servingPlan(const ModelSpec& m, const RunSpec& run, const Serv
                 if (c.estimate.startupFails) {
                     c.why = c.estimate.failure;
                 } else if (c.requestsHeld < req.concurrency) {
-                    c.why = "holds " + formatCount(c.requestsHeld) + " requests of " + formatCount(req.context)
-                        + " tokens, " + formatCount(req.concurrency) + " asked";
+                    c.why = "holds " + formatCount(c.requestsHeld) + (c.requestsHeld == 1 ? " request" : " requests")
+                        + " of " + formatCount(req.context) + " tokens, " + formatCount(req.concurrency) + " asked";
                 } else {
                     c.speed = servingSpeed(
                         m, r, c.estimate, c.batchPerReplica, std::min(req.promptTokens, req.context), req.context);
@@ -140,8 +140,9 @@ ServingPlanResult servingPlan(const ModelSpec& m, const RunSpec& run, const Serv
         res.top.resize(static_cast<size_t>(std::max(req.topK, 1)));
     for (size_t i = 0; i < res.top.size(); ++i) {
         ServingPlanCandidate& c = res.top[i];
-        const std::string held = formatCount(c.requestsHeld) + " requests held (" + formatCount(c.batchPerReplica)
-            + " decoding per replica), " + formatCount(static_cast<Count>(c.tokensPerSAll())) + " tokens/s in all";
+        const std::string held = formatCount(c.requestsHeld) + (c.requestsHeld == 1 ? " request" : " requests")
+            + " held (" + formatCount(c.batchPerReplica) + " decoding per replica), "
+            + formatCount(static_cast<Count>(c.tokensPerSAll())) + " tokens/s in all";
         if (i == 0) {
             c.why = "fastest: TPOT " + formatSeconds(c.speed.tpotS, 3) + " (" + c.speed.decodeBound + "), TTFT "
                 + formatSeconds(c.speed.ttftS, 3) + ", " + held;
