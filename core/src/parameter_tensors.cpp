@@ -152,9 +152,9 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
         add("vision.patch_embedding.weight", checkedMul(v.channels, v.patchSize, v.patchSize), vh, 1);
         add("vision.patch_embedding.bias", 1, vh, 1);
         add("vision.position_embedding.weight", v.patches(), vh, 1);
-        add("vision.layers.layer_norms", 1, vh, 4 * vl); // layer_norm1 and layer_norm2, weight and bias
-        add("vision.layers.attn.qkvo.weight", vh, vh, 4 * vl);
-        add("vision.layers.attn.qkvo.bias", 1, vh, 4 * vl);
+        add("vision.layers.layer_norms", 1, vh, checkedMul(4, vl)); // layer_norm1 and layer_norm2, weight and bias
+        add("vision.layers.attn.qkvo.weight", vh, vh, checkedMul(4, vl));
+        add("vision.layers.attn.qkvo.bias", 1, vh, checkedMul(4, vl));
         add("vision.layers.mlp.fc1.weight", vh, vi, vl);
         add("vision.layers.mlp.fc1.bias", 1, vi, vl);
         add("vision.layers.mlp.fc2.weight", vi, vh, vl);

@@ -54,7 +54,8 @@ struct VisionSpec {
     Count patchSize = 0; ///< pixels per side of one patch
     Count channels = 3;
     bool enabled() const { return hiddenSize > 0; }
-    Count patches() const { return patchSize > 0 ? (imageSize / patchSize) * (imageSize / patchSize) : 0; }
+    /// Learned positions, one per patch (throws SizeOverflow past 63 bits, as any size here).
+    Count patches() const { return patchSize > 0 ? checkedMul(imageSize / patchSize, imageSize / patchSize) : 0; }
 };
 
 /// The architecture of a decoder-only transformer, as in a scenario's `model` object.
