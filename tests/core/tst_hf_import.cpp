@@ -524,6 +524,11 @@ private slots:
         cfg = load("gemma-3-4b-it.json");
         cfg["vision_config"]["vision_use_head"] = true;
         QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
+        // A tower past the reader's limits is refused, never overflowed ((10^12 / 1)^2 positions).
+        cfg = load("gemma-3-4b-it.json");
+        cfg["vision_config"]["image_size"] = 1'000'000'000'000LL;
+        cfg["vision_config"]["patch_size"] = 1;
+        QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
         // Every modelled key changes the count.
         for (const char* key : { "hidden_size", "intermediate_size", "num_hidden_layers", "image_size" }) {
             cfg = load("gemma-3-4b-it.json");
