@@ -425,10 +425,6 @@ bool exportReviewMarkdown(
     }
 }
 
-} // namespace
-
-namespace {
-
 /// A plan table as .csv or .md, written atomically; the text is made only for the one asked.
 bool exportTable(const QString& outPath, QString* error, const std::function<std::string()>& csv,
     const std::function<std::string()>& markdown)

@@ -86,11 +86,15 @@ ServingPlanView::ServingPlanView(QWidget* parent)
         const int row = c / 2, col = 2 * (c % 2);
         targets->addWidget(new QLabel(QString::fromLatin1(specs[c].label), this), row, col);
         targets->addWidget(s, row, col + 1);
-        connect(s, &QSpinBox::valueChanged, this, [this] {
-            if (!m_syncing) {
+        // The fit solvers read the scenario, the requests and the context; GPUs, prompt, limits and rows
+        // shown change only the plan.
+        const bool fitInput = c == Requests || c == Context;
+        connect(s, &QSpinBox::valueChanged, this, [this, fitInput] {
+            if (m_syncing)
+                return;
+            if (fitInput)
                 refit();
-                replan();
-            }
+            replan();
         });
         m_controls[c] = s;
     }

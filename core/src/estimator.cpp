@@ -436,6 +436,12 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         throw InputError("model.clamped_swiglu",
             "inference or serving (gpt-oss: the training activations of its clamped GLU experts and attention "
             "sinks are not modelled)");
+    // vLLM and SGLang (quantization "mxfp4") and llama.cpp (MXFP4 GGUF tensors) keep gpt-oss's experts as the
+    // checkpoint ships them; the engines' budgets would price them at run.precision, about 3.8 x too much.
+    if (m.clampedSwiGlu && r.serving)
+        throw InputError("model.clamped_swiglu",
+            "inference without a serving engine (gpt-oss: the engines keep its MXFP4 experts, which their "
+            "weight budget does not model yet)");
     if (m.vision.enabled()) {
         const VisionSpec& v = m.vision;
         if (!(v.intermediateSize > 0 && v.numLayers > 0 && v.numHeads > 0 && v.patchSize > 0 && v.imageSize > 0
@@ -462,12 +468,6 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         throw InputError("model.moe.sparse_mixer",
             "inference or serving (Phi-3.5-MoE: the training tensors of SparseMixer routing and input jitter are not "
             "modelled)");
-    // vLLM and SGLang (quantization "mxfp4") and llama.cpp (MXFP4 GGUF tensors) keep gpt-oss's experts as the
-    // checkpoint ships them; the engines' budgets would price them at run.precision, about 3.8 x too much.
-    if (m.clampedSwiGlu && r.serving)
-        throw InputError("model.clamped_swiglu",
-            "inference without a serving engine (gpt-oss: the engines keep its MXFP4 experts, which their "
-            "weight budget does not model yet)");
     if (m.attentionType == AttentionType::Mla)
         if (!(m.mla.kvLoraRank > 0 && m.mla.vHeadDim > 0 && m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim > 0))
             throw InputError(
@@ -565,12 +565,8 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     rep.params = memo.params;
     const bool peft = training && r.finetune.method != FinetuneMethod::Full;
     rep.loraParams = peft ? loraParameters(m, r.finetune) : 0;
-    Count frozenTower = 0; // a vision tower stays frozen in full training too (model_states.cpp)
-    if (m.vision.enabled())
-        for (const ParamTensor& t : tensors)
-            if (t.group == ParamGroup::Vision)
-                frozenTower = checkedAdd(frozenTower, t.total());
-    rep.trainableParams = training ? (peft ? rep.loraParams : rep.params.total - frozenTower) : 0;
+    // A vision tower stays frozen in full training too (localParameters in model_states.cpp).
+    rep.trainableParams = training ? (peft ? rep.loraParams : rep.params.total - rep.params.vision) : 0;
 
     // Pick the pipeline stage with the most memory: the first holds the most micro-batches
     // in flight (1F1B) and the embedding, the last the LM head and loss.

@@ -187,6 +187,8 @@ ParameterCount countParameters(const std::vector<ParamTensor>& tensors, const Mo
             c.embedding += total;
         if (t.group == ParamGroup::Head)
             c.head += total;
+        if (t.group == ParamGroup::Vision)
+            c.vision += total;
         if (t.linear)
             c.matmulActive = checkedAdd(c.matmulActive, checkedMul(t.elements(), t.activeCopies));
         // Per-layer sizes, for the largest layer a ZeRO-3 rank gathers at once.

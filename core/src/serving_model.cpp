@@ -74,11 +74,11 @@ ServingEstimate servingEstimate(const ModelSpec& m, const RunSpec& r)
     switch (s.engine) {
     case ServingEngine::Vllm:
         detail::vllmEstimate(m, r, e);
-        e.replicas = r.parallelism.gpus / (r.parallelism.tensorParallel * r.parallelism.pipelineParallel);
+        e.replicas = r.parallelism.dataParallel();
         break;
     case ServingEngine::Sglang:
         detail::sglangEstimate(m, r, e);
-        e.replicas = r.parallelism.gpus / (r.parallelism.tensorParallel * r.parallelism.pipelineParallel);
+        e.replicas = r.parallelism.dataParallel();
         break;
     case ServingEngine::LlamaCpp:
         detail::llamaCppEstimate(m, r, e);

@@ -35,6 +35,7 @@ struct ParameterCount {
     Count active = 0; ///< parameters one token goes through (MoE), embedding table included
     Count embedding = 0; ///< input embedding + learned positions
     Count head = 0; ///< untied LM head
+    Count vision = 0; ///< a vision tower and its projector (model.vision): frozen in training
     Count perLayerMax = 0; ///< the largest transformer layer (ZeRO-3 gathers one at a time)
     Count perLayerMaxLinear = 0; ///< of which matrix-multiply weights (gathered in fp8 with fp8_all_gather)
     Count matmulActive = 0; ///< active parameters used in matrix multiplies (FLOPs): no embedding lookups, norms or
