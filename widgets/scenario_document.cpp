@@ -89,6 +89,15 @@ void ScenarioDocument::recompute()
         m_error = QStringLiteral("the configuration is too large: ") + QString::fromUtf8(e.what());
         m_errorKey.clear();
     }
+    m_serving.reset();
+    m_servingError.clear();
+    if (m_scenario.run.serving) {
+        try {
+            m_serving = vramlab::servingEstimate(m_scenario.model, m_scenario.run);
+        } catch (const std::exception& e) { // InputError or SizeOverflow: the Serving page and the header say why
+            m_servingError = QString::fromUtf8(e.what());
+        }
+    }
     emit changed();
 }
 

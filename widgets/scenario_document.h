@@ -3,6 +3,7 @@
 
 #include "vramlab/report.h"
 #include "vramlab/scenario.h"
+#include "vramlab/serving_model.h"
 
 #include <QDateTime>
 #include <QObject>
@@ -31,6 +32,11 @@ public:
     const QString& error() const { return m_error; }
     /// The key the error names ("run.parallelism.gpus"), or empty.
     const QString& errorKey() const { return m_errorKey; }
+    /// The serving engine's estimate of a run.mode "serving" scenario, computed once per change
+    /// beside the report (the header and the Serving page both read it); empty for other
+    /// scenarios or when the engine cannot be modelled (servingError() says why).
+    const std::optional<ServingEstimate>& servingEstimate() const { return m_serving; }
+    const QString& servingError() const { return m_servingError; }
     QUndoStack* undoStack() { return &m_undo; }
     /// The document's file, always absolute (a relative one would follow the working folder).
     const QString& filePath() const { return m_filePath; }
@@ -74,6 +80,8 @@ private:
 
     Scenario m_scenario;
     std::optional<Report> m_report;
+    std::optional<ServingEstimate> m_serving;
+    QString m_servingError;
     QString m_error;
     QString m_errorKey;
     QString m_filePath;

@@ -162,12 +162,13 @@ void ServingPage::recompute()
         return showOnly(QStringLiteral("The Serving page applies to run.mode: \"serving\" scenarios (vLLM, SGLang, "
                                        "llama.cpp): choose Serving as the mode in the parameters, or open a serving "
                                        "scenario."));
-    ServingEstimate e;
+    if (!document()->servingEstimate())
+        return showOnly(document()->servingError());
+    const ServingEstimate& e = *document()->servingEstimate();
     ServingBudgetChart budget;
     ConcurrencyCurve curve;
     ServingSpeed speed;
     try {
-        e = servingEstimate(sc.model, sc.run);
         budget = servingBudgetChart(sc.run, e);
         curve = concurrencyCurve(sc.model, sc.run, e);
         speed = defaultServingSpeed(sc.model, sc.run, e);

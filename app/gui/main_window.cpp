@@ -465,14 +465,12 @@ void MainWindow::updateHeader()
 
 void MainWindow::updateServingVerdict(const PlotTheme& theme)
 {
-    const Scenario& sc = m_doc->scenario();
-    try {
-        const ServingEstimate e = servingEstimate(sc.model, sc.run);
-        m_verdict->setText(QString::fromStdString(servingVerdict(e)));
+    if (const std::optional<ServingEstimate>& e = m_doc->servingEstimate()) {
+        m_verdict->setText(QString::fromStdString(servingVerdict(*e)));
         setSheet(m_verdict,
-            QStringLiteral("QLabel { color: %1; }").arg((e.startupFails ? theme.overflow : theme.fits).name()));
-    } catch (const std::exception& e) { // the Serving tab says why
-        m_verdict->setText(QStringLiteral("The engine cannot be modelled: ") + QString::fromUtf8(e.what()));
+            QStringLiteral("QLabel { color: %1; }").arg((e->startupFails ? theme.overflow : theme.fits).name()));
+    } else { // the Serving tab says why
+        m_verdict->setText(QStringLiteral("The engine cannot be modelled: ") + m_doc->servingError());
         setSheet(m_verdict, QStringLiteral("QLabel { color: %1; }").arg(theme.overflow.name()));
     }
 }

@@ -265,8 +265,15 @@ private slots:
         QVERIFY2(
             page->message()->text().contains(QStringLiteral("tensor_parallel")), qPrintable(page->message()->text()));
         QVERIFY(page->budgetChart()->chart().bars.empty());
+        // The document computes the engine once per change; the page says its refusal.
+        QVERIFY(!m_window->document()->servingEstimate());
+        QCOMPARE(page->message()->text(), m_window->document()->servingError());
         m_window->document()->undoStack()->undo();
         QVERIFY(!page->message()->isVisibleTo(page));
+        QVERIFY(m_window->document()->servingError().isEmpty());
+        const Scenario& back = m_window->document()->scenario();
+        QCOMPARE(m_window->document()->servingEstimate()->kvCacheTokens,
+            servingEstimate(back.model, back.run).kvCacheTokens);
     }
 
     // The panel: Mode "serving" makes a vLLM scenario; the engine's flags are controls, each one edit.
