@@ -455,6 +455,9 @@ void MainWindow::updateHeader()
         m_compute->setText(compute);
         if (m_doc->scenario().run.serving) // the engine's answer, not one request's memory
             updateServingVerdict(theme);
+    } else if (m_doc->servingEstimate()) { // a hybrid state-space model: only the engine's budget is modelled
+        updateServingVerdict(theme);
+        m_compute->setText(m_doc->error());
     } else {
         m_verdict->setText(QStringLiteral("Not a valid configuration"));
         setSheet(m_verdict, QStringLiteral("QLabel { color: %1; }").arg(theme.overflow.name()));

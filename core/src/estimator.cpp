@@ -408,6 +408,53 @@ void validateScenario(const Scenario& sc)
     validateRun(sc.model, sc.run);
 }
 
+namespace {
+
+/// Hybrid state-space models: their shapes, and what is modelled of them (the serving engines' budgets).
+void validateHybrid(const ModelSpec& m, const RunSpec& r)
+{
+    const SsmSpec& s = m.ssm;
+    if (s.enabled()) {
+        if (!(s.numHeads > 0 && s.headDim > 0 && s.stateSize > 0 && s.groups > 0 && s.numHeads % s.groups == 0))
+            throw InputError("model.ssm",
+                "expected num_heads, head_dim, state_size and groups above 0, and num_heads a multiple of groups");
+        // One mixer per block (Nemotron-H, Granite-4.0-H), or Mamba-2 beside attention in every block (Falcon-H1).
+        if (s.parallel ? s.layers != m.attentionLayers() || s.layers != m.numLayers
+                       : checkedAdd(s.layers, m.attentionLayers()) > m.numLayers)
+            throw InputError("model.ssm.layers",
+                s.parallel ? "expected model.num_layers (" + n(m.numLayers)
+                        + ") with parallel: Mamba-2 beside attention in every block, got " + n(s.layers)
+                           : "expected at most model.num_layers - model.attention_layers ("
+                        + n(m.numLayers - m.attentionLayers()) + "): one mixer per block, got " + n(s.layers));
+    }
+    // What each block computes in order is not in the scenario (only how many blocks of each kind), and the
+    // training tensors of the selective scan as mamba_ssm's kernels save them are not modelled yet.
+    if (r.mode == Mode::Training)
+        throw InputError("model.ssm",
+            "serving with vllm or sglang (hybrid state-space models: the training activations of the Mamba-2 scan "
+            "are not modelled yet)");
+    if (!r.serving || r.serving->engine == ServingEngine::HfGenerate)
+        throw InputError("model.ssm",
+            "serving with vllm or sglang (hybrid state-space models: Transformers' generate() and its cache of "
+            "Mamba-2 states are not modelled yet)");
+    // llama.cpp places each layer's tensors and caches by layer index (which blocks are attention is not in
+    // the scenario), and its recurrent-state buffers are not modelled yet.
+    if (r.serving->engine == ServingEngine::LlamaCpp)
+        throw InputError("model.ssm",
+            "serving with vllm or sglang (llama.cpp's recurrent-state buffers and per-layer offload of hybrid models "
+            "are not modelled yet)");
+    if (r.parallelism.pipelineParallel > 1)
+        throw InputError("run.parallelism.pipeline_parallel",
+            "1 with a hybrid state-space model (which blocks a stage holds depends on the layer order, which the "
+            "scenario does not give)");
+    if (m.slidingWindow > 0 || m.attentionType == AttentionType::Mla || m.vision.enabled())
+        throw InputError("model.ssm",
+            "full multi-head attention in the attention blocks of a hybrid state-space model (sliding windows, "
+            "MLA and vision towers beside Mamba-2 layers are not modelled)");
+}
+
+} // namespace
+
 void validateRun(const ModelSpec& m, const RunSpec& r)
 {
     const Parallelism& p = r.parallelism;
@@ -461,6 +508,14 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
                 "serving with sglang or hf-generate (vLLM profiles the vision encoder on dummy images and llama.cpp "
                 "loads it from an --mmproj file, neither modelled yet)");
     }
+    if (!(m.attentionFreeLayers >= 0 && m.attentionFreeLayers <= m.numLayers))
+        throw InputError("model.attention_layers",
+            "expected from 0 to model.num_layers (" + n(m.numLayers) + "), got " + n(m.attentionLayers()));
+    if (!(m.mlpFreeLayers >= 0 && m.mlpFreeLayers <= m.numLayers))
+        throw InputError("model.mlp_layers",
+            "expected from 0 to model.num_layers (" + n(m.numLayers) + "), got " + n(m.mlpLayers()));
+    if (m.hybrid())
+        validateHybrid(m, r);
     // Phi-3.5-MoE trains with SparseMixer (modeling_phimoe.py sparsemixer: Gumbel-sampled experts, a custom
     // autograd multiplier keeping the masked gates) and multiplies the MoE input by uniform noise twice
     // (input_jitter_noise): tensors no other router keeps. Its inference routes top-k like Mixtral.
@@ -552,6 +607,12 @@ Report estimate(const Scenario& sc, const EstimateOptions& options)
 Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& options, EstimateCache* cache)
 {
     validateRun(m, r);
+    // Serving engines budget a hybrid model's state per sequence (servingEstimate); one request's memory here
+    // would leave its Mamba-2 states and scan temporaries out.
+    if (m.hybrid())
+        throw InputError("model.ssm",
+            "the serving engine's budget (the Serving tab, serve-estimate): one request's memory outside vLLM, "
+            "SGLang or llama.cpp is not modelled for hybrid state-space models");
     const bool explain = options.explain;
     const Parallelism& par = r.parallelism;
     const bool training = r.mode == Mode::Training;

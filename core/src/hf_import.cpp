@@ -6,6 +6,7 @@
 #include "vramlab/estimator.h"
 #include "vramlab/hf_key_table.h"
 #include "vramlab/scenario_io.h"
+#include "vramlab/serving_io.h"
 
 #include <algorithm>
 #include <map>
@@ -199,6 +200,152 @@ void importGptOss(ConfigReader& r, const json& cfg, ModelSpec& m, std::vector<st
                            "(vLLM, transformers with the MXFP4 kernels) are not modelled");
 }
 
+/// The layer kinds of a hybrid model as one string, one character per block: M Mamba-2, * attention, - MLP.
+std::string hybridPattern(ConfigReader& r, const json& cfg, const std::string& type, Count layers)
+{
+    if (type == "nemotron_h") {
+        // configuration_nemotron_h.py: the pattern's length is the layer count (num_hidden_layers must agree).
+        const std::string where = r.path("hybrid_override_pattern");
+        const std::optional<std::string> p = r.raw().string("hybrid_override_pattern");
+        if (!p)
+            throw InputError(where, "missing: a nemotron_h config.json names each block's kind");
+        if (static_cast<Count>(p->size()) != layers)
+            throw InputError(where,
+                "expected one character per layer (num_hidden_layers " + std::to_string(layers) + "), got "
+                    + std::to_string(p->size()));
+        for (const char c : *p)
+            if (c != 'M' && c != '*' && c != '-')
+                throw InputError(where,
+                    std::string("expected M (Mamba-2), * (attention) or - (MLP) per block, got '") + c
+                        + (c == 'E' ? "': MoE blocks (Nemotron 3) are not modelled yet" : "'"));
+        r.sources["model.ssm.layers"] = where;
+        return *p;
+    }
+    // granitemoehybrid: layer_types (or layers_block_type), "mamba" or "attention"; absent = every layer Mamba-2.
+    const std::string key = cfg.contains("layer_types") ? "layer_types" : "layers_block_type";
+    if (!cfg.contains(key) || cfg.at(key).is_null())
+        return std::string(static_cast<size_t>(std::min<Count>(layers, 100'000)), 'M');
+    const json& lt = cfg.at(key);
+    if (!lt.is_array() || static_cast<Count>(lt.size()) != layers)
+        throw InputError(r.path(key), "expected \"mamba\" or \"attention\" per layer (" + std::to_string(layers) + ")");
+    std::string p;
+    for (const json& t : lt) {
+        if (t != "mamba" && t != "attention")
+            throw InputError(r.path(key), "expected \"mamba\" or \"attention\" per layer, got " + t.dump());
+        p += t == "mamba" ? 'M' : '*';
+    }
+    r.sources["model.ssm.layers"] = r.path(key);
+    return p;
+}
+
+/// Nemotron-H, Granite-4.0 (granitemoehybrid) and Falcon-H1: Mamba-2 mixers beside or instead of attention
+/// (the tensors in parameter_tensors.cpp, ssm()); the shared keys (vocabulary, hidden, heads) are read already.
+void importHybrid(
+    ConfigReader& r, const json& cfg, const std::string& type, ModelSpec& m, std::vector<std::string>& warnings)
+{
+    SsmSpec& s = m.ssm;
+    const Count h = m.hiddenSize;
+    if (type == "nemotron_h") {
+        const std::string pattern = hybridPattern(r, cfg, type, m.numLayers);
+        const auto count = [&](char c) { return static_cast<Count>(std::count(pattern.begin(), pattern.end(), c)); };
+        s.layers = count('M');
+        m.attentionFreeLayers = m.numLayers - count('*');
+        m.mlpFreeLayers = m.numLayers - count('-');
+        // NemotronHAttention: head_dim (attention_head_dim in the Hub files; 128 for the 4B, not 3072 / 32).
+        const std::string hd = cfg.contains("head_dim") ? "head_dim" : "attention_head_dim";
+        m.headDim = r.opt(hd, "model.head_dim", 1).value_or(m.hiddenSize / m.numHeads);
+        m.mlp = MlpKind::Gelu; // NemotronHMLP: up -> relu^2 -> down, two matrices
+        const bool attn = r.flag("attention_bias").value_or(false), mlp = r.flag("mlp_bias").value_or(false);
+        if (mlp && !attn)
+            throw InputError(r.path("mlp_bias"), "true without attention_bias is not modelled");
+        m.bias = attn && mlp;
+        m.attentionBias = attn && !mlp;
+        s.numHeads = r.req("mamba_num_heads", "model.ssm.num_heads");
+        s.headDim = r.req("mamba_head_dim", "model.ssm.head_dim");
+        s.groups = r.opt("n_groups", "model.ssm.groups", 1).value_or(8);
+        s.stateSize = r.opt("ssm_state_size", "model.ssm.state_size", 1).value_or(128);
+        s.convKernel = r.opt("conv_kernel", "model.ssm.conv_kernel", 2).value_or(4);
+        s.convBias = r.flag("use_conv_bias").value_or(true);
+        s.bias = r.flag("use_bias").value_or(false);
+        if (const std::optional<std::string> d = r.raw().string("mamba_ssm_cache_dtype"))
+            warnings.push_back("mamba_ssm_cache_dtype: \"" + *d
+                + "\" is the dtype vLLM keeps the scan's state in for this model; set run.serving."
+                  "mamba_ssm_cache_dtype to it");
+    } else if (type == "granitemoehybrid") {
+        const std::string pattern = hybridPattern(r, cfg, type, m.numLayers);
+        s.layers = static_cast<Count>(std::count(pattern.begin(), pattern.end(), 'M'));
+        m.attentionFreeLayers = s.layers;
+        // GraniteMoeHybridAttention: head_dim = hidden / heads, k and v of kv_heads x that.
+        if (h % m.numHeads != 0)
+            throw InputError(
+                r.path("num_attention_heads"), "expected a divisor of hidden_size (" + std::to_string(h) + ")");
+        m.headDim = h / m.numHeads;
+        m.bias = false;
+        m.attentionBias = r.flag("attention_bias").value_or(false);
+        // Every layer: shared_mlp (input_linear H -> 2 x shared, output_linear), and with experts a
+        // GraniteMoeHybridMoE of num_local_experts gated experts of intermediate_size behind a bias-free router.
+        const Count shared = r.opt("shared_intermediate_size", "model.ffn_hidden_size", 1).value_or(1024);
+        const Count experts = r.opt("num_local_experts", "model.moe.num_experts", 0).value_or(8);
+        if (experts > 0) {
+            m.moe.numExperts = experts;
+            m.moe.topK = r.req("num_experts_per_tok", "model.moe.top_k");
+            m.moe.expertFfnHiddenSize = m.ffnHiddenSize; // intermediate_size
+            m.moe.sharedExperts = 1;
+            m.moe.sharedExpertFfnHiddenSize = shared;
+        } else {
+            m.ffnHiddenSize = shared;
+        }
+        // GraniteMoeHybridMambaLayer: intermediate = mamba_expand x hidden, split into mamba_n_heads heads.
+        s.numHeads = r.opt("mamba_n_heads", "model.ssm.num_heads", 1).value_or(128);
+        const Count expand = r.opt("mamba_expand", "", 1).value_or(2);
+        if (checkedMul(expand, h) % s.numHeads != 0)
+            throw InputError(r.path("mamba_n_heads"),
+                "expected a divisor of mamba_expand x hidden_size (" + std::to_string(expand * h) + ")");
+        s.headDim = checkedMul(expand, h) / s.numHeads;
+        if (cfg.contains("mamba_d_head") && !cfg.at("mamba_d_head").is_string()) // "auto" derives it
+            if (const std::optional<Count> d = r.opt("mamba_d_head", "", 1); d && *d != s.headDim)
+                throw InputError(r.path("mamba_d_head"),
+                    "expected mamba_expand x hidden_size / mamba_n_heads (" + std::to_string(s.headDim) + "), got "
+                        + std::to_string(*d));
+        s.groups = r.opt("mamba_n_groups", "model.ssm.groups", 1).value_or(1);
+        s.stateSize = r.opt("mamba_d_state", "model.ssm.state_size", 1).value_or(256);
+        s.convKernel = r.opt("mamba_d_conv", "model.ssm.conv_kernel", 2).value_or(4);
+        s.convBias = r.flag("mamba_conv_bias").value_or(true);
+        s.bias = r.flag("mamba_proj_bias").value_or(false);
+        // GraniteMoeHybridConfig(tie_word_embeddings=False); the published Granite-4.0 files all say true.
+        m.tiedEmbeddings = r.flag("tie_word_embeddings").value_or(false);
+    } else { // falcon_h1
+        s.layers = m.numLayers;
+        s.parallel = true;
+        s.numHeads = r.opt("mamba_n_heads", "model.ssm.num_heads", 1).value_or(128);
+        // FalconH1Config: mamba_d_ssm defaults to 1024; null means mamba_expand x hidden.
+        const Count inner = cfg.contains("mamba_d_ssm") && cfg.at("mamba_d_ssm").is_null()
+            ? checkedMul(r.opt("mamba_expand", "", 1).value_or(2), h)
+            : r.opt("mamba_d_ssm", "", 1).value_or(1024);
+        if (inner % s.numHeads != 0)
+            throw InputError(r.path("mamba_n_heads"), "expected a divisor of the inner width " + std::to_string(inner));
+        s.headDim = inner / s.numHeads;
+        if (const std::optional<Count> d = r.opt("mamba_d_head", "", 1); d && *d != s.headDim)
+            throw InputError(r.path("mamba_d_head"),
+                "expected the inner width / mamba_n_heads (" + std::to_string(s.headDim) + "), got "
+                    + std::to_string(*d));
+        s.groups = r.opt("mamba_n_groups", "model.ssm.groups", 1).value_or(1);
+        s.stateSize = r.opt("mamba_d_state", "model.ssm.state_size", 1).value_or(256);
+        s.convKernel = r.opt("mamba_d_conv", "model.ssm.conv_kernel", 2).value_or(4);
+        s.convBias = r.flag("mamba_conv_bias").value_or(true);
+        s.bias = r.flag("mamba_proj_bias").value_or(false);
+        if (r.flag("projectors_bias").value_or(false) != s.bias)
+            throw InputError(r.path("projectors_bias"),
+                "equal to mamba_proj_bias: VRAM Lab has one bias flag for in_proj and out_proj");
+        s.gatedNorm = r.flag("mamba_rms_norm").value_or(false);
+    }
+    if (s.numHeads % s.groups != 0)
+        throw InputError(r.path(type == "nemotron_h" ? "n_groups" : "mamba_n_groups"),
+            "expected a divisor of the Mamba-2 heads (" + std::to_string(s.numHeads) + ")");
+    if (s.layers == 0) // no Mamba-2 block: a plain transformer (Granite-4.0's dense models)
+        s = SsmSpec {};
+}
+
 /// The scenario reader's limits and the estimator's checks, applied to the imported model so
 /// import-hf never writes a scenario that estimate then rejects (issue 17). The error names
 /// the config key that fed the failing scenario key.
@@ -348,6 +495,20 @@ HfImport importHfConfig(const json& root)
         m.bias = true;
         m.tiedEmbeddings = r.flag("tie_word_embeddings").value_or(true);
         m.dropout = r.raw().number("resid_pdrop", 0, 1, true).value_or(0.1);
+    } else if (type == "nemotron_h" || type == "granitemoehybrid" || type == "falcon_h1") {
+        m.vocabSize = r.req("vocab_size", "model.vocab_size");
+        m.hiddenSize = r.req("hidden_size", "model.hidden_size");
+        m.numLayers = r.req("num_hidden_layers", "model.num_layers");
+        m.numHeads = r.req("num_attention_heads", "model.num_heads");
+        m.numKvHeads = r.opt("num_key_value_heads", "model.num_kv_heads", 1).value_or(m.numHeads);
+        if (!r.has("head_dim") && m.hiddenSize % m.numHeads != 0)
+            throw InputError(r.path("num_attention_heads"),
+                "expected a divisor of hidden_size (" + std::to_string(m.hiddenSize) + ") without head_dim");
+        m.headDim = r.opt("head_dim", "model.head_dim", 1).value_or(m.hiddenSize / m.numHeads);
+        m.ffnHiddenSize = r.req("intermediate_size", "model.ffn_hidden_size");
+        m.maxPositionEmbeddings = r.opt("max_position_embeddings", "model.max_position_embeddings", 1).value_or(0);
+        m.tiedEmbeddings = r.flag("tie_word_embeddings").value_or(false);
+        importHybrid(r, cfg, type, m, out.warnings);
     } else {
         m.vocabSize = r.req("vocab_size", "model.vocab_size");
         m.hiddenSize = r.req("hidden_size", "model.hidden_size");
@@ -516,6 +677,12 @@ Scenario scenarioFromHf(const HfImport& imported, const std::string& name)
     // their inference is.
     if (imported.model.clampedSwiGlu || imported.model.moe.sparseMixer)
         sc.run.mode = Mode::Inference;
+    // Hybrid state-space models: only the serving engines' budgets are modelled (validateRun), vLLM by default.
+    if (imported.model.hybrid()) {
+        sc.run.mode = Mode::Inference;
+        sc.run.serving = Serving {};
+        sc.run.serving->engineVersion = defaultEngineVersion(ServingEngine::Vllm);
+    }
     return sc;
 }
 

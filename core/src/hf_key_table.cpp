@@ -426,6 +426,123 @@ constexpr HfKeyRule kGptOss[] = {
         "{\"quant_method\": \"mxfp4\", \"modules_to_not_convert\": [self_attn, mlp.router, embed_tokens, lm_head]}"),
 };
 
+bool isRelu2(const json& v, const json&)
+{
+    return v == "relu2";
+}
+
+// Hybrid Mamba-2 models share the mixer's keys, each family under its own names (transformers
+// models/mamba2/modeling_mamba2.py Mamba2Mixer; read per family below).
+// Nemotron-H (models/nemotron_h/modeling_nemotron_h.py, configuration_nemotron_h.py): each block is a norm and ONE
+// of a Mamba-2 mixer (M), attention (*), a relu^2 MLP of up and down (-) or a MoE (E), as hybrid_override_pattern
+// says; embeddings, norm_f and an untied lm_head.
+constexpr HfKeyRule kNemotronH[] = {
+    rule("hybrid_override_pattern", M,
+        "one character per block: M Mamba-2, * attention, - MLP (E, a MoE block, is refused: not modelled yet)"),
+    rule("attention_head_dim", M, "per-head width of q, k and v (128, not hidden / heads in every model)"),
+    rule("head_dim", M, "per-head width (the newer spelling of attention_head_dim)"),
+    rule("attention_bias", M, "biases on q, k, v and o"),
+    rule("mlp_bias", M, "biases on up_proj and down_proj: only together with attention_bias, else refused"),
+    rule("mamba_num_heads", M, "Mamba-2 heads: dt_bias, A_log and D, the scan's state"),
+    rule("mamba_head_dim", M, "width of one Mamba-2 head: heads x head_dim is the inner width"),
+    rule("n_groups", M, "groups of heads sharing B and C (in_proj and conv width)"),
+    rule("ssm_state_size", M, "the scan's state per channel (in_proj and conv width, the recurrent state)"),
+    rule("conv_kernel", M, "the causal conv's width: weight size and the conv state each sequence keeps"),
+    rule("use_conv_bias", M, "the conv's bias"),
+    rule("use_bias", M, "biases on in_proj and out_proj"),
+    rule("mamba_proj_bias", X,
+        "stored but never read: modeling_nemotron_h.py builds in_proj and out_proj with use_bias"),
+    rule("expand", X, "not read by the Mamba-2 mixer: its inner width is mamba_num_heads x mamba_head_dim"),
+    rule("chunk_size", X, "the scan's chunk length inside the kernel: no parameter, no state kept between steps"),
+    rule("mamba_hidden_act", X, "the gate's activation: element-wise"),
+    rule("mlp_hidden_act", N, "the MLP is up -> relu^2 -> down; another activation is not modelled", isRelu2,
+        "\"relu2\""),
+    rule("time_step_limit", X, "a clamp on dt inside the scan: a value, not a shape"),
+    rule("time_step_min", X, "initialisation range of dt_bias"),
+    rule("time_step_max", X, "initialisation range of dt_bias"),
+    rule("time_step_floor", X, "initialisation floor of dt_bias"),
+    rule("rescale_prenorm_residual", X, "an initialisation rule"),
+    rule("residual_in_fp32", X,
+        "the residual stream's dtype in training, which is refused for hybrid models; the engines keep it in the "
+        "model dtype"),
+    rule("use_mamba_kernels", X, "whether transformers calls mamba_ssm's CUDA kernels: same tensors held"),
+    rule("layer_norm_epsilon", X, "epsilon inside RMSNorm"),
+    rule("num_logits_to_keep", X, "logits kept by generate(): the engines compute their own"),
+    rule("hidden_dropout", N, "above 0, training keeps dropout masks (training is refused for hybrid models)", isZero,
+        "0"),
+    rule("sliding_window", N, "a window in the attention blocks is not modelled", isNull, "null"),
+    rule("mamba_ssm_cache_dtype", X,
+        "the dtype vLLM keeps the scan's state in: a serving setting, run.serving.mamba_ssm_cache_dtype (the import "
+        "warns with the value)"),
+};
+
+// Granite-4.0 (models/granitemoehybrid/modeling_granitemoehybrid.py): each layer is input_layernorm, a Mamba-2 mixer
+// or attention (layer_types), post_attention_layernorm, a shared gated MLP of shared_intermediate_size and, with
+// experts, a MoE of num_local_experts gated experts of intermediate_size; head_dim is always hidden / heads.
+constexpr HfKeyRule kGraniteHybrid[] = {
+    rule("layer_types", M, "\"mamba\" or \"attention\" per layer (absent: every layer Mamba-2)"),
+    rule("layers_block_type", M, "the older name of layer_types"),
+    rule("attention_bias", M, "biases on q, k, v and o"),
+    rule("shared_intermediate_size", M, "width of the shared gated MLP every layer has"),
+    rule("intermediate_size", M, "width of one expert's gated MLP (with num_local_experts above 0)"),
+    rule("num_local_experts", M, "experts per layer behind a Linear(hidden, experts) router; 0 = none"),
+    rule("num_experts_per_tok", M, "experts each token goes through (active parameters)"),
+    rule("mamba_n_heads", M, "Mamba-2 heads"),
+    rule("mamba_d_head", M, "width of one Mamba-2 head: must make heads x d_head = mamba_expand x hidden"),
+    rule("mamba_expand", M, "the inner width is mamba_expand x hidden_size"),
+    rule("mamba_n_groups", M, "groups of heads sharing B and C"),
+    rule("mamba_d_state", M, "the scan's state per channel"),
+    rule("mamba_d_conv", M, "the causal conv's width"),
+    rule("mamba_conv_bias", M, "the conv's bias"),
+    rule("mamba_proj_bias", M, "biases on in_proj and out_proj"),
+    rule("mamba_chunk_size", X, "the scan's chunk length inside the kernel: no parameter, no state"),
+    rule("position_embedding_type", X, "rope or nope: no parameters either way"),
+    rule("normalization_function", X, "rmsnorm: one weight per norm"),
+    rule("router_aux_loss_coef", X, "weight of the load-balancing loss"),
+    rule("output_router_logits", N, "true keeps every layer's router logits for the auxiliary loss (not modelled)",
+        isFalse, "false"),
+    rule("init_method", X, "an initialisation rule"),
+};
+
+// Falcon-H1 (models/falcon_h1/modeling_falcon_h1.py, configuration_falcon_h1.py): every layer is input_layernorm,
+// attention and a Mamba-2 mixer side by side on its output, pre_ff_layernorm and a gated MLP. FalconH1Config
+// sets attention_bias and mlp_bias to False whatever the file says; the mup multipliers are non-persistent
+// buffers and config scalars (FalconH1Model.__init__ register_buffer(..., persistent=False)): no parameters.
+constexpr HfKeyRule kFalconH1[] = {
+    rule("head_dim", M, "per-head width of q, k and v (else hidden / heads)"),
+    rule("attention_bias", X, "FalconH1Config forces it to False"),
+    rule("mlp_bias", X, "FalconH1Config forces it to False"),
+    rule("mamba_d_ssm", M, "the Mamba-2 inner width (FalconH1Config defaults it to 1024; null: mamba_expand x hidden)"),
+    rule("mamba_expand", M, "the inner width when mamba_d_ssm is null"),
+    rule("mamba_n_heads", M, "Mamba-2 heads"),
+    rule("mamba_d_head", M, "width of one Mamba-2 head: must make heads x d_head the inner width"),
+    rule("mamba_n_groups", M, "groups of heads sharing B and C"),
+    rule("mamba_d_state", M, "the scan's state per channel"),
+    rule("mamba_d_conv", M, "the causal conv's width"),
+    rule("mamba_conv_bias", M, "the conv's bias"),
+    rule("mamba_proj_bias", M, "the bias of in_proj (must equal projectors_bias: one flag here)"),
+    rule("projectors_bias", M, "the bias of the Mamba-2 out_proj"),
+    rule("mamba_rms_norm", M, "the gated RMSNorm over the inner width before out_proj"),
+    rule("mamba_norm_before_gate", X, "the order of gate and norm: same tensors"),
+    rule("mamba_chunk_size", X, "the scan's chunk length inside the kernel"),
+    rule("mamba_use_mlp", X, "not read by modeling_falcon_h1.py: every layer has its MLP"),
+    rule("attn_layer_indices", X, "not read by modeling_falcon_h1.py: every layer has attention"),
+    rule("embedding_multiplier", X, "a mup scalar"),
+    rule("lm_head_multiplier", X, "a mup scalar"),
+    rule("key_multiplier", X, "a mup scalar"),
+    rule("attention_in_multiplier", X, "a mup scalar"),
+    rule("attention_out_multiplier", X, "a mup scalar"),
+    rule("ssm_in_multiplier", X, "a mup scalar"),
+    rule("ssm_out_multiplier", X, "a mup scalar"),
+    rule("ssm_multipliers", X, "mup scalars: the non-persistent mup_vector buffer, not a parameter"),
+    rule("mlp_multipliers", X, "mup scalars"),
+    rule("time_step_limit", X, "a clamp on dt inside the scan"),
+    rule("time_step_min", X, "initialisation range of dt_bias"),
+    rule("time_step_max", X, "initialisation range of dt_bias"),
+    rule("time_step_floor", X, "initialisation floor of dt_bias"),
+    rule("num_logits_to_keep", X, "logits kept by generate()"),
+};
+
 constexpr HfFamily kFamilies[] = {
     { "llama", "models/llama/modeling_llama.py", { kLlama, kDecoder, kCommon } },
     { "mistral", "models/mistral/modeling_mistral.py", { kMistral, kDecoder, kCommon } },
@@ -454,6 +571,10 @@ constexpr HfFamily kFamilies[] = {
     { "olmo2", "models/olmo2/modeling_olmo2.py", { kOlmo2, kDecoder, kCommon } },
     { "olmoe", "models/olmoe/modeling_olmoe.py", { kOlmoe, kDecoder, kCommon } },
     { "gpt_oss", "models/gpt_oss/modeling_gpt_oss.py", { kGptOss, kDecoder, kCommon } },
+    { "nemotron_h", "models/nemotron_h/modeling_nemotron_h.py", { kNemotronH, kDecoder, kCommon } },
+    { "granitemoehybrid", "models/granitemoehybrid/modeling_granitemoehybrid.py",
+        { kGraniteHybrid, kGraniteScalars, kDecoder, kCommon } },
+    { "falcon_h1", "models/falcon_h1/modeling_falcon_h1.py", { kFalconH1, kDecoder, kCommon } },
 };
 
 } // namespace

@@ -44,7 +44,7 @@ struct Builder {
 
 void attention(Builder& b, const ModelSpec& m)
 {
-    const Count h = m.hiddenSize, L = m.numLayers;
+    const Count h = m.hiddenSize, L = m.attentionLayers();
     if (m.attentionType == AttentionType::Mla) {
         const MlaSpec& a = m.mla;
         const Count qHead = a.qkNopeHeadDim + a.qkRopeHeadDim;
@@ -81,12 +81,35 @@ void attention(Builder& b, const ModelSpec& m)
     }
 }
 
+/// transformers models/mamba2/modeling_mamba2.py Mamba2Mixer.__init__ (NemotronHMamba2Mixer, FalconH1Mixer and
+/// GraniteMoeHybridMambaLayer build the same): in_proj Linear(hidden, inner + conv width + heads, bias=use_bias),
+/// conv1d Conv1d(conv width, conv width, kernel, groups=conv width, bias=use_conv_bias) whose weight is
+/// [conv width, 1, kernel], dt_bias, A_log and D of one value per head, MambaRMSNormGated(inner) and
+/// out_proj Linear(inner, hidden, bias=use_bias).
+void ssm(Builder& b, const ModelSpec& m)
+{
+    const SsmSpec& s = m.ssm;
+    const Count h = m.hiddenSize, L = s.layers;
+    b.linear("ssm_layers.in_proj.weight", "ssm_layers.in_proj.bias", ParamGroup::Ssm, "in_proj", h, s.inProjWidth(),
+        s.bias, L, L);
+    b.out.push_back({ "ssm_layers.conv1d.weight", ParamGroup::Ssm, s.convWidth(), s.convKernel, L, L, false, {} });
+    if (s.convBias)
+        b.vector("ssm_layers.conv1d.bias", ParamGroup::Ssm, s.convWidth(), L);
+    b.vector("ssm_layers.dt_bias", ParamGroup::Ssm, s.numHeads, L);
+    b.vector("ssm_layers.A_log", ParamGroup::Ssm, s.numHeads, L);
+    b.vector("ssm_layers.D", ParamGroup::Ssm, s.numHeads, L);
+    if (s.gatedNorm)
+        b.norm("ssm_layers.norm.weight", {}, NormKind::RmsNorm, s.innerWidth(), L);
+    b.linear("ssm_layers.out_proj.weight", "ssm_layers.out_proj.bias", ParamGroup::Ssm, "out_proj", s.innerWidth(), h,
+        s.bias, L, L);
+}
+
 } // namespace
 
 std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
 {
     std::vector<ParamTensor> out;
-    out.reserve(40); // the most a model has: one allocation per estimate
+    out.reserve(48); // the most a model has: one allocation per estimate
     Builder b { out };
     const Count h = m.hiddenSize, L = m.numLayers;
 
@@ -99,11 +122,20 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
         b.norm("layers.attn_output_norm.weight", "layers.attn_output_norm.bias", m.norm, h, L);
         b.norm("layers.mlp_output_norm.weight", "layers.mlp_output_norm.bias", m.norm, h, L);
     } else {
-        b.norm("layers.input_norm.weight", "layers.input_norm.bias", m.norm, h, L);
-        attention(b, m);
+        // Hybrid models norm each mixer's input, attention or Mamba-2 (one block holds one mixer in Nemotron-H and
+        // Granite-4.0-H; Falcon-H1's Mamba-2 reads attention's norm), and each MLP's input.
+        if (m.attentionLayers() > 0)
+            b.norm("layers.input_norm.weight", "layers.input_norm.bias", m.norm, h, m.mixerNormLayers());
+        else if (m.mixerNormLayers() > 0) // attention-free: the norms before the Mamba-2 mixers
+            b.norm("ssm_layers.input_norm.weight", "ssm_layers.input_norm.bias", m.norm, h, m.mixerNormLayers());
+        if (m.attentionLayers() > 0)
+            attention(b, m);
     }
-    if (!m.sharedAttentionNorm && !m.normAfterSublayers) // lit_gpt/model.py@8641822 Block: no norm_2 when shared
-        b.norm("layers.post_attention_norm.weight", "layers.post_attention_norm.bias", m.norm, h, L);
+    if (m.ssm.enabled())
+        ssm(b, m);
+    if (!m.sharedAttentionNorm && !m.normAfterSublayers && m.mlpLayers() > 0) // lit_gpt/model.py@8641822 Block:
+        b.norm("layers.post_attention_norm.weight", "layers.post_attention_norm.bias", m.norm, h,
+            m.mlpLayers()); // no norm_2 when shared
     if (m.postNorms) {
         b.norm("layers.post_attention_out_norm.weight", "layers.post_attention_out_norm.bias", m.norm, h, L);
         b.norm("layers.post_mlp_norm.weight", "layers.post_mlp_norm.bias", m.norm, h, L);
@@ -193,8 +225,8 @@ ParameterCount countParameters(const std::vector<ParamTensor>& tensors, const Mo
             c.matmulActive = checkedAdd(c.matmulActive, checkedMul(t.elements(), t.activeCopies));
         // Per-layer sizes, for the largest layer a ZeRO-3 rank gathers at once.
         const Count perLayer = t.name.starts_with("moe_layers.") ? t.total() / std::max<Count>(1, m.moeLayers())
-            : t.name.starts_with("layers.")                      ? t.elements()
-                                                                 : 0;
+            : t.name.starts_with("layers.") || t.name.starts_with("ssm_layers.") ? t.elements()
+                                                                                 : 0;
         LayerPart& part = t.name.starts_with("layers.mlp") ? dense : t.name.starts_with("moe_layers.") ? moe : common;
         part.all += perLayer;
         if (t.linear)

@@ -3,6 +3,7 @@
 
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
+#include "vramlab/serving_io.h"
 
 #include <algorithm>
 
@@ -46,6 +47,18 @@ std::vector<std::string> adaptRunToModel(const ModelSpec& model, RunSpec& run)
                 note(e, run.serving ? "mode serving" : "mode training", "inference");
                 run.mode = Mode::Inference;
                 run.serving.reset();
+            } else if (key == "model.ssm"
+                && (!run.serving || run.serving->engine == ServingEngine::HfGenerate
+                    || run.serving->engine == ServingEngine::LlamaCpp)) {
+                // Hybrid state-space models: vLLM's and SGLang's budgets are modelled, training, generate() and
+                // llama.cpp are not.
+                const std::string from = run.serving ? std::string(toString(run.serving->engine))
+                    : run.mode == Mode::Training     ? "mode training"
+                                                     : "mode inference";
+                note(e, from, "serving with vllm");
+                run.mode = Mode::Inference;
+                run.serving = Serving {};
+                run.serving->engineVersion = defaultEngineVersion(ServingEngine::Vllm);
             } else if (key == "model.moe.sparse_mixer" && run.mode == Mode::Training) {
                 // Phi-3.5-MoE: its SparseMixer training is not modelled; inference and its engines are.
                 note(e, "mode training", "inference");

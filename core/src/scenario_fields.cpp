@@ -378,6 +378,14 @@ bool vision(const Scenario& s)
 {
     return s.model.vision.enabled();
 }
+bool ssm(const Scenario& s)
+{
+    return s.model.ssm.enabled();
+}
+bool hybrid(const Scenario& s)
+{
+    return s.model.hybrid();
+}
 bool parallelBlock(const Scenario& s)
 {
     return s.model.parallelResidual || s.model.sharedAttentionNorm;
@@ -511,6 +519,52 @@ const ScenarioField kFields[] = {
              "model.vision.patch_size", 1, 100'000, "pixels", "Side of one patch (one position)."),
         vision),
     when(integer<REF(s.model.vision.channels)>("model.vision.channels", 1, 16, "", "Image channels (3: RGB)."), vision),
+    when(integer<REF(s.model.ssm.layers)>("model.ssm.layers", 0, kMaxLayers, "layers",
+             "Blocks with a Mamba-2 mixer (Nemotron-H, Granite-4.0-H, Falcon-H1); 0 = none."),
+        ssm),
+    when(integer<REF(s.model.ssm.numHeads)>(
+             "model.ssm.num_heads", 1, 100'000, "heads", "Mamba-2 heads (mamba_num_heads)."),
+        ssm),
+    when(integer<REF(s.model.ssm.headDim)>(
+             "model.ssm.head_dim", 1, 100'000, "", "Width of one Mamba-2 head: heads x head_dim is the inner width."),
+        ssm),
+    when(integer<REF(s.model.ssm.stateSize)>(
+             "model.ssm.state_size", 1, 100'000, "", "The scan's state per head channel (ssm_state_size, d_state)."),
+        ssm),
+    when(integer<REF(s.model.ssm.groups)>(
+             "model.ssm.groups", 1, 100'000, "groups", "Groups of heads sharing B and C (n_groups)."),
+        ssm),
+    when(integer<REF(s.model.ssm.convKernel)>("model.ssm.conv_kernel", 2, 1'000, "tokens",
+             "Width of the causal convolution (conv_kernel): each sequence keeps kernel - 1 inputs."),
+        ssm),
+    when(boolean<REF(s.model.ssm.bias)>("model.ssm.bias", "Biases on in_proj and out_proj (use_bias)."), ssm),
+    when(boolean<REF(s.model.ssm.convBias)>("model.ssm.conv_bias", "A bias on the convolution (use_conv_bias)."), ssm),
+    when(boolean<REF(s.model.ssm.gatedNorm)>(
+             "model.ssm.gated_norm", "A gated RMSNorm over the inner width before out_proj."),
+        ssm),
+    when(boolean<REF(s.model.ssm.parallel)>("model.ssm.parallel",
+             "The Mamba-2 mixer runs beside attention in the same block and reads its norm (Falcon-H1)."),
+        ssm),
+    [] {
+        // Written as counts; kept as the blocks without, so a dense model's num_layers edit keeps every block whole.
+        ScenarioField f = when(integer<REF(s.model.attentionFreeLayers)>("model.attention_layers", 0, kMaxLayers,
+                                   "layers", "Blocks with attention (hybrid models; the rest hold no KV cache)."),
+            hybrid);
+        f.get = [](const Scenario& s) -> FieldValue { return s.model.attentionLayers(); };
+        f.set = [](Scenario& s, const FieldValue& v) {
+            s.model.attentionFreeLayers = s.model.numLayers - std::get<Count>(v);
+        };
+        return f;
+    }(),
+    [] {
+        ScenarioField f = when(integer<REF(s.model.mlpFreeLayers)>("model.mlp_layers", 0, kMaxLayers, "layers",
+                                   "Blocks with an MLP, dense or MoE (Nemotron-H holds one mixer or MLP per block)."),
+            hybrid);
+        f.get = [](const Scenario& s) -> FieldValue { return s.model.mlpLayers(); };
+        f.set
+            = [](Scenario& s, const FieldValue& v) { s.model.mlpFreeLayers = s.model.numLayers - std::get<Count>(v); };
+        return f;
+    }(),
     when(integer<REF(s.model.mla.qLoraRank)>(
              "model.mla.q_lora_rank", 0, kMaxHidden, "", "Rank of the query compression; 0 = plain q."),
         mla),

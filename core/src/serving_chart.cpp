@@ -96,7 +96,10 @@ ServingBudgetChart servingBudgetChart(const RunSpec& run, const ServingEstimate&
             segment("non_torch", "Non-torch", k.nonTorchBytes, ColourRole::Grey),
             segment("cuda_graphs", "CUDA graphs", k.cudaGraphBytes, ColourRole::Yellow),
             // A negative rest is the startup failure: no cache to draw.
-            segment("kv_cache", "KV cache", std::max<Bytes>(0, k.kvCacheBytes), ColourRole::ReddishPurple) };
+            segment(
+                "kv_cache", "KV cache", std::max<Bytes>(0, k.kvCacheBytes - k.stateBytes), ColourRole::ReddishPurple) };
+        if (k.statePerSequenceBytes > 0) // hybrid state-space models: the Mamba-2 states' part of the cache
+            bar.segments.push_back(segment("ssm_state", "Mamba-2 state", k.stateBytes, ColourRole::SkyBlue));
         addUnused(bar);
         c.bars.push_back(std::move(bar));
     }

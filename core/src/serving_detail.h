@@ -37,6 +37,18 @@ Bytes kvBytesPerToken(const ModelSpec& m, Count tp, Count layers, DType kvDtype)
 Bytes vllmActivationPeakBytes(const ModelSpec& m, const Serving& s, Count tp, const Stage& stage, Count tokens,
     Count seqs, bool v1Sampler = false);
 
+/// Groups of B and C one tensor-parallel rank holds: vLLM's and SGLang's extra_groups_for_head_shards
+/// (vllm/model_executor/layers/mamba/mamba_utils.py) replicate a group count that does not divide by tp up to tp.
+Count ssmGroupsForTp(const SsmSpec& s, Count tp);
+
+/// One sequence's Mamba-2 state in one layer on one rank (MambaStateShapeCalculator.mamba2_state_shape):
+/// conv (d_conv - 1) x conv_dim / tp and SSM heads / tp x head_dim x d_state.
+struct SsmStateBytes {
+    Bytes conv = 0, ssm = 0;
+    Bytes total() const { return checkedAdd(conv, ssm); }
+};
+SsmStateBytes ssmStateBytes(const ModelSpec& m, Count tp, DType conv, DType ssm);
+
 /// KV cache element type: kv_cache_dtype, else "auto" = the model dtype.
 DType kvDtype(const Serving& s);
 

@@ -31,12 +31,16 @@ const std::vector<std::pair<std::string, QuantKind>> kQuant = { { "none", QuantK
 
 // Which engine each flag belongs to (a flag of another engine is refused, not ignored).
 const std::set<std::string> kVllmKeys = { "gpu_memory_utilization", "max_model_len", "max_num_batched_tokens",
-    "block_size", "enforce_eager", "enable_chunked_prefill", "swap_space", "cuda_graph_gib" };
-const std::set<std::string> kSglangKeys = { "mem_fraction_static", "context_length", "multimodal" };
+    "block_size", "enforce_eager", "enable_chunked_prefill", "swap_space", "cuda_graph_gib", "mamba_cache_dtype" };
+const std::set<std::string> kSglangKeys = { "mem_fraction_static", "context_length", "multimodal",
+    "disable_radix_cache", "max_mamba_cache_size", "mamba_full_memory_ratio" };
 const std::set<std::string> kLlamaKeys = { "n_ctx", "n_gpu_layers", "n_batch", "n_ubatch", "type_k", "type_v",
     "flash_attn", "tensor_split", "compute_buffer_mib", "swa_full" };
 const std::set<std::string> kCommonKeys = { "engine", "engine_version", "dtype", "quantization", "group_size",
-    "weight_block_size", "kv_cache_dtype", "max_num_seqs", "non_torch_gib" };
+    "weight_block_size", "kv_cache_dtype", "max_num_seqs", "non_torch_gib", "mamba_ssm_cache_dtype" };
+// --mamba-cache-dtype / --mamba-ssm-cache-dtype (vLLM vllm/config/cache.py MambaDType), --mamba-ssm-dtype (SGLang).
+const std::vector<std::pair<std::string, std::optional<DType>>> kMambaDtype
+    = { { "auto", std::nullopt }, { "float32", DType::Fp32 }, { "float16", DType::Fp16 }, { "bfloat16", DType::Bf16 } };
 
 template <typename T> std::string nameOf(const std::vector<std::pair<std::string, T>>& table, const T& value)
 {
@@ -176,6 +180,15 @@ void readServing(const json& value, RunSpec& out)
     s.quantization = readQuantization(r, s.engine);
     set(s.kvCacheDtype, r.choice("kv_cache_dtype", kKvDtype));
     set(s.maxNumSeqs, r.integer("max_num_seqs", 1, 1'000'000));
+    set(s.mambaSsmCacheDtype, r.choice("mamba_ssm_cache_dtype", kMambaDtype));
+    set(s.mambaCacheDtype, r.choice("mamba_cache_dtype", kMambaDtype));
+    set(s.disableRadixCache, r.boolean("disable_radix_cache"));
+    set(s.maxMambaCacheSize, r.integer("max_mamba_cache_size", 1, 100'000'000));
+    if (auto v = r.number("mamba_full_memory_ratio", 0, 1e6)) {
+        if (*v <= 0)
+            throw InputError("run.serving.mamba_full_memory_ratio", "expected a number above 0, got 0");
+        s.mambaFullMemoryRatio = *v;
+    }
     set(s.nonTorchBytes, gibBytes(r.number("non_torch_gib", 0, 1e6)));
     // vLLM (vllm/config.py CacheConfig / SchedulerConfig defaults; chosen per version in serving_vllm.cpp).
     set(s.gpuMemoryUtilization, fraction(r, "gpu_memory_utilization", false));
@@ -241,6 +254,16 @@ json servingJson(const RunSpec& run)
         j["non_torch_gib"] = static_cast<double>(*s.nonTorchBytes) / static_cast<double>(kGiB);
     if (s.engine != ServingEngine::LlamaCpp)
         j["kv_cache_dtype"] = nameOf(kKvDtype, s.kvCacheDtype);
+    if (s.mambaSsmCacheDtype)
+        j["mamba_ssm_cache_dtype"] = nameOf(kMambaDtype, s.mambaSsmCacheDtype);
+    if (s.mambaCacheDtype)
+        j["mamba_cache_dtype"] = nameOf(kMambaDtype, s.mambaCacheDtype);
+    if (s.disableRadixCache)
+        j["disable_radix_cache"] = true;
+    if (s.maxMambaCacheSize)
+        j["max_mamba_cache_size"] = *s.maxMambaCacheSize;
+    if (s.mambaFullMemoryRatio)
+        j["mamba_full_memory_ratio"] = *s.mambaFullMemoryRatio;
     if (s.engine == ServingEngine::Vllm) {
         j["gpu_memory_utilization"] = s.gpuMemoryUtilization;
         j["block_size"] = s.blockSize;

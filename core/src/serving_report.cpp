@@ -12,10 +12,15 @@ namespace {
 
 json rankJson(const ServingRank& k)
 {
-    return { { "name", k.name }, { "layers", k.layers }, { "budget_bytes", k.budgetBytes },
+    json j = { { "name", k.name }, { "layers", k.layers }, { "budget_bytes", k.budgetBytes },
         { "weights_bytes", k.weightsBytes }, { "activation_peak_bytes", k.activationPeakBytes },
         { "non_torch_bytes", k.nonTorchBytes }, { "cuda_graph_bytes", k.cudaGraphBytes },
         { "kv_cache_bytes", k.kvCacheBytes }, { "kv_bytes_per_token", k.kvBytesPerToken } };
+    if (k.statePerSequenceBytes > 0) { // hybrid state-space models
+        j["state_bytes"] = k.stateBytes;
+        j["state_bytes_per_sequence"] = k.statePerSequenceBytes;
+    }
+    return j;
 }
 
 json speedJson(const ServingSpeed& s)
@@ -93,6 +98,9 @@ std::string servingText(const std::string& name, const ServingEstimate& e, const
         o << "  KV cache        "
           << (k.kvCacheBytes < 0 ? "-" + formatBytes(-k.kvCacheBytes) : formatBytes(k.kvCacheBytes)) << " ("
           << formatCount(k.kvBytesPerToken) << " B a token)\n";
+        if (k.statePerSequenceBytes > 0)
+            o << "    of which Mamba-2 states " << formatBytes(k.stateBytes) << " ("
+              << formatBytes(k.statePerSequenceBytes) << " a sequence)\n";
     }
     for (const LlamaCppDevice& d : e.devices)
         o << d.name << ": " << d.layers << " layers, weights " << formatBytes(d.weightsBytes) << ", KV "

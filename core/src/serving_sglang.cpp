@@ -10,6 +10,45 @@
 
 namespace vramlab::detail {
 
+namespace {
+
+/// SGLang's pools for a hybrid model (model_runner_kv_cache_mixin.py profile_max_num_token @001ccef007,
+/// configs/mamba_utils.py @02e208ded6, mem_cache/memory_pool.py MambaPool): the Mamba states take
+/// rest x r / (1 + r) (r = --mamba-full-memory-ratio, 0.9 since PR #11679), or max_running_requests states with
+/// the radix cache off, or --max-mamba-cache-size; the attention layers' token pool takes what is left.
+/// Returns the Mamba states held; `rest` becomes the token pool's bytes.
+Count sglangMambaPool(const ModelSpec& m, const Serving& s, Count tp, ServingRank& k, std::string* logLine)
+{
+    if (versionKey(s.engineVersion) < versionKey("0.5.4"))
+        throw InputError("run.serving.engine_version",
+            "0.5.4 or later for a hybrid state-space model (its Mamba pool and mamba_full_memory_ratio 0.9; earlier "
+            "pools are not modelled)");
+    // The conv state in the model dtype (SGLANG_MAMBA_CONV_DTYPE, then --dtype); the scan's state in
+    // --mamba-ssm-dtype, else the config's mamba_ssm_dtype, else float32.
+    const SsmStateBytes state = ssmStateBytes(m, tp, s.dtype, s.mambaSsmCacheDtype.value_or(DType::Fp32));
+    const Bytes perRequest = checkedMul(state.total(), m.ssm.layers);
+    k.statePerSequenceBytes = perRequest;
+    Count size = 0;
+    if (s.maxMambaCacheSize)
+        size = *s.maxMambaCacheSize;
+    else if (s.disableRadixCache && s.maxNumSeqs)
+        size = *s.maxNumSeqs;
+    else if (k.kvCacheBytes > 0) {
+        const double r = s.mambaFullMemoryRatio.value_or(0.9);
+        size = static_cast<Count>(static_cast<double>(k.kvCacheBytes) * r / (1 + r)) / perRequest;
+    }
+    k.stateBytes = checkedMul(size, perRequest);
+    k.kvCacheBytes -= k.stateBytes;
+    // MambaPool allocates size + 1 slots (slot 0 is a dummy) of every Mamba layer; printed after the weights load.
+    const Count slots = size + 1, layers = m.ssm.layers;
+    *logLine = ("Mamba Cache is allocated. max_mamba_cache_size: " + std::to_string(size)
+        + ", conv_state size: " + gib(checkedMul(state.conv, slots, layers))
+        + "GB, ssm_state size: " + gib(checkedMul(state.ssm, slots, layers)) + "GB");
+    return size;
+}
+
+} // namespace
+
 void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
 {
     const Serving& s = *r.serving;
@@ -49,9 +88,12 @@ void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     const Bytes reserved = static_cast<Bytes>(static_cast<double>(preLoad) * (1.0 - mfs));
     k.budgetBytes = preLoad - reserved;
     k.kvCacheBytes = available - reserved;
+    std::string mambaLine;
+    const Count mambaStates = m.hybrid() ? sglangMambaPool(m, s, tp, k, &mambaLine) : 0;
     // get_cell_size_per_token: kv heads per rank x (head_dim + v_head_dim) x layers x element size;
-    // one pool for every layer (sliding-window layers get their own pool only from the hybrid-SWA versions).
-    k.kvBytesPerToken = kvBytesPerToken(m, tp, m.numLayers, kvDtype(s));
+    // one pool for every layer (sliding-window layers get their own pool only from the hybrid-SWA versions;
+    // a hybrid model's attention layers only).
+    k.kvBytesPerToken = kvBytesPerToken(m, tp, m.attentionLayers(), kvDtype(s));
     k.blocks = k.kvCacheBytes > 0 ? k.kvCacheBytes / k.kvBytesPerToken : 0;
     e.ranks.push_back(k);
     e.kvCacheTokens = k.blocks;
@@ -60,6 +102,17 @@ void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     // init_memory_pool: max_running_requests = min(max(int(tokens / context_len * 512), 2048), 4096).
     e.maxNumSeqs = s.maxNumSeqs.value_or(
         std::min<Count>(std::max<Count>(e.kvCacheTokens * 512 / std::max<Count>(1, e.maxModelLen), 2048), 4096));
+    // A hybrid model runs at most one request per Mamba state (three per state with the radix cache, which keeps
+    // states of cached prefixes).
+    if (m.hybrid() && !s.maxNumSeqs)
+        e.maxNumSeqs = std::min(e.maxNumSeqs, mambaStates / (s.disableRadixCache ? 1 : 3));
+    if (m.hybrid()) {
+        e.maxConcurrency = std::min(e.maxConcurrency, static_cast<double>(mambaStates));
+        e.kvCacheBytes = k.kvCacheBytes + k.stateBytes;
+        e.ranks.back().stateBytes = k.stateBytes;
+        e.ranks.back().statePerSequenceBytes = k.statePerSequenceBytes;
+        e.ranks.back().kvCacheBytes = e.kvCacheBytes;
+    }
     if (m.slidingWindow > 0)
         e.warnings.push_back(
             "sliding-window layers are given the full context, as SGLang did before its hybrid-SWA pools");
@@ -72,6 +125,8 @@ void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     std::snprintf(buf, sizeof buf, "Load weight end. avail mem=%s GB, mem usage=%s GB.", gib(available).c_str(),
         gib(k.weightsBytes).c_str());
     e.logLines.push_back(buf);
+    if (!mambaLine.empty())
+        e.logLines.push_back(mambaLine);
     std::snprintf(buf, sizeof buf, "KV Cache is allocated. #tokens: %lld, K size: %s GB, V size: %s GB",
         static_cast<long long>(k.blocks), gib(half).c_str(), gib(half).c_str());
     e.logLines.push_back(buf);

@@ -67,7 +67,11 @@ ServingSpeed servingSpeed(
     if (sv.engine
         == ServingEngine::LlamaCpp) // the GGUF bytes of the offloaded part (CPU layers are not on this roofline)
         weights = e.devices.front().weightsBytes, experts = 0;
-    const double kvPerToken = static_cast<double>(detail::kvBytesPerToken(m, tp, m.numLayers, detail::kvDtype(sv)));
+    const double kvPerToken
+        = static_cast<double>(detail::kvBytesPerToken(m, tp, m.attentionLayers(), detail::kvDtype(sv)));
+    // Hybrid models: each step reads and writes every sequence's Mamba-2 states (the scan's FLOPs are left out,
+    // as attention's softmax is: an upper bound on speed).
+    const double statePerSeq = e.ranks.empty() ? 0.0 : static_cast<double>(e.ranks.front().statePerSequenceBytes);
     const double dense = static_cast<double>(pc.matmulActive);
     const double B = static_cast<double>(s.batch), P = static_cast<double>(s.promptTokens),
                  C = static_cast<double>(s.contextTokens);
@@ -75,7 +79,7 @@ ServingSpeed servingSpeed(
 
     // Prefill: 2 x active matmul parameters per token + causal attention; the weights read once.
     s.prefillFlops = (2.0 * dense * P + attentionFlops(m, P, 0)) / TP;
-    s.prefillBytes = static_cast<double>(weights) + kvPerToken * P;
+    s.prefillBytes = static_cast<double>(weights) + kvPerToken * P + statePerSeq;
     const double pc_t = s.prefillFlops / peak, pb_t = s.prefillBytes / bw;
     s.ttftS = std::max(pc_t, pb_t);
     s.prefillBound = pc_t >= pb_t ? "compute-bound" : "bandwidth-bound";
@@ -89,7 +93,7 @@ ServingSpeed servingSpeed(
         expertFraction = s.expectedExperts / E;
     }
     const double weightBytes = static_cast<double>(weights - experts) + static_cast<double>(experts) * expertFraction;
-    s.decodeBytes = weightBytes + kvPerToken * C * B;
+    s.decodeBytes = weightBytes + kvPerToken * C * B + 2.0 * statePerSeq * B;
     s.decodeFlops = (2.0 * dense * B + attentionFlops(m, 1, C) * B) / TP;
     const double dc_t = s.decodeFlops / peak, db_t = s.decodeBytes / bw;
     s.tpotS = std::max(dc_t, db_t);
@@ -98,8 +102,8 @@ ServingSpeed servingSpeed(
     s.tokensPerSTotal = B / s.tpotS;
     s.formula = "TTFT = max(prefill FLOPs " + ms(pc_t) + ", weights + KV written " + ms(pb_t)
         + "); TPOT = max(step FLOPs " + ms(dc_t) + ", weights read once + " + std::to_string(s.batch) + " x "
-        + std::to_string(s.contextTokens) + " tokens of KV " + ms(db_t) + ") at "
-        + std::to_string(static_cast<long long>(r.gpu->memoryBandwidthGBs)) + " GB/s";
+        + std::to_string(s.contextTokens) + " tokens of KV" + (statePerSeq > 0 ? " + their Mamba-2 states" : "") + " "
+        + ms(db_t) + ") at " + std::to_string(static_cast<long long>(r.gpu->memoryBandwidthGBs)) + " GB/s";
     if (m.moe.enabled()) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "; MoE: %.1f of %lld experts read per layer per step", s.expectedExperts,

@@ -104,6 +104,64 @@ void logLines(ServingEstimate& e, int rule, const Serving& s)
     }
 }
 
+/// vLLM V1's KV cache of a hybrid model: attention and Mamba-2 layers share one pool of equal pages (PR #20840,
+/// v0.10.0: vllm/model_executor/models/config.py HybridAttentionMambaModelConfig.verify_and_update_config; groups
+/// and block counts in vllm/v1/core/kv_cache_utils.py). Prefix caching off (mamba_cache_mode none): a request holds
+/// cdiv(max_model_len, block) blocks per attention group and one per Mamba group.
+void hybridCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, long v, ServingEstimate& e, ServingRank& k)
+{
+    // PR #22928 (0.10.2) added --mamba-cache-dtype (the conv state; auto = --dtype) and --mamba-ssm-cache-dtype
+    // (auto = the conv state's); before, both states took the KV cache's dtype (MambaSpec(dtype=kv_cache_dtype)).
+    const bool own = v >= versionKey("0.10.2");
+    if (!own && (s.mambaCacheDtype || s.mambaSsmCacheDtype))
+        throw InputError(s.mambaSsmCacheDtype ? "run.serving.mamba_ssm_cache_dtype" : "run.serving.mamba_cache_dtype",
+            "vLLM 0.10.2 or later (earlier versions keep the Mamba states in kv_cache_dtype)");
+    const DType conv = own ? s.mambaCacheDtype.value_or(s.dtype) : kv;
+    const DType ssm = own ? s.mambaSsmCacheDtype.value_or(conv) : kv;
+    const SsmStateBytes state = ssmStateBytes(m, tp, conv, ssm);
+    const Bytes mambaPage = state.total();
+    const Count nA = m.attentionLayers(), nM = m.ssm.layers, L = e.maxModelLen;
+    const Bytes attnToken = nA > 0 ? kvBytesPerToken(m, tp, 1, kv) : 0;
+    // The attention block grows until its page holds a Mamba page, in steps of 16 tokens; the Mamba page is
+    // padded to the attention page. A Mamba layer's "block" is one state of max_model_len tokens.
+    Count block = L;
+    Bytes page = mambaPage;
+    if (nA > 0) {
+        block = std::max<Count>(s.blockSize, 16 * ceilDiv(mambaPage, 16 * attnToken));
+        page = std::max<Bytes>(mambaPage, checkedMul(block, attnToken));
+        if (block > s.blockSize)
+            e.logLines.push_back("Setting attention block size to " + std::to_string(block)
+                + " tokens to ensure that attention page size is >= mamba page size.");
+        if (page > mambaPage)
+            e.logLines.push_back(fmt("Padding mamba page size by %.2f%% to ensure that mamba page size and attention "
+                                     "page size are exactly equal.",
+                100.0 * static_cast<double>(page - mambaPage) / static_cast<double>(mambaPage)));
+    }
+    // Layers of one kind split into groups of the smaller kind's count (the last one padded); each of the
+    // group-size tensors holds one page per block for one layer of every group.
+    const Count groupSize = nA > 0 ? std::min(nA, nM) : nM;
+    const Count attnGroups = nA > 0 ? ceilDiv(nA, groupSize) : 0, mambaGroups = ceilDiv(nM, groupSize);
+    const Count perRequest = checkedAdd(checkedMul(attnGroups, ceilDiv(L, block)), mambaGroups);
+    k.kvBytesPerToken = checkedMul(attnToken, nA);
+    k.statePerSequenceBytes = checkedMul(mambaPage, nM);
+    k.blocks = k.kvCacheBytes > 0 ? k.kvCacheBytes / page / groupSize : 0;
+    e.gpuBlocks = k.blocks;
+    e.maxConcurrency = static_cast<double>(k.blocks) / static_cast<double>(perRequest);
+    // "GPU KV cache size": num_blocks // groups x the smallest block (max_model_len for a Mamba group) until
+    // 0.23; from 0.24 int(concurrency x max_model_len) (get_kv_cache_capacity).
+    e.kvCacheTokens = v < versionKey("0.24.0") ? checkedMul(k.blocks / (attnGroups + mambaGroups), std::min(block, L))
+                                               : static_cast<Count>(e.maxConcurrency * static_cast<double>(L));
+    k.stateBytes = static_cast<Bytes>(static_cast<double>(checkedMul(k.blocks, page, groupSize))
+        * static_cast<double>(mambaGroups) / static_cast<double>(perRequest));
+    if (k.blocks > 0 && e.maxConcurrency < 1.0) {
+        e.startupFails = true;
+        e.failure = "To serve at least one request with the models's max seq len (" + std::to_string(L) + "), ("
+            + gib(checkedMul(perRequest, page, groupSize)) + " GiB KV cache is needed, which is larger than the "
+            + "available KV cache memory (" + gib(k.kvCacheBytes) + " GiB). Try increasing `gpu_memory_utilization` "
+            + "or decreasing `max_model_len` when initializing the engine.";
+    }
+}
+
 } // namespace
 
 void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
@@ -142,6 +200,10 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
                 + ") without chunked prefill, as vLLM requires; got " + std::to_string(e.maxNumBatchedTokens));
 
     const DType kv = kvDtype(s);
+    if (m.hybrid() && v < versionKey("0.10.0"))
+        throw InputError("run.serving.engine_version",
+            "0.10.0 or later for a hybrid state-space model (V1's hybrid KV cache, PR #20840); the V0 Mamba cache "
+            "manager is not modelled");
     const Bytes budget = static_cast<Bytes>(s.gpuMemoryUtilization * static_cast<double>(e.totalGpuBytes));
     // Memory outside torch's allocator: not derivable from the model (CUDA context, lazily loaded
     // kernels, NCCL); run.serving.non_torch_gib, default the scenario's CUDA context (+ NCCL buffers
@@ -166,6 +228,11 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         k.nonTorchBytes = nonTorch;
         k.cudaGraphBytes = graphs;
         k.kvCacheBytes = budget - k.weightsBytes - k.activationPeakBytes - nonTorch - graphs;
+        if (m.hybrid()) { // pipeline parallelism is refused for these (validateRun): one rank
+            hybridCache(m, s, tp, kv, v, e, k);
+            e.ranks.push_back(k);
+            break;
+        }
         k.kvBytesPerToken = kvBytesPerToken(m, tp, st.layers(), kv);
         // V0 worker: int(available // cache_block_size); V1 kv_cache_utils: available // page_size // num_layers.
         const Bytes blockBytes = checkedMul(k.kvBytesPerToken, s.blockSize);
@@ -173,6 +240,22 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         if (rank == 0 && !v1)
             e.cpuBlocks = static_cast<Count>(s.swapSpaceGib * static_cast<double>(kGiB)) / blockBytes;
         e.ranks.push_back(k);
+    }
+    if (m.hybrid()) {
+        const ServingRank& k = e.ranks.front();
+        e.kvCacheBytes = k.kvCacheBytes;
+        if (k.blocks <= 0) {
+            e.startupFails = true;
+            e.failure = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                        "initializing the engine.";
+        }
+        if (!s.mambaSsmCacheDtype)
+            e.warnings.push_back("run.serving.mamba_ssm_cache_dtype unset: the scan's state is taken in "
+                + std::string(v >= versionKey("0.10.2") ? "the conv state's dtype" : "kv_cache_dtype")
+                + "; vLLM reads some models' config.json for it (Nemotron-H since Dec 2025, fp32 for Qwen3.5): set "
+                  "it to what the log's model uses");
+        logLines(e, rule, s);
+        return;
     }
     // The executor takes the minimum over workers (vllm/executor/executor_base.py; V1 kv_cache_utils).
     for (std::size_t i = 1; i < e.ranks.size(); ++i)

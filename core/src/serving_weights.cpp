@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "serving_detail.h"
 
+#include "vramlab/errors.h"
 #include "vramlab/parameter_tensors.h"
 
 #include <algorithm>
@@ -25,6 +26,8 @@ Count stageCopies(const ParamTensor& t, const ModelSpec& m, const Stage& st)
         return st.holdsEmbedding ? t.copies : 0;
     if (t.name.rfind("final_norm", 0) == 0)
         return st.holdsHead ? 1 : 0;
+    if (st.first == 0 && st.last == m.numLayers) // every layer: hybrid models' kinds need no split
+        return t.copies;
     const Count dense = m.denseLayers();
     const Count denseIn = std::max<Count>(0, std::min(st.last, dense) - std::min(st.first, dense));
     const Count moeIn = st.layers() - denseIn;
@@ -72,6 +75,22 @@ Bytes rankWeightsBytes(const ModelSpec& m, const Serving& s, Count tp, const Sta
             if (!st.holdsEmbedding)
                 continue;
             each = storageBytes(dt, t.elements());
+        } else if (t.group == ParamGroup::Ssm) {
+            // vllm/model_executor/layers/mamba/mamba_mixer2.py MambaMixer2: in_proj column-parallel over its
+            // [z, x, B, C, dt] parts (B and C of the groups a rank holds), conv1d column-parallel, dt_bias, A_log,
+            // D and the gated norm split by head, out_proj row-parallel.
+            const SsmSpec& ss = m.ssm;
+            const Count bc = checkedMul(2, ssmGroupsForTp(ss, tp), ss.stateSize);
+            const Count inner = ceilDiv(ss.innerWidth(), tp);
+            if (t.module == "in_proj")
+                each = quantizedLinearBytes(s.quantization, t.rows,
+                    checkedAdd(checkedMul(2, inner), ceilDiv(bc, tp), ceilDiv(ss.numHeads, tp)), dt);
+            else if (t.module == "out_proj")
+                each = quantizedLinearBytes(s.quantization, inner, t.cols, dt);
+            else if (t.name.find("conv1d") != std::string_view::npos)
+                each = storageBytes(dt, checkedMul(checkedAdd(inner, ceilDiv(bc, tp)), t.elements() / ss.convWidth()));
+            else
+                each = storageBytes(dt, ceilDiv(t.elements(), tp));
         } else if (!t.linear || t.group == ParamGroup::Router) {
             each = storageBytes(dt, t.elements()); // norms, biases, routers: replicated, unquantized
         } else {
@@ -98,6 +117,34 @@ Bytes rankWeightsBytes(const ModelSpec& m, const Serving& s, Count tp, const Sta
     if (expertBytes)
         *expertBytes = experts;
     return total;
+}
+
+Count ssmGroupsForTp(const SsmSpec& s, Count tp)
+{
+    // extra_groups_for_head_shards: 0 when the groups divide over the ranks, else tp - groups (one group: tp).
+    if (s.groups % tp == 0)
+        return s.groups;
+    if (s.groups != 1)
+        throw InputError("run.parallelism.tensor_parallel",
+            "a divisor of model.ssm.groups (" + std::to_string(s.groups)
+                + ") or any size with one group, as vLLM "
+                  "and SGLang shard B and C; got "
+                + std::to_string(tp));
+    return tp;
+}
+
+SsmStateBytes ssmStateBytes(const ModelSpec& m, Count tp, DType conv, DType ssm)
+{
+    const SsmSpec& s = m.ssm;
+    if (s.numHeads % tp != 0)
+        throw InputError("run.parallelism.tensor_parallel",
+            "a divisor of model.ssm.num_heads (" + std::to_string(s.numHeads)
+                + "), as the engines split the Mamba-2 "
+                  "heads; got "
+                + std::to_string(tp));
+    const Count convDim = checkedAdd(s.innerWidth(), checkedMul(2, ssmGroupsForTp(s, tp), s.stateSize)) / tp;
+    return { storageBytes(conv, checkedMul(s.convKernel - 1, convDim)),
+        storageBytes(ssm, checkedMul(s.numHeads / tp, s.headDim, s.stateSize)) };
 }
 
 Bytes kvBytesPerToken(const ModelSpec& m, Count tp, Count layers, DType kv)
@@ -131,8 +178,21 @@ Bytes vllmActivationPeakBytes(
         }
         // Attention block: the qkv output, the attention output and the residual stream.
         const Count q = ceilDiv(m.qWidth(), tp), kv = std::max<Count>(1, m.numKvHeads / tp) * m.headDim;
-        const Count attn = q + 2 * kv + q + 2 * h;
+        const Count attn = m.attentionLayers() > 0 ? q + 2 * kv + q + 2 * h : 0;
+        if (m.mlpLayers() == 0)
+            mlp = 0;
         perToken = std::max(mlp, attn);
+        if (m.ssm.enabled()) {
+            // vllm/model_executor/layers/mamba/mamba_mixer2.py MambaMixer2.forward: projected_states [T, in_proj /
+            // tp] stay referenced while the conv output over x, B, C [T, conv / tp], the scan's output [T, inner /
+            // tp] and the gated norm's [T, inner / tp] are made, beside the layer input and the residual [T, H].
+            const SsmSpec& ss = m.ssm;
+            const Count bc = ceilDiv(checkedMul(2, ssmGroupsForTp(ss, tp), ss.stateSize), tp);
+            const Count inner = ceilDiv(ss.innerWidth(), tp);
+            const Count mamba = (2 * inner + bc + ceilDiv(ss.numHeads, tp)) + (inner + bc) + 2 * inner + 2 * h;
+            // Falcon-H1 runs both mixers on one input: the attention block's tensors are alive beside it.
+            perToken = std::max(perToken, ss.parallel ? mamba + attn - 2 * h : mamba);
+        }
     }
     Bytes layerPhase = checkedMul(checkedMul(perToken, tokens), e);
     Bytes samplerPhase = 0;

@@ -7,7 +7,9 @@
 #include "vramlab/parameter_tensors.h"
 #include "vramlab/precision_regime.h"
 #include "vramlab/presets.h"
+#include "vramlab/run_adaptation.h"
 #include "vramlab/scenario_io.h"
+#include "vramlab/serving_model.h"
 
 #include <QtTest>
 
@@ -65,6 +67,15 @@ const char* const kConfigs[] = {
     "smollm2-360m.json",
     "smollm2-1.7b.json",
     "starcoder2-7b.json",
+    "nemotron-h-8b-base-8k.json",
+    "nemotron-nano-9b-v2.json",
+    "granite-4.0-h-small.json",
+    "granite-4.0-h-tiny.json",
+    "granite-4.0-h-350m.json",
+    "granite-4.0-micro.json",
+    "falcon-h1-0.5b-base.json",
+    "falcon-h1-1.5b-instruct.json",
+    "falcon-h1-7b-base.json",
 };
 
 /// What an import gives: parameters, and the memory and time of a training step (flash and
@@ -74,6 +85,7 @@ struct Fingerprint {
     Count total = 0, active = 0;
     Bytes trainPeak = 0, eagerPeak = 0, inferTotal = 0;
     double trainFlops = 0;
+    Bytes servingWeights = 0, servingActivations = 0, kvPerToken = 0, statePerSequence = 0; ///< hybrid models
     bool operator==(const Fingerprint&) const = default;
 };
 
@@ -85,6 +97,17 @@ Fingerprint fingerprint(const nlohmann::json& cfg)
     const ParameterCount c = countParameters(imp.model);
     f.total = c.total;
     f.active = c.active;
+    if (imp.model.hybrid()) { // only the serving engines' budgets are modelled: vLLM on an H100 at 8,192 tokens
+        sc.run.gpu = findGpu("h100-sxm-80gb");
+        sc.run.serving->maxModelLen = 8192;
+        const ServingEstimate e = servingEstimate(sc.model, sc.run);
+        const ServingRank& k = e.ranks.front();
+        f.servingWeights = k.weightsBytes;
+        f.servingActivations = k.activationPeakBytes;
+        f.kvPerToken = k.kvBytesPerToken;
+        f.statePerSequence = k.statePerSequenceBytes;
+        return f;
+    }
     // gpt-oss's and Phi-3.5-MoE's training is refused (model.clamped_swiglu, model.moe.sparse_mixer): their
     // training parts stay 0.
     sc.run.mode = Mode::Training;
@@ -100,7 +123,7 @@ Fingerprint fingerprint(const nlohmann::json& cfg)
     return f;
 }
 
-/// A different value of the same kind: booleans flip, counts double, rates go to or from 0,
+/// A different value of the same kind: booleans flip, counts double (0 becomes 1), rates go to or from 0,
 /// lengths that only set the default sequence length and windows shrink, nulls become a window.
 nlohmann::json perturbed(const std::string& key, const nlohmann::json& v)
 {
@@ -114,8 +137,8 @@ nlohmann::json perturbed(const std::string& key, const nlohmann::json& v)
         return std::min<Count>(v.get<Count>() / 2, 1024);
     if (v.is_boolean())
         return !v.get<bool>();
-    if (v.is_number_integer())
-        return v.get<Count>() * 2;
+    if (v.is_number_integer()) // 0 doubled is 0: a count of none becomes one
+        return v.get<Count>() == 0 ? Count(1) : v.get<Count>() * 2;
     if (v.is_number_float())
         return v.get<double>() == 0.0 ? 0.1 : 0.0;
     if (v.is_null())
@@ -275,8 +298,8 @@ private slots:
     void unmodelledFamiliesRefused_data()
     {
         QTest::addColumn<QString>("modelType");
-        for (const char* t : { "jamba", "zamba2", "nemotron_h", "falcon_h1", "qwen3_next", "mamba", "mamba2",
-                 "qwen2_5_vl", "mllama", "llava", "granitemoeshared", "granitemoehybrid", "cohere", "glm4", "llama4" })
+        for (const char* t : { "jamba", "zamba2", "qwen3_next", "mamba", "mamba2", "qwen2_5_vl", "mllama", "llava",
+                 "granitemoeshared", "cohere", "glm4", "llama4" })
             QTest::newRow(t) << QString::fromLatin1(t);
     }
     void unmodelledFamiliesRefused()
@@ -433,6 +456,127 @@ private slots:
                                    << "qwen3" << qint64(32'762'123'264) << qint64(0);
         QTest::newRow("qwen3-30b-a3b") << "qwen3-30b-a3b.json"
                                        << "qwen3_moe" << qint64(30'532'122'624) << qint64(3'353'032'704);
+        // Hybrid Mamba-2 models (SOURCES.md): the published totals; the MoE actives are computed.
+        QTest::newRow("nemotron-h-8b") << "nemotron-h-8b-base-8k.json"
+                                       << "nemotron_h" << qint64(8'100'852'736) << qint64(0);
+        QTest::newRow("nemotron-nano-9b-v2") << "nemotron-nano-9b-v2.json"
+                                             << "nemotron_h" << qint64(8'888'227'328) << qint64(0);
+        QTest::newRow("granite-4.0-h-small") << "granite-4.0-h-small.json"
+                                             << "granitemoehybrid" << qint64(32'207'337'984) << qint64(8'803'121'664);
+        QTest::newRow("granite-4.0-h-tiny") << "granite-4.0-h-tiny.json"
+                                            << "granitemoehybrid" << qint64(6'939'037'248) << qint64(1'465'470'528);
+        QTest::newRow("granite-4.0-h-350m") << "granite-4.0-h-350m.json"
+                                            << "granitemoehybrid" << qint64(340'332'224) << qint64(0);
+        QTest::newRow("granite-4.0-micro") << "granite-4.0-micro.json"
+                                           << "granitemoehybrid" << qint64(3'402'836'480) << qint64(0);
+        QTest::newRow("falcon-h1-0.5b") << "falcon-h1-0.5b-base.json"
+                                        << "falcon_h1" << qint64(521'411'104) << qint64(0);
+        QTest::newRow("falcon-h1-1.5b") << "falcon-h1-1.5b-instruct.json"
+                                        << "falcon_h1" << qint64(1'554'863'488) << qint64(0);
+        QTest::newRow("falcon-h1-7b") << "falcon-h1-7b-base.json"
+                                      << "falcon_h1" << qint64(7'585'648'736) << qint64(0);
+    }
+
+    /// The layer kinds of each hybrid family, tensor by tensor, and what the import makes of the run.
+    void hybridLayers()
+    {
+        // Nemotron-H-8B: 24 M, 4 *, 24 - blocks; a Mamba-2 block holds in_proj 4096 x (2 x 8192 + 2 x 8 x 128 +
+        // 128 = 18,560), conv1d 10240 x 4 + bias, dt_bias, A_log, D (128 each), the gated norm (8192) and out_proj.
+        const HfImport n = importHfConfig(load("nemotron-h-8b-base-8k.json"));
+        const ModelSpec& m = n.model;
+        QCOMPARE(m.ssm.layers, Count(24));
+        QCOMPARE(m.attentionLayers(), Count(4));
+        QCOMPARE(m.mlpLayers(), Count(24));
+        QCOMPARE(m.mixerNormLayers() + m.mlpLayers(), Count(52)); // one norm per block
+        QCOMPARE(m.ssm.inProjWidth(), Count(2 * 8192 + 2 * 8 * 128 + 128));
+        QCOMPARE(m.ssm.convWidth(), Count(8192 + 2 * 8 * 128));
+        QVERIFY(!m.gated() && m.headDim == 128 && !m.tiedEmbeddings);
+        Count ssm = 0;
+        for (const ParamTensor& t : parameterTensors(m))
+            if (t.name.starts_with("ssm_layers."))
+                ssm += t.total();
+        QCOMPARE(ssm, Count(24) * (4096 * 18560 + 10240 * 4 + 10240 + 3 * 128 + 8192 + 8192 * 4096));
+        // Imported as a vLLM serving scenario: training is refused for hybrid models.
+        const Scenario sc = scenarioFromHf(n, "x");
+        QVERIFY(sc.run.serving && sc.run.serving->engine == ServingEngine::Vllm);
+        Scenario train = sc;
+        train.run.serving.reset();
+        train.run.mode = Mode::Training;
+        QVERIFY_THROWS_EXCEPTION(InputError, validateScenario(train));
+        const std::vector<std::string> changes = adaptRunToModel(train.model, train.run);
+        QCOMPARE(changes.size(), size_t(1));
+        QVERIFY2(changes.front().starts_with("model.ssm: mode training -> serving with vllm"), changes.front().c_str());
+
+        // Falcon-H1: Mamba-2 beside attention in every block (no norm of its own), a gated MLP, no gated norm in
+        // the 0.5B (mamba_rms_norm false), the inner width mamba_d_ssm.
+        const ModelSpec f = importHfConfig(load("falcon-h1-0.5b-base.json")).model;
+        QVERIFY(f.ssm.parallel && !f.ssm.gatedNorm && f.gated());
+        QCOMPARE(f.ssm.layers, Count(36));
+        QCOMPARE(f.attentionLayers(), Count(36));
+        QCOMPARE(f.ssm.innerWidth(), Count(1536));
+        // Granite-4.0-H-Small: 4 attention layers of 40, a shared expert of 1536 and 72 experts of 768 in each.
+        const ModelSpec g = importHfConfig(load("granite-4.0-h-small.json")).model;
+        QCOMPARE(g.attentionLayers(), Count(4));
+        QCOMPARE(g.ssm.layers, Count(36));
+        QCOMPARE(g.moeLayers(), Count(40));
+        QCOMPARE(g.sharedExpertWidth(), Count(1536));
+        QCOMPARE(g.ssm.headDim, Count(64)); // 2 x 4096 / 128
+        // Granite-4.0-micro: every layer attends: a plain transformer, trained as any.
+        const HfImport micro = importHfConfig(load("granite-4.0-micro.json"));
+        QVERIFY(!micro.model.hybrid());
+        QVERIFY(scenarioFromHf(micro, "x").run.mode == Mode::Training);
+    }
+
+    /// What the hybrid importers cannot express is refused, naming the key.
+    void hybridRefusals_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("value"); // JSON
+        QTest::addColumn<QString>("refusedKey");
+        QTest::newRow("moe block") << "nemotron-h-8b-base-8k.json"
+                                   << "hybrid_override_pattern"
+                                   << "\"M-M-M-ME-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-\""
+                                   << "hybrid_override_pattern";
+        QTest::newRow("pattern length") << "nemotron-h-8b-base-8k.json"
+                                        << "hybrid_override_pattern"
+                                        << "\"M-M*\""
+                                        << "hybrid_override_pattern";
+        QTest::newRow("relu") << "nemotron-h-8b-base-8k.json"
+                              << "mlp_hidden_act"
+                              << "\"silu\""
+                              << "mlp_hidden_act";
+        QTest::newRow("granite heads") << "granite-4.0-h-small.json"
+                                       << "mamba_n_heads"
+                                       << "100"
+                                       << "mamba_n_heads";
+        QTest::newRow("granite layer kind") << "granite-4.0-h-350m.json"
+                                            << "layer_types"
+                                            << "[\"mamba\"]"
+                                            << "layer_types";
+        QTest::newRow("falcon out_proj bias") << "falcon-h1-0.5b-base.json"
+                                              << "projectors_bias"
+                                              << "true"
+                                              << "projectors_bias";
+        QTest::newRow("falcon head width") << "falcon-h1-0.5b-base.json"
+                                           << "mamba_d_head"
+                                           << "32"
+                                           << "mamba_d_head";
+    }
+    void hybridRefusals()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, key);
+        QFETCH(QString, value);
+        QFETCH(QString, refusedKey);
+        nlohmann::json cfg = load(file);
+        cfg[key.toStdString()] = nlohmann::json::parse(value.toStdString());
+        try {
+            importHfConfig(cfg);
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), refusedKey);
+        }
     }
     void publishedCounts()
     {
@@ -779,10 +923,16 @@ private slots:
             const HfFamily* family = findHfFamily(importHfConfig(base).modelType);
             QVERIFY(family);
             const Fingerprint before = fingerprint(base);
+            // Granite-4.0's dense models carry the Mamba-2 keys of their family with no Mamba-2 layer to apply to.
+            const bool noMamba = !importHfConfig(base).model.ssm.enabled();
             for (auto it = cfg.begin(); it != cfg.end(); ++it) {
                 const HfKeyRule* rule = findHfKeyRule(*family, it.key());
                 QVERIFY2(rule, it.key().c_str());
-                if (rule->use != HfKeyUse::Modelled || it.key() == "model_type")
+                // Falcon-H1 reads mamba_expand only when mamba_d_ssm is null (FalconH1Mixer).
+                const bool expandUnread = it.key() == "mamba_expand" && family->modelType == "falcon_h1"
+                    && cfg.contains("mamba_d_ssm") && !cfg.at("mamba_d_ssm").is_null();
+                if (rule->use != HfKeyUse::Modelled || it.key() == "model_type"
+                    || (noMamba && it.key().starts_with("mamba_")) || expandUnread)
                     continue;
                 nlohmann::json changed = base;
                 nlohmann::json& target = wrapped ? changed["text_config"] : changed;
@@ -791,13 +941,20 @@ private slots:
                     && (family->modelType == "qwen2_moe" || family->modelType == "qwen3_moe");
                 if (needsDense)
                     target["mlp_only_layers"] = nlohmann::json::array({ 0 });
+                // Granite-4.0's intermediate_size is the experts' width: it matters only with experts.
+                const bool needsExperts = (it.key() == "intermediate_size" || it.key() == "num_experts_per_tok")
+                    && family->modelType == "granitemoehybrid" && target.value("num_local_experts", 0) == 0;
+                if (needsExperts) {
+                    target["num_local_experts"] = 4;
+                    target["num_experts_per_tok"] = 2;
+                }
                 const nlohmann::json reference = changed;
                 target[it.key()] = perturbed(it.key(), it.value());
                 const std::string what = std::string(file) + ": " + it.key() + " = " + target[it.key()].dump();
                 ++perturbed_;
                 try {
                     const Fingerprint after = fingerprint(changed);
-                    const Fingerprint ref = needsDense ? fingerprint(reference) : before;
+                    const Fingerprint ref = needsDense || needsExperts ? fingerprint(reference) : before;
                     QVERIFY2(!(after == ref), (what + " changed nothing").c_str());
                 } catch (const InputError& e) {
                     // Refused: fine, as long as the refusal names a key.

@@ -41,6 +41,9 @@ Scenario richScenario()
     sc.model.lmHeadBias = true;
     sc.model.moe.sparseMixer = true; // as clamped_swiglu
     sc.model.vision = { 1152, 4304, 27, 16, 896, 14, 3 }; // Gemma 3's SigLIP tower
+    sc.model.ssm = { 4, 8, 64, 16, 2, 4, true, true, true, false }; // Mamba-2 mixers in 4 of the blocks
+    sc.model.attentionFreeLayers = 4;
+    sc.model.mlpFreeLayers = 2;
     sc.model.attentionType = AttentionType::Mla;
     sc.model.mla = { 512, 256, 64, 32, 64 };
     sc.run.finetune.method = FinetuneMethod::Qlora;

@@ -37,6 +37,8 @@ private slots:
     void hfGenerateIsTodaysInference();
     void llamaCppSlidingWindowCache();
     void servingPlanner();
+    void hybridMambaVllm();
+    void hybridMambaSglang();
 };
 
 namespace {
@@ -65,6 +67,20 @@ json qwen32bLlamaCpp(json serving)
                      { "num_kv_heads", 8 }, { "head_dim", 128 }, { "ffn_hidden_size", 27648 }, { "qkv_bias", true },
                      { "max_position_embeddings", 32768 } } },
         { "run", { { "mode", "serving" }, { "gpu", "rtx-3090-ti-24gb" }, { "serving", serving } } } };
+}
+
+/// NVIDIA-Nemotron-Nano-9B-v2 (tests/data/hf/nemotron-nano-9b-v2.json as import-hf writes it): 56 blocks, 27
+/// Mamba-2 (128 heads of 80, 8 groups, state 128, conv 4), 4 attention (8 KV heads of 128), 25 MLP.
+json nemotronNano(json serving, const std::string& gpu = "h100-sxm-80gb")
+{
+    return { { "model",
+                 { { "vocab_size", 131072 }, { "hidden_size", 4480 }, { "num_layers", 56 }, { "num_heads", 40 },
+                     { "num_kv_heads", 8 }, { "head_dim", 128 }, { "ffn_hidden_size", 15680 }, { "mlp", "gelu" },
+                     { "max_position_embeddings", 131072 }, { "attention_layers", 4 }, { "mlp_layers", 25 },
+                     { "ssm",
+                         { { "layers", 27 }, { "num_heads", 128 }, { "head_dim", 80 }, { "state_size", 128 },
+                             { "groups", 8 }, { "conv_kernel", 4 } } } } },
+        { "run", { { "mode", "serving" }, { "gpu", gpu }, { "serving", serving } } } };
 }
 
 } // namespace
@@ -452,6 +468,107 @@ void TstServing::servingPlanner()
     QCOMPARE(twoReplicas.kvCacheTokens, bf16.estimate.kvCacheTokens);
     QVERIFY(servingVerdict(twoReplicas).ends_with(" tokens, 2 replicas"));
     QCOMPARE(servingToJson(twoReplicas, {}).at("data_parallel_replicas").get<Count>(), Count(2));
+}
+
+// vLLM V1's hybrid cache (model_executor/models/config.py HybridAttentionMambaModelConfig, v1/core/kv_cache_utils.py).
+void TstServing::hybridMambaVllm()
+{
+    json doc = nemotronNano({ { "engine", "vllm" }, { "engine_version", "0.10.2" }, { "max_model_len", 32768 } });
+    ServingEstimate e = run(doc);
+    // One sequence's state per layer: conv 3 x (10240 + 2 x 8 x 128) x 2 B = 73,728 and SSM 128 x 80 x 128 x 2 B
+    // = 2,621,440: 2,695,168 B. One token of one attention layer: 2 x 8 x 128 x 2 B = 4,096 B. The attention block
+    // grows to 16 x cdiv(2,695,168, 16 x 4,096) = 672 tokens (vllm-project/vllm#24280 quotes 672 for this model)
+    // and the Mamba page is padded to 672 x 4,096 = 2,752,512 B (+2.13 %).
+    QVERIFY(std::find(e.logLines.begin(), e.logLines.end(),
+                "Setting attention block size to 672 tokens to ensure that attention page size is >= mamba page size.")
+        != e.logLines.end());
+    QVERIFY(std::find(e.logLines.begin(), e.logLines.end(),
+                "Padding mamba page size by 2.13% to ensure that mamba page size and attention page size are exactly "
+                "equal.")
+        != e.logLines.end());
+    const ServingRank& k = e.limiting();
+    QCOMPARE(k.statePerSequenceBytes, Bytes(27) * 2'695'168);
+    QCOMPARE(k.kvBytesPerToken, Bytes(4) * 4096);
+    // Groups of 4 layers (the fewer kind): 1 attention group, 7 Mamba groups (27 layers, one padded); a block is 4
+    // pages; a 32,768-token request holds cdiv(32768, 672) = 49 attention blocks and 7 Mamba blocks.
+    const Bytes page = 672 * 4096;
+    QCOMPARE(*e.gpuBlocks, k.kvCacheBytes / page / 4);
+    QCOMPARE(e.maxConcurrency, double(*e.gpuBlocks) / (49 + 7));
+    QCOMPARE(e.kvCacheTokens, *e.gpuBlocks / 8 * 672); // num_blocks // groups x block size (before 0.24)
+    QCOMPARE(k.stateBytes, Bytes(double(*e.gpuBlocks * page * 4) * 7 / 56));
+    // The chart splits the cache: the Mamba-2 states are a segment of their own.
+    const ServingBudgetChart chart = servingBudgetChart(readScenario(doc).run, e);
+    const ServingBar& bar = chart.bars.front();
+    QCOMPARE(bar.bytesOf("ssm_state"), k.stateBytes);
+    QCOMPARE(bar.bytesOf("kv_cache") + bar.bytesOf("ssm_state"), k.kvCacheBytes);
+
+    // An fp32 scan state (--mamba-ssm-cache-dtype float32): 73,728 + 5,242,880 B, a block of 1,312 tokens.
+    doc["run"]["serving"]["mamba_ssm_cache_dtype"] = "float32";
+    e = run(doc);
+    QCOMPARE(e.limiting().statePerSequenceBytes, Bytes(27) * 5'316'608);
+    QVERIFY(std::find(e.logLines.begin(), e.logLines.end(),
+                "Setting attention block size to 1312 tokens to ensure that attention page size is >= mamba page "
+                "size.")
+        != e.logLines.end());
+    // Before 0.10.2 the states took kv_cache_dtype and the flag did not exist.
+    doc["run"]["serving"]["engine_version"] = "0.10.1";
+    QVERIFY_THROWS_EXCEPTION(InputError, run(doc));
+    doc["run"]["serving"].erase("mamba_ssm_cache_dtype");
+    doc["run"]["serving"]["kv_cache_dtype"] = "fp8";
+    QCOMPARE(run(doc).limiting().statePerSequenceBytes, Bytes(27) * (2'695'168 / 2));
+    // Tensor parallel 2 halves each state (8 groups split); 0.24 prints concurrency x max_model_len as tokens.
+    doc["run"]["serving"]["engine_version"] = "0.24.0";
+    doc["run"]["serving"].erase("kv_cache_dtype");
+    doc["run"]["parallelism"] = { { "gpus", 2 }, { "tensor_parallel", 2 } };
+    e = run(doc);
+    QCOMPARE(e.limiting().statePerSequenceBytes, Bytes(27) * 2'695'168 / 2);
+    QCOMPARE(e.kvCacheTokens, Count(e.maxConcurrency * 32768));
+    // V0, llama.cpp, generate() and training are refused, naming why.
+    doc["run"]["serving"]["engine_version"] = "0.9.2";
+    try {
+        run(doc);
+        QFAIL("accepted");
+    } catch (const InputError& err) {
+        QCOMPARE(err.keyPath(), std::string("run.serving.engine_version"));
+    }
+    for (const char* engine : { "llama.cpp", "hf-generate" }) {
+        json other = nemotronNano({ { "engine", engine } });
+        try {
+            run(other);
+            QFAIL(engine);
+        } catch (const InputError& err) {
+            QCOMPARE(err.keyPath(), std::string("model.ssm"));
+        }
+    }
+}
+
+// SGLang's Mamba pool: a boot log of NVIDIA-Nemotron-Nano-9B-v2 with --disable-radix-cache --max-running-requests
+// 48 (tests/data/hf/SOURCES.md): "Mamba Cache is allocated. max_mamba_cache_size: 48, conv_state size: 0.09GB,
+// ssm_state size: 6.46GB": 49 slots (slot 0 a dummy) x 27 layers x 73,728 B (bf16 conv) and x 5,242,880 B (fp32).
+void TstServing::hybridMambaSglang()
+{
+    json doc = nemotronNano({ { "engine", "sglang" }, { "engine_version", "0.5.4" }, { "mem_fraction_static", 0.82 },
+        { "disable_radix_cache", true }, { "max_num_seqs", 48 }, { "context_length", 16384 } });
+    ServingEstimate e = run(doc);
+    QVERIFY(std::find(e.logLines.begin(), e.logLines.end(),
+                "Mamba Cache is allocated. max_mamba_cache_size: 48, conv_state size: 0.09GB, ssm_state size: 6.46GB")
+        != e.logLines.end());
+    const ServingRank& k = e.limiting();
+    QCOMPARE(k.stateBytes, Bytes(48) * 27 * (73'728 + 5'242'880));
+    // The token pool holds the attention layers only: 4 x 2 x 8 x 128 x 2 B a token, after the Mamba pool.
+    QCOMPARE(k.kvBytesPerToken, Bytes(16384));
+    QCOMPARE(e.kvCacheTokens, (k.kvCacheBytes - k.stateBytes) / 16384);
+    QCOMPARE(e.maxNumSeqs, Count(48));
+    // Without the flags: the pool takes r / (1 + r) of the rest, r = 0.9, and requests are a third of the states.
+    doc["run"]["serving"] = { { "engine", "sglang" }, { "engine_version", "0.5.4" } };
+    e = run(doc);
+    const ServingRank& d = e.limiting();
+    const Bytes perSeq = 27 * (73'728 + 5'242'880);
+    QCOMPARE(d.stateBytes / perSeq, Count(double(d.kvCacheBytes) * 0.9 / 1.9) / perSeq);
+    const Count byTokens = std::min<Count>(std::max<Count>(e.kvCacheTokens * 512 / e.maxModelLen, 2048), 4096);
+    QCOMPARE(e.maxNumSeqs, std::min(byTokens, d.stateBytes / perSeq / 3));
+    doc["run"]["serving"]["engine_version"] = "0.5.3";
+    QVERIFY_THROWS_EXCEPTION(InputError, run(doc));
 }
 
 QTEST_APPLESS_MAIN(TstServing)

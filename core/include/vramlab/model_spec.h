@@ -58,6 +58,30 @@ struct VisionSpec {
     Count patches() const { return patchSize > 0 ? checkedMul(imageSize / patchSize, imageSize / patchSize) : 0; }
 };
 
+/// Mamba-2 token mixers (transformers models/mamba2/modeling_mamba2.py Mamba2Mixer; Nemotron-H, Falcon-H1 and
+/// Granite-4.0-H build the same tensors): in_proj to [z, x, B, C, dt], a depthwise causal conv over [x, B, C], the
+/// selective scan over `num_heads` heads of `head_dim` with a `state_size` state, a gated RMSNorm and out_proj.
+/// layers 0 = no state-space layers.
+struct SsmSpec {
+    Count layers = 0; ///< blocks with a Mamba-2 mixer
+    Count numHeads = 0; ///< mamba_num_heads
+    Count headDim = 0; ///< mamba_head_dim: heads x head_dim is the inner width
+    Count stateSize = 0; ///< ssm_state_size (d_state)
+    Count groups = 1; ///< n_groups: heads of a group share B and C
+    Count convKernel = 4; ///< conv_kernel (d_conv)
+    bool bias = false; ///< biases on in_proj and out_proj (use_bias)
+    bool convBias = true; ///< the conv's bias (use_conv_bias)
+    bool gatedNorm = true; ///< RMSNormGated(inner) before out_proj (Falcon-H1's mamba_rms_norm can leave it out)
+    bool parallel = false; ///< runs beside attention in the same block and reads its norm (Falcon-H1)
+    bool enabled() const { return layers > 0; }
+    Count innerWidth() const { return checkedMul(numHeads, headDim); }
+    Count convWidth() const { return checkedAdd(innerWidth(), checkedMul(2, groups, stateSize)); } ///< x, B and C
+    Count inProjWidth() const { return checkedAdd(innerWidth(), convWidth(), numHeads); } ///< z, xBC and dt
+    /// One sequence's recurrent state per layer: the conv's last kernel - 1 inputs and the scan's state.
+    Count convStateElements() const { return checkedMul(convWidth(), convKernel - 1); }
+    Count ssmStateElements() const { return checkedMul(numHeads, headDim, stateSize); }
+};
+
 /// The architecture of a decoder-only transformer, as in a scenario's `model` object.
 struct ModelSpec {
     std::string preset; ///< preset it came from, if any
@@ -99,6 +123,9 @@ struct ModelSpec {
     MlaSpec mla;
     MoeSpec moe;
     VisionSpec vision; ///< loaded with the language model, frozen in training; images are not modelled
+    SsmSpec ssm; ///< hybrid state-space models: Mamba-2 mixers in `ssm.layers` blocks
+    Count attentionFreeLayers = 0; ///< blocks without attention (hybrid models: Mamba-2 or MLP only)
+    Count mlpFreeLayers = 0; ///< blocks without an MLP (Nemotron-H's mixer-only blocks)
 
     Count qWidth() const { return numHeads * headDim; } ///< a * d
     Count kvWidth() const { return numKvHeads * headDim; } ///< g * d
@@ -108,11 +135,16 @@ struct ModelSpec {
     {
         return moe.sharedExpertFfnHiddenSize > 0 ? moe.sharedExpertFfnHiddenSize : expertWidth();
     }
-    Count moeLayers() const { return moe.enabled() ? numLayers - moe.firstDenseLayers : 0; }
-    Count denseLayers() const { return numLayers - moeLayers(); }
-    /// Layers attending to the whole sequence (the rest use the sliding window).
+    Count attentionLayers() const { return numLayers - attentionFreeLayers; } ///< blocks that attend (keep KV)
+    Count mlpLayers() const { return numLayers - mlpFreeLayers; } ///< blocks with an MLP, dense or MoE
+    /// Blocks with a norm before their token mixer: attention, or a Mamba-2 mixer of its own.
+    Count mixerNormLayers() const { return attentionLayers() + (ssm.parallel ? 0 : ssm.layers); }
+    Count moeLayers() const { return moe.enabled() ? mlpLayers() - moe.firstDenseLayers : 0; }
+    Count denseLayers() const { return mlpLayers() - moeLayers(); }
+    bool hybrid() const { return ssm.enabled() || attentionFreeLayers > 0 || mlpFreeLayers > 0; }
+    /// Attention layers attending to the whole sequence (the rest use the sliding window).
     Count globalLayers() const;
-    Count localLayers() const { return numLayers - globalLayers(); }
+    Count localLayers() const { return attentionLayers() - globalLayers(); }
 };
 
 } // namespace vramlab

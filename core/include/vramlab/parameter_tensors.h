@@ -9,7 +9,7 @@
 namespace vramlab {
 
 /// Where a parameter tensor sits; drives TP sharding, LoRA targets and MoE activity.
-enum class ParamGroup { Embedding, Position, Attention, Mlp, Expert, SharedExpert, Router, Norm, Head, Vision };
+enum class ParamGroup { Embedding, Position, Attention, Mlp, Expert, SharedExpert, Router, Norm, Head, Vision, Ssm };
 
 /// One parameter tensor of the model, repeated `copies` times (layers x experts).
 /// Matrices are rows x cols (in x out for linear layers); vectors have rows == 1.

@@ -21,6 +21,9 @@ struct ServingRank {
     Bytes cudaGraphBytes = 0; ///< subtracted only by the rules that do
     Bytes kvCacheBytes = 0; ///< what is left for the cache (negative: startup fails)
     Bytes kvBytesPerToken = 0; ///< all layers of this rank
+    Bytes stateBytes = 0; ///< of kvCacheBytes: the Mamba-2 states of hybrid models (vLLM: their share of the
+                          ///< shared pool with every request at max_model_len; SGLang: its Mamba pool)
+    Bytes statePerSequenceBytes = 0; ///< one sequence's Mamba-2 states, every layer of this rank
     Count blocks = 0; ///< blocks (vLLM) or token slots (SGLang) this rank can hold
 };
 

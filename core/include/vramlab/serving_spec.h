@@ -34,8 +34,15 @@ struct Serving {
     std::optional<bool> enableChunkedPrefill;
     double swapSpaceGib = 4; ///< V0 CPU blocks
 
+    // Hybrid state-space models (vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype, SGLang --mamba-ssm-dtype)
+    std::optional<DType> mambaCacheDtype; ///< vLLM: the conv state; unset: "auto" = dtype
+    std::optional<DType> mambaSsmCacheDtype; ///< the scan's state; unset: the engine's default at its version
+
     // SGLang
     std::optional<double> memFractionStatic;
+    bool disableRadixCache = false; ///< --disable-radix-cache: a Mamba pool of max_running_requests states
+    std::optional<Count> maxMambaCacheSize; ///< --max-mamba-cache-size: Mamba states held
+    std::optional<double> mambaFullMemoryRatio; ///< --mamba-full-memory-ratio: Mamba pool : KV pool
     std::optional<Count> contextLength; ///< --context-length (SGLang)
     bool multimodal = false; ///< the checkpoint has a vision tower (SGLang lowers mem_fraction_static)
 

@@ -45,6 +45,10 @@ inline Count checkedAdd(Count a, Count b)
         throwSizeOverflow();
     return r;
 }
+inline Count checkedAdd(Count a, Count b, Count c)
+{
+    return checkedAdd(checkedAdd(a, b), c);
+}
 /// acc += v, throwing SizeOverflow on overflow.
 inline void accumulate(Count& acc, Count v)
 {
