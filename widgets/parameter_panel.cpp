@@ -404,7 +404,9 @@ void ParameterPanel::refresh()
     }
     for (auto it = applying.cbegin(); it != applying.cend(); ++it) // a section with no row left goes too
         m_sections.value(it.key())->setVisible(it.value());
-    m_error->setVisible(!m_doc->error().isEmpty());
+    // A serving scenario the engine models is valid even where the one-request report is refused (hybrid
+    // state-space models): the header and the Serving tab have its answer.
+    m_error->setVisible(!m_doc->error().isEmpty() && !m_doc->servingEstimate());
     m_error->setText(QStringLiteral("Not a valid configuration: ") + m_doc->error());
     restyleLabels();
 }

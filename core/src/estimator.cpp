@@ -611,8 +611,8 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     // would leave its Mamba-2 states and scan temporaries out.
     if (m.hybrid())
         throw InputError("model.ssm",
-            "the serving engine's budget (the Serving tab, serve-estimate): one request's memory outside vLLM, "
-            "SGLang or llama.cpp is not modelled for hybrid state-space models");
+            "the serving engine's budget (the Serving tab, serve-estimate): one request's memory outside vLLM or "
+            "SGLang is not modelled for hybrid state-space models");
     const bool explain = options.explain;
     const Parallelism& par = r.parallelism;
     const bool training = r.mode == Mode::Training;

@@ -24,6 +24,10 @@ Count requestsHeld(const ServingEstimate& e, const Serving& s)
 {
     if (e.startupFails || e.maxModelLen <= 0)
         return 0;
+    // Hybrid state-space models: blocks of two kinds (vLLM) or a Mamba pool (SGLang) bound the requests; the
+    // engine's concurrency already counts both.
+    if (!e.ranks.empty() && e.ranks.front().statePerSequenceBytes > 0)
+        return static_cast<Count>(e.maxConcurrency);
     if (e.engine == ServingEngine::Vllm)
         return e.gpuBlocks.value_or(0) / ceilDiv(e.maxModelLen, s.blockSize);
     if (e.engine == ServingEngine::LlamaCpp)

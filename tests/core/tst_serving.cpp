@@ -501,6 +501,9 @@ void TstServing::hybridMambaVllm()
     const ServingBar& bar = chart.bars.front();
     QCOMPARE(bar.bytesOf("ssm_state"), k.stateBytes);
     QCOMPARE(bar.bytesOf("kv_cache") + bar.bytesOf("ssm_state"), k.kvCacheBytes);
+    // The fit and the planner count requests by the engine's concurrency (blocks of both kinds), not by
+    // attention blocks alone.
+    QCOMPARE(requestsHeld(e, *readScenario(doc).run.serving), Count(e.maxConcurrency));
 
     // An fp32 scan state (--mamba-ssm-cache-dtype float32): 73,728 + 5,242,880 B, a block of 1,312 tokens.
     doc["run"]["serving"]["mamba_ssm_cache_dtype"] = "float32";

@@ -413,6 +413,34 @@ private slots:
         screenshot("plan");
     }
 
+    // A hybrid Mamba-2 model's config.json: the import keeps the window's H100 and turns training into vLLM
+    // serving (the only budget modelled for it); the Serving tab draws the Mamba-2 states as their own segment;
+    // the header gives the engine's verdict while the one-request tabs say why they have no answer.
+    void hybridModelServes()
+    {
+        QVERIFY(m_window->openFile(QStringLiteral(VRAMLAB_TEST_DATA_DIR "/hf/nemotron-nano-9b-v2.json")));
+        const Scenario& sc = m_window->document()->scenario();
+        QVERIFY(sc.run.serving && sc.run.serving->engine == ServingEngine::Vllm);
+        QVERIFY(sc.model.ssm.enabled());
+        const ServingEstimate e = servingEstimate(sc.model, sc.run);
+        ServingPage* page = m_window->servingPage();
+        m_window->tabs()->setCurrentWidget(page);
+        QCOMPARE(page->number(QStringLiteral("kvTokens"))->text(), count(e.kvCacheTokens));
+        const ServingBarChart* chart = page->budgetChart();
+        const double gib = double(kGiB);
+        QVERIFY(e.limiting().stateBytes > 0);
+        QCOMPARE(chart->plottedGiB(0, QStringLiteral("ssm_state")), double(e.limiting().stateBytes) / gib);
+        QCOMPARE(chart->plottedGiB(0, QStringLiteral("kv_cache")),
+            double(e.limiting().kvCacheBytes - e.limiting().stateBytes) / gib);
+        QVERIFY(page->log()->toPlainText().contains(QStringLiteral("Setting attention block size to 672 tokens")));
+        QVERIFY2(m_window->verdictLabel()->text().startsWith(QStringLiteral("STARTS: ")),
+            qPrintable(m_window->verdictLabel()->text()));
+        // The one-request report is refused, naming model.ssm.
+        QVERIFY(!m_window->document()->report());
+        QVERIFY(m_window->document()->error().startsWith(QStringLiteral("model.ssm: ")));
+        screenshot("hybrid");
+    }
+
 private:
     /// Opens the published case's scenario as a file (the case holds it under runs[0]); returns the log's case.
     json openCase(const QString& name)
