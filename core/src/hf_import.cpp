@@ -238,6 +238,16 @@ std::string hybridPattern(ConfigReader& r, const json& cfg, const std::string& t
     return p;
 }
 
+/// The mixer keys Granite-4.0 and Falcon-H1 share, with their configuration classes' defaults.
+void readMambaKeys(ConfigReader& r, SsmSpec& s)
+{
+    s.groups = r.opt("mamba_n_groups", "model.ssm.groups", 1).value_or(1);
+    s.stateSize = r.opt("mamba_d_state", "model.ssm.state_size", 1).value_or(256);
+    s.convKernel = r.opt("mamba_d_conv", "model.ssm.conv_kernel", 2).value_or(4);
+    s.convBias = r.flag("mamba_conv_bias").value_or(true);
+    s.bias = r.flag("mamba_proj_bias").value_or(false);
+}
+
 /// Nemotron-H, Granite-4.0 (granitemoehybrid) and Falcon-H1: Mamba-2 mixers beside or instead of attention
 /// (the tensors in parameter_tensors.cpp, ssm()); the shared keys (vocabulary, hidden, heads) are read already.
 void importHybrid(
@@ -307,11 +317,7 @@ void importHybrid(
                 throw InputError(r.path("mamba_d_head"),
                     "expected mamba_expand x hidden_size / mamba_n_heads (" + std::to_string(s.headDim) + "), got "
                         + std::to_string(*d));
-        s.groups = r.opt("mamba_n_groups", "model.ssm.groups", 1).value_or(1);
-        s.stateSize = r.opt("mamba_d_state", "model.ssm.state_size", 1).value_or(256);
-        s.convKernel = r.opt("mamba_d_conv", "model.ssm.conv_kernel", 2).value_or(4);
-        s.convBias = r.flag("mamba_conv_bias").value_or(true);
-        s.bias = r.flag("mamba_proj_bias").value_or(false);
+        readMambaKeys(r, s);
         // GraniteMoeHybridConfig(tie_word_embeddings=False); the published Granite-4.0 files all say true.
         m.tiedEmbeddings = r.flag("tie_word_embeddings").value_or(false);
     } else { // falcon_h1
@@ -329,11 +335,7 @@ void importHybrid(
             throw InputError(r.path("mamba_d_head"),
                 "expected the inner width / mamba_n_heads (" + std::to_string(s.headDim) + "), got "
                     + std::to_string(*d));
-        s.groups = r.opt("mamba_n_groups", "model.ssm.groups", 1).value_or(1);
-        s.stateSize = r.opt("mamba_d_state", "model.ssm.state_size", 1).value_or(256);
-        s.convKernel = r.opt("mamba_d_conv", "model.ssm.conv_kernel", 2).value_or(4);
-        s.convBias = r.flag("mamba_conv_bias").value_or(true);
-        s.bias = r.flag("mamba_proj_bias").value_or(false);
+        readMambaKeys(r, s);
         if (r.flag("projectors_bias").value_or(false) != s.bias)
             throw InputError(r.path("projectors_bias"),
                 "equal to mamba_proj_bias: VRAM Lab has one bias flag for in_proj and out_proj");
@@ -495,20 +497,6 @@ HfImport importHfConfig(const json& root)
         m.bias = true;
         m.tiedEmbeddings = r.flag("tie_word_embeddings").value_or(true);
         m.dropout = r.raw().number("resid_pdrop", 0, 1, true).value_or(0.1);
-    } else if (type == "nemotron_h" || type == "granitemoehybrid" || type == "falcon_h1") {
-        m.vocabSize = r.req("vocab_size", "model.vocab_size");
-        m.hiddenSize = r.req("hidden_size", "model.hidden_size");
-        m.numLayers = r.req("num_hidden_layers", "model.num_layers");
-        m.numHeads = r.req("num_attention_heads", "model.num_heads");
-        m.numKvHeads = r.opt("num_key_value_heads", "model.num_kv_heads", 1).value_or(m.numHeads);
-        if (!r.has("head_dim") && m.hiddenSize % m.numHeads != 0)
-            throw InputError(r.path("num_attention_heads"),
-                "expected a divisor of hidden_size (" + std::to_string(m.hiddenSize) + ") without head_dim");
-        m.headDim = r.opt("head_dim", "model.head_dim", 1).value_or(m.hiddenSize / m.numHeads);
-        m.ffnHiddenSize = r.req("intermediate_size", "model.ffn_hidden_size");
-        m.maxPositionEmbeddings = r.opt("max_position_embeddings", "model.max_position_embeddings", 1).value_or(0);
-        m.tiedEmbeddings = r.flag("tie_word_embeddings").value_or(false);
-        importHybrid(r, cfg, type, m, out.warnings);
     } else {
         m.vocabSize = r.req("vocab_size", "model.vocab_size");
         m.hiddenSize = r.req("hidden_size", "model.hidden_size");
@@ -657,6 +645,8 @@ HfImport importHfConfig(const json& root)
     }
     if (type == "gpt_oss")
         importGptOss(r, cfg, m, out.warnings);
+    if (type == "nemotron_h" || type == "granitemoehybrid" || type == "falcon_h1")
+        importHybrid(r, cfg, type, m, out.warnings);
     if (m.numHeads > 0 && m.numKvHeads > 0 && m.numHeads % m.numKvHeads != 0)
         throw InputError(r.path("num_key_value_heads"),
             "expected a divisor of num_attention_heads (" + std::to_string(m.numHeads) + ")");
