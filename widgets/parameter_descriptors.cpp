@@ -10,6 +10,7 @@
 #include "vramlab/model_scaling.h"
 #include "vramlab/parameter_tensors.h"
 #include "vramlab/presets.h"
+#include "vramlab/run_adaptation.h"
 #include "vramlab/scenario_fields.h"
 #include "vramlab/serving_io.h"
 #include "vramlab/serving_model.h"
@@ -177,10 +178,17 @@ QVector<ParamDescriptor> build()
     preset.choiceLabels << QStringLiteral("Custom shapes");
     preset.get = [](const Scenario& s) { return QVariant(QString::fromStdString(s.model.preset)); };
     preset.set = [](Scenario& s, const QVariant& v) {
-        if (auto p = findPreset(v.toString().toStdString()))
+        if (auto p = findPreset(v.toString().toStdString())) {
             s.model = p->model;
-        else
+            // The run follows what the new model rules out, as a config.json import does (a hybrid model's
+            // training becomes vLLM serving; a tensor-parallel size its heads do not divide becomes 1).
+            try {
+                adaptRunToModel(s.model, s.run);
+            } catch (const std::exception&) { // the document says why the combination is not valid
+            }
+        } else {
             s.model.preset.clear();
+        }
     };
     preset.applies = always;
     all << preset;

@@ -212,6 +212,52 @@ std::vector<Preset> build()
     add("granite-3.3-8b", granite, 8170864640, true,
         "ibm-granite/granite-3.3-8b-instruct config.json; 8,170,864,640 parameters (Hub safetensors total)");
 
+    // Granite-4.0-H (modeling_granitemoehybrid.py): 36 Mamba-2 and 4 attention layers, each with a shared gated
+    // MLP of 1536 and 72 experts of 768 (top 10) behind a bias-free router; tied.
+    ModelSpec graniteH = llamaStyle("Granite 4.0 H Small (hybrid)", 100352, 4096, 40, 32, 8, 768, 131072);
+    graniteH.tiedEmbeddings = true;
+    graniteH.moe.numExperts = 72;
+    graniteH.moe.topK = 10;
+    graniteH.moe.sharedExperts = 1;
+    graniteH.moe.expertFfnHiddenSize = 768;
+    graniteH.moe.sharedExpertFfnHiddenSize = 1536;
+    graniteH.ssm = { 36, 128, 64, 128, 1, 4, false, true, true, false };
+    graniteH.attentionFreeLayers = 36;
+    add("granite-4.0-h-small", graniteH, 32207337984, true,
+        "ibm-granite/granite-4.0-h-small config.json (tests/data/hf/granite-4.0-h-small.json); 32,207,337,984 "
+        "parameters (Hub safetensors total); served only (vLLM, SGLang)");
+
+    // Hybrid Mamba-2 models (modeling_nemotron_h.py, modeling_falcon_h1.py): their serving budgets are modelled,
+    // training is refused (choosing one turns a training scenario into vLLM serving).
+    family = "Nemotron-H";
+    auto nemotron = [&](const char* name, Count hidden, Count layers, Count heads, Count ffn, Count ctx, SsmSpec ssm,
+                        Count attention, Count mlp) {
+        ModelSpec m = llamaStyle(name, 131072, hidden, layers, heads, 8, ffn, ctx);
+        m.headDim = 128;
+        m.mlp = MlpKind::Gelu; // up -> relu^2 -> down
+        m.ssm = ssm;
+        m.attentionFreeLayers = layers - attention;
+        m.mlpFreeLayers = layers - mlp;
+        return m;
+    };
+    add("nemotron-h-8b", nemotron("Nemotron-H 8B", 4096, 52, 32, 21504, 8192, { 24, 128, 64, 128, 8 }, 4, 24),
+        8100852736, true,
+        "nvidia/Nemotron-H-8B-Base-8K config.json (tests/data/hf/nemotron-h-8b-base-8k.json); 8,100,852,736 "
+        "parameters of the loaded model");
+    add("nemotron-nano-9b-v2",
+        nemotron("NVIDIA Nemotron Nano 9B v2", 4480, 56, 40, 15680, 131072, { 27, 128, 80, 128, 8 }, 4, 25), 8888227328,
+        true,
+        "nvidia/NVIDIA-Nemotron-Nano-9B-v2 config.json (tests/data/hf/nemotron-nano-9b-v2.json); 8,888,227,328 "
+        "parameters (HF safetensors)");
+
+    family = "Falcon-H1";
+    ModelSpec falconH = llamaStyle("Falcon-H1 7B", 130048, 3072, 44, 12, 2, 12288, 262144);
+    falconH.headDim = 128;
+    falconH.ssm = { 44, 24, 128, 256, 1, 4, false, true, true, true };
+    add("falcon-h1-7b", falconH, 7585648736, true,
+        "tiiuae/Falcon-H1-7B-Base config.json (tests/data/hf/falcon-h1-7b-base.json); 7,585,648,736 parameters of "
+        "the loaded model");
+
     family = "StarCoder2";
     ModelSpec sc2 = llamaStyle("StarCoder2 7B", 49152, 4608, 32, 36, 4, 18432, 16384);
     sc2.mlp = MlpKind::Gelu;

@@ -47,7 +47,9 @@ private slots:
                 // issue 19: the most used of each family added since
                 "llama-3.2-1b", "mistral-7b-v0.3", "mistral-nemo-12b", "gemma-3-1b", "qwen3-8b", "qwen3-30b-a3b",
                 "phi-4", "deepseek-v2-lite", "smollm2-1.7b", "smollm2-135m", "olmo-2-7b", "olmo-2-13b",
-                "granite-3.3-8b", "starcoder2-7b", "mixtral-8x22b", "olmoe-1b-7b" })
+                "granite-3.3-8b", "starcoder2-7b", "mixtral-8x22b", "olmoe-1b-7b",
+                // hybrid Mamba-2 models
+                "nemotron-h-8b", "nemotron-nano-9b-v2", "granite-4.0-h-small", "falcon-h1-7b" })
             QVERIFY2(findPreset(key).has_value(), key);
         QVERIFY(!findPreset("llama-9-1t").has_value());
     }

@@ -13,6 +13,7 @@
 #include "serving_bar_chart.h"
 #include "serving_page.h"
 #include "serving_plan_view.h"
+#include "vramlab/parameter_tensors.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/serving_chart.h"
 #include "vramlab/serving_fit.h"
@@ -439,6 +440,22 @@ private slots:
         QVERIFY(!m_window->document()->report());
         QVERIFY(m_window->document()->error().startsWith(QStringLiteral("model.ssm: ")));
         screenshot("hybrid");
+    }
+
+    // Choosing a hybrid preset in the panel on the default training scenario serves it with vLLM (training is
+    // not modelled for it), as the import does; choosing a transformer again keeps serving, which it can.
+    void hybridPresetServes()
+    {
+        ScenarioDocument* doc = m_window->document();
+        QVERIFY(!doc->scenario().run.serving);
+        doc->setParameter(QStringLiteral("model.preset"), QStringLiteral("nemotron-nano-9b-v2"));
+        QVERIFY(doc->scenario().run.serving && doc->scenario().run.serving->engine == ServingEngine::Vllm);
+        QCOMPARE(countParameters(doc->scenario().model).total, Count(8'888'227'328));
+        QVERIFY(doc->servingEstimate() && !doc->servingEstimate()->startupFails);
+        QVERIFY(doc->error().startsWith(QStringLiteral("model.ssm: ")));
+        doc->undoStack()->undo(); // one edit: the model and the run together
+        QVERIFY(!doc->scenario().run.serving);
+        QVERIFY(doc->report());
     }
 
 private:
