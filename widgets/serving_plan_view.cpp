@@ -223,7 +223,8 @@ void ServingPlanView::replan()
         return;
     }
     QString summary = QStringLiteral("%1 deployments of %2 GPUs estimated for %3 requests of %4 tokens; %5 fit. "
-                                     "Speed is a roofline (an upper bound; tensor-parallel all-reduces not counted).")
+                                     "Speed is a roofline (an upper bound; tensor-parallel all-reduces at the link "
+                                     "bandwidth, their latency not counted).")
                           .arg(number(m_result.evaluated), number(req.gpus), number(req.concurrency),
                               number(req.context), number(Count(m_result.top.size())));
     if (m_result.top.empty())

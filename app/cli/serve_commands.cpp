@@ -173,7 +173,7 @@ int runServePlan(const std::vector<std::string>& words)
     std::ostringstream o;
     o << "serving " << formatCount(req.concurrency) << " requests of " << formatCount(req.context) << " tokens on "
       << req.gpus << "x " << sc.run.gpu->displayName << " (" << p.evaluated << " deployments estimated; speed is the "
-      << "roofline, tensor-parallel all-reduces not counted)\n";
+      << "roofline, all-reduce latency not counted)\n";
     int rank = 0;
     for (const ServingPlanCandidate& c : p.top)
         o << "#" << ++rank << "  " << c.summary() << ": " << c.why << "\n";

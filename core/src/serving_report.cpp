@@ -33,6 +33,7 @@ json speedJson(const ServingSpeed& s)
         { "decode_flops_per_step", s.decodeFlops }, { "tokens_per_s_per_user", s.tokensPerSPerUser },
         { "tokens_per_s_total", s.tokensPerSTotal },
         { "moe_experts_read_per_layer", s.expectedExperts > 0 ? json(s.expectedExperts) : json(nullptr) },
+        { "prefill_all_reduce_s", s.prefillAllReduceS }, { "decode_all_reduce_s", s.decodeAllReduceS },
         { "formula", s.formula } };
 }
 

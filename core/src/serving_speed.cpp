@@ -80,8 +80,21 @@ ServingSpeed servingSpeed(
     // Prefill: 2 x active matmul parameters per token + causal attention; the weights read once.
     s.prefillFlops = (2.0 * dense * P + attentionFlops(m, P, 0)) / TP;
     s.prefillBytes = static_cast<double>(weights) + kvPerToken * P + statePerSeq;
+    // Tensor parallel: Megatron-style layers all-reduce their output twice per layer (after o_proj and after
+    // down_proj; vLLM's RowParallelLinear, tensor_model_parallel_all_reduce), a hybrid's Mamba-2 block once
+    // (out_proj), every token's hidden state in the model dtype; a ring moves 2 (tp - 1) / tp of it over each
+    // GPU's link. Not overlapped with compute in vLLM's forward.
+    const double link = r.gpu->interconnectGBs * 1e9;
+    double allReducesPerToken = 0;
+    if (tp > 1 && link > 0) {
+        const double blocks = static_cast<double>(m.attentionLayers() + m.mlpLayers())
+            + (m.ssm.parallel ? 0.0 : static_cast<double>(m.ssm.layers));
+        allReducesPerToken = blocks * 2.0 * (TP - 1) / TP * static_cast<double>(m.hiddenSize)
+            * static_cast<double>(bytesPerElement(sv.dtype)) / link;
+    }
+    s.prefillAllReduceS = allReducesPerToken * P;
     const double pc_t = s.prefillFlops / peak, pb_t = s.prefillBytes / bw;
-    s.ttftS = std::max(pc_t, pb_t);
+    s.ttftS = std::max(pc_t, pb_t) + s.prefillAllReduceS;
     s.prefillBound = pc_t >= pb_t ? "compute-bound" : "bandwidth-bound";
 
     // Decode: one token per sequence. Dense weights once per step for the whole batch; routed
@@ -96,7 +109,8 @@ ServingSpeed servingSpeed(
     s.decodeBytes = weightBytes + kvPerToken * C * B + 2.0 * statePerSeq * B;
     s.decodeFlops = (2.0 * dense * B + attentionFlops(m, 1, C) * B) / TP;
     const double dc_t = s.decodeFlops / peak, db_t = s.decodeBytes / bw;
-    s.tpotS = std::max(dc_t, db_t);
+    s.decodeAllReduceS = allReducesPerToken * B;
+    s.tpotS = std::max(dc_t, db_t) + s.decodeAllReduceS;
     s.decodeBound = dc_t >= db_t ? "compute-bound" : "bandwidth-bound";
     s.tokensPerSPerUser = 1.0 / s.tpotS;
     s.tokensPerSTotal = B / s.tpotS;
@@ -104,6 +118,10 @@ ServingSpeed servingSpeed(
         + "); TPOT = max(step FLOPs " + ms(dc_t) + ", weights read once + " + std::to_string(s.batch) + " x "
         + std::to_string(s.contextTokens) + " tokens of KV" + (statePerSeq > 0 ? " + their Mamba-2 states" : "") + " "
         + ms(db_t) + ") at " + std::to_string(static_cast<long long>(r.gpu->memoryBandwidthGBs)) + " GB/s";
+    if (s.decodeAllReduceS > 0)
+        s.formula += "; + tensor-parallel all-reduces " + ms(s.prefillAllReduceS) + " (prefill), "
+            + ms(s.decodeAllReduceS) + " (step) at " + std::to_string(static_cast<long long>(r.gpu->interconnectGBs))
+            + " GB/s (latency not counted)";
     if (m.moe.enabled()) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "; MoE: %.1f of %lld experts read per layer per step", s.expectedExperts,

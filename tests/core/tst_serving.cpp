@@ -39,6 +39,7 @@ private slots:
     void servingPlanner();
     void hybridMambaVllm();
     void hybridMambaSglang();
+    void tensorParallelAllReduces();
 };
 
 namespace {
@@ -572,6 +573,32 @@ void TstServing::hybridMambaSglang()
     QCOMPARE(e.maxNumSeqs, std::min(byTokens, d.stateBytes / perSeq / 3));
     doc["run"]["serving"]["engine_version"] = "0.5.3";
     QVERIFY_THROWS_EXCEPTION(InputError, run(doc));
+}
+
+// vLLM's RowParallelLinear all-reduces each layer's attention and MLP output: 2 x layers x hidden x 2 B a token,
+// 2 (tp - 1) / tp of it over each GPU's link, serial with the roofline's compute.
+void TstServing::tensorParallelAllReduces()
+{
+    json doc = llama31Vllm("0.6.4", 4096);
+    doc["run"]["gpu"] = "rtx-3090-24gb";
+    doc["run"]["parallelism"] = { { "gpus", 2 }, { "tensor_parallel", 2 } };
+    const Scenario sc = readScenario(doc);
+    const ServingEstimate e = servingEstimate(sc.model, sc.run);
+    const ServingSpeed s = servingSpeed(sc.model, sc.run, e, 8, 1000, 4096);
+    QVERIFY(s.available);
+    const double link = sc.run.gpu->interconnectGBs * 1e9;
+    QVERIFY(link > 0);
+    const double perToken = 64.0 * 2.0 * 0.5 * 4096.0 * 2.0 / link; // 32 layers x 2 all-reduces, tp 2
+    QCOMPARE(s.decodeAllReduceS, perToken * 8);
+    QCOMPARE(s.prefillAllReduceS, perToken * 1000);
+    // On one GPU there is none, and the step is the roofline alone.
+    json one = doc;
+    one["run"]["parallelism"] = { { "gpus", 1 }, { "tensor_parallel", 1 } };
+    const Scenario sc1 = readScenario(one);
+    const ServingSpeed s1 = servingSpeed(sc1.model, sc1.run, servingEstimate(sc1.model, sc1.run), 8, 1000, 4096);
+    QCOMPARE(s1.decodeAllReduceS, 0.0);
+    QVERIFY(s.tpotS > s.decodeAllReduceS);
+    QVERIFY(s.formula.find("tensor-parallel all-reduces") != std::string::npos);
 }
 
 QTEST_APPLESS_MAIN(TstServing)

@@ -11,7 +11,8 @@ namespace vramlab {
 
 /// Prefill and decode of a serving setup as a roofline: each phase takes the longer of its
 /// FLOPs at the GPU's peak and its bytes at the memory bandwidth (an upper bound on speed:
-/// kernels reach neither peak). Per GPU of a tensor-parallel group; communication not counted.
+/// kernels reach neither peak). Per GPU of a tensor-parallel group, plus the group's all-reduces at the
+/// interconnect's bandwidth (their latency left out: still an upper bound on speed).
 struct ServingSpeed {
     bool available = false; ///< false without a GPU bandwidth and peak
     Count batch = 0; ///< concurrent sequences decoding together
@@ -24,6 +25,8 @@ struct ServingSpeed {
     double decodeFlops = 0; ///< one step of the whole batch, per GPU
     double decodeBytes = 0; ///< weights read once for the batch + every sequence's KV
     double expectedExperts = 0; ///< MoE: distinct routed experts a step reads per layer
+    double prefillAllReduceS = 0; ///< tensor parallel: the prefill's all-reduces, serial with its compute
+    double decodeAllReduceS = 0; ///< tensor parallel: one decode step's all-reduces
     double tpotS = 0;
     double tokensPerSPerUser = 0;
     double tokensPerSTotal = 0;
