@@ -89,7 +89,7 @@ void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     k.budgetBytes = preLoad - reserved;
     k.kvCacheBytes = available - reserved;
     std::string mambaLine;
-    const Count mambaStates = m.hybrid() ? sglangMambaPool(m, s, tp, k, &mambaLine) : 0;
+    const Count mambaStates = m.ssm.enabled() ? sglangMambaPool(m, s, tp, k, &mambaLine) : 0;
     // get_cell_size_per_token: kv heads per rank x (head_dim + v_head_dim) x layers x element size;
     // one pool for every layer (sliding-window layers get their own pool only from the hybrid-SWA versions;
     // a hybrid model's attention layers only).
@@ -104,9 +104,9 @@ void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         std::min<Count>(std::max<Count>(e.kvCacheTokens * 512 / std::max<Count>(1, e.maxModelLen), 2048), 4096));
     // A hybrid model runs at most one request per Mamba state (three per state with the radix cache, which keeps
     // states of cached prefixes).
-    if (m.hybrid() && !s.maxNumSeqs)
+    if (m.ssm.enabled() && !s.maxNumSeqs)
         e.maxNumSeqs = std::min(e.maxNumSeqs, mambaStates / (s.disableRadixCache ? 1 : 3));
-    if (m.hybrid()) {
+    if (m.ssm.enabled()) {
         e.maxConcurrency = std::min(e.maxConcurrency, static_cast<double>(mambaStates));
         e.kvCacheBytes = k.kvCacheBytes + k.stateBytes;
         e.ranks.back().stateBytes = k.stateBytes;

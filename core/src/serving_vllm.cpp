@@ -228,12 +228,14 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         k.nonTorchBytes = nonTorch;
         k.cudaGraphBytes = graphs;
         k.kvCacheBytes = budget - k.weightsBytes - k.activationPeakBytes - nonTorch - graphs;
-        if (m.hybrid()) { // pipeline parallelism is refused for these (validateRun): one rank
+        if (m.ssm.enabled()) { // pipeline parallelism is refused for these (validateRun): one rank
             hybridCache(m, s, tp, kv, v, e, k);
             e.ranks.push_back(k);
             break;
         }
-        k.kvBytesPerToken = kvBytesPerToken(m, tp, st.layers(), kv);
+        // Blocks without attention (a hybrid model's MLP-only blocks) keep no KV; pipeline stages are whole
+        // models for those (validateRun).
+        k.kvBytesPerToken = kvBytesPerToken(m, tp, m.hybrid() ? m.attentionLayers() : st.layers(), kv);
         // V0 worker: int(available // cache_block_size); V1 kv_cache_utils: available // page_size // num_layers.
         const Bytes blockBytes = checkedMul(k.kvBytesPerToken, s.blockSize);
         k.blocks = k.kvCacheBytes > 0 ? k.kvCacheBytes / blockBytes : 0;
@@ -241,7 +243,7 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
             e.cpuBlocks = static_cast<Count>(s.swapSpaceGib * static_cast<double>(kGiB)) / blockBytes;
         e.ranks.push_back(k);
     }
-    if (m.hybrid()) {
+    if (m.ssm.enabled()) {
         const ServingRank& k = e.ranks.front();
         e.kvCacheBytes = k.kvCacheBytes;
         if (k.blocks <= 0) {

@@ -458,6 +458,36 @@ private slots:
             QJsonDocument::fromJson(ge.out).object()["params"].toObject()["total"].toInteger(), qint64(20'914'757'184));
     }
 
+    // A hybrid Mamba-2 model: import-hf counts it and writes a vLLM serving scenario; the shipped example
+    // serves it with the engine's own lines; its concurrency fit counts both kinds of blocks.
+    void hybridModel()
+    {
+        QTemporaryDir dir;
+        const Run imp
+            = cli({ "import-hf", QStringLiteral(VRAMLAB_SOURCE_DIR "/tests/data/hf/nemotron-h-8b-base-8k.json"), "-o",
+                dir.filePath(QStringLiteral("nemotron.json")) });
+        QCOMPARE(imp.code, 0);
+        QVERIFY2(imp.out.contains("8,100,852,736 parameters"), imp.out.constData());
+        QVERIFY(imp.out.contains("served by vLLM"));
+        const QString file
+            = QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/nemotron-nano-9b-v2-vllm-h100.json");
+        const Run t = cli({ "serve-estimate", file });
+        QCOMPARE(t.code, 0);
+        QVERIFY(t.out.contains("Setting attention block size to 1312 tokens"));
+        QVERIFY(t.out.contains("of which Mamba-2 states"));
+        const Run j = cli({ "estimate", file, "--json" });
+        QCOMPARE(j.code, 0);
+        const QJsonObject rank
+            = QJsonDocument::fromJson(j.out).object()["serving"].toObject()["ranks"].toArray().first().toObject();
+        QCOMPARE(rank["state_bytes_per_sequence"].toInteger(), qint64(27) * 5'316'608); // fp32 scan state
+        const Run fit = cli({ "fit", file, "--max", "concurrency", "--context", "32768", "--json" });
+        QCOMPARE(fit.code, 0);
+        QVERIFY(QJsonDocument::fromJson(fit.out).object()["value"].toInteger() > 0);
+        // Training is refused, naming the key and the reason.
+        const Run train = cli({ "timeline", file });
+        QCOMPARE(train.code, 2);
+    }
+
     void validate()
     {
         const Run ok = cli({ "validate", data("scenarios/gpt2-tiny.json") });

@@ -535,6 +535,15 @@ void TstServing::hybridMambaVllm()
     } catch (const InputError& err) {
         QCOMPARE(err.keyPath(), std::string("run.serving.engine_version"));
     }
+    // Blocks without a Mamba-2 mixer or attention (a pattern of "*" and "-" only): the KV of the attention blocks,
+    // no state (tests/fuzz/regressions/hybrid-without-mamba-layers.json once divided by the Mamba groups' 0).
+    json plain = nemotronNano({ { "engine", "vllm" }, { "engine_version", "0.10.2" }, { "max_model_len", 32768 } });
+    plain["model"].erase("ssm");
+    plain["model"]["mlp_layers"] = 52;
+    const ServingEstimate p = run(plain);
+    QCOMPARE(p.limiting().kvBytesPerToken, Bytes(4) * 4096);
+    QCOMPARE(p.limiting().statePerSequenceBytes, Bytes(0));
+    QCOMPARE(p.kvCacheTokens, *p.gpuBlocks * 16);
     for (const char* engine : { "llama.cpp", "hf-generate" }) {
         json other = nemotronNano({ { "engine", engine } });
         try {
