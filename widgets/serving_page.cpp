@@ -3,6 +3,7 @@
 
 #include "chart_support.h"
 #include "concurrency_chart.h"
+#include "figure_strip.h"
 #include "scenario_document.h"
 #include "serving_bar_chart.h"
 #include "stable_height_label.h"
@@ -72,20 +73,17 @@ ServingPage::ServingPage(ScenarioDocument* document, QWidget* parent)
     m_failure->setFont(bold);
     content->addWidget(m_failure);
 
-    // The engine's figures in one row, a caption over each value.
-    auto* grid = new QGridLayout;
-    int column = 0;
+    // The engine's figures, a caption over each value: in one row, or two where the tab is narrow.
+    m_figures = new FigureStrip(m_content);
     for (const auto& [name, caption] : kNumbers) {
         auto* captionLabel = new QLabel(QString::fromLatin1(caption));
         captionLabel->setObjectName(QString::fromLatin1(name) + QStringLiteral("Caption"));
-        captionLabel->setWordWrap(true); // narrow windows: the seven figures still fit side by side
-        grid->addWidget(captionLabel, 0, column);
+        captionLabel->setWordWrap(true);
         QLabel* value = plainLabel(m_content);
         value->setObjectName(QString::fromLatin1(name));
-        grid->addWidget(value, 1, column);
-        grid->setColumnStretch(column++, 1);
+        m_figures->addFigure(captionLabel, value);
     }
-    content->addLayout(grid);
+    content->addWidget(m_figures);
     m_notes = plainLabel(m_content);
     m_notes->setObjectName(QStringLiteral("servingNotes"));
     content->addWidget(m_notes);

@@ -11,6 +11,7 @@ namespace vramlab {
 
 class ServingBarChart;
 class ConcurrencyChart;
+class FigureStrip;
 
 /// A serving scenario (run.mode "serving") as its engine budgets it: the memory of each rank
 /// against the GPU with the engine's budget line, max concurrency against context length,
@@ -36,6 +37,8 @@ public:
     /// The caption over a key number ("Max concurrency at 29,000").
     QLabel* caption(const QString& name) const;
     QPlainTextEdit* log() const { return m_log; }
+    /// The key numbers: one row, or two where the tab is narrow.
+    FigureStrip* figures() const { return m_figures; }
     /// A lesson's "predict first": the page shows `message` instead of the engine's numbers until unmasked.
     void setMasked(bool masked, const QString& message = QString());
     bool isMasked() const { return m_masked; }
@@ -50,6 +53,7 @@ private:
     QLabel* m_failure;
     QLabel* m_notes;
     QWidget* m_content;
+    FigureStrip* m_figures = nullptr;
     ServingBarChart* m_budget;
     ConcurrencyChart* m_concurrency;
     QPlainTextEdit* m_log;

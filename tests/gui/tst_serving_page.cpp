@@ -5,6 +5,7 @@
 // serving and edits the engine's flags as one undoable edit each.
 #include "chart_labels.h"
 #include "concurrency_chart.h"
+#include "figure_strip.h"
 #include "main_window.h"
 #include "parameter_descriptors.h"
 #include "plan_view.h"
@@ -443,6 +444,13 @@ private slots:
         QVERIFY(!m_window->document()->report());
         QVERIFY(m_window->document()->error().startsWith(QStringLiteral("model.ssm: ")));
         screenshot("hybrid");
+        // The key numbers take two rows where one does not fit (beside a lesson, in presenter mode), so the tab
+        // never widens the window; wide, they are one row.
+        FigureStrip* strip = page->figures();
+        strip->resize(strip->minimumSizeHint().width(), strip->height());
+        QCOMPARE(strip->columns(), 4);
+        strip->resize(3000, strip->height());
+        QCOMPARE(strip->columns(), 7);
     }
 
     // Choosing a hybrid preset in the panel on the default training scenario serves it with vLLM (training is

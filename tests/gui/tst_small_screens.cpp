@@ -13,6 +13,7 @@
 #include "vramlab/scenario_io.h"
 
 #include <QDockWidget>
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
@@ -197,17 +198,28 @@ private slots:
     void aLessonFitsTheScreen_data()
     {
         QTest::addColumn<bool>("presenter");
-        QTest::newRow("window") << false;
-        QTest::newRow("presenter") << true;
+        QTest::addColumn<QString>("lessonFile");
+        const QString training = QStringLiteral(":/lessons/02-7b-does-not-fit.json");
+        const QString serving = QStringLiteral(":/lessons/11-serving-vllm.json"); // on the Serving tab
+        QTest::newRow("window") << false << training;
+        QTest::newRow("presenter") << true << training;
+        // The Serving tab beside a lesson fits the 1280x720 screen (its figures go to two rows). Not yet on
+        // the others (issue 16, open): at 1366x768 the wider panel leaves the tab a pixel under a third, and at
+        // QT_SCALE_FACTOR=2 (960x540) its two charts side by side need 524 px that a lesson leaves no room for.
+        if (QGuiApplication::primaryScreen()->availableGeometry().width() == 1280) {
+            QTest::newRow("serving window") << false << serving;
+            QTest::newRow("serving presenter") << true << serving;
+        }
     }
     void aLessonFitsTheScreen()
     {
         QFETCH(bool, presenter);
+        QFETCH(QString, lessonFile);
         auto* params = m_window->findChild<QDockWidget*>(QStringLiteral("ParametersDock"));
         QVERIFY(params && params->isVisible());
         if (presenter)
             m_window->setPresenterMode(true);
-        QVERIFY(m_window->openLesson(QStringLiteral(":/lessons/02-7b-does-not-fit.json")));
+        QVERIFY(m_window->openLesson(lessonFile));
         LessonPlayer* lesson = m_window->lessonPlayer();
         const QRect avail = m_window->screen()->availableGeometry();
         const auto onScreen = [&](const QWidget* w, const QString& what) {
@@ -258,10 +270,14 @@ private slots:
             QTest::keyClick(lesson, Qt::Key_Space); // reveal, then the next step
             QApplication::processEvents();
             QVERIFY2(m_window->width() <= width || m_window->width() <= avail.width(),
-                qPrintable(QStringLiteral("step %1 widened the window from %2 to %3")
+                qPrintable(QStringLiteral("step %1 widened the window from %2 to %3 (tab %4, lesson %5, panel %6):")
                                .arg(step)
                                .arg(width)
-                               .arg(m_window->width())));
+                               .arg(m_window->width())
+                               .arg(m_window->tabs()->minimumSizeHint().width())
+                               .arg(lesson->minimumSizeHint().width())
+                               .arg(params->minimumSizeHint().width())
+                    + widest(m_window->tabs()->currentWidget())));
             if (!m_window->findChild<QDockWidget*>(QStringLiteral("LessonDock"))->isVisible())
                 break; // finished
         }
