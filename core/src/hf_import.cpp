@@ -265,6 +265,7 @@ void importHybrid(
         const std::string hd = cfg.contains("head_dim") ? "head_dim" : "attention_head_dim";
         m.headDim = r.opt(hd, "model.head_dim", 1).value_or(m.hiddenSize / m.numHeads);
         m.mlp = MlpKind::Gelu; // NemotronHMLP: up -> relu^2 -> down, two matrices
+        m.position = PositionKind::None; // NemotronHAttention applies no rotary embedding (the Mamba-2 mixers order)
         const bool attn = r.flag("attention_bias").value_or(false), mlp = r.flag("mlp_bias").value_or(false);
         if (mlp && !attn)
             throw InputError(r.path("mlp_bias"), "true without attention_bias is not modelled");
@@ -318,6 +319,14 @@ void importHybrid(
                     "expected mamba_expand x hidden_size / mamba_n_heads (" + std::to_string(s.headDim) + "), got "
                         + std::to_string(*d));
         readMambaKeys(r, s);
+        // position_embedding_type "nope" (the Granite-4.0-H files): the attention has no rotary embedding.
+        if (const std::optional<std::string> pos = r.raw().string("position_embedding_type")) {
+            if (*pos != "nope" && *pos != "rope")
+                throw InputError(
+                    r.path("position_embedding_type"), "expected \"rope\" or \"nope\", got \"" + *pos + "\"");
+            if (*pos == "nope")
+                m.position = PositionKind::None;
+        }
         // GraniteMoeHybridConfig(tie_word_embeddings=False); the published Granite-4.0 files all say true.
         m.tiedEmbeddings = r.flag("tie_word_embeddings").value_or(false);
     } else { // falcon_h1

@@ -223,6 +223,7 @@ std::vector<Preset> build()
     graniteH.moe.sharedExpertFfnHiddenSize = 1536;
     graniteH.ssm = { 36, 128, 64, 128, 1, 4, false, true, true, false };
     graniteH.attentionFreeLayers = 36;
+    graniteH.position = PositionKind::None; // position_embedding_type "nope", as the Granite-4.0-H configs say
     add("granite-4.0-h-small", graniteH, 32207337984, true,
         "ibm-granite/granite-4.0-h-small config.json (tests/data/hf/granite-4.0-h-small.json); 32,207,337,984 "
         "parameters (Hub safetensors total); served only (vLLM, SGLang)");
@@ -235,6 +236,7 @@ std::vector<Preset> build()
         ModelSpec m = llamaStyle(name, 131072, hidden, layers, heads, 8, ffn, ctx);
         m.headDim = 128;
         m.mlp = MlpKind::Gelu; // up -> relu^2 -> down
+        m.position = PositionKind::None; // NoPE attention
         m.ssm = ssm;
         m.attentionFreeLayers = layers - attention;
         m.mlpFreeLayers = layers - mlp;

@@ -429,7 +429,7 @@ const ScenarioField kFields[] = {
         "model.mlp", "Gated (SwiGLU, GeGLU: gate, up, down) or plain GELU (up, down) MLP."),
     choice<REF(s.model.norm), kNormNames>("model.norm", "RMSNorm (weight) or LayerNorm (weight and bias)."),
     choice<REF(s.model.position), kPositionNames>(
-        "model.position", "Rotary (no parameters) or learned position embeddings."),
+        "model.position", "Rotary (no parameters), learned position embeddings, or none (NoPE)."),
     when(integer<REF(s.model.maxPositionEmbeddings)>("model.max_position_embeddings", 1, kMaxTokens, "tokens",
              "Longest sequence the position embedding covers."),
         [](const Scenario& s) { return s.model.maxPositionEmbeddings > 0; }),

@@ -491,6 +491,7 @@ private slots:
         QCOMPARE(m.ssm.inProjWidth(), Count(2 * 8192 + 2 * 8 * 128 + 128));
         QCOMPARE(m.ssm.convWidth(), Count(8192 + 2 * 8 * 128));
         QVERIFY(!m.gated() && m.headDim == 128 && !m.tiedEmbeddings);
+        QVERIFY(m.position == PositionKind::None); // NoPE attention: no rotary cache in the engines
         Count ssm = 0;
         for (const ParamTensor& t : parameterTensors(m))
             if (t.name.starts_with("ssm_layers."))
@@ -521,6 +522,8 @@ private slots:
         QCOMPARE(g.moeLayers(), Count(40));
         QCOMPARE(g.sharedExpertWidth(), Count(1536));
         QCOMPARE(g.ssm.headDim, Count(64)); // 2 x 4096 / 128
+        QVERIFY(g.position == PositionKind::Rope); // the trimmed copy names no position_embedding_type
+        QVERIFY(importHfConfig(load("granite-4.0-h-350m.json")).model.position == PositionKind::None);
         // Granite-4.0-micro: every layer attends: a plain transformer, trained as any.
         const HfImport micro = importHfConfig(load("granite-4.0-micro.json"));
         QVERIFY(!micro.model.hybrid());

@@ -78,6 +78,7 @@ json nemotronNano(json serving, const std::string& gpu = "h100-sxm-80gb")
                  { { "vocab_size", 131072 }, { "hidden_size", 4480 }, { "num_layers", 56 }, { "num_heads", 40 },
                      { "num_kv_heads", 8 }, { "head_dim", 128 }, { "ffn_hidden_size", 15680 }, { "mlp", "gelu" },
                      { "max_position_embeddings", 131072 }, { "attention_layers", 4 }, { "mlp_layers", 25 },
+                     { "position", "none" },
                      { "ssm",
                          { { "layers", 27 }, { "num_heads", 128 }, { "head_dim", 80 }, { "state_size", 128 },
                              { "groups", 8 }, { "conv_kernel", 4 } } } } },
@@ -490,6 +491,10 @@ void TstServing::hybridMambaVllm()
     const ServingRank& k = e.limiting();
     QCOMPARE(k.statePerSequenceBytes, Bytes(27) * 2'695'168);
     QCOMPARE(k.kvBytesPerToken, Bytes(4) * 4096);
+    // NoPE attention (model.position none): no rotary cos/sin cache of 131,072 x 128 x 2 B among the weights.
+    json rope = doc;
+    rope["model"]["position"] = "rope";
+    QCOMPARE(run(rope).limiting().weightsBytes - k.weightsBytes, Bytes(131072) * 128 * 2);
     // Groups of 4 layers (the fewer kind): 1 attention group, 7 Mamba groups (27 layers, one padded); a block is 4
     // pages; a 32,768-token request holds cdiv(32768, 672) = 49 attention blocks and 7 Mamba blocks.
     const Bytes page = 672 * 4096;

@@ -9,7 +9,12 @@ namespace vramlab {
 
 enum class MlpKind { SwiGlu, GeGlu, Gelu }; ///< gated (gate, up, down) or plain (up, down)
 enum class NormKind { RmsNorm, LayerNorm }; ///< weight only, or weight and bias
-enum class PositionKind { Rope, Learned }; ///< no parameters, or a max_position x hidden table
+enum class PositionKind {
+    Rope,
+    Learned,
+    None
+}; ///< rotary (no parameters), a max_position x hidden table, or none
+   ///< (NoPE: Nemotron-H and Granite-4.0-H attention)
 enum class AttentionType { Mha, Mla }; ///< MHA/GQA/MQA, or DeepSeek's multi-head latent attention
 
 /// Mixture of experts. num_experts == 0 means a dense model.
