@@ -21,6 +21,9 @@ ExplainPage::ExplainPage(ScenarioDocument* document, QWidget* parent)
 void ExplainPage::recompute()
 {
     const std::optional<Report>& r = document()->report();
+    // A hybrid state-space model served: the engine's budget is the answer, on the Serving tab.
+    if (!r && document()->servingEstimate())
+        return m_view->setReport(nullptr, document()->error(), QStringLiteral("Explained on the Serving tab"));
     m_view->setReport(r ? &*r : nullptr, document()->error());
 }
 

@@ -119,10 +119,10 @@ QString ExplainView::html(const Report& r)
     return h;
 }
 
-void ExplainView::setReport(const Report* r, const QString& error)
+void ExplainView::setReport(const Report* r, const QString& error, const QString& heading)
 {
     QString text
-        = r ? html(*r) : QStringLiteral("<h2>Not a valid configuration</h2><p>%1</p>").arg(error.toHtmlEscaped());
+        = r ? html(*r) : QStringLiteral("<h2>%1</h2><p>%2</p>").arg(heading.toHtmlEscaped(), error.toHtmlEscaped());
     if (text == m_html) // parsing and laying out the page again would show the same
         return;
     m_html = std::move(text);

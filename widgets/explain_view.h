@@ -13,7 +13,9 @@ class ExplainView : public QTextBrowser {
     Q_OBJECT
 public:
     explicit ExplainView(QWidget* parent = nullptr);
-    void setReport(const Report* report, const QString& error);
+    /// The report explained, or without one `error` under `heading`.
+    void setReport(const Report* report, const QString& error,
+        const QString& heading = QStringLiteral("Not a valid configuration"));
     static QString html(const Report& report);
 
 private:

@@ -5,6 +5,8 @@
 // serving and edits the engine's flags as one undoable edit each.
 #include "chart_labels.h"
 #include "concurrency_chart.h"
+#include "explain_page.h"
+#include "explain_view.h"
 #include "figure_strip.h"
 #include "main_window.h"
 #include "parameter_descriptors.h"
@@ -443,6 +445,10 @@ private slots:
         // The one-request report is refused, naming model.ssm.
         QVERIFY(!m_window->document()->report());
         QVERIFY(m_window->document()->error().startsWith(QStringLiteral("model.ssm: ")));
+        // The Explain tab points to where the answer is, not "Not a valid configuration".
+        m_window->tabs()->setCurrentWidget(m_window->explainPage());
+        QTRY_VERIFY(m_window->explainView()->toPlainText().startsWith(QStringLiteral("Explained on the Serving tab")));
+        m_window->tabs()->setCurrentWidget(page);
         screenshot("hybrid");
         // The key numbers take two rows where one does not fit (beside a lesson, in presenter mode), so the tab
         // never widens the window; wide, they are one row.
