@@ -351,13 +351,20 @@ int runPresets(const std::vector<std::string>& words)
         }
         out << arr.dump(2) << "\n";
     } else {
-        char buf[256];
-        std::snprintf(buf, sizeof buf, "%-16s %-28s %20s %20s\n", "preset", "model", "parameters", "active");
+        // Columns as wide as the longest key and name ("nemotron-nano-9b-v2", "Granite 4.0 H Small (hybrid)").
+        int keyWidth = 6, nameWidth = 5;
+        for (const Preset& p : presets()) {
+            keyWidth = std::max(keyWidth, int(p.key.size()));
+            nameWidth = std::max(nameWidth, int(p.model.name.size()));
+        }
+        char buf[512];
+        std::snprintf(
+            buf, sizeof buf, "%-*s %-*s %20s %20s\n", keyWidth, "preset", nameWidth, "model", "parameters", "active");
         out << buf;
         for (const Preset& p : presets()) {
             const ParameterCount c = countParameters(p.model);
-            std::snprintf(buf, sizeof buf, "%-16s %-28s %20s %20s\n", p.key.c_str(), p.model.name.c_str(),
-                formatCount(c.total).c_str(), formatCount(c.active).c_str());
+            std::snprintf(buf, sizeof buf, "%-*s %-*s %20s %20s\n", keyWidth, p.key.c_str(), nameWidth,
+                p.model.name.c_str(), formatCount(c.total).c_str(), formatCount(c.active).c_str());
             out << buf;
         }
     }
