@@ -395,6 +395,16 @@ bool qlora(const Scenario& s)
     return s.run.finetune.method == FinetuneMethod::Qlora;
 }
 
+/// A count of blocks of a hybrid model, written as the count and kept as the blocks without (`FreeRef`), so that
+/// a dense model's num_layers edit keeps every block whole.
+template <auto FreeRef> ScenarioField blockCount(std::string_view key, std::string_view text)
+{
+    ScenarioField f = when(integer<FreeRef>(key, 0, kMaxLayers, "layers", text), hybrid);
+    f.get = [](const Scenario& s) -> FieldValue { return s.model.numLayers - FreeRef(s); };
+    f.set = [](Scenario& s, const FieldValue& v) { FreeRef(s) = s.model.numLayers - std::get<Count>(v); };
+    return f;
+}
+
 inline constexpr ChoiceName kShardingNames[] = { { "zero", 0 }, { "fsdp2", 1 } };
 inline constexpr ChoiceName kGradDtypeNames[] = { kDTypeNames[0], kDTypeNames[1], kDTypeNames[2] }; // fp32, bf16, fp16
 inline constexpr ChoiceName kWeightDtypeNames[] = { kDTypeNames[0], kDTypeNames[1], kDTypeNames[2], kDTypeNames[3],
@@ -545,26 +555,10 @@ const ScenarioField kFields[] = {
     when(boolean<REF(s.model.ssm.parallel)>("model.ssm.parallel",
              "The Mamba-2 mixer runs beside attention in the same block and reads its norm (Falcon-H1)."),
         ssm),
-    [] {
-        // Written as counts; kept as the blocks without, so a dense model's num_layers edit keeps every block whole.
-        ScenarioField f = when(integer<REF(s.model.attentionFreeLayers)>("model.attention_layers", 0, kMaxLayers,
-                                   "layers", "Blocks with attention (hybrid models; the rest hold no KV cache)."),
-            hybrid);
-        f.get = [](const Scenario& s) -> FieldValue { return s.model.attentionLayers(); };
-        f.set = [](Scenario& s, const FieldValue& v) {
-            s.model.attentionFreeLayers = s.model.numLayers - std::get<Count>(v);
-        };
-        return f;
-    }(),
-    [] {
-        ScenarioField f = when(integer<REF(s.model.mlpFreeLayers)>("model.mlp_layers", 0, kMaxLayers, "layers",
-                                   "Blocks with an MLP, dense or MoE (Nemotron-H holds one mixer or MLP per block)."),
-            hybrid);
-        f.get = [](const Scenario& s) -> FieldValue { return s.model.mlpLayers(); };
-        f.set
-            = [](Scenario& s, const FieldValue& v) { s.model.mlpFreeLayers = s.model.numLayers - std::get<Count>(v); };
-        return f;
-    }(),
+    blockCount<REF(s.model.attentionFreeLayers)>(
+        "model.attention_layers", "Blocks with attention (hybrid models; the rest hold no KV cache)."),
+    blockCount<REF(s.model.mlpFreeLayers)>(
+        "model.mlp_layers", "Blocks with an MLP, dense or MoE (Nemotron-H holds one mixer or MLP per block)."),
     when(integer<REF(s.model.mla.qLoraRank)>(
              "model.mla.q_lora_rank", 0, kMaxHidden, "", "Rank of the query compression; 0 = plain q."),
         mla),

@@ -37,9 +37,16 @@ Bytes kvBytesPerToken(const ModelSpec& m, Count tp, Count layers, DType kvDtype)
 Bytes vllmActivationPeakBytes(const ModelSpec& m, const Serving& s, Count tp, const Stage& stage, Count tokens,
     Count seqs, bool v1Sampler = false);
 
-/// Groups of B and C one tensor-parallel rank holds: vLLM's and SGLang's extra_groups_for_head_shards
-/// (vllm/model_executor/layers/mamba/mamba_utils.py) replicate a group count that does not divide by tp up to tp.
-Count ssmGroupsForTp(const SsmSpec& s, Count tp);
+/// One tensor-parallel rank's share of a Mamba-2 mixer (vLLM's MambaMixer2, SGLang's): the inner width and the
+/// heads split over the ranks, and B and C of the groups a rank holds, where extra_groups_for_head_shards
+/// (vllm/model_executor/layers/mamba/mamba_utils.py) replicates a group count that does not divide by tp up to tp.
+/// Throws InputError naming run.parallelism.tensor_parallel when the heads or groups do not split.
+struct SsmRankWidths {
+    Count inner = 0, bc = 0, heads = 0;
+    Count conv() const { return inner + bc; } ///< x, B and C: the conv's channels
+    Count inProj() const { return 2 * inner + bc + heads; } ///< z, x, B, C and dt
+};
+SsmRankWidths ssmRankWidths(const SsmSpec& s, Count tp);
 
 /// One sequence's Mamba-2 state in one layer on one rank (MambaStateShapeCalculator.mamba2_state_shape):
 /// conv (d_conv - 1) x conv_dim / tp and SSM heads / tp x head_dim x d_state.

@@ -108,9 +108,8 @@ void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         e.maxNumSeqs = std::min(e.maxNumSeqs, mambaStates / (s.disableRadixCache ? 1 : 3));
     if (m.ssm.enabled()) {
         e.maxConcurrency = std::min(e.maxConcurrency, static_cast<double>(mambaStates));
+        // The rank's cache is both pools, the Mamba pool's share in stateBytes (set with it).
         e.kvCacheBytes = k.kvCacheBytes + k.stateBytes;
-        e.ranks.back().stateBytes = k.stateBytes;
-        e.ranks.back().statePerSequenceBytes = k.statePerSequenceBytes;
         e.ranks.back().kvCacheBytes = e.kvCacheBytes;
     }
     if (m.slidingWindow > 0)

@@ -79,16 +79,13 @@ Bytes rankWeightsBytes(const ModelSpec& m, const Serving& s, Count tp, const Sta
             // vllm/model_executor/layers/mamba/mamba_mixer2.py MambaMixer2: in_proj column-parallel over its
             // [z, x, B, C, dt] parts (B and C of the groups a rank holds), conv1d column-parallel, dt_bias, A_log,
             // D and the gated norm split by head, out_proj row-parallel.
-            const SsmSpec& ss = m.ssm;
-            const Count bc = checkedMul(2, ssmGroupsForTp(ss, tp), ss.stateSize);
-            const Count inner = ceilDiv(ss.innerWidth(), tp);
+            const SsmRankWidths w = ssmRankWidths(m.ssm, tp);
             if (t.module == "in_proj")
-                each = quantizedLinearBytes(s.quantization, t.rows,
-                    checkedAdd(checkedMul(2, inner), ceilDiv(bc, tp), ceilDiv(ss.numHeads, tp)), dt);
+                each = quantizedLinearBytes(s.quantization, t.rows, w.inProj(), dt);
             else if (t.module == "out_proj")
-                each = quantizedLinearBytes(s.quantization, inner, t.cols, dt);
+                each = quantizedLinearBytes(s.quantization, w.inner, t.cols, dt);
             else if (t.name.find("conv1d") != std::string_view::npos)
-                each = storageBytes(dt, checkedMul(checkedAdd(inner, ceilDiv(bc, tp)), t.elements() / ss.convWidth()));
+                each = storageBytes(dt, checkedMul(w.conv(), m.ssm.convKernel));
             else
                 each = storageBytes(dt, ceilDiv(t.elements(), tp));
         } else if (!t.linear || t.group == ParamGroup::Router) {
@@ -119,32 +116,26 @@ Bytes rankWeightsBytes(const ModelSpec& m, const Serving& s, Count tp, const Sta
     return total;
 }
 
-Count ssmGroupsForTp(const SsmSpec& s, Count tp)
+SsmRankWidths ssmRankWidths(const SsmSpec& s, Count tp)
 {
+    if (s.numHeads % tp != 0)
+        throw InputError("run.parallelism.tensor_parallel",
+            "a divisor of model.ssm.num_heads (" + std::to_string(s.numHeads)
+                + "), as the engines split the Mamba-2 heads; got " + std::to_string(tp));
     // extra_groups_for_head_shards: 0 when the groups divide over the ranks, else tp - groups (one group: tp).
-    if (s.groups % tp == 0)
-        return s.groups;
-    if (s.groups != 1)
+    if (s.groups % tp != 0 && s.groups != 1)
         throw InputError("run.parallelism.tensor_parallel",
             "a divisor of model.ssm.groups (" + std::to_string(s.groups)
-                + ") or any size with one group, as vLLM "
-                  "and SGLang shard B and C; got "
-                + std::to_string(tp));
-    return tp;
+                + ") or any size with one group, as vLLM and SGLang shard B and C; got " + std::to_string(tp));
+    const Count groups = s.groups % tp == 0 ? s.groups : tp;
+    return { s.innerWidth() / tp, checkedMul(2, groups, s.stateSize) / tp, s.numHeads / tp };
 }
 
 SsmStateBytes ssmStateBytes(const ModelSpec& m, Count tp, DType conv, DType ssm)
 {
-    const SsmSpec& s = m.ssm;
-    if (s.numHeads % tp != 0)
-        throw InputError("run.parallelism.tensor_parallel",
-            "a divisor of model.ssm.num_heads (" + std::to_string(s.numHeads)
-                + "), as the engines split the Mamba-2 "
-                  "heads; got "
-                + std::to_string(tp));
-    const Count convDim = checkedAdd(s.innerWidth(), checkedMul(2, ssmGroupsForTp(s, tp), s.stateSize)) / tp;
-    return { storageBytes(conv, checkedMul(s.convKernel - 1, convDim)),
-        storageBytes(ssm, checkedMul(s.numHeads / tp, s.headDim, s.stateSize)) };
+    const SsmRankWidths w = ssmRankWidths(m.ssm, tp);
+    return { storageBytes(conv, checkedMul(m.ssm.convKernel - 1, w.conv())),
+        storageBytes(ssm, checkedMul(w.heads, m.ssm.headDim, m.ssm.stateSize)) };
 }
 
 Bytes kvBytesPerToken(const ModelSpec& m, Count tp, Count layers, DType kv)
@@ -186,12 +177,10 @@ Bytes vllmActivationPeakBytes(
             // vllm/model_executor/layers/mamba/mamba_mixer2.py MambaMixer2.forward: projected_states [T, in_proj /
             // tp] stay referenced while the conv output over x, B, C [T, conv / tp], the scan's output [T, inner /
             // tp] and the gated norm's [T, inner / tp] are made, beside the layer input and the residual [T, H].
-            const SsmSpec& ss = m.ssm;
-            const Count bc = ceilDiv(checkedMul(2, ssmGroupsForTp(ss, tp), ss.stateSize), tp);
-            const Count inner = ceilDiv(ss.innerWidth(), tp);
-            const Count mamba = (2 * inner + bc + ceilDiv(ss.numHeads, tp)) + (inner + bc) + 2 * inner + 2 * h;
+            const SsmRankWidths w = ssmRankWidths(m.ssm, tp);
+            const Count mamba = w.inProj() + w.conv() + 2 * w.inner + 2 * h;
             // Falcon-H1 runs both mixers on one input: the attention block's tensors are alive beside it.
-            perToken = std::max(perToken, ss.parallel ? mamba + attn - 2 * h : mamba);
+            perToken = std::max(perToken, m.ssm.parallel ? mamba + attn - 2 * h : mamba);
         }
     }
     Bytes layerPhase = checkedMul(checkedMul(perToken, tokens), e);

@@ -82,9 +82,6 @@ struct SsmSpec {
     Count innerWidth() const { return checkedMul(numHeads, headDim); }
     Count convWidth() const { return checkedAdd(innerWidth(), checkedMul(2, groups, stateSize)); } ///< x, B and C
     Count inProjWidth() const { return checkedAdd(innerWidth(), convWidth(), numHeads); } ///< z, xBC and dt
-    /// One sequence's recurrent state per layer: the conv's last kernel - 1 inputs and the scan's state.
-    Count convStateElements() const { return checkedMul(convWidth(), convKernel - 1); }
-    Count ssmStateElements() const { return checkedMul(numHeads, headDim, stateSize); }
 };
 
 /// The architecture of a decoder-only transformer, as in a scenario's `model` object.
