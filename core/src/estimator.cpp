@@ -431,12 +431,13 @@ void validateHybrid(const ModelSpec& m, const RunSpec& r)
     // training tensors of the selective scan as mamba_ssm's kernels save them are not modelled yet.
     if (r.mode == Mode::Training)
         throw InputError("model.ssm",
-            "serving with vllm or sglang (hybrid state-space models: the training activations of the Mamba-2 scan "
-            "are not modelled yet)");
+            std::string("serving with vllm or sglang (hybrid state-space models: the training activations of the ")
+                + s.label() + " scan are not modelled yet)");
     if (!r.serving || r.serving->engine == ServingEngine::HfGenerate)
         throw InputError("model.ssm",
-            "serving with vllm or sglang (hybrid state-space models: Transformers' generate() and its cache of "
-            "Mamba-2 states are not modelled yet)");
+            std::string("serving with vllm or sglang (hybrid state-space models: Transformers' generate() and its "
+                        "cache of ")
+                + s.label() + " states are not modelled yet)");
     // llama.cpp places each layer's tensors and caches by layer index (which blocks are attention is not in
     // the scenario), and its recurrent-state buffers are not modelled yet.
     if (r.serving->engine == ServingEngine::LlamaCpp)
@@ -461,6 +462,9 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
     if (!(m.numHeads % m.numKvHeads == 0))
         throw InputError("model.num_kv_heads",
             "expected a divisor of model.num_heads (" + n(m.numHeads) + "), got " + n(m.numKvHeads));
+    if (m.rotaryDim > m.headDim)
+        throw InputError(
+            "model.rotary_dim", "expected at most model.head_dim (" + n(m.headDim) + "), got " + n(m.rotaryDim));
     if (!(m.moe.topK <= m.moe.numExperts))
         throw InputError("model.moe.top_k",
             "expected at most model.moe.num_experts (" + n(m.moe.numExperts) + "), got " + n(m.moe.topK));
@@ -483,6 +487,14 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         throw InputError("model.clamped_swiglu",
             "inference or serving (gpt-oss: the training activations of its clamped GLU experts and attention "
             "sinks are not modelled)");
+    // Gated attention (Qwen3-Next, Qwen3.5): the gate's tensors in training and in one request's forward, and
+    // llama.cpp's graph of it, are not modelled; the engines' weights and profiling forward are.
+    if (m.attentionOutputGate && !m.ssm.enabled() // a hybrid's own refusal (model.ssm) says more
+        && (r.mode == Mode::Training || !r.serving
+            || (r.serving->engine != ServingEngine::Vllm && r.serving->engine != ServingEngine::Sglang)))
+        throw InputError("model.attention_output_gate",
+            "serving with vllm or sglang (the attention output gate's activations in training and in one "
+            "request's estimate, and llama.cpp's buffers for it, are not modelled yet)");
     // vLLM and SGLang (quantization "mxfp4") and llama.cpp (MXFP4 GGUF tensors) keep gpt-oss's experts as the
     // checkpoint ships them; the engines' budgets would price them at run.precision, about 3.8 x too much.
     if (m.clampedSwiGlu && r.serving)

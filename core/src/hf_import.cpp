@@ -5,6 +5,7 @@
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
 #include "vramlab/hf_key_table.h"
+#include "vramlab/run_adaptation.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/serving_io.h"
 
@@ -357,6 +358,55 @@ void importHybrid(
         s = SsmSpec {};
 }
 
+/// Qwen3-Next (models/qwen3_next/modeling_qwen3_next.py, configuration_qwen3_next.py): layer_types, or every
+/// full_attention_interval-th layer, is gated full attention; the others are Gated DeltaNet linear attention. Every
+/// layer's MLP is the Qwen2-MoE block (read with the shared decoder keys). The decoder and MoE keys are read already.
+void importGatedDeltaNet(ConfigReader& r, const json& cfg, ModelSpec& m)
+{
+    Count full = 0;
+    if (cfg.contains("layer_types") && !cfg.at("layer_types").is_null()) {
+        const json& lt = cfg.at("layer_types");
+        if (!lt.is_array() || static_cast<Count>(lt.size()) != m.numLayers)
+            throw InputError(r.path("layer_types"),
+                "expected \"linear_attention\" or \"full_attention\" per layer (" + std::to_string(m.numLayers) + ")");
+        for (const json& t : lt) {
+            if (t != "linear_attention" && t != "full_attention")
+                throw InputError(r.path("layer_types"),
+                    "expected \"linear_attention\" or \"full_attention\" per layer, got " + t.dump());
+            full += t == "full_attention" ? 1 : 0;
+        }
+        r.sources["model.attention_layers"] = r.path("layer_types");
+    } else {
+        // Qwen3NextConfig: layer i is full attention when (i + 1) % full_attention_interval == 0 (default 4).
+        const Count interval = r.opt("full_attention_interval", "", 1).value_or(4);
+        full = m.numLayers / interval;
+        r.sources["model.attention_layers"] = r.path("full_attention_interval");
+    }
+    SsmSpec& s = m.ssm;
+    s.kind = SsmKind::GatedDeltaNet;
+    s.layers = m.numLayers - full;
+    m.attentionFreeLayers = s.layers;
+    // Qwen3NextGatedDeltaNet: value heads of head_v_dim hold the state and the output, key heads of head_k_dim
+    // are q and k; conv1d without a bias over q, k and v; in_proj and out_proj without biases.
+    s.numHeads = r.req("linear_num_value_heads", "model.ssm.num_heads");
+    s.headDim = r.req("linear_value_head_dim", "model.ssm.head_dim");
+    s.groups = r.req("linear_num_key_heads", "model.ssm.groups");
+    s.stateSize = r.req("linear_key_head_dim", "model.ssm.state_size");
+    s.convKernel = r.opt("linear_conv_kernel_dim", "model.ssm.conv_kernel", 2).value_or(4);
+    s.convBias = false;
+    s.bias = false;
+    if (s.numHeads % s.groups != 0)
+        throw InputError(r.path("linear_num_key_heads"),
+            "expected a divisor of linear_num_value_heads (" + std::to_string(s.numHeads) + ")");
+    // Qwen3NextAttention: q_proj Linear(hidden, heads x head_dim x 2) for the query and its output gate.
+    m.attentionOutputGate = true;
+    // partial_rotary_factor (0.25 in Qwen3NextConfig): RoPE turns that share of each head.
+    const double partial = r.raw().number("partial_rotary_factor", 0, 1).value_or(0.25);
+    m.rotaryDim = static_cast<Count>(partial * static_cast<double>(m.headDim));
+    if (s.layers == 0)
+        s = SsmSpec {};
+}
+
 /// The scenario reader's limits and the estimator's checks, applied to the imported model so
 /// import-hf never writes a scenario that estimate then rejects (issue 17). The error names
 /// the config key that fed the failing scenario key.
@@ -527,7 +577,7 @@ HfImport importHfConfig(const json& root)
             m.mlp = MlpKind::GeGlu;
         if (type == "gemma2" || type == "gemma3_text")
             m.postNorms = true;
-        if (type == "gemma3_text" || type == "qwen3" || type == "qwen3_moe")
+        if (type == "gemma3_text" || type == "qwen3" || type == "qwen3_moe" || type == "qwen3_next")
             m.qkNorm = true; // q_norm / k_norm over head_dim (modeling_qwen3.py, modeling_gemma3.py)
         if (type == "olmo2") {
             // modeling_olmo2.py: q_norm = Olmo2RMSNorm(heads x head_dim), k_norm over kv_heads x head_dim,
@@ -541,7 +591,7 @@ HfImport importHfConfig(const json& root)
         m.qkvBias = type == "qwen2" || type == "qwen2_moe";
 
         if (type == "llama" || type == "granite" || type == "olmo2" || type == "olmoe" || type == "qwen3"
-            || type == "qwen3_moe") {
+            || type == "qwen3_moe" || type == "qwen3_next") {
             // attention_bias adds a bias to q, k, v AND o (modeling_llama.py, modeling_qwen3.py);
             // mlp_bias to gate, up, down. The model spec has "every linear" or "q, k, v only".
             const bool attn = r.flag("attention_bias").value_or(false);
@@ -586,7 +636,7 @@ HfImport importHfConfig(const json& root)
             m.lmHeadBias = r.flag("lm_head_bias").value_or(false);
             m.moe.sparseMixer = true;
         }
-        if (type == "qwen2_moe" || type == "qwen3_moe") {
+        if (type == "qwen2_moe" || type == "qwen3_moe" || type == "qwen3_next") {
             // Router Linear(hidden, num_experts, bias=False); experts Qwen2MoeMLP(moe_intermediate_size);
             // Qwen2-MoE adds one shared expert of shared_expert_intermediate_size and its gate.
             m.moe.numExperts = r.req("num_experts", "model.moe.num_experts", 0);
@@ -594,7 +644,7 @@ HfImport importHfConfig(const json& root)
             m.moe.expertFfnHiddenSize = r.req("moe_intermediate_size", "model.moe.expert_ffn_hidden_size");
             if (m.moe.numExperts > 0)
                 m.moe.firstDenseLayers = qwenDenseLeadingLayers(r, m.numLayers);
-            if (type == "qwen2_moe") {
+            if (type == "qwen2_moe" || type == "qwen3_next") {
                 const Count shared
                     = r.opt("shared_expert_intermediate_size", "model.moe.shared_expert_ffn_hidden_size", 0)
                           .value_or(0);
@@ -656,6 +706,8 @@ HfImport importHfConfig(const json& root)
         importGptOss(r, cfg, m, out.warnings);
     if (type == "nemotron_h" || type == "granitemoehybrid" || type == "falcon_h1")
         importHybrid(r, cfg, type, m, out.warnings);
+    if (type == "qwen3_next")
+        importGatedDeltaNet(r, cfg, m);
     if (m.numHeads > 0 && m.numKvHeads > 0 && m.numHeads % m.numKvHeads != 0)
         throw InputError(r.path("num_key_value_heads"),
             "expected a divisor of num_attention_heads (" + std::to_string(m.numHeads) + ")");
@@ -676,11 +728,11 @@ Scenario scenarioFromHf(const HfImport& imported, const std::string& name)
     // their inference is.
     if (imported.model.clampedSwiGlu || imported.model.moe.sparseMixer)
         sc.run.mode = Mode::Inference;
-    // Hybrid state-space models: only the serving engines' budgets are modelled (validateRun), vLLM by default.
-    if (imported.model.hybrid()) {
+    // Hybrid state-space models and gated attention: only the serving engines' budgets are modelled
+    // (validateRun), vLLM by default.
+    if (imported.model.hybrid() || imported.model.attentionOutputGate) {
         sc.run.mode = Mode::Inference;
-        sc.run.serving = Serving {};
-        sc.run.serving->engineVersion = defaultEngineVersion(ServingEngine::Vllm);
+        sc.run.serving = vllmServingFor(imported.model);
     }
     return sc;
 }

@@ -544,6 +544,32 @@ constexpr HfKeyRule kFalconH1[] = {
     rule("num_logits_to_keep", X, "logits kept by generate()"),
 };
 
+// Qwen3-Next (models/qwen3_next/modeling_qwen3_next.py, configuration_qwen3_next.py): layers of Gated DeltaNet linear
+// attention and, every full_attention_interval-th, gated full attention (q_proj twice as wide for the output gate,
+// q_norm and k_norm, partial RoPE); every layer's MLP is a Qwen2-MoE block (routed experts, a shared expert and its
+// sigmoid gate). Its norms are zero-centred (weight + 1): one weight per channel all the same.
+constexpr HfKeyRule kQwen3Next[] = {
+    rule("head_dim", M, "per-head width of the full-attention layers (256, not hidden / heads)"),
+    rule("attention_bias", M, "bias on q, k, v and o of the full-attention layers"),
+    rule("layer_types", M, "\"linear_attention\" (Gated DeltaNet) or \"full_attention\" per layer"),
+    rule("full_attention_interval", M, "every Nth layer is full attention when layer_types is absent (default 4)"),
+    rule("linear_num_value_heads", M, "Gated DeltaNet value heads: the recurrent state and the output"),
+    rule("linear_value_head_dim", M, "width of one value head: the state is head_v_dim x head_k_dim per head"),
+    rule("linear_num_key_heads", M, "Gated DeltaNet key heads (q and k)"),
+    rule("linear_key_head_dim", M, "width of one key head"),
+    rule("linear_conv_kernel_dim", M, "the causal conv's width: weight size and the conv state each sequence keeps"),
+    rule("partial_rotary_factor", M,
+        "the share of each head RoPE turns: no parameter, the serving engines' cos/sin cache (model.rotary_dim)"),
+    rule("shared_expert_intermediate_size", M, "width of the one shared expert, gated by sigmoid(Linear(hidden, 1))"),
+    rule("use_sliding_window", N, "true turns on a window VRAM Lab does not model for Qwen3-Next", isFalse, "false"),
+    rule("sliding_window", X, "read only when use_sliding_window is true (refused above)"),
+    rule("max_window_layers", X, "read only when use_sliding_window is true (refused above)"),
+    rule("mtp_num_hidden_layers", X,
+        "the checkpoint's multi-token-prediction layer: transformers builds no module for it (its tensors are "
+        "skipped at load) and vLLM loads it only for speculative decoding, which is not modelled"),
+    rule("mtp_use_dedicated_embeddings", X, "the MTP layer's embedding choice (the MTP layer is not loaded)"),
+};
+
 constexpr HfFamily kFamilies[] = {
     { "llama", "models/llama/modeling_llama.py", { kLlama, kDecoder, kCommon } },
     { "mistral", "models/mistral/modeling_mistral.py", { kMistral, kDecoder, kCommon } },
@@ -554,6 +580,7 @@ constexpr HfFamily kFamilies[] = {
         { kQwen2Moe, kQwenExperts, kQwenWindow, kDecoder, kCommon } },
     { "qwen3", "models/qwen3/modeling_qwen3.py", { kQwen3, kQwenWindow, kDecoder, kCommon } },
     { "qwen3_moe", "models/qwen3_moe/modeling_qwen3_moe.py", { kQwen3, kQwenExperts, kQwenWindow, kDecoder, kCommon } },
+    { "qwen3_next", "models/qwen3_next/modeling_qwen3_next.py", { kQwen3Next, kQwenExperts, kDecoder, kCommon } },
     { "gemma", "models/gemma/modeling_gemma.py", { kGemma, kDecoder, kCommon } },
     { "gemma2", "models/gemma2/modeling_gemma2.py", { kGemma2, kGemma, kDecoder, kCommon } },
     { "gemma3_text", "models/gemma3/modeling_gemma3.py", { kGemma3Text, kGemma2, kGemma, kDecoder, kCommon } },

@@ -66,7 +66,9 @@ void attention(Builder& b, const ModelSpec& m)
         return;
     }
     const bool qkvBias = m.bias || m.qkvBias || m.attentionBias;
-    b.linear("layers.attn.q.weight", "layers.attn.q.bias", ParamGroup::Attention, "q", h, m.qWidth(), qkvBias, L, L);
+    // Qwen3-Next's and Qwen3.5's q_proj yields the query and its output gate: Linear(hidden, heads x head_dim x 2).
+    b.linear("layers.attn.q.weight", "layers.attn.q.bias", ParamGroup::Attention, "q", h,
+        m.qWidth() * (m.attentionOutputGate ? 2 : 1), qkvBias, L, L);
     b.linear("layers.attn.k.weight", "layers.attn.k.bias", ParamGroup::Attention, "k", h, m.kvWidth(), qkvBias, L, L);
     b.linear("layers.attn.v.weight", "layers.attn.v.bias", ParamGroup::Attention, "v", h, m.kvWidth(), qkvBias, L, L);
     b.linear("layers.attn.o.weight", "layers.attn.o.bias", ParamGroup::Attention, "o", m.qWidth(), h,
@@ -85,7 +87,11 @@ void attention(Builder& b, const ModelSpec& m)
 /// GraniteMoeHybridMambaLayer build the same): in_proj Linear(hidden, inner + conv width + heads, bias=use_bias),
 /// conv1d Conv1d(conv width, conv width, kernel, groups=conv width, bias=use_conv_bias) whose weight is
 /// [conv width, 1, kernel], dt_bias, A_log and D of one value per head, MambaRMSNormGated(inner) and
-/// out_proj Linear(inner, hidden, bias=use_bias).
+/// out_proj Linear(inner, hidden, bias=use_bias). Gated DeltaNet (modeling_qwen3_next.py Qwen3NextGatedDeltaNet;
+/// Qwen3.5 splits the same in_proj rows into in_proj_qkv, in_proj_z, in_proj_b and in_proj_a): in_proj_qkvz
+/// Linear(hidden, 2 key_dim + 2 value_dim) and in_proj_ba Linear(hidden, 2 value heads), both bias-free; conv1d over
+/// q, k and v without a bias; dt_bias and A_log per value head, no D; RMSNormGated(head_v_dim), one weight shared by
+/// the heads; out_proj Linear(value_dim, hidden, bias=False).
 void ssm(Builder& b, const ModelSpec& m)
 {
     const SsmSpec& s = m.ssm;
@@ -97,9 +103,10 @@ void ssm(Builder& b, const ModelSpec& m)
         b.vector("ssm_layers.conv1d.bias", ParamGroup::Ssm, s.convWidth(), L);
     b.vector("ssm_layers.dt_bias", ParamGroup::Ssm, s.numHeads, L);
     b.vector("ssm_layers.A_log", ParamGroup::Ssm, s.numHeads, L);
-    b.vector("ssm_layers.D", ParamGroup::Ssm, s.numHeads, L);
+    if (!s.deltaNet())
+        b.vector("ssm_layers.D", ParamGroup::Ssm, s.numHeads, L);
     if (s.gatedNorm)
-        b.norm("ssm_layers.norm.weight", {}, NormKind::RmsNorm, s.innerWidth(), L);
+        b.norm("ssm_layers.norm.weight", {}, NormKind::RmsNorm, s.normWidth(), L);
     b.linear("ssm_layers.out_proj.weight", "ssm_layers.out_proj.bias", ParamGroup::Ssm, "out_proj", s.innerWidth(), h,
         s.bias, L, L);
 }

@@ -143,6 +143,25 @@ std::vector<Preset> build()
     add("qwen3-30b-a3b", qwen3moe, 30532122624, true,
         "Qwen/Qwen3-30B-A3B config.json; checkpoint total_size 61,064,245,248 B = 30,532,122,624 parameters "
         "(3.3B activated)");
+    // Gated DeltaNet linear attention in 36 of 48 layers, gated full attention (q_proj twice as wide, RoPE on 64 of
+    // 256 channels) in every 4th, a Qwen2-MoE block of 512 experts (top 10) and a gated shared expert in each.
+    ModelSpec qnext = llamaStyle("Qwen3-Next 80B-A3B", 151936, 2048, 48, 16, 2, 5120, 262144);
+    qnext.headDim = 256;
+    qnext.qkNorm = true;
+    qnext.attentionOutputGate = true;
+    qnext.rotaryDim = 64;
+    qnext.moe.numExperts = 512;
+    qnext.moe.topK = 10;
+    qnext.moe.expertFfnHiddenSize = 512;
+    qnext.moe.sharedExperts = 1;
+    qnext.moe.sharedExpertFfnHiddenSize = 512;
+    qnext.moe.sharedExpertGate = true;
+    qnext.ssm = { 36, 32, 128, 128, 16, 4, false, false, true, false, SsmKind::GatedDeltaNet, {} };
+    qnext.attentionFreeLayers = 36;
+    add("qwen3-next-80b-a3b", qnext, 79674391296, true,
+        "Qwen/Qwen3-Next-80B-A3B-Instruct config.json (tests/data/hf/qwen3-next-80b-a3b-instruct.json); "
+        "79,674,391,296 parameters of the model transformers builds (the Hub's 81,324,862,720 adds the MTP layer "
+        "it skips)");
 
     family = "Phi";
     add("phi-3-mini", llamaStyle("Phi-3 mini 4k (3.8B)", 32064, 3072, 32, 32, 32, 8192, 4096), 3821079552, true,

@@ -9,6 +9,14 @@
 
 namespace vramlab {
 
+Serving vllmServingFor(const ModelSpec& model)
+{
+    Serving s;
+    // Qwen3-Next's Gated DeltaNet arrived in vLLM 0.10.2, after the default version.
+    s.engineVersion = model.ssm.deltaNet() ? std::string("0.10.2") : defaultEngineVersion(ServingEngine::Vllm);
+    return s;
+}
+
 std::vector<std::string> adaptRunToModel(const ModelSpec& model, RunSpec& run)
 {
     std::vector<std::string> changes;
@@ -47,18 +55,17 @@ std::vector<std::string> adaptRunToModel(const ModelSpec& model, RunSpec& run)
                 note(e, run.serving ? "mode serving" : "mode training", "inference");
                 run.mode = Mode::Inference;
                 run.serving.reset();
-            } else if (key == "model.ssm"
+            } else if ((key == "model.ssm" || key == "model.attention_output_gate")
                 && (!run.serving || run.serving->engine == ServingEngine::HfGenerate
                     || run.serving->engine == ServingEngine::LlamaCpp)) {
-                // Hybrid state-space models: vLLM's and SGLang's budgets are modelled, training, generate() and
-                // llama.cpp are not.
+                // Hybrid state-space models and gated attention: vLLM's and SGLang's budgets are modelled,
+                // training, generate() and llama.cpp are not.
                 const std::string from = run.serving ? std::string(toString(run.serving->engine))
                     : run.mode == Mode::Training     ? "mode training"
                                                      : "mode inference";
                 note(e, from, "serving with vllm");
                 run.mode = Mode::Inference;
-                run.serving = Serving {};
-                run.serving->engineVersion = defaultEngineVersion(ServingEngine::Vllm);
+                run.serving = vllmServingFor(model);
             } else if (key == "model.moe.sparse_mixer" && run.mode == Mode::Training) {
                 // Phi-3.5-MoE: its SparseMixer training is not modelled; inference and its engines are.
                 note(e, "mode training", "inference");

@@ -451,6 +451,14 @@ const ScenarioField kFields[] = {
     when(boolean<REF(s.model.lmHeadBias)>("model.lm_head_bias", "A bias on the LM head (Phi-3.5-MoE)."),
         [](const Scenario& s) { return s.model.lmHeadBias; }),
     boolean<REF(s.model.qkNorm)>("model.qk_norm", "RMSNorm over head_dim on q and k (Gemma 3, Qwen3)."),
+    when(integer<REF(s.model.rotaryDim)>("model.rotary_dim", 0, 100'000, "",
+             "Channels of each head that RoPE rotates (partial_rotary_factor x head_dim; Qwen3-Next 64 of 256): the "
+             "engines' cos/sin cache; 0 = the whole head."),
+        [](const Scenario& s) { return s.model.rotaryDim > 0; }),
+    when(boolean<REF(s.model.attentionOutputGate)>("model.attention_output_gate",
+             "q_proj also yields a sigmoid gate that scales the attention output (Qwen3-Next, Qwen3.5): q_proj is "
+             "twice as wide. Serving with vLLM or SGLang is modelled."),
+        [](const Scenario& s) { return s.model.attentionOutputGate; }),
     boolean<REF(s.model.qkNormFullWidth)>("model.qk_norm_full_width",
         "With qk_norm: one RMSNorm over all query heads and one over all key heads (OLMo-2), not one per head."),
     boolean<REF(s.model.postNorms)>("model.post_norms", "Extra norms after the attention and MLP outputs (Gemma 2/3)."),
@@ -532,8 +540,13 @@ const ScenarioField kFields[] = {
     when(integer<REF(s.model.ssm.layers)>("model.ssm.layers", 0, kMaxLayers, "layers",
              "Blocks with a Mamba-2 mixer (Nemotron-H, Granite-4.0-H, Falcon-H1); 0 = none."),
         ssm),
-    when(integer<REF(s.model.ssm.numHeads)>(
-             "model.ssm.num_heads", 1, 100'000, "heads", "Mamba-2 heads (mamba_num_heads)."),
+    when(
+        choice<REF(s.model.ssm.kind), kSsmKindNames>("model.ssm.kind",
+            "The recurrent mixer: Mamba-2 (default), or Gated DeltaNet (Qwen3-Next, Qwen3.5: value heads are num_heads "
+            "x head_dim, key heads are groups x state_size)."),
+        [](const Scenario& s) { return s.model.ssm.enabled() && s.model.ssm.deltaNet(); }),
+    when(integer<REF(s.model.ssm.numHeads)>("model.ssm.num_heads", 1, 100'000, "heads",
+             "Mamba-2 heads (mamba_num_heads); Gated DeltaNet value heads."),
         ssm),
     when(integer<REF(s.model.ssm.headDim)>(
              "model.ssm.head_dim", 1, 100'000, "", "Width of one Mamba-2 head: heads x head_dim is the inner width."),
@@ -552,6 +565,10 @@ const ScenarioField kFields[] = {
     when(boolean<REF(s.model.ssm.gatedNorm)>(
              "model.ssm.gated_norm", "A gated RMSNorm over the inner width before out_proj."),
         ssm),
+    when(optionalChoice<REF(s.model.ssm.stateDtype), kGradDtypeNames>("model.ssm.state_dtype",
+             "The scan state's dtype the checkpoint's config names (Qwen3.5's mamba_ssm_dtype), which vLLM and "
+             "SGLang take when their own flag is auto; unset = the engine's default."),
+        [](const Scenario& s) { return s.model.ssm.enabled() && s.model.ssm.stateDtype.has_value(); }),
     when(boolean<REF(s.model.ssm.parallel)>("model.ssm.parallel",
              "The Mamba-2 mixer runs beside attention in the same block and reads its norm (Falcon-H1)."),
         ssm),

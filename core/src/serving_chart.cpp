@@ -14,9 +14,9 @@ namespace {
 constexpr Count kFirstContext = 256;
 constexpr Count kContextWithoutLimit = 131072;
 
-ServingSegment segment(const char* key, const char* label, Bytes bytes, ColourRole colour)
+ServingSegment segment(const char* key, std::string label, Bytes bytes, ColourRole colour)
 {
-    return { key, label, bytes, colour };
+    return { key, std::move(label), bytes, colour };
 }
 
 /// The margin between what the engine takes and the GPU's memory (none above it).
@@ -98,8 +98,8 @@ ServingBudgetChart servingBudgetChart(const RunSpec& run, const ServingEstimate&
             // A negative rest is the startup failure: no cache to draw.
             segment(
                 "kv_cache", "KV cache", std::max<Bytes>(0, k.kvCacheBytes - k.stateBytes), ColourRole::ReddishPurple) };
-        if (k.statePerSequenceBytes > 0) // hybrid state-space models: the Mamba-2 states' part of the cache
-            bar.segments.push_back(segment("ssm_state", "Mamba-2 state", k.stateBytes, ColourRole::SkyBlue));
+        if (k.statePerSequenceBytes > 0) // hybrid state-space models: the recurrent states' part of the cache
+            bar.segments.push_back(segment("ssm_state", e.stateKind + " state", k.stateBytes, ColourRole::SkyBlue));
         addUnused(bar);
         c.bars.push_back(std::move(bar));
     }

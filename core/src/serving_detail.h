@@ -41,15 +41,18 @@ Bytes vllmActivationPeakBytes(const ModelSpec& m, const Serving& s, Count tp, co
 /// heads split over the ranks, and B and C of the groups a rank holds, where extra_groups_for_head_shards
 /// (vllm/model_executor/layers/mamba/mamba_utils.py) replicates a group count that does not divide by tp up to tp.
 /// Throws InputError naming run.parallelism.tensor_parallel when the heads or groups do not split.
+/// Gated DeltaNet (vllm/model_executor/models/qwen3_next.py Qwen3NextGatedDeltaNet) splits its value heads and its
+/// key heads over the ranks, which must divide both; its in_proj holds two values per head (b and a).
 struct SsmRankWidths {
-    Count inner = 0, bc = 0, heads = 0;
-    Count conv() const { return inner + bc; } ///< x, B and C: the conv's channels
-    Count inProj() const { return 2 * inner + bc + heads; } ///< z, x, B, C and dt
+    Count inner = 0, bc = 0, heads = 0, perHeadValues = 1;
+    Count conv() const { return inner + bc; } ///< x, B and C (q, k and v): the conv's channels
+    Count inProj() const { return 2 * inner + bc + perHeadValues * heads; } ///< z, x, B, C and dt (b and a)
 };
 SsmRankWidths ssmRankWidths(const SsmSpec& s, Count tp);
 
-/// One sequence's Mamba-2 state in one layer on one rank (MambaStateShapeCalculator.mamba2_state_shape):
-/// conv (d_conv - 1) x conv_dim / tp and SSM heads / tp x head_dim x d_state.
+/// One sequence's recurrent state in one layer on one rank (MambaStateShapeCalculator.mamba2_state_shape and
+/// gated_delta_net_state_shape): conv (d_conv - 1) x conv_dim / tp and the scan's heads / tp x head_dim x d_state
+/// (Gated DeltaNet: value heads / tp x head_v_dim x head_k_dim).
 struct SsmStateBytes {
     Bytes conv = 0, ssm = 0;
     Bytes total() const { return checkedAdd(conv, ssm); }

@@ -68,6 +68,7 @@ ServingEstimate servingEstimate(const ModelSpec& m, const RunSpec& r)
     ServingEstimate e;
     e.engine = s.engine;
     e.engineVersion = s.engineVersion;
+    e.stateKind = m.ssm.label();
     if (!r.gpu && !(s.engine == ServingEngine::LlamaCpp && s.nGpuLayers == 0))
         throw InputError("run.gpu", "required for serving: the engine budgets the GPU's memory");
     e.totalGpuBytes = r.gpu ? r.gpu->memoryBytes : 0;

@@ -100,7 +100,7 @@ std::string servingText(const std::string& name, const ServingEstimate& e, const
           << (k.kvCacheBytes < 0 ? "-" + formatBytes(-k.kvCacheBytes) : formatBytes(k.kvCacheBytes)) << " ("
           << formatCount(k.kvBytesPerToken) << " B a token)\n";
         if (k.statePerSequenceBytes > 0)
-            o << "    of which Mamba-2 states " << formatBytes(k.stateBytes) << " ("
+            o << "    of which " << e.stateKind << " states " << formatBytes(k.stateBytes) << " ("
               << formatBytes(k.statePerSequenceBytes) << " a sequence)\n";
     }
     for (const LlamaCppDevice& d : e.devices)

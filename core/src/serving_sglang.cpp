@@ -25,7 +25,8 @@ Count sglangMambaPool(const ModelSpec& m, const Serving& s, Count tp, ServingRan
             "pools are not modelled)");
     // The conv state in the model dtype (SGLANG_MAMBA_CONV_DTYPE, then --dtype); the scan's state in
     // --mamba-ssm-dtype, else the config's mamba_ssm_dtype, else float32.
-    const SsmStateBytes state = ssmStateBytes(m, tp, s.dtype, s.mambaSsmCacheDtype.value_or(DType::Fp32));
+    const SsmStateBytes state
+        = ssmStateBytes(m, tp, s.dtype, s.mambaSsmCacheDtype.value_or(m.ssm.stateDtype.value_or(DType::Fp32)));
     const Bytes perRequest = checkedMul(state.total(), m.ssm.layers);
     k.statePerSequenceBytes = perRequest;
     Count size = 0;

@@ -69,7 +69,7 @@ ServingSpeed servingSpeed(
         weights = e.devices.front().weightsBytes, experts = 0;
     const double kvPerToken
         = static_cast<double>(detail::kvBytesPerToken(m, tp, m.attentionLayers(), detail::kvDtype(sv)));
-    // Hybrid models: each step reads and writes every sequence's Mamba-2 states (the scan's FLOPs are left out,
+    // Hybrid models: each step reads and writes every sequence's recurrent states (the scan's FLOPs are left out,
     // as attention's softmax is: an upper bound on speed).
     const double statePerSeq = e.ranks.empty() ? 0.0 : static_cast<double>(e.ranks.front().statePerSequenceBytes);
     const double dense = static_cast<double>(pc.matmulActive);
@@ -116,8 +116,9 @@ ServingSpeed servingSpeed(
     s.tokensPerSTotal = B / s.tpotS;
     s.formula = "TTFT = max(prefill FLOPs " + ms(pc_t) + ", weights + KV written " + ms(pb_t)
         + "); TPOT = max(step FLOPs " + ms(dc_t) + ", weights read once + " + std::to_string(s.batch) + " x "
-        + std::to_string(s.contextTokens) + " tokens of KV" + (statePerSeq > 0 ? " + their Mamba-2 states" : "") + " "
-        + ms(db_t) + ") at " + std::to_string(static_cast<long long>(r.gpu->memoryBandwidthGBs)) + " GB/s";
+        + std::to_string(s.contextTokens) + " tokens of KV"
+        + (statePerSeq > 0 ? " + their " + e.stateKind + " states" : std::string()) + " " + ms(db_t) + ") at "
+        + std::to_string(static_cast<long long>(r.gpu->memoryBandwidthGBs)) + " GB/s";
     if (s.decodeAllReduceS > 0)
         s.formula += "; + tensor-parallel all-reduces " + ms(s.prefillAllReduceS) + " (prefill), "
             + ms(s.decodeAllReduceS) + " (step) at " + std::to_string(static_cast<long long>(r.gpu->interconnectGBs))

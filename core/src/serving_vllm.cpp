@@ -106,8 +106,9 @@ void logLines(ServingEstimate& e, int rule, const Serving& s)
 
 /// vLLM V1's KV cache of a hybrid model: attention and Mamba-2 layers share one pool of equal pages (PR #20840,
 /// v0.10.0: vllm/model_executor/models/config.py HybridAttentionMambaModelConfig.verify_and_update_config; groups
-/// and block counts in vllm/v1/core/kv_cache_utils.py). Prefix caching off (mamba_cache_mode none): a request holds
-/// cdiv(max_model_len, block) blocks per attention group and one per Mamba group.
+/// and block counts in vllm/v1/core/kv_cache_utils.py). A request holds cdiv(max_model_len, block) blocks per
+/// attention group, and per Mamba group one block with prefix caching off (mamba_cache_mode "none") or two with it
+/// on for Gated DeltaNet ("align": the running state and the last block boundary's, vllm/config/cache.py).
 void hybridCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, long v, ServingEstimate& e, ServingRank& k)
 {
     // PR #22928 (0.10.2) added --mamba-cache-dtype (the conv state; auto = --dtype) and --mamba-ssm-cache-dtype
@@ -117,7 +118,9 @@ void hybridCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, long 
         throw InputError(s.mambaSsmCacheDtype ? "run.serving.mamba_ssm_cache_dtype" : "run.serving.mamba_cache_dtype",
             "vLLM 0.10.2 or later (earlier versions keep the Mamba states in kv_cache_dtype)");
     const DType conv = own ? s.mambaCacheDtype.value_or(s.dtype) : kv;
-    const DType ssm = own ? s.mambaSsmCacheDtype.value_or(conv) : kv;
+    // With both on auto the scan's state takes the dtype the model's config names (Qwen3.5's mamba_ssm_dtype:
+    // MambaStateDtypeCalculator), else the conv state's.
+    const DType ssm = own ? s.mambaSsmCacheDtype.value_or(m.ssm.stateDtype.value_or(conv)) : kv;
     const SsmStateBytes state = ssmStateBytes(m, tp, conv, ssm);
     const Bytes mambaPage = state.total();
     const Count nA = m.attentionLayers(), nM = m.ssm.layers, L = e.maxModelLen;
@@ -141,18 +144,22 @@ void hybridCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, long 
     // group-size tensors holds one page per block for one layer of every group.
     const Count groupSize = nA > 0 ? std::min(nA, nM) : nM;
     const Count attnGroups = nA > 0 ? ceilDiv(nA, groupSize) : 0, mambaGroups = ceilDiv(nM, groupSize);
-    const Count perRequest = checkedAdd(checkedMul(attnGroups, ceilDiv(L, block)), mambaGroups);
+    const bool align = s.enablePrefixCaching.value_or(false); // Gated DeltaNet only (vllmEstimate refuses Mamba-2)
+    const Count mambaBlocks = checkedMul(align ? 2 : 1, mambaGroups);
+    const Count perRequest = checkedAdd(checkedMul(attnGroups, ceilDiv(L, block)), mambaBlocks);
     k.kvBytesPerToken = checkedMul(attnToken, nA);
     k.statePerSequenceBytes = checkedMul(mambaPage, nM);
     k.blocks = k.kvCacheBytes > 0 ? k.kvCacheBytes / page / groupSize : 0;
     e.gpuBlocks = k.blocks;
     e.maxConcurrency = static_cast<double>(k.blocks) / static_cast<double>(perRequest);
-    // "GPU KV cache size": num_blocks // groups x the smallest block (max_model_len for a Mamba group) until
-    // 0.23; from 0.24 int(concurrency x max_model_len) (get_kv_cache_capacity).
-    e.kvCacheTokens = v < versionKey("0.24.0") ? checkedMul(k.blocks / (attnGroups + mambaGroups), std::min(block, L))
-                                               : static_cast<Count>(e.maxConcurrency * static_cast<double>(L));
+    // "GPU KV cache size": num_blocks // groups x the smallest block (max_model_len for a Mamba group without prefix
+    // caching, the attention block in align mode) until 0.23; from 0.24 int(concurrency x max_model_len)
+    // (get_kv_cache_capacity).
+    e.kvCacheTokens = v < versionKey("0.24.0")
+        ? checkedMul(k.blocks / (attnGroups + mambaGroups), align ? block : std::min(block, L))
+        : static_cast<Count>(e.maxConcurrency * static_cast<double>(L));
     k.stateBytes = static_cast<Bytes>(static_cast<double>(checkedMul(k.blocks, page, groupSize))
-        * static_cast<double>(mambaGroups) / static_cast<double>(perRequest));
+        * static_cast<double>(mambaBlocks) / static_cast<double>(perRequest));
     if (k.blocks > 0 && e.maxConcurrency < 1.0) {
         e.startupFails = true;
         e.failure = "To serve at least one request with the models's max seq len (" + std::to_string(L) + "), ("
@@ -204,6 +211,25 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         throw InputError("run.serving.engine_version",
             "0.10.0 or later for a hybrid state-space model (V1's hybrid KV cache, PR #20840); the V0 Mamba cache "
             "manager is not modelled");
+    if (m.ssm.deltaNet() && v < versionKey("0.10.2"))
+        throw InputError("run.serving.engine_version",
+            "0.10.2 or later for a Gated DeltaNet model (the first vLLM with Qwen3-Next)");
+    if (s.kvCacheMemoryBytes && v < versionKey("0.14.0"))
+        throw InputError("run.serving.kv_cache_memory_bytes",
+            "unset before vLLM 0.14.0 (the earliest version VRAM Lab confirmed the flag in; it replaces the "
+            "gpu_memory_utilization budget)");
+    if (s.enablePrefixCaching.value_or(false) && m.ssm.enabled()) {
+        // PR #30877 (mamba_cache_mode): prefix caching on keeps "all" states for Mamba-2 models that support it
+        // (a state every mamba_block_size tokens, chunk-aligned blocks), "align" for the rest (Gated DeltaNet).
+        if (!m.ssm.deltaNet())
+            throw InputError("run.serving.enable_prefix_caching",
+                "false for a Mamba-2 model (vLLM's mamba_cache_mode \"all\", a state every mamba_block_size tokens, "
+                "is not modelled yet)");
+        if (v < versionKey("0.17.0"))
+            throw InputError("run.serving.enable_prefix_caching",
+                "false before vLLM 0.17.0 for a Gated DeltaNet model (the mamba_cache_mode \"align\" of 0.17.0 and "
+                "later is modelled; earlier versions' handling is not)");
+    }
     const Bytes budget = static_cast<Bytes>(s.gpuMemoryUtilization * static_cast<double>(e.totalGpuBytes));
     // Memory outside torch's allocator: not derivable from the model (CUDA context, lazily loaded
     // kernels, NCCL); run.serving.non_torch_gib, default the scenario's CUDA context (+ NCCL buffers
@@ -228,6 +254,17 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         k.nonTorchBytes = nonTorch;
         k.cudaGraphBytes = graphs;
         k.kvCacheBytes = budget - k.weightsBytes - k.activationPeakBytes - nonTorch - graphs;
+        if (s.kvCacheMemoryBytes) {
+            // --kv-cache-memory-bytes: the cache takes exactly this on every rank and gpu_memory_utilization is
+            // ignored (vllm/config/cache.py CacheConfig.kv_cache_memory_bytes); what the process then holds is
+            // the weights, the profiling peak, non-torch memory, the graphs and this.
+            k.kvCacheBytes = *s.kvCacheMemoryBytes;
+            k.budgetBytes = k.weightsBytes + k.activationPeakBytes + nonTorch + graphs + k.kvCacheBytes;
+            if (k.budgetBytes > e.totalGpuBytes)
+                e.warnings.push_back("run.serving.kv_cache_memory_bytes: " + k.name + " would hold "
+                    + gib(k.budgetBytes) + " GiB of the GPU's " + gib(e.totalGpuBytes)
+                    + " GiB; vLLM does not check it at startup and runs out of memory when the cache fills");
+        }
         if (m.ssm.enabled()) { // pipeline parallelism is refused for these (validateRun): one rank
             hybridCache(m, s, tp, kv, v, e, k);
             e.ranks.push_back(k);
@@ -251,7 +288,7 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
             e.failure = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
                         "initializing the engine.";
         }
-        if (!s.mambaSsmCacheDtype)
+        if (!s.mambaSsmCacheDtype && !m.ssm.stateDtype)
             e.warnings.push_back("run.serving.mamba_ssm_cache_dtype unset: the scan's state is taken in "
                 + std::string(v >= versionKey("0.10.2") ? "the conv state's dtype" : "kv_cache_dtype")
                 + "; vLLM reads some models' config.json for it (Nemotron-H since Dec 2025, fp32 for Qwen3.5): set "

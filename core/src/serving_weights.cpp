@@ -86,6 +86,8 @@ Bytes rankWeightsBytes(const ModelSpec& m, const Serving& s, Count tp, const Sta
                 each = quantizedLinearBytes(s.quantization, w.inner, t.cols, dt);
             else if (t.name.find("conv1d") != std::string_view::npos)
                 each = storageBytes(dt, checkedMul(w.conv(), m.ssm.convKernel));
+            else if (m.ssm.deltaNet() && t.name.find(".norm.") != std::string_view::npos)
+                each = storageBytes(dt, t.elements()); // RMSNormGated(head_v_dim): every rank holds it whole
             else
                 each = storageBytes(dt, ceilDiv(t.elements(), tp));
         } else if (!t.linear || t.group == ParamGroup::Router) {
@@ -108,7 +110,9 @@ Bytes rankWeightsBytes(const ModelSpec& m, const Serving& s, Count tp, const Sta
     // vllm/model_executor/layers/rotary_embedding.py: cos_sin_cache [max_position, rotary_dim]
     // converted to the model dtype, one instance shared by the layers (get_rope caches it).
     if (m.position == PositionKind::Rope && st.layers() > 0 && m.maxPositionEmbeddings > 0) {
-        const Count rotary = m.attentionType == AttentionType::Mla ? m.mla.qkRopeHeadDim : m.headDim;
+        const Count rotary = m.attentionType == AttentionType::Mla ? m.mla.qkRopeHeadDim
+            : m.rotaryDim > 0                                      ? m.rotaryDim
+                                                                   : m.headDim;
         accumulate(total, storageBytes(dt, checkedMul(m.maxPositionEmbeddings, rotary)));
     }
     if (expertBytes)
@@ -120,8 +124,16 @@ SsmRankWidths ssmRankWidths(const SsmSpec& s, Count tp)
 {
     if (s.numHeads % tp != 0)
         throw InputError("run.parallelism.tensor_parallel",
-            "a divisor of model.ssm.num_heads (" + std::to_string(s.numHeads)
-                + "), as the engines split the Mamba-2 heads; got " + std::to_string(tp));
+            "a divisor of model.ssm.num_heads (" + std::to_string(s.numHeads) + "), as the engines split the "
+                + s.label() + " heads; got " + std::to_string(tp));
+    if (s.deltaNet()) {
+        // qwen3_next.py Qwen3NextGatedDeltaNet: num_k_heads // tp_size and num_v_heads // tp_size, no replication.
+        if (s.groups % tp != 0)
+            throw InputError("run.parallelism.tensor_parallel",
+                "a divisor of model.ssm.groups (" + std::to_string(s.groups)
+                    + "), as vLLM and SGLang split the Gated DeltaNet key heads; got " + std::to_string(tp));
+        return { s.innerWidth() / tp, checkedMul(2, s.groups, s.stateSize) / tp, s.numHeads / tp, 2 };
+    }
     // extra_groups_for_head_shards: 0 when the groups divide over the ranks, else tp - groups (one group: tp).
     if (s.groups % tp != 0 && s.groups != 1)
         throw InputError("run.parallelism.tensor_parallel",
@@ -169,7 +181,9 @@ Bytes vllmActivationPeakBytes(
         }
         // Attention block: the qkv output, the attention output and the residual stream.
         const Count q = ceilDiv(m.qWidth(), tp), kv = std::max<Count>(1, m.numKvHeads / tp) * m.headDim;
-        const Count attn = m.attentionLayers() > 0 ? q + 2 * kv + q + 2 * h : 0;
+        // Qwen3-Next's gated attention: q_proj's output holds the query and its gate (qwen3_next.py).
+        const Count qProj = m.attentionOutputGate ? 2 * q : q;
+        const Count attn = m.attentionLayers() > 0 ? qProj + 2 * kv + q + 2 * h : 0;
         if (m.mlpLayers() == 0)
             mlp = 0;
         perToken = std::max(mlp, attn);
@@ -177,6 +191,11 @@ Bytes vllmActivationPeakBytes(
             // vllm/model_executor/layers/mamba/mamba_mixer2.py MambaMixer2.forward: projected_states [T, in_proj /
             // tp] stay referenced while the conv output over x, B, C [T, conv / tp], the scan's output [T, inner /
             // tp] and the gated norm's [T, inner / tp] are made, beside the layer input and the residual [T, H].
+            // Gated DeltaNet (vllm/model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py) holds the same set for
+            // Qwen3.5, whose split of the projections is views: projected qkvz and ba, the conv output over q, k, v,
+            // core_attn_out and the gated norm's output. Qwen3-Next's interleaved layout also copies the projections
+            // once (prepare_gdn_attention_core_inputs), which is not counted: in_proj x tokens x 2 B, about 0.2 % of
+            // an 80 GB budget at 8192 tokens.
             const SsmRankWidths w = ssmRankWidths(m.ssm, tp);
             const Count mamba = w.inProj() + w.conv() + 2 * w.inner + 2 * h;
             // Falcon-H1 runs both mixers on one input: the attention block's tensors are alive beside it.

@@ -76,6 +76,7 @@ const char* const kConfigs[] = {
     "falcon-h1-0.5b-base.json",
     "falcon-h1-1.5b-instruct.json",
     "falcon-h1-7b-base.json",
+    "qwen3-next-80b-a3b-instruct.json",
 };
 
 /// What an import gives: parameters, and the memory and time of a training step (flash and
@@ -298,7 +299,7 @@ private slots:
     void unmodelledFamiliesRefused_data()
     {
         QTest::addColumn<QString>("modelType");
-        for (const char* t : { "jamba", "zamba2", "qwen3_next", "mamba", "mamba2", "qwen2_5_vl", "mllama", "llava",
+        for (const char* t : { "jamba", "zamba2", "kimi_linear", "mamba", "mamba2", "qwen2_5_vl", "mllama", "llava",
                  "granitemoeshared", "cohere", "glm4", "llama4" })
             QTest::newRow(t) << QString::fromLatin1(t);
     }
@@ -475,6 +476,9 @@ private slots:
                                         << "falcon_h1" << qint64(1'554'863'488) << qint64(0);
         QTest::newRow("falcon-h1-7b") << "falcon-h1-7b-base.json"
                                       << "falcon_h1" << qint64(7'585'648'736) << qint64(0);
+        // Gated DeltaNet: the model transformers builds (the Hub's total adds the unbuilt MTP layer, SOURCES.md).
+        QTest::newRow("qwen3-next-80b-a3b") << "qwen3-next-80b-a3b-instruct.json"
+                                            << "qwen3_next" << qint64(79'674'391'296) << qint64(3'874'929'408);
     }
 
     /// The layer kinds of each hybrid family, tensor by tensor, and what the import makes of the run.
@@ -524,6 +528,27 @@ private slots:
         QCOMPARE(g.ssm.headDim, Count(64)); // 2 x 4096 / 128
         QVERIFY(g.position == PositionKind::Rope); // the trimmed copy names no position_embedding_type
         QVERIFY(importHfConfig(load("granite-4.0-h-350m.json")).model.position == PositionKind::None);
+        // Qwen3-Next: every 4th of 48 layers is gated full attention (q_proj 2048 x 2 x 16 x 256), the other 36 Gated
+        // DeltaNet: in_proj_qkvz 2048 x (2 x 2048 + 2 x 4096) and in_proj_ba 2048 x 64, conv1d 8192 x 4 without a
+        // bias, dt_bias and A_log of 32, the gated norm of 128 (one head's width) and out_proj 4096 x 2048.
+        const HfImport qn = importHfConfig(load("qwen3-next-80b-a3b-instruct.json"));
+        const ModelSpec& q = qn.model;
+        QVERIFY(q.ssm.deltaNet() && q.attentionOutputGate && q.qkNorm && q.moe.sharedExpertGate);
+        QCOMPARE(q.attentionLayers(), Count(12));
+        QCOMPARE(q.ssm.layers, Count(36));
+        QCOMPARE(q.rotaryDim, Count(64)); // partial_rotary_factor 0.25 of 256
+        Count gdn = 0, qProj = 0;
+        for (const ParamTensor& t : parameterTensors(q)) {
+            if (t.name.starts_with("ssm_layers."))
+                gdn += t.total();
+            if (t.name == "layers.attn.q.weight")
+                qProj = t.total();
+        }
+        QCOMPARE(gdn, Count(36) * (2048 * 12288 + 2048 * 64 + 8192 * 4 + 2 * 32 + 128 + 4096 * 2048));
+        QCOMPARE(qProj, Count(12) * 2048 * 8192);
+        // Served with vLLM from 0.10.2, the first version with Qwen3-Next.
+        const Scenario served = scenarioFromHf(qn, "x");
+        QVERIFY(served.run.serving && served.run.serving->engineVersion == "0.10.2");
         // Granite-4.0-micro: every layer attends: a plain transformer, trained as any.
         const HfImport micro = importHfConfig(load("granite-4.0-micro.json"));
         QVERIFY(!micro.model.hybrid());
@@ -565,6 +590,18 @@ private slots:
                                            << "mamba_d_head"
                                            << "32"
                                            << "mamba_d_head";
+        QTest::newRow("qwen3-next key heads") << "qwen3-next-80b-a3b-instruct.json"
+                                              << "linear_num_key_heads"
+                                              << "12"
+                                              << "linear_num_key_heads";
+        QTest::newRow("qwen3-next layer kind") << "qwen3-next-80b-a3b-instruct.json"
+                                               << "layer_types"
+                                               << "[\"linear_attention\"]"
+                                               << "layer_types";
+        QTest::newRow("qwen3-next window") << "qwen3-next-80b-a3b-instruct.json"
+                                           << "use_sliding_window"
+                                           << "true"
+                                           << "use_sliding_window";
     }
     void hybridRefusals()
     {
@@ -941,7 +978,8 @@ private slots:
                 nlohmann::json& target = wrapped ? changed["text_config"] : changed;
                 // The dense MLP width of a MoE model matters only with a dense layer: add one.
                 const bool needsDense = it.key() == "intermediate_size"
-                    && (family->modelType == "qwen2_moe" || family->modelType == "qwen3_moe");
+                    && (family->modelType == "qwen2_moe" || family->modelType == "qwen3_moe"
+                        || family->modelType == "qwen3_next");
                 if (needsDense)
                     target["mlp_only_layers"] = nlohmann::json::array({ 0 });
                 // Granite-4.0's intermediate_size is the experts' width: it matters only with experts.

@@ -49,7 +49,9 @@ private slots:
                 "phi-4", "deepseek-v2-lite", "smollm2-1.7b", "smollm2-135m", "olmo-2-7b", "olmo-2-13b",
                 "granite-3.3-8b", "starcoder2-7b", "mixtral-8x22b", "olmoe-1b-7b",
                 // hybrid Mamba-2 models
-                "nemotron-h-8b", "nemotron-nano-9b-v2", "granite-4.0-h-small", "falcon-h1-7b" })
+                "nemotron-h-8b", "nemotron-nano-9b-v2", "granite-4.0-h-small", "falcon-h1-7b",
+                // Gated DeltaNet
+                "qwen3-next-80b-a3b" })
             QVERIFY2(findPreset(key).has_value(), key);
         QVERIFY(!findPreset("llama-9-1t").has_value());
     }

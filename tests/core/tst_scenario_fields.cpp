@@ -41,7 +41,10 @@ Scenario richScenario()
     sc.model.lmHeadBias = true;
     sc.model.moe.sparseMixer = true; // as clamped_swiglu
     sc.model.vision = { 1152, 4304, 27, 16, 896, 14, 3 }; // Gemma 3's SigLIP tower
-    sc.model.ssm = { 4, 8, 64, 16, 2, 4, true, true, true, false }; // Mamba-2 mixers in 4 of the blocks
+    // Gated DeltaNet mixers in 4 of the blocks (kind and state_dtype are written only for them, when set).
+    sc.model.ssm = { 4, 8, 64, 16, 2, 4, true, true, true, false, SsmKind::GatedDeltaNet, DType::Fp32 };
+    sc.model.rotaryDim = 32; // written only when set
+    sc.model.attentionOutputGate = true; // written only when set
     sc.model.attentionFreeLayers = 4;
     sc.model.mlpFreeLayers = 2;
     sc.model.attentionType = AttentionType::Mla;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The serving model's rules, each with numbers worked from the engine's source.
 #include "vramlab/errors.h"
+#include "vramlab/estimator.h"
 #include "vramlab/presets.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/serving_chart.h"
@@ -39,6 +40,7 @@ private slots:
     void servingPlanner();
     void hybridMambaVllm();
     void hybridMambaSglang();
+    void hybridDeltaNet();
     void tensorParallelAllReduces();
 };
 
@@ -83,6 +85,23 @@ json nemotronNano(json serving, const std::string& gpu = "h100-sxm-80gb")
                          { { "layers", 27 }, { "num_heads", 128 }, { "head_dim", 80 }, { "state_size", 128 },
                              { "groups", 8 }, { "conv_kernel", 4 } } } } },
         { "run", { { "mode", "serving" }, { "gpu", gpu }, { "serving", serving } } } };
+}
+
+/// Qwen3.5-27B's language model (tests/data/hf/SOURCES.md): 64 layers, every 4th gated full attention (24 heads,
+/// 4 KV heads of 256, RoPE on 64 channels), 48 Gated DeltaNet layers (48 value heads of 128, 16 key heads of 128,
+/// conv 4), a dense SwiGLU MLP of 17,408, and its config's mamba_ssm_dtype float32.
+json qwen35_27b(json serving)
+{
+    return { { "model",
+                 { { "vocab_size", 248320 }, { "hidden_size", 5120 }, { "num_layers", 64 }, { "num_heads", 24 },
+                     { "num_kv_heads", 4 }, { "head_dim", 256 }, { "ffn_hidden_size", 17408 },
+                     { "max_position_embeddings", 262144 }, { "qk_norm", true }, { "tied_embeddings", false },
+                     { "rotary_dim", 64 }, { "attention_output_gate", true }, { "attention_layers", 16 },
+                     { "ssm",
+                         { { "kind", "gated-deltanet" }, { "layers", 48 }, { "num_heads", 48 }, { "head_dim", 128 },
+                             { "state_size", 128 }, { "groups", 16 }, { "conv_kernel", 4 }, { "conv_bias", false },
+                             { "state_dtype", "fp32" } } } } },
+        { "run", { { "mode", "serving" }, { "gpu", "h200-141gb" }, { "serving", serving } } } };
 }
 
 } // namespace
@@ -587,6 +606,107 @@ void TstServing::hybridMambaSglang()
     QCOMPARE(e.maxNumSeqs, std::min(byTokens, d.stateBytes / perSeq / 3));
     doc["run"]["serving"]["engine_version"] = "0.5.3";
     QVERIFY_THROWS_EXCEPTION(InputError, run(doc));
+}
+
+// Gated DeltaNet (Qwen3.5-27B): vllm-project/vllm#40691, vLLM 0.19.0, --max-model-len 32768: "GPU KV cache size:
+// 290,864 tokens" and "Maximum concurrency for 32,768 tokens per request: 33.04x". One layer's state per sequence:
+// conv 3 x (2 x 16 x 128 + 48 x 128) x 2 B (bf16) = 61,440 and the recurrent state 48 x 128 x 128 x 4 B (the
+// config's float32) = 3,145,728: 3,207,168 B. One attention token: 2 x 4 x 256 x 2 B = 4,096 B, so the block grows
+// to 16 x cdiv(3,207,168, 65,536) = 784 tokens and the page to 784 x 4,096 = 3,211,264 B. 16 attention and 48 linear
+// layers make groups of 16 (1 + 3 groups); the logged figures are 1,487 blocks: 1,487 // 4 x 784 = 290,864 and
+// 1,487 / (cdiv(32768, 784) + 3) = 1,487 / 45 = 33.04. The log states no available memory, so the test gives the
+// cache 1,487 blocks (--kv-cache-memory-bytes) and checks the arithmetic from there.
+void TstServing::hybridDeltaNet()
+{
+    const Bytes page = 784 * 4096, blocks = 1487;
+    json doc = qwen35_27b(
+        { { "engine", "vllm" }, { "engine_version", "0.19.0" }, { "max_model_len", 32768 }, { "max_num_seqs", 16 },
+            { "max_num_batched_tokens", 16384 }, { "kv_cache_memory_bytes", blocks * page * 16 + page } });
+    ServingEstimate e = run(doc);
+    QVERIFY(std::find(e.logLines.begin(), e.logLines.end(),
+                "Setting attention block size to 784 tokens to ensure that attention page size is >= mamba page size.")
+        != e.logLines.end());
+    QVERIFY(std::find(e.logLines.begin(), e.logLines.end(),
+                "Padding mamba page size by 0.13% to ensure that mamba page size and attention page size are exactly "
+                "equal.")
+        != e.logLines.end());
+    const ServingRank& k = e.limiting();
+    QCOMPARE(k.statePerSequenceBytes, Bytes(48) * 3'207'168);
+    QCOMPARE(k.kvBytesPerToken, Bytes(16) * 4096);
+    QCOMPARE(*e.gpuBlocks, Count(blocks));
+    QCOMPARE(e.kvCacheTokens, Count(290'864));
+    QCOMPARE(QString::number(e.maxConcurrency, 'f', 2), QStringLiteral("33.04"));
+    QVERIFY(e.warnings.empty() || std::none_of(e.warnings.begin(), e.warnings.end(), [](const std::string& w) {
+        return w.find("mamba_ssm_cache_dtype unset") != std::string::npos;
+    })); // the model names its state dtype
+
+    // The weights: q_proj's output gate doubles q (16 layers x 5,120 x 6,144 x 2 B); RoPE's cos/sin cache covers the
+    // 64 rotated channels of 262,144 positions; the gated norm is one weight of 128 per layer.
+    json plain = doc;
+    plain["model"]["attention_output_gate"] = false;
+    QCOMPARE(k.weightsBytes - run(plain).limiting().weightsBytes, Bytes(16) * 5120 * 6144 * 2);
+    plain = doc;
+    plain["model"].erase("rotary_dim");
+    QCOMPARE(run(plain).limiting().weightsBytes - k.weightsBytes, Bytes(262144) * (256 - 64) * 2);
+
+    // Prefix caching (mamba_cache_mode "align", 0.17.0 and later): two state blocks per linear group and request.
+    doc["run"]["serving"]["enable_prefix_caching"] = true;
+    e = run(doc);
+    QCOMPARE(e.maxConcurrency, double(blocks) / (42 + 3 * 2));
+    QCOMPARE(e.kvCacheTokens, Count(blocks / 4 * 784));
+    doc["run"]["serving"]["engine_version"] = "0.16.0";
+    try {
+        run(doc);
+        QFAIL("prefix caching before 0.17.0 accepted");
+    } catch (const InputError& err) {
+        QCOMPARE(err.keyPath(), std::string("run.serving.enable_prefix_caching"));
+    }
+    doc["run"]["serving"].erase("enable_prefix_caching");
+    // Qwen3-Next arrived in 0.10.2; --kv-cache-memory-bytes is modelled from 0.14.0.
+    doc["run"]["serving"]["engine_version"] = "0.10.2";
+    try {
+        run(doc);
+        QFAIL("kv_cache_memory_bytes before 0.14.0 accepted");
+    } catch (const InputError& err) {
+        QCOMPARE(err.keyPath(), std::string("run.serving.kv_cache_memory_bytes"));
+    }
+    doc["run"]["serving"].erase("kv_cache_memory_bytes");
+    QVERIFY(run(doc).limiting().kvCacheBytes > 0);
+    doc["run"]["serving"]["engine_version"] = "0.10.1";
+    try {
+        run(doc);
+        QFAIL("Gated DeltaNet before 0.10.2 accepted");
+    } catch (const InputError& err) {
+        QCOMPARE(err.keyPath(), std::string("run.serving.engine_version"));
+    }
+    // Tensor parallelism splits the value and the key heads: 12 divides the 24 query and 48 value heads (and
+    // replicates the 4 KV heads), not the 16 key heads.
+    doc["run"]["serving"]["engine_version"] = "0.19.0";
+    doc["run"]["parallelism"] = { { "gpus", 2 }, { "tensor_parallel", 2 } };
+    QCOMPARE(run(doc).limiting().statePerSequenceBytes, Bytes(48) * 3'207'168 / 2);
+    doc["run"]["parallelism"] = { { "gpus", 12 }, { "tensor_parallel", 12 } };
+    try {
+        run(doc);
+        QFAIL("tp 12 accepted");
+    } catch (const InputError& err) {
+        QCOMPARE(err.keyPath(), std::string("run.parallelism.tensor_parallel"));
+        QVERIFY(err.expected().find("key heads") != std::string::npos);
+    }
+
+    // SGLang keeps the conv state in the model dtype and the recurrent state in the config's mamba_ssm_dtype.
+    const ServingEstimate sg = run(qwen35_27b({ { "engine", "sglang" }, { "engine_version", "0.5.4" } }));
+    QCOMPARE(sg.limiting().statePerSequenceBytes, Bytes(48) * 3'207'168);
+    // Training and one request's estimate are refused, naming the linear-attention layers.
+    json training = qwen35_27b({});
+    training["run"].erase("serving");
+    training["run"]["mode"] = "training";
+    try {
+        validateScenario(readScenario(training));
+        QFAIL("training accepted");
+    } catch (const InputError& err) {
+        QCOMPARE(err.keyPath(), std::string("model.ssm"));
+        QVERIFY(err.expected().find("Gated DeltaNet") != std::string::npos);
+    }
 }
 
 // vLLM's RowParallelLinear all-reduces each layer's attention and MLP output: 2 x layers x hidden x 2 B a token,

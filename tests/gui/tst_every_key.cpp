@@ -67,6 +67,7 @@ const QHash<QString, QString>& exempt()
                  "model.vision.patch_size", "model.vision.channels", "model.ssm.layers", "model.ssm.num_heads",
                  "model.ssm.head_dim", "model.ssm.state_size", "model.ssm.groups", "model.ssm.conv_kernel",
                  "model.ssm.bias", "model.ssm.conv_bias", "model.ssm.gated_norm", "model.ssm.parallel",
+                 "model.ssm.kind", "model.ssm.state_dtype", "model.rotary_dim", "model.attention_output_gate",
                  "model.attention_layers", "model.mlp_layers", "model.tied_embeddings", "model.dropout",
                  "model.sliding_window", "model.global_layer_interval", "model.attention_type", "model.moe.num_experts",
                  "model.moe.top_k", "model.moe.shared_experts", "model.moe.expert_ffn_hidden_size",

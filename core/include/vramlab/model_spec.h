@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "vramlab/dtype.h"
 #include "vramlab/units.h"
+
+#include <optional>
 
 #include <string>
 
@@ -63,10 +66,17 @@ struct VisionSpec {
     Count patches() const { return patchSize > 0 ? checkedMul(imageSize / patchSize, imageSize / patchSize) : 0; }
 };
 
-/// Mamba-2 token mixers (transformers models/mamba2/modeling_mamba2.py Mamba2Mixer; Nemotron-H, Falcon-H1 and
-/// Granite-4.0-H build the same tensors): in_proj to [z, x, B, C, dt], a depthwise causal conv over [x, B, C], the
-/// selective scan over `num_heads` heads of `head_dim` with a `state_size` state, a gated RMSNorm and out_proj.
+/// The recurrent token mixers of hybrid models. Mamba-2 (transformers models/mamba2/modeling_mamba2.py Mamba2Mixer;
+/// Nemotron-H, Falcon-H1 and Granite-4.0-H build the same tensors): in_proj to [z, x, B, C, dt], a depthwise causal
+/// conv over [x, B, C], the selective scan over `num_heads` heads of `head_dim` with a `state_size` state, a gated
+/// RMSNorm and out_proj. Gated DeltaNet (Qwen3-Next, Qwen3.5: models/qwen3_next/modeling_qwen3_next.py
+/// Qwen3NextGatedDeltaNet) maps onto the same shapes: value heads are `num_heads` of `head_dim`, key heads are
+/// `groups` of `state_size` (q and k take B's and C's place in the conv), each value head keeps a head_dim x
+/// state_size state; in_proj adds a second per-head value (b and a), there is no D, and the gated norm is one
+/// RMSNorm over head_dim shared by the heads.
 /// layers 0 = no state-space layers.
+enum class SsmKind { Mamba2, GatedDeltaNet };
+
 struct SsmSpec {
     Count layers = 0; ///< blocks with a Mamba-2 mixer
     Count numHeads = 0; ///< mamba_num_heads
@@ -78,10 +88,21 @@ struct SsmSpec {
     bool convBias = true; ///< the conv's bias (use_conv_bias)
     bool gatedNorm = true; ///< RMSNormGated(inner) before out_proj (Falcon-H1's mamba_rms_norm can leave it out)
     bool parallel = false; ///< runs beside attention in the same block and reads its norm (Falcon-H1)
+    SsmKind kind = SsmKind::Mamba2;
+    /// The scan state's dtype the checkpoint's config.json names (Qwen3.5's mamba_ssm_dtype), which the engines
+    /// take when the user leaves theirs on auto; unset = the engine's own default.
+    std::optional<DType> stateDtype = std::nullopt;
     bool enabled() const { return layers > 0; }
+    bool deltaNet() const { return kind == SsmKind::GatedDeltaNet; }
     Count innerWidth() const { return checkedMul(numHeads, headDim); }
     Count convWidth() const { return checkedAdd(innerWidth(), checkedMul(2, groups, stateSize)); } ///< x, B and C
-    Count inProjWidth() const { return checkedAdd(innerWidth(), convWidth(), numHeads); } ///< z, xBC and dt
+    /// z, xBC and one value per head (Mamba-2's dt; Gated DeltaNet's b and a, two per head).
+    Count inProjWidth() const
+    {
+        return checkedAdd(innerWidth(), convWidth(), checkedMul(deltaNet() ? 2 : 1, numHeads));
+    }
+    Count normWidth() const { return deltaNet() ? headDim : innerWidth(); } ///< the gated RMSNorm's weight
+    const char* label() const { return deltaNet() ? "Gated DeltaNet" : "Mamba-2"; }
 };
 
 /// The architecture of a decoder-only transformer, as in a scenario's `model` object.
@@ -99,12 +120,15 @@ struct ModelSpec {
     NormKind norm = NormKind::RmsNorm;
     PositionKind position = PositionKind::Rope;
     Count maxPositionEmbeddings = 0;
+    Count rotaryDim = 0; ///< channels of a head that RoPE rotates (partial_rotary_factor x head_dim); 0 = all
     bool bias = false; ///< biases on every attention and MLP linear layer
     bool qkvBias = false; ///< biases on the q, k, v projections only (Qwen2)
     bool attentionBias = false; ///< biases on q, k, v and o but not the MLP (Phi-3.5-MoE; Llama, Qwen3, OLMo's
                                 ///< attention_bias without mlp_bias: modeling_llama.py LlamaAttention)
     bool lmHeadBias = false; ///< a bias on the LM head, vocab values (Phi-3.5-MoE lm_head_bias)
     bool qkNorm = false; ///< RMSNorm over head_dim on q and k (Gemma 3, Qwen3)
+    bool attentionOutputGate = false; ///< q_proj also yields a sigmoid gate per query channel that scales the
+                                      ///< attention output (Qwen3-Next, Qwen3.5 attn_output_gate): q_proj 2 x wide
     bool qkNormFullWidth = false; ///< with qkNorm: one RMSNorm over all q heads (heads x head_dim) and one over
                                   ///< all k heads, not one per head (OLMo-2, modeling_olmo2.py Olmo2Attention)
     bool postNorms = false; ///< extra norms after the attention and MLP outputs (Gemma 2/3)

@@ -3,6 +3,7 @@
 
 #include "vramlab/model_spec.h"
 #include "vramlab/run_spec.h"
+#include "vramlab/serving_spec.h"
 
 #include <string>
 #include <vector>
@@ -17,5 +18,9 @@ namespace vramlab {
 /// model.num_heads (32), got 3)"); throws the model's own InputError when the model itself
 /// is invalid.
 std::vector<std::string> adaptRunToModel(const ModelSpec& model, RunSpec& run);
+
+/// The vLLM serving a model starts from when only the engines' budgets are modelled for it (hybrid state-space
+/// models, gated attention): the default version, or the first that serves a Gated DeltaNet model (0.10.2).
+Serving vllmServingFor(const ModelSpec& model);
 
 } // namespace vramlab

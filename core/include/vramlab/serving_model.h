@@ -48,6 +48,7 @@ struct ServingEstimate {
     /// Data-parallel replicas (vLLM --data-parallel-size, SGLang --dp-size): run.parallelism.gpus /
     /// (tensor x pipeline). Each replica keeps the same memory; everything else here is one replica's.
     Count replicas = 1;
+    std::string stateKind = "Mamba-2"; ///< a hybrid model's recurrent mixer, as its states are named ("Gated DeltaNet")
     std::vector<ServingRank> ranks; ///< vLLM/SGLang: every pipeline stage's rank 0
     std::size_t limitingRank = 0; ///< the rank with the fewest blocks (the engine takes the minimum)
     std::optional<Count> gpuBlocks; ///< vLLM: engine-wide blocks; none for SGLang/llama.cpp

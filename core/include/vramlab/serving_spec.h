@@ -32,7 +32,11 @@ struct Serving {
     std::optional<DType> kvCacheDtype; ///< unset: "auto" = dtype
     bool enforceEager = false;
     std::optional<bool> enableChunkedPrefill;
+    /// --enable-prefix-caching; unset: the version's default (off for hybrid models). It changes memory only for
+    /// hybrid models, whose recurrent layers then keep more than one state per request (mamba_cache_mode).
+    std::optional<bool> enablePrefixCaching;
     double swapSpaceGib = 4; ///< V0 CPU blocks
+    std::optional<Bytes> kvCacheMemoryBytes; ///< --kv-cache-memory-bytes: the KV cache's size, gmu ignored
 
     // Hybrid state-space models (vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype, SGLang --mamba-ssm-dtype)
     std::optional<DType> mambaCacheDtype; ///< vLLM: the conv state; unset: "auto" = dtype
