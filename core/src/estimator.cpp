@@ -448,7 +448,9 @@ void validateHybrid(const ModelSpec& m, const RunSpec& r)
         throw InputError("run.parallelism.pipeline_parallel",
             "1 with a hybrid state-space model (which blocks a stage holds depends on the layer order, which the "
             "scenario does not give)");
-    if (m.slidingWindow > 0 || m.attentionType == AttentionType::Mla || m.vision.enabled())
+    // A vision tower beside them only as vLLM's --language-model-only serves it (without the tower).
+    const bool languageOnly = r.serving->engine == ServingEngine::Vllm && r.serving->languageModelOnly;
+    if (m.slidingWindow > 0 || m.attentionType == AttentionType::Mla || (m.vision.enabled() && !languageOnly))
         throw InputError("model.ssm",
             "full multi-head attention in the attention blocks of a hybrid state-space model (sliding windows, "
             "MLA and vision towers beside Mamba-2 layers are not modelled)");
@@ -501,7 +503,27 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         throw InputError("model.clamped_swiglu",
             "inference without a serving engine (gpt-oss: the engines keep its MXFP4 experts, which their "
             "weight budget does not model yet)");
-    if (m.vision.enabled()) {
+    const bool languageOnly = r.serving && r.serving->engine == ServingEngine::Vllm && r.serving->languageModelOnly;
+    if (r.serving && r.serving->languageModelOnly && !m.vision.qwen())
+        throw InputError("run.serving.language_model_only",
+            "false without Qwen3.5's vision transformer (model.vision.kind qwen-vit): what vLLM drops of other "
+            "towers is not modelled");
+    if (m.vision.enabled() && m.vision.qwen()) {
+        const VisionSpec& v = m.vision;
+        if (!(v.intermediateSize > 0 && v.numLayers > 0 && v.numHeads > 0 && v.patchSize > 0 && v.temporalPatchSize > 0
+                && v.spatialMergeSize > 0 && v.outHiddenSize > 0 && v.numPositionEmbeddings > 0
+                && v.hiddenSize % v.numHeads == 0))
+            throw InputError("model.vision",
+                "expected intermediate_size, num_layers, num_heads, patch_size, temporal_patch_size, "
+                "spatial_merge_size, out_hidden_size and num_position_embeddings above 0 and hidden_size of num_heads");
+        // Qwen3.5's tower: its parameters are counted; its activations in training, the engines' profiling of it
+        // and llama.cpp's mmproj are not modelled. vLLM's --language-model-only builds the model without it
+        // (vllm/model_executor/models/qwen3_5.py, _mark_tower_model).
+        if (!languageOnly)
+            throw InputError("model.vision",
+                "serving with vllm and run.serving.language_model_only (Qwen3.5's vision transformer: its "
+                "activations, and the engines' profiling of it on dummy images, are not modelled)");
+    } else if (m.vision.enabled()) {
         const VisionSpec& v = m.vision;
         if (!(v.intermediateSize > 0 && v.numLayers > 0 && v.numHeads > 0 && v.patchSize > 0 && v.imageSize > 0
                 && v.imageSize % v.patchSize == 0 && v.hiddenSize % v.numHeads == 0))

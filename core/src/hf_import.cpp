@@ -400,9 +400,31 @@ void importGatedDeltaNet(ConfigReader& r, const json& cfg, ModelSpec& m)
             "expected a divisor of linear_num_value_heads (" + std::to_string(s.numHeads) + ")");
     // Qwen3NextAttention: q_proj Linear(hidden, heads x head_dim x 2) for the query and its output gate.
     m.attentionOutputGate = true;
-    // partial_rotary_factor (0.25 in Qwen3NextConfig): RoPE turns that share of each head.
-    const double partial = r.raw().number("partial_rotary_factor", 0, 1).value_or(0.25);
-    m.rotaryDim = static_cast<Count>(partial * static_cast<double>(m.headDim));
+    // partial_rotary_factor (0.25 in Qwen3NextConfig and Qwen3_5TextConfig): RoPE turns that share of each head;
+    // Qwen3.5 keeps it in rope_parameters.
+    std::optional<double> partial = r.raw().number("partial_rotary_factor", 0, 1);
+    if (cfg.contains("rope_parameters") && cfg.at("rope_parameters").is_object()) {
+        JsonObjectReader rope(cfg.at("rope_parameters"), r.path("rope_parameters"));
+        if (const std::optional<double> p = rope.number("partial_rotary_factor", 0, 1)) {
+            if (partial && *partial != *p)
+                throw InputError(r.path("partial_rotary_factor"), "equal to rope_parameters.partial_rotary_factor");
+            partial = p;
+        }
+    } else if (cfg.contains("rope_parameters") && !cfg.at("rope_parameters").is_null()) {
+        throw InputError(r.path("rope_parameters"), "expected an object");
+    }
+    m.rotaryDim = static_cast<Count>(partial.value_or(0.25) * static_cast<double>(m.headDim));
+    // Qwen3.5's mamba_ssm_dtype: the recurrent state's dtype, which vLLM (PR #34489) and SGLang take on auto.
+    if (const std::optional<std::string> d = r.raw().string("mamba_ssm_dtype")) {
+        if (*d == "float32")
+            s.stateDtype = DType::Fp32;
+        else if (*d == "bfloat16")
+            s.stateDtype = DType::Bf16;
+        else if (*d == "float16")
+            s.stateDtype = DType::Fp16;
+        else
+            throw InputError(r.path("mamba_ssm_dtype"), "expected float32, bfloat16 or float16, got \"" + *d + "\"");
+    }
     if (s.layers == 0)
         s = SsmSpec {};
 }
@@ -452,6 +474,38 @@ VisionSpec importSiglipVision(const json& vc)
     return v;
 }
 
+/// Qwen3.5's vision transformer (Qwen3_5VisionModel) from its vision_config, with the configuration class's
+/// defaults (configuration_qwen3_5.py Qwen3_5VisionConfig).
+VisionSpec importQwenVision(const json& vc)
+{
+    if (!vc.is_object())
+        throw InputError("vision_config", "expected an object (the vision transformer's config)");
+    JsonObjectReader top(vc, "vision_config");
+    const std::string type = top.string("model_type").value_or("qwen3_5_vision");
+    if (type != "qwen3_5" && type != "qwen3_5_moe" && type != "qwen3_5_vision")
+        throw InputError("vision_config.model_type",
+            "expected \"qwen3_5\", \"qwen3_5_moe\" or \"qwen3_5_vision\" (Qwen3.5's tower), got \"" + type + "\"");
+    checkKeys(*findHfFamily("qwen3_5_vision"), vc, "vision_config");
+    ConfigReader r(vc, "vision_config", "qwen3_5_vision");
+    VisionSpec v;
+    v.kind = VisionKind::QwenVit;
+    v.numLayers = r.opt("depth", "model.vision.num_layers", 1).value_or(27);
+    v.hiddenSize = r.opt("hidden_size", "model.vision.hidden_size", 1).value_or(1152);
+    v.intermediateSize = r.opt("intermediate_size", "model.vision.intermediate_size", 1).value_or(4304);
+    v.numHeads = r.opt("num_heads", "model.vision.num_heads", 1).value_or(16);
+    v.channels = r.opt("in_channels", "model.vision.channels", 1).value_or(3);
+    v.patchSize = r.opt("patch_size", "model.vision.patch_size", 1).value_or(16);
+    v.temporalPatchSize = r.opt("temporal_patch_size", "model.vision.temporal_patch_size", 1).value_or(2);
+    v.spatialMergeSize = r.opt("spatial_merge_size", "model.vision.spatial_merge_size", 1).value_or(2);
+    v.outHiddenSize = r.opt("out_hidden_size", "model.vision.out_hidden_size", 1).value_or(3584);
+    v.numPositionEmbeddings
+        = r.opt("num_position_embeddings", "model.vision.num_position_embeddings", 1).value_or(2304);
+    if (v.hiddenSize % v.numHeads != 0)
+        throw InputError(
+            r.path("num_heads"), "expected a divisor of hidden_size (" + std::to_string(v.hiddenSize) + ")");
+    return v;
+}
+
 } // namespace
 
 HfImport importHfConfig(const json& root)
@@ -478,10 +532,25 @@ HfImport importHfConfig(const json& root)
             throw InputError(
                 "text_config.model_type", "expected \"gemma3_text\" in a gemma3 config, got \"" + type + "\"");
     }
+    if (topType == "qwen3_5" || topType == "qwen3_5_moe") {
+        // Qwen3.5 / Qwen3.6: the language model is text_config, beside vision_config's tower.
+        if (!root.contains("text_config") || !root.at("text_config").is_object())
+            throw InputError("text_config", "missing: a " + topType + " config.json holds the language model there");
+        checkKeys(*findHfFamily(topType), root, "");
+        cfgp = &root.at("text_config");
+        path = "text_config";
+        JsonObjectReader text(*cfgp, path);
+        const std::string want = topType + "_text";
+        type = text.string("model_type").value_or(want);
+        if (type != want)
+            throw InputError("text_config.model_type",
+                "expected \"" + want + "\" in a " + topType + " config, got \"" + type + "\"");
+    }
     if (type.empty())
         throw InputError("model_type", "missing: expected one of " + supportedHfModelTypes());
     const HfFamily* family = findHfFamily(type);
-    if (!family || type == "gemma3" || type == "siglip_vision_model") {
+    if (!family || type == "gemma3" || type == "siglip_vision_model" || type == "qwen3_5" || type == "qwen3_5_moe"
+        || type == "qwen3_5_vision") {
         std::string keys;
         for (auto it = cfgp->begin(); it != cfgp->end(); ++it)
             keys += (keys.empty() ? "" : ", ") + it.key();
@@ -512,6 +581,8 @@ HfImport importHfConfig(const json& root)
     m.name = top.string("_name_or_path").value_or(type);
     if (topType == "gemma3" && root.contains("vision_config"))
         m.vision = importSiglipVision(root.at("vision_config"));
+    if ((topType == "qwen3_5" || topType == "qwen3_5_moe") && root.contains("vision_config"))
+        m.vision = importQwenVision(root.at("vision_config"));
 
     if (type == "starcoder2") {
         // modeling_starcoder2.py: LayerNorm (weight and bias) before attention and MLP; q, k, v,
@@ -569,7 +640,10 @@ HfImport importHfConfig(const json& root)
             throw InputError(r.path("num_attention_heads"),
                 "expected a divisor of hidden_size (" + std::to_string(m.hiddenSize) + ") without head_dim");
         m.headDim = r.opt("head_dim", "model.head_dim", 1).value_or(m.hiddenSize / m.numHeads);
-        m.ffnHiddenSize = r.req("intermediate_size", "model.ffn_hidden_size");
+        // Qwen3.5-MoE configs carry no intermediate_size: every layer is a MoE block.
+        m.ffnHiddenSize = type == "qwen3_5_moe_text"
+            ? r.req("moe_intermediate_size", "model.moe.expert_ffn_hidden_size")
+            : r.req("intermediate_size", "model.ffn_hidden_size");
         m.maxPositionEmbeddings = r.opt("max_position_embeddings", "model.max_position_embeddings", 1).value_or(0);
         const bool gemma = type.starts_with("gemma");
         m.tiedEmbeddings = r.flag("tie_word_embeddings").value_or(gemma);
@@ -577,7 +651,8 @@ HfImport importHfConfig(const json& root)
             m.mlp = MlpKind::GeGlu;
         if (type == "gemma2" || type == "gemma3_text")
             m.postNorms = true;
-        if (type == "gemma3_text" || type == "qwen3" || type == "qwen3_moe" || type == "qwen3_next")
+        const bool qwenHybrid = type == "qwen3_next" || type == "qwen3_5_text" || type == "qwen3_5_moe_text";
+        if (type == "gemma3_text" || type == "qwen3" || type == "qwen3_moe" || qwenHybrid)
             m.qkNorm = true; // q_norm / k_norm over head_dim (modeling_qwen3.py, modeling_gemma3.py)
         if (type == "olmo2") {
             // modeling_olmo2.py: q_norm = Olmo2RMSNorm(heads x head_dim), k_norm over kv_heads x head_dim,
@@ -591,7 +666,7 @@ HfImport importHfConfig(const json& root)
         m.qkvBias = type == "qwen2" || type == "qwen2_moe";
 
         if (type == "llama" || type == "granite" || type == "olmo2" || type == "olmoe" || type == "qwen3"
-            || type == "qwen3_moe" || type == "qwen3_next") {
+            || type == "qwen3_moe" || qwenHybrid) {
             // attention_bias adds a bias to q, k, v AND o (modeling_llama.py, modeling_qwen3.py);
             // mlp_bias to gate, up, down. The model spec has "every linear" or "q, k, v only".
             const bool attn = r.flag("attention_bias").value_or(false);
@@ -636,15 +711,15 @@ HfImport importHfConfig(const json& root)
             m.lmHeadBias = r.flag("lm_head_bias").value_or(false);
             m.moe.sparseMixer = true;
         }
-        if (type == "qwen2_moe" || type == "qwen3_moe" || type == "qwen3_next") {
+        if (type == "qwen2_moe" || type == "qwen3_moe" || type == "qwen3_next" || type == "qwen3_5_moe_text") {
             // Router Linear(hidden, num_experts, bias=False); experts Qwen2MoeMLP(moe_intermediate_size);
             // Qwen2-MoE adds one shared expert of shared_expert_intermediate_size and its gate.
             m.moe.numExperts = r.req("num_experts", "model.moe.num_experts", 0);
             m.moe.topK = r.req("num_experts_per_tok", "model.moe.top_k", 0);
             m.moe.expertFfnHiddenSize = r.req("moe_intermediate_size", "model.moe.expert_ffn_hidden_size");
-            if (m.moe.numExperts > 0)
+            if (m.moe.numExperts > 0 && type != "qwen3_5_moe_text") // Qwen3.5-MoE: every layer is MoE
                 m.moe.firstDenseLayers = qwenDenseLeadingLayers(r, m.numLayers);
-            if (type == "qwen2_moe" || type == "qwen3_next") {
+            if (type == "qwen2_moe" || type == "qwen3_next" || type == "qwen3_5_moe_text") {
                 const Count shared
                     = r.opt("shared_expert_intermediate_size", "model.moe.shared_expert_ffn_hidden_size", 0)
                           .value_or(0);
@@ -706,8 +781,25 @@ HfImport importHfConfig(const json& root)
         importGptOss(r, cfg, m, out.warnings);
     if (type == "nemotron_h" || type == "granitemoehybrid" || type == "falcon_h1")
         importHybrid(r, cfg, type, m, out.warnings);
-    if (type == "qwen3_next")
+    if (type == "qwen3_next" || type == "qwen3_5_text" || type == "qwen3_5_moe_text")
         importGatedDeltaNet(r, cfg, m);
+    if (topType == "qwen3_5" || topType == "qwen3_5_moe") {
+        // Qwen3_5ForConditionalGeneration ties by the wrapper's tie_word_embeddings (false unless the file says).
+        m.tiedEmbeddings = top.boolean("tie_word_embeddings").value_or(false);
+        if (cfg.contains("tie_word_embeddings") && r.flag("tie_word_embeddings") != m.tiedEmbeddings)
+            throw InputError(r.path("tie_word_embeddings"), "equal to the wrapper's tie_word_embeddings");
+        if (m.vision.enabled() && m.vision.outHiddenSize != m.hiddenSize)
+            throw InputError("vision_config.out_hidden_size",
+                "equal to text_config.hidden_size (" + std::to_string(m.hiddenSize)
+                    + "): the merger feeds the "
+                      "language model");
+        if (m.vision.enabled())
+            out.warnings.push_back("vision_config: the vision transformer's "
+                + std::to_string(countParameters(m).vision)
+                + " parameters are counted; its activations are not modelled, so the scenario serves the language "
+                  "model with vLLM's --language-model-only (run.serving.language_model_only), which leaves the "
+                  "tower out");
+    }
     if (m.numHeads > 0 && m.numKvHeads > 0 && m.numHeads % m.numKvHeads != 0)
         throw InputError(r.path("num_key_value_heads"),
             "expected a divisor of num_attention_heads (" + std::to_string(m.numHeads) + ")");

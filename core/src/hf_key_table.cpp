@@ -570,6 +570,70 @@ constexpr HfKeyRule kQwen3Next[] = {
     rule("mtp_use_dedicated_embeddings", X, "the MTP layer's embedding choice (the MTP layer is not loaded)"),
 };
 
+// Qwen3.5 / Qwen3.6 (models/qwen3_5/modeling_qwen3_5.py, models/qwen3_5_moe/modeling_qwen3_5_moe.py): Qwen3-Next's
+// layers (kQwen3Next) in a Qwen3_5ForConditionalGeneration beside a vision transformer; the language model's keys
+// are its text_config's.
+constexpr HfKeyRule kQwen35Wrapper[] = {
+    rule("text_config", M, "the language model, imported as qwen3_5_text or qwen3_5_moe_text"),
+    rule(
+        "vision_config", M, "the vision transformer (model.vision, kind qwen-vit), its keys checked as qwen3_5_vision"),
+    rule("image_token_id", X, "tokenizer id"),
+    rule("video_token_id", X, "tokenizer id"),
+    rule("vision_start_token_id", X, "tokenizer id"),
+    rule("vision_end_token_id", X, "tokenizer id"),
+};
+
+bool isTrue(const json& v, const json&)
+{
+    return v.is_boolean() && v.get<bool>();
+}
+bool isEmptyList(const json& v, const json&)
+{
+    return v.is_array() && v.empty();
+}
+
+constexpr HfKeyRule kQwen35Text[] = {
+    rule("attn_output_gate", N,
+        "transformers' Qwen3_5Attention always gates its output (q_proj twice as wide); false would make vLLM and "
+        "transformers build different models",
+        isTrue, "true"),
+    rule("mamba_ssm_dtype", M,
+        "the dtype of the Gated DeltaNet recurrent state, which vLLM and SGLang take on auto (model.ssm.state_dtype)"),
+    rule("rope_parameters", M,
+        "RoPE's settings: partial_rotary_factor sets model.rotary_dim (the engines' cos/sin cache); the rest "
+        "(mRoPE sections, theta) are buffers only"),
+    rule("tie_word_embeddings", M, "must agree with the wrapper's, which transformers ties by"),
+    rule("mlp_only_layers", X,
+        "not read by modeling_qwen3_5.py and modeling_qwen3_5_moe.py: every layer's MLP is "
+        "of its kind (dense, or the MoE block)"),
+};
+
+// Qwen3.5-MoE: every layer is a MoE block (modeling_qwen3_5_moe.py Qwen3_5MoeDecoderLayer).
+constexpr HfKeyRule kQwen35Moe[] = {
+    rule("decoder_sparse_step", X, "not read by modeling_qwen3_5_moe.py: every layer is MoE"),
+    rule("norm_topk_prob", X, "the top-k weights are always renormalised: arithmetic on (tokens x k)"),
+};
+
+// Qwen3.5's vision_config (Qwen3_5VisionModel; configuration_qwen3_5.py Qwen3_5VisionConfig).
+constexpr HfKeyRule kQwen35Vision[] = {
+    rule("model_type", M, "qwen3_5, qwen3_5_moe or qwen3_5_vision: the tower this table describes"),
+    rule("depth", M, "vision blocks"),
+    rule("hidden_size", M, "width of the tower"),
+    rule("intermediate_size", M, "width of each block's linear_fc1/linear_fc2"),
+    rule("num_heads", M, "heads (must divide hidden_size)"),
+    rule("in_channels", M, "input channels of the Conv3d patch embedding (3)"),
+    rule("patch_size", M, "pixels per side of a patch: the Conv3d kernel"),
+    rule("temporal_patch_size", M, "frames per patch: the Conv3d kernel's depth"),
+    rule("spatial_merge_size", M, "patches per side the merger joins: its linear_fc1 is (hidden x merge^2)^2"),
+    rule("out_hidden_size", M, "the merger's output width"),
+    rule("num_position_embeddings", M, "learned positions (pos_embed rows)"),
+    rule("deepstack_visual_indexes", N, "deepstack mergers (Qwen3-VL) are not modelled", isEmptyList, "[]"),
+    rule("hidden_act", X, "the MLP's activation: same shapes"),
+    rule("initializer_range", X, "standard deviation of the random init; no shape"),
+    rule("torch_dtype", X, "the checkpoint's storage dtype"),
+    rule("dtype", X, "transformers 5 spelling of torch_dtype"),
+};
+
 constexpr HfFamily kFamilies[] = {
     { "llama", "models/llama/modeling_llama.py", { kLlama, kDecoder, kCommon } },
     { "mistral", "models/mistral/modeling_mistral.py", { kMistral, kDecoder, kCommon } },
@@ -581,6 +645,14 @@ constexpr HfFamily kFamilies[] = {
     { "qwen3", "models/qwen3/modeling_qwen3.py", { kQwen3, kQwenWindow, kDecoder, kCommon } },
     { "qwen3_moe", "models/qwen3_moe/modeling_qwen3_moe.py", { kQwen3, kQwenExperts, kQwenWindow, kDecoder, kCommon } },
     { "qwen3_next", "models/qwen3_next/modeling_qwen3_next.py", { kQwen3Next, kQwenExperts, kDecoder, kCommon } },
+    { "qwen3_5", "models/qwen3_5/modeling_qwen3_5.py (Qwen3_5ForConditionalGeneration)", { kQwen35Wrapper, kCommon } },
+    { "qwen3_5_moe", "models/qwen3_5_moe/modeling_qwen3_5_moe.py (Qwen3_5MoeForConditionalGeneration)",
+        { kQwen35Wrapper, kCommon } },
+    { "qwen3_5_text", "models/qwen3_5/modeling_qwen3_5.py", { kQwen35Text, kQwen3Next, kDecoder, kCommon } },
+    { "qwen3_5_moe_text", "models/qwen3_5_moe/modeling_qwen3_5_moe.py",
+        { kQwen35Text, kQwen35Moe, kQwen3Next, kQwenExperts, kDecoder, kCommon } },
+    // Only as the vision_config of a qwen3_5 wrapper (refused as a top-level model_type).
+    { "qwen3_5_vision", "models/qwen3_5/modeling_qwen3_5.py (Qwen3_5VisionModel)", { kQwen35Vision } },
     { "gemma", "models/gemma/modeling_gemma.py", { kGemma, kDecoder, kCommon } },
     { "gemma2", "models/gemma2/modeling_gemma2.py", { kGemma2, kGemma, kDecoder, kCommon } },
     { "gemma3_text", "models/gemma3/modeling_gemma3.py", { kGemma3Text, kGemma2, kGemma, kDecoder, kCommon } },

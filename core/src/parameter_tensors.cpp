@@ -178,7 +178,36 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
     b.norm("final_norm.weight", "final_norm.bias", m.norm, h, 1);
     if (!m.tiedEmbeddings)
         out.push_back({ "lm_head.weight", ParamGroup::Head, h, m.vocabSize, 1, 1, true, "lm_head" });
-    if (m.vision.enabled()) {
+    if (m.vision.enabled() && m.vision.qwen()) {
+        // Qwen3_5VisionModel (modeling_qwen3_5.py): patch_embed.proj Conv3d(channels, D, [T, P, P]) with a bias,
+        // pos_embed Embedding(num_position_embeddings, D), per block norm1 and norm2 LayerNorm(D), attn.qkv
+        // Linear(D, 3D) and attn.proj Linear(D, D), mlp.linear_fc1 Linear(D, I) and linear_fc2 Linear(I, D), all
+        // with biases; the merger's LayerNorm(D), linear_fc1 Linear(D m^2, D m^2) and linear_fc2 Linear(D m^2,
+        // out_hidden_size) with biases. No deepstack mergers (deepstack_visual_indexes is empty).
+        const VisionSpec& v = m.vision;
+        const Count vh = v.hiddenSize, vi = v.intermediateSize, vl = v.numLayers;
+        const Count merged = checkedMul(vh, v.spatialMergeSize, v.spatialMergeSize);
+        const auto add = [&](std::string_view name, Count rows, Count cols, Count copies) {
+            out.push_back({ name, ParamGroup::Vision, rows, cols, copies, copies, false, {} });
+        };
+        add("vision.patch_embed.weight", checkedMul(v.channels, v.temporalPatchSize, v.patchSize, v.patchSize), vh, 1);
+        add("vision.patch_embed.bias", 1, vh, 1);
+        add("vision.pos_embed.weight", v.numPositionEmbeddings, vh, 1);
+        add("vision.blocks.norms", 1, vh, checkedMul(4, vl)); // norm1 and norm2, weight and bias
+        add("vision.blocks.attn.qkv.weight", vh, checkedMul(3, vh), vl);
+        add("vision.blocks.attn.qkv.bias", 1, checkedMul(3, vh), vl);
+        add("vision.blocks.attn.proj.weight", vh, vh, vl);
+        add("vision.blocks.attn.proj.bias", 1, vh, vl);
+        add("vision.blocks.mlp.fc1.weight", vh, vi, vl);
+        add("vision.blocks.mlp.fc1.bias", 1, vi, vl);
+        add("vision.blocks.mlp.fc2.weight", vi, vh, vl);
+        add("vision.blocks.mlp.fc2.bias", 1, vh, vl);
+        add("vision.merger.norm", 1, vh, 2);
+        add("vision.merger.fc1.weight", merged, merged, 1);
+        add("vision.merger.fc1.bias", 1, merged, 1);
+        add("vision.merger.fc2.weight", merged, v.outHiddenSize, 1);
+        add("vision.merger.fc2.bias", 1, v.outHiddenSize, 1);
+    } else if (m.vision.enabled()) {
         // SigLIP without its pooling head (vision_use_head false): a Conv2d patch embedding with bias, learned
         // positions, per layer LayerNorm, q/k/v/out and fc1/fc2 with biases, LayerNorm; then Gemma 3's projector,
         // mm_input_projection_weight [vision hidden, text hidden] and an RMSNorm of the vision width. Kept out of

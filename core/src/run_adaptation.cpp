@@ -12,8 +12,12 @@ namespace vramlab {
 Serving vllmServingFor(const ModelSpec& model)
 {
     Serving s;
-    // Qwen3-Next's Gated DeltaNet arrived in vLLM 0.10.2, after the default version.
-    s.engineVersion = model.ssm.deltaNet() ? std::string("0.10.2") : defaultEngineVersion(ServingEngine::Vllm);
+    // Qwen3-Next's Gated DeltaNet arrived in vLLM 0.10.2, after the default version; Qwen3.5 (its vision tower
+    // beside those layers) is served as its language model, --language-model-only, from 0.17.0.
+    s.engineVersion = model.vision.qwen() ? std::string("0.17.0")
+        : model.ssm.deltaNet()            ? std::string("0.10.2")
+                                          : defaultEngineVersion(ServingEngine::Vllm);
+    s.languageModelOnly = model.vision.qwen();
     return s;
 }
 
@@ -55,11 +59,14 @@ std::vector<std::string> adaptRunToModel(const ModelSpec& model, RunSpec& run)
                 note(e, run.serving ? "mode serving" : "mode training", "inference");
                 run.mode = Mode::Inference;
                 run.serving.reset();
-            } else if ((key == "model.ssm" || key == "model.attention_output_gate")
-                && (!run.serving || run.serving->engine == ServingEngine::HfGenerate
-                    || run.serving->engine == ServingEngine::LlamaCpp)) {
+            } else if ((key == "model.vision" && model.vision.qwen()
+                           && !(run.serving && run.serving->engine == ServingEngine::Vllm
+                               && run.serving->languageModelOnly))
+                || ((key == "model.ssm" || key == "model.attention_output_gate")
+                    && (!run.serving || run.serving->engine == ServingEngine::HfGenerate
+                        || run.serving->engine == ServingEngine::LlamaCpp))) {
                 // Hybrid state-space models and gated attention: vLLM's and SGLang's budgets are modelled,
-                // training, generate() and llama.cpp are not.
+                // training, generate() and llama.cpp are not; Qwen3.5's tower only as vLLM leaves it out.
                 const std::string from = run.serving ? std::string(toString(run.serving->engine))
                     : run.mode == Mode::Training     ? "mode training"
                                                      : "mode inference";

@@ -378,6 +378,14 @@ bool vision(const Scenario& s)
 {
     return s.model.vision.enabled();
 }
+bool siglip(const Scenario& s)
+{
+    return s.model.vision.enabled() && !s.model.vision.qwen();
+}
+bool qwenVision(const Scenario& s)
+{
+    return s.model.vision.enabled() && s.model.vision.qwen();
+}
 bool ssm(const Scenario& s)
 {
     return s.model.ssm.enabled();
@@ -532,11 +540,26 @@ const ScenarioField kFields[] = {
         vision),
     when(integer<REF(s.model.vision.imageSize)>(
              "model.vision.image_size", 1, 100'000, "pixels", "Side of the image the tower encodes."),
-        vision),
+        siglip),
     when(integer<REF(s.model.vision.patchSize)>(
              "model.vision.patch_size", 1, 100'000, "pixels", "Side of one patch (one position)."),
         vision),
     when(integer<REF(s.model.vision.channels)>("model.vision.channels", 1, 16, "", "Image channels (3: RGB)."), vision),
+    when(choice<REF(s.model.vision.kind), kVisionKindNames>("model.vision.kind",
+             "The image encoder: SigLIP with Gemma 3's projector (default), or Qwen3.5's vision transformer."),
+        qwenVision),
+    when(integer<REF(s.model.vision.temporalPatchSize)>("model.vision.temporal_patch_size", 1, 1'000, "frames",
+             "Frames one patch spans (Qwen: the Conv3d's depth)."),
+        qwenVision),
+    when(integer<REF(s.model.vision.spatialMergeSize)>("model.vision.spatial_merge_size", 1, 1'000, "patches",
+             "Patches per side the merger joins into one language-model token (Qwen)."),
+        qwenVision),
+    when(integer<REF(s.model.vision.outHiddenSize)>("model.vision.out_hidden_size", 1, kMaxHidden, "",
+             "The merger's output width, the language model's hidden size (Qwen)."),
+        qwenVision),
+    when(integer<REF(s.model.vision.numPositionEmbeddings)>("model.vision.num_position_embeddings", 1, 10'000'000,
+             "positions", "Learned positions of the tower, interpolated to each image (Qwen)."),
+        qwenVision),
     when(integer<REF(s.model.ssm.layers)>("model.ssm.layers", 0, kMaxLayers, "layers",
              "Blocks with a Mamba-2 mixer (Nemotron-H, Granite-4.0-H, Falcon-H1); 0 = none."),
         ssm),

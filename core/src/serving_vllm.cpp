@@ -211,6 +211,9 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         throw InputError("run.serving.engine_version",
             "0.10.0 or later for a hybrid state-space model (V1's hybrid KV cache, PR #20840); the V0 Mamba cache "
             "manager is not modelled");
+    if (m.vision.qwen() && v < versionKey("0.17.0"))
+        throw InputError("run.serving.engine_version",
+            "0.17.0 or later for a Qwen3.5 checkpoint (the earliest vLLM release VRAM Lab confirmed it in)");
     if (m.ssm.deltaNet() && v < versionKey("0.10.2"))
         throw InputError("run.serving.engine_version",
             "0.10.2 or later for a Gated DeltaNet model (the first vLLM with Qwen3-Next)");

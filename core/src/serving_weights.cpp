@@ -57,8 +57,8 @@ Bytes rankWeightsBytes(const ModelSpec& m, const Serving& s, Count tp, const Sta
     const DType dt = s.dtype;
     for (const ParamTensor& t : parameterTensors(m)) {
         const Count copies = stageCopies(t, m, st);
-        if (copies == 0)
-            continue;
+        if (copies == 0 || (t.group == ParamGroup::Vision && s.languageModelOnly))
+            continue; // --language-model-only: vLLM builds the model without its vision tower
         Bytes each = 0;
         if (t.group == ParamGroup::Embedding) {
             if (!st.holdsEmbedding && !(st.holdsHead && m.tiedEmbeddings))

@@ -77,6 +77,8 @@ const char* const kConfigs[] = {
     "falcon-h1-1.5b-instruct.json",
     "falcon-h1-7b-base.json",
     "qwen3-next-80b-a3b-instruct.json",
+    "qwen3.5-27b.json",
+    "qwen3.5-35b-a3b.json",
 };
 
 /// What an import gives: parameters, and the memory and time of a training step (flash and
@@ -479,6 +481,11 @@ private slots:
         // Gated DeltaNet: the model transformers builds (the Hub's total adds the unbuilt MTP layer, SOURCES.md).
         QTest::newRow("qwen3-next-80b-a3b") << "qwen3-next-80b-a3b-instruct.json"
                                             << "qwen3_next" << qint64(79'674'391'296) << qint64(3'874'929'408);
+        // Qwen3.5: the language model and the vision transformer (the Hub's totals add the MTP layer, SOURCES.md).
+        QTest::newRow("qwen3.5-27b") << "qwen3.5-27b.json"
+                                     << "qwen3_5_text" << qint64(27'356'728'560) << qint64(0);
+        QTest::newRow("qwen3.5-35b-a3b") << "qwen3.5-35b-a3b.json"
+                                         << "qwen3_5_moe_text" << qint64(35'107'181'936) << qint64(3'901'560'176);
     }
 
     /// The layer kinds of each hybrid family, tensor by tensor, and what the import makes of the run.
@@ -549,6 +556,30 @@ private slots:
         // Served with vLLM from 0.10.2, the first version with Qwen3-Next.
         const Scenario served = scenarioFromHf(qn, "x");
         QVERIFY(served.run.serving && served.run.serving->engineVersion == "0.10.2");
+        // Qwen3.5-27B: the same layers behind a vision transformer (Conv3d 3 x 2 x 16 x 16 -> 1152 with a bias,
+        // 2,304 positions, 27 blocks of two LayerNorms, qkv, proj, fc1 and fc2 with biases, and the merger's
+        // LayerNorm, fc1 of (1152 x 4)^2 and fc2 to 5,120, with biases); a dense MLP of 17,408; tied by the wrapper.
+        const HfImport q35 = importHfConfig(load("qwen3.5-27b.json"));
+        const VisionSpec& v = q35.model.vision;
+        QVERIFY(v.qwen() && q35.model.ssm.deltaNet() && !q35.model.moe.enabled() && !q35.model.tiedEmbeddings);
+        QVERIFY(q35.model.ssm.stateDtype == DType::Fp32); // mamba_ssm_dtype
+        QCOMPARE(q35.model.rotaryDim, Count(64)); // rope_parameters.partial_rotary_factor
+        const Count block = 4 * 1152 + (1152LL * 3456 + 3456) + (1152LL * 1152 + 1152) + (1152LL * 4304 + 4304)
+            + (4304LL * 1152 + 1152);
+        const Count merger = 2 * 1152 + (4608LL * 4608 + 4608) + (4608LL * 5120 + 5120);
+        QCOMPARE(
+            countParameters(q35.model).vision, 3 * 2 * 16 * 16 * 1152LL + 1152 + 2304LL * 1152 + 27 * block + merger);
+        // Served as vLLM does with --language-model-only: no tower among the weights, from 0.17.0.
+        const Scenario q35Served = scenarioFromHf(q35, "x");
+        QVERIFY(q35Served.run.serving->languageModelOnly && q35Served.run.serving->engineVersion == "0.17.0");
+        QVERIFY(std::any_of(q35.warnings.begin(), q35.warnings.end(),
+            [](const std::string& w) { return w.starts_with("vision_config: the vision transformer's"); }));
+        // The 0.8B, 2B and 4B tie their embeddings in the wrapper, not in text_config.
+        nlohmann::json tied = load("qwen3.5-27b.json");
+        tied["tie_word_embeddings"] = true;
+        QVERIFY(importHfConfig(tied).model.tiedEmbeddings);
+        tied["text_config"]["tie_word_embeddings"] = false;
+        QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(tied));
         // Granite-4.0-micro: every layer attends: a plain transformer, trained as any.
         const HfImport micro = importHfConfig(load("granite-4.0-micro.json"));
         QVERIFY(!micro.model.hybrid());
@@ -598,6 +629,14 @@ private slots:
                                                << "layer_types"
                                                << "[\"linear_attention\"]"
                                                << "layer_types";
+        QTest::newRow("qwen3.5 ungated") << "qwen3.5-27b.json"
+                                         << "attn_output_gate"
+                                         << "false"
+                                         << "text_config.attn_output_gate";
+        QTest::newRow("qwen3.5 state dtype") << "qwen3.5-27b.json"
+                                             << "mamba_ssm_dtype"
+                                             << "\"int8\""
+                                             << "text_config.mamba_ssm_dtype";
         QTest::newRow("qwen3-next window") << "qwen3-next-80b-a3b-instruct.json"
                                            << "use_sliding_window"
                                            << "true"
@@ -610,7 +649,8 @@ private slots:
         QFETCH(QString, value);
         QFETCH(QString, refusedKey);
         nlohmann::json cfg = load(file);
-        cfg[key.toStdString()] = nlohmann::json::parse(value.toStdString());
+        nlohmann::json& target = cfg.contains("text_config") ? cfg["text_config"] : cfg; // Qwen3.5's language model
+        target[key.toStdString()] = nlohmann::json::parse(value.toStdString());
         try {
             importHfConfig(cfg);
             QFAIL("accepted");
@@ -971,8 +1011,10 @@ private slots:
                 // Falcon-H1 reads mamba_expand only when mamba_d_ssm is null (FalconH1Mixer).
                 const bool expandUnread = it.key() == "mamba_expand" && family->modelType == "falcon_h1"
                     && cfg.contains("mamba_d_ssm") && !cfg.at("mamba_d_ssm").is_null();
+                // Qwen3.5 reads full_attention_interval only without layer_types (Qwen3_5TextConfig).
+                const bool intervalUnread = it.key() == "full_attention_interval" && cfg.contains("layer_types");
                 if (rule->use != HfKeyUse::Modelled || it.key() == "model_type"
-                    || (noMamba && it.key().starts_with("mamba_")) || expandUnread)
+                    || (noMamba && it.key().starts_with("mamba_")) || expandUnread || intervalUnread)
                     continue;
                 nlohmann::json changed = base;
                 nlohmann::json& target = wrapped ? changed["text_config"] : changed;
@@ -990,7 +1032,10 @@ private slots:
                     target["num_experts_per_tok"] = 2;
                 }
                 const nlohmann::json reference = changed;
-                target[it.key()] = perturbed(it.key(), it.value());
+                if (it.key() == "rope_parameters" && it.value().is_object()) // what is modelled of it
+                    target[it.key()]["partial_rotary_factor"] = 0.5;
+                else
+                    target[it.key()] = perturbed(it.key(), it.value());
                 const std::string what = std::string(file) + ": " + it.key() + " = " + target[it.key()].dump();
                 ++perturbed_;
                 try {
@@ -1022,11 +1067,11 @@ private slots:
                         QVERIFY2(r.neutral && !r.neutralText.empty(), std::string(r.key).c_str());
                 }
         }
-        // Only gpt-oss warns (its MXFP4 experts are held in run.precision, see moeFamilyTensors), and the
-        // configs that name the repository's own classes (auto_map).
+        // Only gpt-oss warns (its MXFP4 experts are held in run.precision, see moeFamilyTensors), the configs that
+        // name the repository's own classes (auto_map), and Qwen3.5's, whose tower vLLM serves without.
         for (const char* file : kConfigs)
             QVERIFY2(importHfConfig(load(file)).warnings.empty() || std::string(file).starts_with("gpt-oss")
-                    || load(file).contains("auto_map"),
+                    || std::string(file).starts_with("qwen3.5") || load(file).contains("auto_map"),
                 file);
     }
 

@@ -74,6 +74,23 @@ Scenario richScenario()
     return sc;
 }
 
+/// Keys written only for Qwen3.5's vision transformer (a SigLIP tower writes image_size instead).
+bool qwenVisionKey(std::string_view key)
+{
+    return key == "model.vision.kind" || key == "model.vision.temporal_patch_size"
+        || key == "model.vision.spatial_merge_size" || key == "model.vision.out_hidden_size"
+        || key == "model.vision.num_position_embeddings";
+}
+
+/// richScenario() with Qwen3.5-27B's vision transformer in place of the SigLIP tower.
+Scenario qwenVisionScenario()
+{
+    Scenario sc = richScenario();
+    // image_size stays (not written for this kind) so that switching the kind back to SigLIP writes a valid one.
+    sc.model.vision = { 1152, 4304, 27, 16, 896, 16, 3, VisionKind::QwenVit, 2, 2, 5120, 2304 };
+    return sc;
+}
+
 /// A value of the field other than `v`, inside its range.
 FieldValue otherValue(const ScenarioField& f, const FieldValue& v)
 {
@@ -163,7 +180,7 @@ private slots:
     {
         QFETCH(QString, key);
         const ScenarioField& f = *findField(key.toStdString());
-        Scenario sc = richScenario();
+        Scenario sc = qwenVisionKey(f.key) ? qwenVisionScenario() : richScenario();
         const FieldValue before = f.get(sc);
         QVERIFY(!std::holds_alternative<std::monostate>(before));
         const FieldValue after = otherValue(f, before);
@@ -223,9 +240,16 @@ private slots:
         std::set<std::string> table;
         for (const ScenarioField& f : scenarioFields())
             if (f.kind != FieldKind::Unmodelled && f.key != "run.serving" // a training run
-                && f.key != "run.parallelism.fsdp_shard_group") // HSDP only, with zero_stage 3 (see above)
+                && f.key != "run.parallelism.fsdp_shard_group" // HSDP only, with zero_stage 3 (see above)
+                && !qwenVisionKey(f.key)) // a SigLIP tower here (below: Qwen's writes them, not image_size)
                 table.emplace(f.key);
         QCOMPARE(written, table);
+        std::set<std::string> qwen;
+        leafKeys(scenarioToJson(qwenVisionScenario()), "", qwen);
+        for (const ScenarioField& f : scenarioFields())
+            if (qwenVisionKey(f.key))
+                QVERIFY2(qwen.count(std::string(f.key)), std::string(f.key).c_str());
+        QVERIFY(!qwen.count("model.vision.image_size"));
 
         Scenario dense = richScenario();
         dense.model.moe = {};

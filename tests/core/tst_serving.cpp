@@ -693,6 +693,33 @@ void TstServing::hybridDeltaNet()
         QVERIFY(err.expected().find("key heads") != std::string::npos);
     }
 
+    // Qwen3.5's vision transformer: served only as vLLM's --language-model-only builds the model, without the tower
+    // (its activations and vLLM's profiling of it on dummy images are not modelled).
+    json tower = qwen35_27b({ { "engine", "vllm" }, { "engine_version", "0.19.0" }, { "max_model_len", 32768 } });
+    const Bytes textWeights = run(tower).limiting().weightsBytes;
+    tower["model"]["vision"] = { { "kind", "qwen-vit" }, { "hidden_size", 1152 }, { "intermediate_size", 4304 },
+        { "num_layers", 27 }, { "num_heads", 16 }, { "patch_size", 16 }, { "temporal_patch_size", 2 },
+        { "spatial_merge_size", 2 }, { "out_hidden_size", 5120 }, { "num_position_embeddings", 2304 } };
+    const auto refusedKey = [&](const json& d) -> std::string {
+        try {
+            run(d);
+        } catch (const InputError& err) {
+            return err.keyPath();
+        }
+        return "accepted";
+    };
+    QCOMPARE(refusedKey(tower), std::string("model.vision"));
+    tower["run"]["serving"]["language_model_only"] = true;
+    QCOMPARE(run(tower).limiting().weightsBytes, textWeights);
+    tower["run"]["serving"]["engine_version"] = "0.16.0";
+    QCOMPARE(refusedKey(tower), std::string("run.serving.engine_version"));
+    json sglangTower = tower;
+    sglangTower["run"]["serving"] = { { "engine", "sglang" }, { "engine_version", "0.5.4" } };
+    QCOMPARE(refusedKey(sglangTower), std::string("model.vision"));
+    json noTower
+        = qwen35_27b({ { "engine", "vllm" }, { "engine_version", "0.19.0" }, { "language_model_only", true } });
+    QCOMPARE(refusedKey(noTower), std::string("run.serving.language_model_only"));
+
     // SGLang keeps the conv state in the model dtype and the recurrent state in the config's mamba_ssm_dtype.
     const ServingEstimate sg = run(qwen35_27b({ { "engine", "sglang" }, { "engine_version", "0.5.4" } }));
     QCOMPARE(sg.limiting().statePerSequenceBytes, Bytes(48) * 3'207'168);

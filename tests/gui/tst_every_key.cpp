@@ -68,13 +68,15 @@ const QHash<QString, QString>& exempt()
                  "model.ssm.head_dim", "model.ssm.state_size", "model.ssm.groups", "model.ssm.conv_kernel",
                  "model.ssm.bias", "model.ssm.conv_bias", "model.ssm.gated_norm", "model.ssm.parallel",
                  "model.ssm.kind", "model.ssm.state_dtype", "model.rotary_dim", "model.attention_output_gate",
-                 "model.attention_layers", "model.mlp_layers", "model.tied_embeddings", "model.dropout",
-                 "model.sliding_window", "model.global_layer_interval", "model.attention_type", "model.moe.num_experts",
-                 "model.moe.top_k", "model.moe.shared_experts", "model.moe.expert_ffn_hidden_size",
-                 "model.moe.first_dense_layers", "model.moe.router_bias", "model.moe.expert_bias",
-                 "model.moe.shared_expert_ffn_hidden_size", "model.moe.shared_expert_gate", "model.mla.q_lora_rank",
-                 "model.mla.kv_lora_rank", "model.mla.qk_nope_head_dim", "model.mla.qk_rope_head_dim",
-                 "model.mla.v_head_dim", "model.parallel_residual", "model.shared_attention_norm" })
+                 "model.vision.kind", "model.vision.temporal_patch_size", "model.vision.spatial_merge_size",
+                 "model.vision.out_hidden_size", "model.vision.num_position_embeddings", "model.attention_layers",
+                 "model.mlp_layers", "model.tied_embeddings", "model.dropout", "model.sliding_window",
+                 "model.global_layer_interval", "model.attention_type", "model.moe.num_experts", "model.moe.top_k",
+                 "model.moe.shared_experts", "model.moe.expert_ffn_hidden_size", "model.moe.first_dense_layers",
+                 "model.moe.router_bias", "model.moe.expert_bias", "model.moe.shared_expert_ffn_hidden_size",
+                 "model.moe.shared_expert_gate", "model.mla.q_lora_rank", "model.mla.kv_lora_rank",
+                 "model.mla.qk_nope_head_dim", "model.mla.qk_rope_head_dim", "model.mla.v_head_dim",
+                 "model.parallel_residual", "model.shared_attention_norm" })
             k.insert(QLatin1String(key), shape);
         // The engine's object: its flags are the run.serving.* controls (tst_serving_page).
         k.insert(QStringLiteral("run.serving"), QStringLiteral("an object: its flags are run.serving.* controls"));

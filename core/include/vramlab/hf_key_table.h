@@ -34,7 +34,7 @@ struct HfKeyRule {
 struct HfFamily {
     std::string_view modelType;
     std::string_view source; ///< the transformers file the rules were read from
-    std::array<std::span<const HfKeyRule>, 5> groups;
+    std::array<std::span<const HfKeyRule>, 6> groups;
 };
 
 /// Every supported family, in the order the README lists them.

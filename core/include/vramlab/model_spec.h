@@ -50,18 +50,30 @@ struct MlaSpec {
     Count vHeadDim = 0;
 };
 
+/// Which image encoder: SigLIP with Gemma 3's projector, or the Qwen3.5 vision transformer (models/qwen3_5/
+/// modeling_qwen3_5.py Qwen3_5VisionModel: a Conv3d patch embedding over temporal_patch_size frames, learned
+/// positions, pre-LayerNorm blocks with biases, and a patch merger of spatial_merge_size^2 patches into the
+/// language model's width).
+enum class VisionKind { Siglip, QwenVit };
+
 /// A vision-language model's image encoder and its projector into the language model: SigLIP
 /// (modeling_siglip.py SiglipVisionTransformer without the pooling head) and Gemma 3's projector
-/// (modeling_gemma3.py Gemma3MultiModalProjector). hidden_size 0 = a text-only model.
+/// (modeling_gemma3.py Gemma3MultiModalProjector), or Qwen3.5's. hidden_size 0 = a text-only model.
 struct VisionSpec {
     Count hiddenSize = 0;
     Count intermediateSize = 0;
     Count numLayers = 0;
     Count numHeads = 0;
-    Count imageSize = 0; ///< pixels per side
+    Count imageSize = 0; ///< pixels per side (SigLIP)
     Count patchSize = 0; ///< pixels per side of one patch
     Count channels = 3;
+    VisionKind kind = VisionKind::Siglip;
+    Count temporalPatchSize = 0; ///< Qwen: frames one patch spans (the Conv3d's depth)
+    Count spatialMergeSize = 0; ///< Qwen: patches per side the merger joins into one token
+    Count outHiddenSize = 0; ///< Qwen: the merger's output width (the language model's hidden size)
+    Count numPositionEmbeddings = 0; ///< Qwen: learned positions, interpolated to the image
     bool enabled() const { return hiddenSize > 0; }
+    bool qwen() const { return kind == VisionKind::QwenVit; }
     /// Learned positions, one per patch (throws SizeOverflow past 63 bits, as any size here).
     Count patches() const { return patchSize > 0 ? checkedMul(imageSize / patchSize, imageSize / patchSize) : 0; }
 };

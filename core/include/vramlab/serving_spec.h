@@ -37,6 +37,7 @@ struct Serving {
     std::optional<bool> enablePrefixCaching;
     double swapSpaceGib = 4; ///< V0 CPU blocks
     std::optional<Bytes> kvCacheMemoryBytes; ///< --kv-cache-memory-bytes: the KV cache's size, gmu ignored
+    bool languageModelOnly = false; ///< --language-model-only: a vision-language checkpoint without its tower
 
     // Hybrid state-space models (vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype, SGLang --mamba-ssm-dtype)
     std::optional<DType> mambaCacheDtype; ///< vLLM: the conv state; unset: "auto" = dtype
