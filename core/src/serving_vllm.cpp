@@ -290,6 +290,15 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
             e.startupFails = true;
             e.failure = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
                         "initializing the engine.";
+        } else if (!e.startupFails && v >= versionKey("0.19.0") && !s.enforceEager && e.maxNumSeqs > k.blocks) {
+            // PR #38270 (merged 2026-03-26, in 0.19.0; reported on 0.23.1, 0.25.1 and 0.28.0, vllm#49064): CUDA-graph
+            // capture needs one Mamba block per decode sequence, and the engine refuses to start without them.
+            e.startupFails = true;
+            e.failure = "max_num_seqs (" + std::to_string(e.maxNumSeqs) + ") exceeds available Mamba cache blocks ("
+                + std::to_string(k.blocks)
+                + "). Each decode sequence requires one Mamba cache block, so CUDA graph capture cannot proceed. "
+                  "Please lower max_num_seqs to at most "
+                + std::to_string(k.blocks) + " or increase gpu_memory_utilization.";
         }
         if (!s.mambaSsmCacheDtype && !m.ssm.stateDtype)
             e.warnings.push_back("run.serving.mamba_ssm_cache_dtype unset: the scan's state is taken in "

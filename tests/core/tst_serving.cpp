@@ -649,6 +649,19 @@ void TstServing::hybridDeltaNet()
     plain["model"].erase("rotary_dim");
     QCOMPARE(run(plain).limiting().weightsBytes - k.weightsBytes, Bytes(262144) * (256 - 64) * 2);
 
+    // From 0.19.0 (PR #38270) CUDA-graph capture needs a Mamba block per sequence: more sequences than blocks fail
+    // to start (vllm#49064: "max_num_seqs (1024) exceeds available Mamba cache blocks (969)"), not in eager mode.
+    json many = doc;
+    many["run"]["serving"]["max_num_seqs"] = 2000;
+    QVERIFY(run(many).startupFails);
+    QCOMPARE(run(many).failure.substr(0, 73),
+        std::string("max_num_seqs (2000) exceeds available Mamba cache blocks (1487). Each dec"));
+    many["run"]["serving"]["enforce_eager"] = true;
+    QVERIFY(!run(many).startupFails);
+    many["run"]["serving"]["enforce_eager"] = false;
+    many["run"]["serving"]["engine_version"] = "0.18.0";
+    QVERIFY(!run(many).startupFails);
+
     // Prefix caching (mamba_cache_mode "align", 0.17.0 and later): two state blocks per linear group and request.
     doc["run"]["serving"]["enable_prefix_caching"] = true;
     e = run(doc);
