@@ -162,6 +162,36 @@ std::vector<Preset> build()
         "Qwen/Qwen3-Next-80B-A3B-Instruct config.json (tests/data/hf/qwen3-next-80b-a3b-instruct.json); "
         "79,674,391,296 parameters of the model transformers builds (the Hub's 81,324,862,720 adds the MTP layer "
         "it skips)");
+    // Qwen3.5 / Qwen3.6: Qwen3-Next's layers (every 4th gated full attention, Gated DeltaNet otherwise) beside a
+    // vision transformer, served as vLLM's --language-model-only builds them (choosing one adapts the run).
+    auto qwen35
+        = [&](const char* name, Count hidden, Count layers, Count heads, Count kvHeads, Count ffn, Count vHeads) {
+              ModelSpec m = llamaStyle(name, 248320, hidden, layers, heads, kvHeads, ffn, 262144);
+              m.headDim = 256;
+              m.qkNorm = true;
+              m.attentionOutputGate = true;
+              m.rotaryDim = 64;
+              m.ssm = { layers / 4 * 3, vHeads, 128, 128, 16, 4, false, false, true, false, SsmKind::GatedDeltaNet,
+                  DType::Fp32 };
+              m.attentionFreeLayers = m.ssm.layers;
+              m.vision = { 1152, 4304, 27, 16, 0, 16, 3, VisionKind::QwenVit, 2, 2, hidden, 2304 };
+              return m;
+          };
+    add("qwen3.5-27b", qwen35("Qwen3.5 27B (VL)", 5120, 64, 24, 4, 17408, 48), 27356728560, true,
+        "Qwen/Qwen3.5-27B config.json (tests/data/hf/qwen3.5-27b.json); 27,356,728,560 parameters of the model "
+        "transformers builds, the vision transformer's 460,730,096 included (the Hub's 27,781,427,952 adds the MTP "
+        "layer); Qwen3.6-27B has the same shapes");
+    ModelSpec q35moe = qwen35("Qwen3.5 35B-A3B (VL)", 2048, 40, 16, 2, 512, 32);
+    q35moe.moe.numExperts = 256;
+    q35moe.moe.topK = 8;
+    q35moe.moe.expertFfnHiddenSize = 512;
+    q35moe.moe.sharedExperts = 1;
+    q35moe.moe.sharedExpertFfnHiddenSize = 512;
+    q35moe.moe.sharedExpertGate = true;
+    add("qwen3.5-35b-a3b", q35moe, 35107181936, true,
+        "Qwen/Qwen3.5-35B-A3B config.json (tests/data/hf/qwen3.5-35b-a3b.json); 35,107,181,936 parameters of the "
+        "model transformers builds, the vision transformer's 446,571,248 included (the Hub's 35,951,822,704 adds "
+        "the MTP layer); Qwen3.6-35B-A3B has the same shapes");
 
     family = "Phi";
     add("phi-3-mini", llamaStyle("Phi-3 mini 4k (3.8B)", 32064, 3072, 32, 32, 32, 8192, 4096), 3821079552, true,

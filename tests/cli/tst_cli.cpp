@@ -475,6 +475,17 @@ private slots:
         QCOMPARE(t.code, 0);
         QVERIFY(t.out.contains("Setting attention block size to 1312 tokens"));
         QVERIFY(t.out.contains("of which Mamba-2 states"));
+        // Gated DeltaNet (Qwen3.6-35B-A3B, served without its vision tower): a Gated DeltaNet state per sequence of
+        // 30 x (3 x 8,192 x 2 B + 32 x 128 x 128 x 4 B) and a block of 16 x cdiv(2,146,304, 16 x 2,048) tokens.
+        const Run q = cli({ "serve-estimate",
+            QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios/qwen3.6-35b-a3b-fp8-vllm-h100.json") });
+        QCOMPARE(q.code, 0);
+        QVERIFY2(q.out.contains("Setting attention block size to 1056 tokens"), q.out.constData());
+        QVERIFY(q.out.contains("of which Gated DeltaNet states") && q.out.contains("61.41 MiB a sequence"));
+        const Run q35 = cli({ "import-hf", QStringLiteral(VRAMLAB_SOURCE_DIR "/tests/data/hf/qwen3.5-27b.json"), "-o",
+            dir.filePath(QStringLiteral("qwen35.json")) });
+        QCOMPARE(q35.code, 0);
+        QVERIFY2(q35.out.contains("27,356,728,560 parameters"), q35.out.constData());
         const Run j = cli({ "estimate", file, "--json" });
         QCOMPARE(j.code, 0);
         const QJsonObject rank

@@ -569,6 +569,15 @@ private slots:
         const Count merger = 2 * 1152 + (4608LL * 4608 + 4608) + (4608LL * 5120 + 5120);
         QCOMPARE(
             countParameters(q35.model).vision, 3 * 2 * 16 * 16 * 1152LL + 1152 + 2304LL * 1152 + 27 * block + merger);
+        // The presets are these models (the 35B-A3B's MoE checked in publishedCounts' active count).
+        for (const auto& [file, preset] : { std::pair { "qwen3.5-27b.json", "qwen3.5-27b" },
+                 std::pair { "qwen3.5-35b-a3b.json", "qwen3.5-35b-a3b" } }) {
+            const ModelSpec imported = importHfConfig(load(file)).model, p = findPreset(preset)->model;
+            QCOMPARE(countParameters(p).total, countParameters(imported).total);
+            QCOMPARE(countParameters(p).active, countParameters(imported).active);
+            QCOMPARE(countParameters(p).vision, countParameters(imported).vision);
+            QVERIFY(p.ssm.stateDtype == imported.ssm.stateDtype && p.rotaryDim == imported.rotaryDim);
+        }
         // Served as vLLM does with --language-model-only: no tower among the weights, from 0.17.0.
         const Scenario q35Served = scenarioFromHf(q35, "x");
         QVERIFY(q35Served.run.serving->languageModelOnly && q35Served.run.serving->engineVersion == "0.17.0");

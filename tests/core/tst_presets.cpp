@@ -51,7 +51,7 @@ private slots:
                 // hybrid Mamba-2 models
                 "nemotron-h-8b", "nemotron-nano-9b-v2", "granite-4.0-h-small", "falcon-h1-7b",
                 // Gated DeltaNet
-                "qwen3-next-80b-a3b" })
+                "qwen3-next-80b-a3b", "qwen3.5-27b", "qwen3.5-35b-a3b" })
             QVERIFY2(findPreset(key).has_value(), key);
         QVERIFY(!findPreset("llama-9-1t").has_value());
     }
