@@ -162,13 +162,17 @@ void ServingBarChart::rebuild()
     // Both labels stand above their lines (below, the budget's would hide the cache's top); lines
     // too close for two labels share the upper one.
     QString gpuText = QStringLiteral(" GPU memory %1").arg(bytesText(m_chart.gpuBytes));
+    const double rectPx = m_plot->axisRect()->height() > 0 ? m_plot->axisRect()->height() : 300;
+    const int lineHeightPx = QFontMetrics(m_theme.font()).height();
+    int gpuLabelLines = 1;
     if (m_chart.budgetBytes) {
         const QString budgetText = QStringLiteral(" ") + QString::fromStdString(m_chart.budgetLabel);
-        const double rectPx = m_plot->axisRect()->height() > 0 ? m_plot->axisRect()->height() : 300;
         const double gapPx = toGiB(m_chart.gpuBytes - *m_chart.budgetBytes) / (yMax * 1.15) * rectPx;
-        const bool close = gapPx < QFontMetrics(m_theme.font()).height() * 1.3;
-        if (close)
+        const bool close = gapPx < lineHeightPx * 1.3;
+        if (close) {
             gpuText += QStringLiteral("\n") + budgetText;
+            gpuLabelLines = 2;
+        }
         line(toGiB(*m_chart.budgetBytes), close ? QString() : budgetText,
             QPen(m_theme.overflow, m_theme.lineWidth, Qt::DashDotLine), Qt::AlignBottom);
     }
@@ -180,7 +184,13 @@ void ServingBarChart::rebuild()
     fitLegendColumns(m_plot, width(), m_theme);
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setRange(0.4, double(std::max(1, n)) + 0.6);
-    m_plot->yAxis->setRange(0, yMax * 1.15);
+    // Room above the GPU line for its label: two lines where the budget's joins it would otherwise leave the top one
+    // outside a short plot (the Serving tab at 1280x720).
+    double yTop = yMax * 1.15;
+    const double labelPx = gpuLabelLines * lineHeightPx + 6;
+    if (m_chart.gpuBytes > 0 && labelPx < rectPx * 0.5)
+        yTop = std::max(yTop, toGiB(m_chart.gpuBytes) / (1.0 - labelPx / rectPx));
+    m_plot->yAxis->setRange(0, yTop);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
