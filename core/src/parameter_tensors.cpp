@@ -178,58 +178,43 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
     b.norm("final_norm.weight", "final_norm.bias", m.norm, h, 1);
     if (!m.tiedEmbeddings)
         out.push_back({ "lm_head.weight", ParamGroup::Head, h, m.vocabSize, 1, 1, true, "lm_head" });
-    if (m.vision.enabled() && m.vision.qwen()) {
-        // Qwen3_5VisionModel (modeling_qwen3_5.py): patch_embed.proj Conv3d(channels, D, [T, P, P]) with a bias,
-        // pos_embed Embedding(num_position_embeddings, D), per block norm1 and norm2 LayerNorm(D), attn.qkv
-        // Linear(D, 3D) and attn.proj Linear(D, D), mlp.linear_fc1 Linear(D, I) and linear_fc2 Linear(I, D), all
-        // with biases; the merger's LayerNorm(D), linear_fc1 Linear(D m^2, D m^2) and linear_fc2 Linear(D m^2,
-        // out_hidden_size) with biases. No deepstack mergers (deepstack_visual_indexes is empty).
-        const VisionSpec& v = m.vision;
-        const Count vh = v.hiddenSize, vi = v.intermediateSize, vl = v.numLayers;
-        const Count merged = checkedMul(vh, v.spatialMergeSize, v.spatialMergeSize);
-        const auto add = [&](std::string_view name, Count rows, Count cols, Count copies) {
-            out.push_back({ name, ParamGroup::Vision, rows, cols, copies, copies, false, {} });
-        };
-        add("vision.patch_embed.weight", checkedMul(v.channels, v.temporalPatchSize, v.patchSize, v.patchSize), vh, 1);
-        add("vision.patch_embed.bias", 1, vh, 1);
-        add("vision.pos_embed.weight", v.numPositionEmbeddings, vh, 1);
-        add("vision.blocks.norms", 1, vh, checkedMul(4, vl)); // norm1 and norm2, weight and bias
-        add("vision.blocks.attn.qkv.weight", vh, checkedMul(3, vh), vl);
-        add("vision.blocks.attn.qkv.bias", 1, checkedMul(3, vh), vl);
-        add("vision.blocks.attn.proj.weight", vh, vh, vl);
-        add("vision.blocks.attn.proj.bias", 1, vh, vl);
-        add("vision.blocks.mlp.fc1.weight", vh, vi, vl);
-        add("vision.blocks.mlp.fc1.bias", 1, vi, vl);
-        add("vision.blocks.mlp.fc2.weight", vi, vh, vl);
-        add("vision.blocks.mlp.fc2.bias", 1, vh, vl);
-        add("vision.merger.norm", 1, vh, 2);
-        add("vision.merger.fc1.weight", merged, merged, 1);
-        add("vision.merger.fc1.bias", 1, merged, 1);
-        add("vision.merger.fc2.weight", merged, v.outHiddenSize, 1);
-        add("vision.merger.fc2.bias", 1, v.outHiddenSize, 1);
-    } else if (m.vision.enabled()) {
-        // SigLIP without its pooling head (vision_use_head false): a Conv2d patch embedding with bias, learned
-        // positions, per layer LayerNorm, q/k/v/out and fc1/fc2 with biases, LayerNorm; then Gemma 3's projector,
-        // mm_input_projection_weight [vision hidden, text hidden] and an RMSNorm of the vision width. Kept out of
-        // the linear set: not LoRA targets, not tensor-parallel sharded, not quantized, frozen in training.
+    if (m.vision.enabled()) {
+        // Two towers, the same pre-LayerNorm encoder blocks: two LayerNorms, attention of 4 x D x D weights with
+        // biases (SigLIP's q, k, v, out; Qwen's qkv 3D and proj), fc1 D x I and fc2 I x D with biases. SigLIP
+        // (Gemma 3, vision_use_head false): a Conv2d patch embedding with bias, learned positions, the post
+        // LayerNorm; then Gemma 3's projector, mm_input_projection_weight [vision hidden, text hidden] and an RMSNorm
+        // of the vision width. Qwen3_5VisionModel (modeling_qwen3_5.py): patch_embed.proj Conv3d(channels, D, [T, P,
+        // P]) with a bias, pos_embed Embedding(num_position_embeddings, D), and the merger's LayerNorm(D),
+        // linear_fc1 Linear(D m^2, D m^2) and linear_fc2 Linear(D m^2, out_hidden_size) with biases; no deepstack
+        // mergers. Kept out of the linear set: not LoRA targets, not tensor-parallel sharded, not quantized, frozen.
         const VisionSpec& v = m.vision;
         const Count vh = v.hiddenSize, vi = v.intermediateSize, vl = v.numLayers;
         const auto add = [&](std::string_view name, Count rows, Count cols, Count copies) {
             out.push_back({ name, ParamGroup::Vision, rows, cols, copies, copies, false, {} });
         };
-        add("vision.patch_embedding.weight", checkedMul(v.channels, v.patchSize, v.patchSize), vh, 1);
+        const Count patch = checkedMul(v.channels, v.patchSize, v.patchSize);
+        add("vision.patch_embedding.weight", v.qwen() ? checkedMul(patch, v.temporalPatchSize) : patch, vh, 1);
         add("vision.patch_embedding.bias", 1, vh, 1);
-        add("vision.position_embedding.weight", v.patches(), vh, 1);
-        add("vision.layers.layer_norms", 1, vh, checkedMul(4, vl)); // layer_norm1 and layer_norm2, weight and bias
+        add("vision.position_embedding.weight", v.qwen() ? v.numPositionEmbeddings : v.patches(), vh, 1);
+        add("vision.layers.layer_norms", 1, vh, checkedMul(4, vl)); // two LayerNorms, weight and bias
         add("vision.layers.attn.qkvo.weight", vh, vh, checkedMul(4, vl));
         add("vision.layers.attn.qkvo.bias", 1, vh, checkedMul(4, vl));
         add("vision.layers.mlp.fc1.weight", vh, vi, vl);
         add("vision.layers.mlp.fc1.bias", 1, vi, vl);
         add("vision.layers.mlp.fc2.weight", vi, vh, vl);
         add("vision.layers.mlp.fc2.bias", 1, vh, vl);
-        add("vision.post_layernorm", 1, vh, 2);
-        add("vision.projector.weight", vh, h, 1);
-        add("vision.projector.norm.weight", 1, vh, 1);
+        if (v.qwen()) {
+            const Count merged = checkedMul(vh, v.spatialMergeSize, v.spatialMergeSize);
+            add("vision.merger.norm", 1, vh, 2);
+            add("vision.merger.fc1.weight", merged, merged, 1);
+            add("vision.merger.fc1.bias", 1, merged, 1);
+            add("vision.merger.fc2.weight", merged, v.outHiddenSize, 1);
+            add("vision.merger.fc2.bias", 1, v.outHiddenSize, 1);
+        } else {
+            add("vision.post_layernorm", 1, vh, 2);
+            add("vision.projector.weight", vh, h, 1);
+            add("vision.projector.norm.weight", 1, vh, 1);
+        }
     }
     if (m.lmHeadBias) // nn.Linear(hidden, vocab, bias=True): its own tensor, tied weight or not
         out.push_back({ "lm_head.bias", ParamGroup::Head, 1, m.vocabSize, 1, 1, false, {} });

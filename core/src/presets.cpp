@@ -25,6 +25,20 @@ ModelSpec gpt2Style(const char* name, Count hidden, Count layers, Count heads, C
     return m;
 }
 
+/// Qwen2-MoE's block as Qwen3-Next and Qwen3.5 use it: routed experts and one shared expert of the same width,
+/// behind its sigmoid gate.
+MoeSpec qwenSharedExpertMoe(Count experts, Count topK, Count width)
+{
+    MoeSpec moe;
+    moe.numExperts = experts;
+    moe.topK = topK;
+    moe.expertFfnHiddenSize = width;
+    moe.sharedExperts = 1;
+    moe.sharedExpertFfnHiddenSize = width;
+    moe.sharedExpertGate = true;
+    return moe;
+}
+
 ModelSpec llamaStyle(
     const char* name, Count vocab, Count hidden, Count layers, Count heads, Count kvHeads, Count ffn, Count ctx)
 {
@@ -150,12 +164,7 @@ std::vector<Preset> build()
     qnext.qkNorm = true;
     qnext.attentionOutputGate = true;
     qnext.rotaryDim = 64;
-    qnext.moe.numExperts = 512;
-    qnext.moe.topK = 10;
-    qnext.moe.expertFfnHiddenSize = 512;
-    qnext.moe.sharedExperts = 1;
-    qnext.moe.sharedExpertFfnHiddenSize = 512;
-    qnext.moe.sharedExpertGate = true;
+    qnext.moe = qwenSharedExpertMoe(512, 10, 512);
     qnext.ssm = { 36, 32, 128, 128, 16, 4, false, false, true, false, SsmKind::GatedDeltaNet, {} };
     qnext.attentionFreeLayers = 36;
     add("qwen3-next-80b-a3b", qnext, 79674391296, true,
@@ -182,12 +191,7 @@ std::vector<Preset> build()
         "transformers builds, the vision transformer's 460,730,096 included (the Hub's 27,781,427,952 adds the MTP "
         "layer); Qwen3.6-27B has the same shapes");
     ModelSpec q35moe = qwen35("Qwen3.5 35B-A3B (VL)", 2048, 40, 16, 2, 512, 32);
-    q35moe.moe.numExperts = 256;
-    q35moe.moe.topK = 8;
-    q35moe.moe.expertFfnHiddenSize = 512;
-    q35moe.moe.sharedExperts = 1;
-    q35moe.moe.sharedExpertFfnHiddenSize = 512;
-    q35moe.moe.sharedExpertGate = true;
+    q35moe.moe = qwenSharedExpertMoe(256, 8, 512);
     add("qwen3.5-35b-a3b", q35moe, 35107181936, true,
         "Qwen/Qwen3.5-35B-A3B config.json (tests/data/hf/qwen3.5-35b-a3b.json); 35,107,181,936 parameters of the "
         "model transformers builds, the vision transformer's 446,571,248 included (the Hub's 35,951,822,704 adds "
