@@ -233,6 +233,11 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
                 "false before vLLM 0.17.0 for a Gated DeltaNet model (the mamba_cache_mode \"align\" of 0.17.0 and "
                 "later is modelled; earlier versions' handling is not)");
     }
+    // Late-2026 vLLM's CacheConfig defaults gpu_memory_utilization to 0.92 (vllm/config/cache.py; its docs say the
+    // same); the release that changed it is not pinned here, so a default-looking 0.9 past 0.24 is flagged.
+    if (v > versionKey("0.24.0") && s.gpuMemoryUtilization == 0.9 && !s.kvCacheMemoryBytes)
+        e.warnings.push_back("run.serving.gpu_memory_utilization: 0.9; vLLM releases after 0.24 default to 0.92 (the "
+                             "release of the change is not pinned): if the flag was left unset, set 0.92");
     const Bytes budget = static_cast<Bytes>(s.gpuMemoryUtilization * static_cast<double>(e.totalGpuBytes));
     // Memory outside torch's allocator: not derivable from the model (CUDA context, lazily loaded
     // kernels, NCCL); run.serving.non_torch_gib, default the scenario's CUDA context (+ NCCL buffers

@@ -661,6 +661,11 @@ void TstServing::hybridDeltaNet()
     many["run"]["serving"]["enforce_eager"] = false;
     many["run"]["serving"]["engine_version"] = "0.18.0";
     QVERIFY(!run(many).startupFails);
+    // Past 0.24 a default-looking gpu_memory_utilization is flagged: later releases default to 0.92.
+    json late = qwen35_27b({ { "engine", "vllm" }, { "engine_version", "0.28.0" }, { "max_model_len", 32768 } });
+    const std::vector<std::string> lateWarnings = run(late).warnings;
+    QVERIFY(std::any_of(lateWarnings.begin(), lateWarnings.end(),
+        [](const std::string& w) { return w.starts_with("run.serving.gpu_memory_utilization: 0.9;"); }));
 
     // Prefix caching (mamba_cache_mode "align", 0.17.0 and later): two state blocks per linear group and request.
     doc["run"]["serving"]["enable_prefix_caching"] = true;
