@@ -475,6 +475,42 @@ private slots:
         QVERIFY(doc->report());
     }
 
+    // Qwen3.5's config.json in the window: the vision transformer is counted, and the run becomes vLLM serving of the
+    // language model (--language-model-only, 0.17.0), the one budget modelled for it; the states are named by their
+    // mixer. Its preset in the panel does the same from a training scenario.
+    void qwenVisionLanguageModelServes()
+    {
+        QVERIFY(m_window->openFile(QStringLiteral(VRAMLAB_TEST_DATA_DIR "/hf/qwen3.5-27b.json")));
+        const Scenario& sc = m_window->document()->scenario();
+        QVERIFY(sc.model.vision.qwen() && sc.model.ssm.deltaNet());
+        QCOMPARE(countParameters(sc.model).total, Count(27'356'728'560));
+        QVERIFY(sc.run.serving && sc.run.serving->engine == ServingEngine::Vllm && sc.run.serving->languageModelOnly);
+        QCOMPARE(sc.run.serving->engineVersion, std::string("0.17.0"));
+        const std::optional<ServingEstimate>& e = m_window->document()->servingEstimate();
+        QVERIFY(e && e->limiting().statePerSequenceBytes == Bytes(48) * 3'207'168);
+        ServingPage* page = m_window->servingPage();
+        m_window->tabs()->setCurrentWidget(page);
+        QVERIFY(page->log()->toPlainText().contains(QStringLiteral("Setting attention block size to 784 tokens")));
+        QCOMPARE(page->budgetChart()->plottedGiB(0, QStringLiteral("ssm_state")),
+            double(e->limiting().stateBytes) / double(kGiB));
+        screenshot("qwen3.5");
+    }
+    void qwenPresetServes()
+    {
+        ScenarioDocument* doc = m_window->document();
+        QVERIFY(!doc->scenario().run.serving);
+        doc->setParameter(QStringLiteral("model.preset"), QStringLiteral("qwen3.5-35b-a3b"));
+        QVERIFY(doc->scenario().run.serving && doc->scenario().run.serving->languageModelOnly);
+        // In bf16 on the default H100 at the model's 262,144 tokens the language model's 64.5 GiB leave 3.24 GiB of
+        // cache where one request needs 5.08 GiB: vLLM does not start, and the header says so (the FP8 example,
+        // resources/scenarios/qwen3.6-35b-a3b-fp8-vllm-h100.json, holds 6.73 such requests).
+        QVERIFY(doc->servingEstimate() && doc->servingEstimate()->startupFails);
+        QVERIFY2(doc->servingEstimate()->failure.starts_with("To serve at least one request with the models's max seq "
+                                                             "len (262144), (5.08 GiB KV cache is needed"),
+            doc->servingEstimate()->failure.c_str());
+        QVERIFY(m_window->verdictLabel()->text().startsWith(QStringLiteral("DOES NOT START")));
+    }
+
 private:
     /// Opens the published case's scenario as a file (the case holds it under runs[0]); returns the log's case.
     json openCase(const QString& name)
