@@ -449,8 +449,8 @@ void validateHybrid(const ModelSpec& m, const RunSpec& r)
             "1 with a hybrid state-space model (which blocks a stage holds depends on the layer order, which the "
             "scenario does not give)");
     // A vision tower beside them only as vLLM's --language-model-only serves it (without the tower).
-    const bool languageOnly = r.serving->engine == ServingEngine::Vllm && r.serving->languageModelOnly;
-    if (m.slidingWindow > 0 || m.attentionType == AttentionType::Mla || (m.vision.enabled() && !languageOnly))
+    if (m.slidingWindow > 0 || m.attentionType == AttentionType::Mla
+        || (m.vision.enabled() && !r.serving->dropsVisionTower()))
         throw InputError("model.ssm",
             "full multi-head attention in the attention blocks of a hybrid state-space model (sliding windows, "
             "MLA and vision towers beside Mamba-2 layers are not modelled)");
@@ -503,7 +503,6 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         throw InputError("model.clamped_swiglu",
             "inference without a serving engine (gpt-oss: the engines keep its MXFP4 experts, which their "
             "weight budget does not model yet)");
-    const bool languageOnly = r.serving && r.serving->engine == ServingEngine::Vllm && r.serving->languageModelOnly;
     if (r.serving && r.serving->languageModelOnly && !m.vision.qwen())
         throw InputError("run.serving.language_model_only",
             "false without Qwen3.5's vision transformer (model.vision.kind qwen-vit): what vLLM drops of other "
@@ -519,7 +518,7 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         // Qwen3.5's tower: its parameters are counted; its activations in training, the engines' profiling of it
         // and llama.cpp's mmproj are not modelled. vLLM's --language-model-only builds the model without it
         // (vllm/model_executor/models/qwen3_5.py, _mark_tower_model).
-        if (!languageOnly)
+        if (!(r.serving && r.serving->dropsVisionTower()))
             throw InputError("model.vision",
                 "serving with vllm and run.serving.language_model_only (Qwen3.5's vision transformer: its "
                 "activations, and the engines' profiling of it on dummy images, are not modelled)");

@@ -416,13 +416,8 @@ void importGatedDeltaNet(ConfigReader& r, const json& cfg, ModelSpec& m)
     m.rotaryDim = static_cast<Count>(partial.value_or(0.25) * static_cast<double>(m.headDim));
     // Qwen3.5's mamba_ssm_dtype: the recurrent state's dtype, which vLLM (PR #34489) and SGLang take on auto.
     if (const std::optional<std::string> d = r.raw().string("mamba_ssm_dtype")) {
-        if (*d == "float32")
-            s.stateDtype = DType::Fp32;
-        else if (*d == "bfloat16")
-            s.stateDtype = DType::Bf16;
-        else if (*d == "float16")
-            s.stateDtype = DType::Fp16;
-        else
+        s.stateDtype = mambaDtypeNamed(*d);
+        if (!s.stateDtype)
             throw InputError(r.path("mamba_ssm_dtype"), "expected float32, bfloat16 or float16, got \"" + *d + "\"");
     }
     if (s.layers == 0)
@@ -519,21 +514,10 @@ HfImport importHfConfig(const json& root)
     const json* cfgp = &root;
     std::string path;
     std::string type = topType;
-    if (topType == "gemma3") {
-        // Multimodal Gemma 3: the language model is text_config; the wrapper's keys are checked too.
-        if (!root.contains("text_config") || !root.at("text_config").is_object())
-            throw InputError("text_config", "missing: a gemma3 config.json holds the language model there");
-        checkKeys(*findHfFamily("gemma3"), root, "");
-        cfgp = &root.at("text_config");
-        path = "text_config";
-        JsonObjectReader text(*cfgp, path);
-        type = text.string("model_type").value_or("gemma3_text");
-        if (type != "gemma3_text")
-            throw InputError(
-                "text_config.model_type", "expected \"gemma3_text\" in a gemma3 config, got \"" + type + "\"");
-    }
-    if (topType == "qwen3_5" || topType == "qwen3_5_moe") {
-        // Qwen3.5 / Qwen3.6: the language model is text_config, beside vision_config's tower.
+    const bool wrapper = topType == "gemma3" || topType == "qwen3_5" || topType == "qwen3_5_moe";
+    if (wrapper) {
+        // Multimodal Gemma 3, Qwen3.5 / Qwen3.6: the language model is text_config (model_type <wrapper>_text),
+        // beside vision_config's tower; the wrapper's keys are checked too.
         if (!root.contains("text_config") || !root.at("text_config").is_object())
             throw InputError("text_config", "missing: a " + topType + " config.json holds the language model there");
         checkKeys(*findHfFamily(topType), root, "");
@@ -549,7 +533,8 @@ HfImport importHfConfig(const json& root)
     if (type.empty())
         throw InputError("model_type", "missing: expected one of " + supportedHfModelTypes());
     const HfFamily* family = findHfFamily(type);
-    if (!family || type == "gemma3" || type == "siglip_vision_model" || type == "qwen3_5" || type == "qwen3_5_moe"
+    // The wrappers and their towers' configs are read only inside a wrapper, never as a model of their own.
+    if (!family || type == "gemma3" || type == "qwen3_5" || type == "qwen3_5_moe" || type == "siglip_vision_model"
         || type == "qwen3_5_vision") {
         std::string keys;
         for (auto it = cfgp->begin(); it != cfgp->end(); ++it)

@@ -60,8 +60,7 @@ std::vector<std::string> adaptRunToModel(const ModelSpec& model, RunSpec& run)
                 run.mode = Mode::Inference;
                 run.serving.reset();
             } else if ((key == "model.vision" && model.vision.qwen()
-                           && !(run.serving && run.serving->engine == ServingEngine::Vllm
-                               && run.serving->languageModelOnly))
+                           && !(run.serving && run.serving->dropsVisionTower()))
                 || ((key == "model.ssm" || key == "model.attention_output_gate")
                     && (!run.serving || run.serving->engine == ServingEngine::HfGenerate
                         || run.serving->engine == ServingEngine::LlamaCpp))) {

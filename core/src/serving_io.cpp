@@ -64,6 +64,14 @@ std::string engineOfKey(const std::string& key)
 
 } // namespace
 
+std::optional<DType> mambaDtypeNamed(const std::string& name)
+{
+    for (const auto& [n, d] : kMambaDtype)
+        if (n == name)
+            return d; // "auto" is nullopt
+    return std::nullopt;
+}
+
 bool isServingFlag(const std::string& flag, ServingEngine engine)
 {
     const std::string owner = engineOfKey(flag);

@@ -261,12 +261,12 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         k.activationPeakBytes = vllmActivationPeakBytes(m, s, tp, st, e.maxNumBatchedTokens, e.maxNumSeqs, v1);
         k.nonTorchBytes = nonTorch;
         k.cudaGraphBytes = graphs;
-        k.kvCacheBytes = budget - k.weightsBytes - k.activationPeakBytes - nonTorch - graphs;
+        // --kv-cache-memory-bytes: the cache takes exactly this on every rank and gpu_memory_utilization is ignored
+        // (vllm/config/cache.py CacheConfig.kv_cache_memory_bytes); what the process then holds is the weights, the
+        // profiling peak, non-torch memory, the graphs and this.
+        k.kvCacheBytes
+            = s.kvCacheMemoryBytes.value_or(budget - k.weightsBytes - k.activationPeakBytes - nonTorch - graphs);
         if (s.kvCacheMemoryBytes) {
-            // --kv-cache-memory-bytes: the cache takes exactly this on every rank and gpu_memory_utilization is
-            // ignored (vllm/config/cache.py CacheConfig.kv_cache_memory_bytes); what the process then holds is
-            // the weights, the profiling peak, non-torch memory, the graphs and this.
-            k.kvCacheBytes = *s.kvCacheMemoryBytes;
             k.budgetBytes = k.weightsBytes + k.activationPeakBytes + nonTorch + graphs + k.kvCacheBytes;
             if (k.budgetBytes > e.totalGpuBytes)
                 e.warnings.push_back("run.serving.kv_cache_memory_bytes: " + k.name + " would hold "

@@ -126,21 +126,16 @@ SsmRankWidths ssmRankWidths(const SsmSpec& s, Count tp)
         throw InputError("run.parallelism.tensor_parallel",
             "a divisor of model.ssm.num_heads (" + std::to_string(s.numHeads) + "), as the engines split the "
                 + s.label() + " heads; got " + std::to_string(tp));
-    if (s.deltaNet()) {
-        // qwen3_next.py Qwen3NextGatedDeltaNet: num_k_heads // tp_size and num_v_heads // tp_size, no replication.
-        if (s.groups % tp != 0)
-            throw InputError("run.parallelism.tensor_parallel",
-                "a divisor of model.ssm.groups (" + std::to_string(s.groups)
-                    + "), as vLLM and SGLang split the Gated DeltaNet key heads; got " + std::to_string(tp));
-        return { s.innerWidth() / tp, checkedMul(2, s.groups, s.stateSize) / tp, s.numHeads / tp, 2 };
-    }
+    // qwen3_next.py Qwen3NextGatedDeltaNet: num_k_heads // tp_size, no replication. Mamba-2's
     // extra_groups_for_head_shards: 0 when the groups divide over the ranks, else tp - groups (one group: tp).
-    if (s.groups % tp != 0 && s.groups != 1)
+    if (s.groups % tp != 0 && (s.deltaNet() || s.groups != 1))
         throw InputError("run.parallelism.tensor_parallel",
-            "a divisor of model.ssm.groups (" + std::to_string(s.groups)
-                + ") or any size with one group, as vLLM and SGLang shard B and C; got " + std::to_string(tp));
+            "a divisor of model.ssm.groups (" + std::to_string(s.groups) + ")"
+                + (s.deltaNet() ? ", as vLLM and SGLang split the Gated DeltaNet key heads"
+                                : " or any size with one group, as vLLM and SGLang shard B and C")
+                + "; got " + std::to_string(tp));
     const Count groups = s.groups % tp == 0 ? s.groups : tp;
-    return { s.innerWidth() / tp, checkedMul(2, groups, s.stateSize) / tp, s.numHeads / tp };
+    return { s.innerWidth() / tp, checkedMul(2, groups, s.stateSize) / tp, s.numHeads / tp, s.deltaNet() ? 2 : 1 };
 }
 
 SsmStateBytes ssmStateBytes(const ModelSpec& m, Count tp, DType conv, DType ssm)

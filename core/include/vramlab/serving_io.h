@@ -22,6 +22,10 @@ nlohmann::json servingJson(const RunSpec& run);
 /// The engine version used when run.serving.engine_version is not given.
 std::string defaultEngineVersion(ServingEngine engine);
 
+/// A recurrent state's dtype as vLLM's MambaDType and the Hugging Face configs (Qwen3.5's mamba_ssm_dtype) name it:
+/// float32, float16 or bfloat16; nullopt for any other name ("auto" included).
+std::optional<DType> mambaDtypeNamed(const std::string& name);
+
 /// Whether `flag` is a key of run.serving for `engine` (its own flags and the common ones).
 bool isServingFlag(const std::string& flag, ServingEngine engine);
 

@@ -38,6 +38,8 @@ struct Serving {
     double swapSpaceGib = 4; ///< V0 CPU blocks
     std::optional<Bytes> kvCacheMemoryBytes; ///< --kv-cache-memory-bytes: the KV cache's size, gmu ignored
     bool languageModelOnly = false; ///< --language-model-only: a vision-language checkpoint without its tower
+    /// vLLM builds the model without its vision tower (the flag is vLLM's).
+    bool dropsVisionTower() const { return engine == ServingEngine::Vllm && languageModelOnly; }
 
     // Hybrid state-space models (vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype, SGLang --mamba-ssm-dtype)
     std::optional<DType> mambaCacheDtype; ///< vLLM: the conv state; unset: "auto" = dtype
