@@ -7,6 +7,7 @@
 #include "scenario_document.h"
 #include "serving_bar_chart.h"
 #include "stable_height_label.h"
+#include "stacking_splitter.h"
 #include "vramlab/serving_chart.h"
 
 #include <QApplication>
@@ -88,7 +89,10 @@ ServingPage::ServingPage(ScenarioDocument* document, QWidget* parent)
     m_notes->setObjectName(QStringLiteral("servingNotes"));
     content->addWidget(m_notes);
 
-    auto* charts = new QSplitter(Qt::Horizontal);
+    // The budget and the concurrency curve side by side, one above the other where the tab is narrow.
+    m_charts = new StackingSplitter;
+    m_charts->setObjectName(QStringLiteral("servingCharts"));
+    auto* charts = m_charts;
     charts->addWidget(m_budget);
     charts->addWidget(m_concurrency);
     charts->setStretchFactor(0, 1);

@@ -12,6 +12,7 @@ namespace vramlab {
 class ServingBarChart;
 class ConcurrencyChart;
 class FigureStrip;
+class StackingSplitter;
 
 /// A serving scenario (run.mode "serving") as its engine budgets it: the memory of each rank
 /// against the GPU with the engine's budget line, max concurrency against context length,
@@ -39,6 +40,8 @@ public:
     QPlainTextEdit* log() const { return m_log; }
     /// The key numbers: one row, or two where the tab is narrow.
     FigureStrip* figures() const { return m_figures; }
+    /// The two charts: side by side, or stacked where the tab is narrow.
+    StackingSplitter* charts() const { return m_charts; }
     /// A lesson's "predict first": the page shows `message` instead of the engine's numbers until unmasked.
     void setMasked(bool masked, const QString& message = QString());
     bool isMasked() const { return m_masked; }
@@ -54,6 +57,7 @@ private:
     QLabel* m_notes;
     QWidget* m_content;
     FigureStrip* m_figures = nullptr;
+    StackingSplitter* m_charts = nullptr;
     ServingBarChart* m_budget;
     ConcurrencyChart* m_concurrency;
     QPlainTextEdit* m_log;

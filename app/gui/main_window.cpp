@@ -718,7 +718,9 @@ void MainWindow::fitLessonLayoutNow()
     // mode), the panel steps aside (View › Parameters panel brings it back), and returns
     // when the lesson ends or the room comes back (presenter mode off).
     const int centralMin = centralWidget()->minimumSizeHint().width();
-    const int chartRoom = std::max(centralMin, room / 3);
+    // The third is the tabs' (the chart's), inside the central widget's margins.
+    const QMargins margins = centralWidget()->layout()->contentsMargins();
+    const int chartRoom = std::max(centralMin, room / 3 + margins.left() + margins.right());
     const int docks = minimumSizeHint().width() - centralMin; // the docks as they are, separators included
     if (params->isVisible() && docks + chartRoom > room) {
         params->setVisible(false);

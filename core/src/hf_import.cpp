@@ -358,6 +358,24 @@ void importHybrid(
         s = SsmSpec {};
 }
 
+/// The channels of each head RoPE turns: partial_rotary_factor x head_dim, the factor at the top level or (transformers
+/// 5, Qwen3.5) in rope_parameters, `fallback` being the configuration class's default.
+Count rotaryDimFrom(ConfigReader& r, const json& cfg, Count headDim, double fallback)
+{
+    std::optional<double> partial = r.raw().number("partial_rotary_factor", 0, 1);
+    if (cfg.contains("rope_parameters") && cfg.at("rope_parameters").is_object()) {
+        JsonObjectReader rope(cfg.at("rope_parameters"), r.path("rope_parameters"));
+        if (const std::optional<double> p = rope.number("partial_rotary_factor", 0, 1)) {
+            if (partial && *partial != *p)
+                throw InputError(r.path("partial_rotary_factor"), "equal to rope_parameters.partial_rotary_factor");
+            partial = p;
+        }
+    } else if (cfg.contains("rope_parameters") && !cfg.at("rope_parameters").is_null()) {
+        throw InputError(r.path("rope_parameters"), "expected an object");
+    }
+    return static_cast<Count>(partial.value_or(fallback) * static_cast<double>(headDim));
+}
+
 /// Qwen3-Next (models/qwen3_next/modeling_qwen3_next.py, configuration_qwen3_next.py): layer_types, or every
 /// full_attention_interval-th layer, is gated full attention; the others are Gated DeltaNet linear attention. Every
 /// layer's MLP is the Qwen2-MoE block (read with the shared decoder keys). The decoder and MoE keys are read already.
@@ -400,20 +418,8 @@ void importGatedDeltaNet(ConfigReader& r, const json& cfg, ModelSpec& m)
             "expected a divisor of linear_num_value_heads (" + std::to_string(s.numHeads) + ")");
     // Qwen3NextAttention: q_proj Linear(hidden, heads x head_dim x 2) for the query and its output gate.
     m.attentionOutputGate = true;
-    // partial_rotary_factor (0.25 in Qwen3NextConfig and Qwen3_5TextConfig): RoPE turns that share of each head;
-    // Qwen3.5 keeps it in rope_parameters.
-    std::optional<double> partial = r.raw().number("partial_rotary_factor", 0, 1);
-    if (cfg.contains("rope_parameters") && cfg.at("rope_parameters").is_object()) {
-        JsonObjectReader rope(cfg.at("rope_parameters"), r.path("rope_parameters"));
-        if (const std::optional<double> p = rope.number("partial_rotary_factor", 0, 1)) {
-            if (partial && *partial != *p)
-                throw InputError(r.path("partial_rotary_factor"), "equal to rope_parameters.partial_rotary_factor");
-            partial = p;
-        }
-    } else if (cfg.contains("rope_parameters") && !cfg.at("rope_parameters").is_null()) {
-        throw InputError(r.path("rope_parameters"), "expected an object");
-    }
-    m.rotaryDim = static_cast<Count>(partial.value_or(0.25) * static_cast<double>(m.headDim));
+    // partial_rotary_factor: 0.25 in Qwen3NextConfig and Qwen3_5TextConfig.
+    m.rotaryDim = rotaryDimFrom(r, cfg, m.headDim, 0.25);
     // Qwen3.5's mamba_ssm_dtype: the recurrent state's dtype, which vLLM (PR #34489) and SGLang take on auto.
     if (const std::optional<std::string> d = r.raw().string("mamba_ssm_dtype")) {
         s.stateDtype = mambaDtypeNamed(*d);
@@ -621,10 +627,12 @@ HfImport importHfConfig(const json& root)
         const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3";
         m.numKvHeads
             = deepseek ? m.numHeads : r.opt("num_key_value_heads", "model.num_kv_heads", 1).value_or(m.numHeads);
-        if (!r.has("head_dim") && m.hiddenSize % m.numHeads != 0)
+        // Glm4Config defines head_dim (default 128); the others fall back to hidden / heads.
+        const bool glm4 = type == "glm4";
+        if (!r.has("head_dim") && !glm4 && m.hiddenSize % m.numHeads != 0)
             throw InputError(r.path("num_attention_heads"),
                 "expected a divisor of hidden_size (" + std::to_string(m.hiddenSize) + ") without head_dim");
-        m.headDim = r.opt("head_dim", "model.head_dim", 1).value_or(m.hiddenSize / m.numHeads);
+        m.headDim = r.opt("head_dim", "model.head_dim", 1).value_or(glm4 ? 128 : m.hiddenSize / m.numHeads);
         // Qwen3.5-MoE configs carry no intermediate_size: every layer is a MoE block.
         m.ffnHiddenSize = type == "qwen3_5_moe_text"
             ? r.req("moe_intermediate_size", "model.moe.expert_ffn_hidden_size")
@@ -649,6 +657,16 @@ HfImport importHfConfig(const json& root)
         }
         // Qwen2 and Qwen2-MoE: q, k, v bias=True, o bias=False, hard-coded (modeling_qwen2.py).
         m.qkvBias = type == "qwen2" || type == "qwen2_moe";
+        if (glm4) {
+            // models/glm4/modeling_glm4.py (modular_glm4.py: GlmAttention, Phi3MLP): q, k, v with
+            // bias=attention_bias (Glm4Config default true), o_proj never; one fused gate_up_proj (the
+            // shapes of gate and up, its output chunked in two views); four RMSNorms per layer, the
+            // sublayer outputs normalized before the residual add (post_self_attn_layernorm,
+            // post_mlp_layernorm) as Gemma 2 does; RoPE on partial_rotary_factor of each head (0.5).
+            m.qkvBias = r.flag("attention_bias").value_or(true);
+            m.postNorms = true;
+            m.rotaryDim = rotaryDimFrom(r, cfg, m.headDim, 0.5);
+        }
 
         if (type == "llama" || type == "granite" || type == "olmo2" || type == "olmoe" || type == "qwen3"
             || type == "qwen3_moe" || qwenHybrid) {

@@ -634,6 +634,16 @@ constexpr HfKeyRule kQwen35Vision[] = {
     rule("dtype", X, "transformers 5 spelling of torch_dtype"),
 };
 
+// GLM-4 (models/glm4/modeling_glm4.py and configuration_glm4.py; Glm4ForCausalLM, THUDM/GLM-4-*-0414).
+constexpr HfKeyRule kGlm4[] = {
+    rule("head_dim", M, "per-head width (Glm4Config's default 128, not hidden / heads)"),
+    rule("attention_bias", M, "bias on q, k and v (default true); o_proj never has one"),
+    rule("partial_rotary_factor", M,
+        "RoPE turns this share of each head (0.5): model.rotary_dim, the engines' cos/sin cache"),
+    rule("rope_parameters", M,
+        "transformers 5 spelling of rope_theta and rope_scaling; its partial_rotary_factor sets model.rotary_dim"),
+};
+
 constexpr HfFamily kFamilies[] = {
     { "llama", "models/llama/modeling_llama.py", { kLlama, kDecoder, kCommon } },
     { "mistral", "models/mistral/modeling_mistral.py", { kMistral, kDecoder, kCommon } },
@@ -669,6 +679,7 @@ constexpr HfFamily kFamilies[] = {
     { "granite", "models/granite/modeling_granite.py", { kGranite, kGraniteScalars, kDecoder, kCommon } },
     { "granitemoe", "models/granitemoe/modeling_granitemoe.py", { kGraniteMoe, kGraniteScalars, kDecoder, kCommon } },
     { "olmo2", "models/olmo2/modeling_olmo2.py", { kOlmo2, kDecoder, kCommon } },
+    { "glm4", "models/glm4/modeling_glm4.py", { kGlm4, kDecoder, kCommon } },
     { "olmoe", "models/olmoe/modeling_olmoe.py", { kOlmoe, kDecoder, kCommon } },
     { "gpt_oss", "models/gpt_oss/modeling_gpt_oss.py", { kGptOss, kDecoder, kCommon } },
     { "nemotron_h", "models/nemotron_h/modeling_nemotron_h.py", { kNemotronH, kDecoder, kCommon } },

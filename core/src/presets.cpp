@@ -324,6 +324,17 @@ std::vector<Preset> build()
     add("starcoder2-7b", sc2, 7000000000, false,
         "bigcode/starcoder2-7b config.json; the model card says \"7B\" (no exact published count found; the shapes "
         "give 7,173,923,840)");
+
+    // GLM-4-0414 (modeling_glm4.py): q/k/v biases, four RMSNorms per layer (the sublayer outputs normalized
+    // before the residual add), RoPE on half of each head, untied.
+    family = "GLM";
+    ModelSpec glm4 = llamaStyle("GLM-4 9B", 151552, 4096, 40, 32, 2, 13696, 32768);
+    glm4.qkvBias = true;
+    glm4.postNorms = true;
+    glm4.rotaryDim = 64;
+    add("glm-4-9b", glm4, 9400279040, true,
+        "THUDM/GLM-4-9B-0414 config.json shapes (tests/data/hf/glm-4-9b-0414.json); 9,400,279,040 parameters "
+        "(the safetensors total)");
     return p;
 }
 

@@ -79,6 +79,7 @@ const char* const kConfigs[] = {
     "qwen3-next-80b-a3b-instruct.json",
     "qwen3.5-27b.json",
     "qwen3.5-35b-a3b.json",
+    "glm-4-9b-0414.json",
 };
 
 /// What an import gives: parameters, and the memory and time of a training step (flash and
@@ -123,6 +124,19 @@ Fingerprint fingerprint(const nlohmann::json& cfg)
     }
     sc.run.mode = Mode::Inference;
     f.inferTotal = estimate(sc).total;
+    // What only the serving engines keep (partial RoPE's cos/sin cache): the weights vLLM loads, where it serves
+    // the model (gpt-oss's MXFP4 experts are refused by the engines' weight budget, naming the key).
+    if (!imp.model.vision.enabled()) {
+        sc.run.gpu = findGpu("h100-sxm-80gb");
+        sc.run.serving = vllmServingFor(imp.model);
+        sc.run.serving->maxModelLen = std::min<Count>(8192, std::max<Count>(imp.model.maxPositionEmbeddings, 1));
+        try {
+            f.servingWeights = servingEstimate(sc.model, sc.run).ranks.front().weightsBytes;
+        } catch (const InputError& e) {
+            if (e.keyPath() != "model.clamped_swiglu")
+                throw;
+        }
+    }
     return f;
 }
 
@@ -228,6 +242,9 @@ private slots:
         QTest::newRow("starcoder2") << "starcoder2-7b.json"
                                     << "starcoder2-7b"
                                     << "starcoder2";
+        QTest::newRow("glm4") << "glm-4-9b-0414.json"
+                              << "glm-4-9b"
+                              << "glm4";
     }
 
     void families()
@@ -251,6 +268,33 @@ private slots:
         Scenario fromPreset = fromConfig;
         fromPreset.model = findPreset(preset.toStdString())->model;
         QCOMPARE(estimate(fromConfig).peak, estimate(fromPreset).peak);
+    }
+
+    /// GLM-4 tensor by tensor (modeling_glm4.py): q/k/v biases without o's, four RMSNorms per layer, half of each
+    /// head rotated, Glm4Config's head_dim of 128 when the file leaves it out.
+    void glm4Layers()
+    {
+        nlohmann::json cfg = load("glm-4-9b-0414.json");
+        const ModelSpec m = importHfConfig(cfg).model;
+        QVERIFY(m.qkvBias && !m.attentionBias && !m.bias && m.postNorms && !m.tiedEmbeddings);
+        QCOMPARE(m.rotaryDim, Count(64));
+        // Per layer: q 4096 x 4096 + 4096, k and v 4096 x 256 + 256, o 4096 x 4096, gate_up 4096 x 27,392,
+        // down 13,696 x 4096, four norms of 4096 = 203,969,024 (SOURCES.md).
+        ModelSpec one = m;
+        one.numLayers = 1;
+        ModelSpec none = m;
+        none.numLayers = 0;
+        QCOMPARE(countParameters(one).total - countParameters(none).total, Count(203'969'024));
+        cfg.erase("head_dim");
+        cfg["hidden_size"] = 4000; // not a multiple of 32 heads: head_dim is still the class's 128
+        QCOMPARE(importHfConfig(cfg).model.headDim, Count(128));
+        cfg = load("glm-4-9b-0414.json");
+        cfg.erase("attention_bias"); // Glm4Config's default: true
+        QVERIFY(importHfConfig(cfg).model.qkvBias);
+        cfg.erase("partial_rotary_factor");
+        cfg["rope_parameters"]
+            = { { "rope_type", "default" }, { "rope_theta", 10000.0 }, { "partial_rotary_factor", 0.25 } };
+        QCOMPARE(importHfConfig(cfg).model.rotaryDim, Count(32));
     }
 
     void gemmaPatternAndWindow()
@@ -302,7 +346,7 @@ private slots:
     {
         QTest::addColumn<QString>("modelType");
         for (const char* t : { "jamba", "zamba2", "kimi_linear", "mamba", "mamba2", "qwen2_5_vl", "mllama", "llava",
-                 "granitemoeshared", "cohere", "glm4", "llama4" })
+                 "granitemoeshared", "cohere", "glm4_moe", "llama4" })
             QTest::newRow(t) << QString::fromLatin1(t);
     }
     void unmodelledFamiliesRefused()
@@ -486,6 +530,9 @@ private slots:
                                      << "qwen3_5_text" << qint64(27'356'728'560) << qint64(0);
         QTest::newRow("qwen3.5-35b-a3b") << "qwen3.5-35b-a3b.json"
                                          << "qwen3_5_moe_text" << qint64(35'107'181'936) << qint64(3'901'560'176);
+        // GLM-4-0414: q/k/v biases, four norms per layer, untied (SOURCES.md: the safetensors total).
+        QTest::newRow("glm-4-9b-0414") << "glm-4-9b-0414.json"
+                                       << "glm4" << qint64(9'400'279'040) << qint64(0);
     }
 
     /// The layer kinds of each hybrid family, tensor by tensor, and what the import makes of the run.

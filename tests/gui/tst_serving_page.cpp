@@ -16,6 +16,7 @@
 #include "serving_bar_chart.h"
 #include "serving_page.h"
 #include "serving_plan_view.h"
+#include "stacking_splitter.h"
 #include "vramlab/parameter_tensors.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/serving_chart.h"
@@ -457,6 +458,25 @@ private slots:
         QCOMPARE(strip->columns(), 4);
         strip->resize(3000, strip->height());
         QCOMPARE(strip->columns(), 7);
+        // The two charts stand side by side where the width holds them, one above the other where only the height
+        // does, and where neither does the budget alone, the curve folded until there is room: the minimum width is
+        // the budget's, so a lesson beside the tab never widens the window.
+        StackingSplitter* charts = page->charts();
+        const int sideBySide = charts->sideBySideWidth(), tall = charts->stackedHeight();
+        const int budgetWidth = page->budgetChart()->minimumSizeHint().width();
+        QVERIFY(sideBySide > budgetWidth);
+        QCOMPARE(charts->minimumSizeHint().width(), budgetWidth);
+        charts->resize(sideBySide - 1, tall);
+        QCOMPARE(charts->orientation(), Qt::Vertical);
+        QVERIFY(!charts->folded() && !page->concurrencyChart()->isHidden());
+        QCOMPARE(page->budgetChart()->width(), sideBySide - 1); // one above the other, each the whole width
+        charts->resize(sideBySide - 1, tall - 1);
+        QCOMPARE(charts->orientation(), Qt::Horizontal);
+        QVERIFY(charts->folded() && page->concurrencyChart()->isHidden());
+        QVERIFY(page->budgetChart()->width() >= sideBySide - 1 - charts->handleWidth()); // the width, less a handle
+        charts->resize(sideBySide, tall - 1);
+        QCOMPARE(charts->orientation(), Qt::Horizontal);
+        QVERIFY(!charts->folded() && !page->concurrencyChart()->isHidden());
     }
 
     // Choosing a hybrid preset in the panel on the default training scenario serves it with vLLM (training is
