@@ -110,6 +110,10 @@ struct Dims {
     bool fusedQkvLora; ///< LitGPT LoRAQKVLinear: one dropout and one A for the fused qkv
     bool vViewOfQkv; ///< V is a view of the fused qkv output, which it keeps whole (LitGPT, multi-head)
     bool nf4Keeps; ///< QLoRA: every NF4 linear keeps its input (bitsandbytes MatMul4Bit)
+    /// > 0: each adapted linear keeps its own copy of its input, in this many bytes an element (PEFT's fp32
+    /// adapters: fp32, or 16-bit under autocast); 0: lora_A keeps the shared input.
+    double loraInput;
+    double loraAct; ///< bytes of an element of the adapters' activations (A's output)
     bool frozenKeepsNoInput; ///< autograd as measured for frozen weights: no x_normed, no LM head input, no mask of a
                              ///< no-grad input
     bool compiled; ///< run.compile: each block's saved set is the min-cut partitioner's (see compiledNorm)
@@ -154,14 +158,17 @@ public:
         // LitGPT's fused qkv LoRA reads dropout(x): with dropout the dropped copy is kept instead.
         const bool qkvInputDropped = lora && x.fusedQkvLora && r.finetune.dropout > 0;
         // An NF4 qkv keeps its input whenever that input needs a gradient (not after a frozen embedding).
-        const bool attentionInputKept = ((!lora || targeted({ "q", "k", "v", "q_a", "kv_a" })) && !qkvInputDropped)
+        // With per-linear copies (PEFT) the adapters keep their own inputs, not the shared one.
+        const bool adaptersShareInput = x.loraInput == 0;
+        const bool attentionInputKept
+            = ((!lora || (adaptersShareInput && targeted({ "q", "k", "v", "q_a", "kv_a" }))) && !qkvInputDropped)
             || (x.nf4Keeps && !firstLayerFrozenInput);
         if (attentionInputKept)
             gemmInput(c,
                 after ? "attention input (block input, read by q/k/v)" : "attention input (norm output, read by q/k/v)",
                 "attention", { x.b, x.gs, x.h }, 3);
         attention(c);
-        if (!lora || targeted({ "o" }))
+        if (!lora || (adaptersShareInput && targeted({ "o" })))
             c.add("attention output (o_proj input)", "attention", { x.b, x.s, x.a * vDim() },
                 x.eager || x.outputCopy ? x.pg : 0);
         if (x.dropout)
@@ -185,8 +192,9 @@ public:
         if (moe && !mlpFrozenInput)
             moeMlp(c);
         else if (!mlpFrozenInput)
-            mlp(c, "mlp", m.ffnHiddenSize / x.t, (!lora || targeted({ "gate", "up" }) || x.nf4Keeps) && !mlpInputShared,
-                !lora || targeted({ "down" }) || x.nf4Keeps);
+            mlp(c, "mlp", m.ffnHiddenSize / x.t,
+                (!lora || (adaptersShareInput && targeted({ "gate", "up" })) || x.nf4Keeps) && !mlpInputShared,
+                !lora || (adaptersShareInput && targeted({ "down" })) || x.nf4Keeps);
         if (x.dropout)
             c.add("dropout mask after MLP (bool)", "mlp", { x.b, x.hs, x.h }, 1);
         if (m.postNorms)
@@ -462,11 +470,17 @@ private:
             if (fusedQkv && (mod == "q" || mod == "k" || mod == "v"))
                 continue;
             const std::string prefix = "LoRA " + mod;
+            const double inputBytes = x.loraInput > 0 ? x.loraInput : x.p;
             if (r.finetune.dropout > 0) {
                 c.add(prefix, ": dropout mask (bool)", "lora", { x.b, x.s, t.rows }, 1);
-                c.add(prefix, ": dropped-out input", "lora", { x.b, x.s, t.rows }, x.p);
+                c.add(prefix, ": dropped-out input", "lora", { x.b, x.s, t.rows }, inputBytes);
+            } else if (x.loraInput > 0) {
+                c.add(prefix,
+                    x.loraInput == 4 ? ": input cast to the fp32 adapters (lora_A input)"
+                                     : ": input as autocast casts it (lora_A input)",
+                    "lora", { x.b, x.s, t.rows }, inputBytes);
             }
-            c.add(prefix, ": A output (B input)", "lora", { x.b, x.s, rank }, x.p);
+            c.add(prefix, ": A output (B input)", "lora", { x.b, x.s, rank }, x.loraAct);
             if (x.eager)
                 c.add(prefix, ": scaling scalar (float64)", "lora", { 1 }, 8);
         }
@@ -506,6 +520,14 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
     d.nf4Keeps = f.nf4KeepsInputs && r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora
         && effectiveNf4Format(r) == Nf4Format::Bitsandbytes; // torchao's LinearNF4 saves only the weight
     d.frozenKeepsNoInput = r.framework != Framework::Plain;
+    // PEFT's fp32 adapters (tuners/lora/layer.py@77daa8d3): a 16-bit input is cast to fp32 for each adapted
+    // linear, and lora_A keeps that copy; under autocast (mixed precision, accelerate's autocast around the
+    // forward) lora_A runs in 16-bit and keeps autocast's 16-bit cast of it instead, one per adapted linear too.
+    const bool peftCast
+        = f.loraAdaptersFp32 && r.mode == Mode::Training && r.finetune.method != FinetuneMethod::Full && d.p < 4;
+    const bool autocast = r.precision == Precision::MixedBf16 || r.precision == Precision::MixedFp16;
+    d.loraInput = peftCast ? (autocast ? d.p : 4) : 0;
+    d.loraAct = peftCast && !autocast ? 4 : d.p;
     d.compiled = r.compile && r.mode == Mode::Training;
     d.compiledLoss = d.compiled && r.compileLoss.value_or(f.compileLoss);
     d.fp8Torchao = r.fp8 && f.fp8Torchao && r.mode == Mode::Training;

@@ -847,6 +847,14 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     if (training && reg.working == DType::Fp16 && !reg.master)
         rep.warnings.push_back(
             "run.precision: pure fp16 training without master weights usually diverges; mixed-fp16 keeps an fp32 copy");
+    // peft utils/other.py@77daa8d3 prepare_model_for_kbit_training (which TRL 0.25's SFTTrainer calls) casts every
+    // 16-bit parameter but the 4-bit ones to fp32: the residual stream, the checkpointed layer inputs and the logits
+    // become fp32, and bitsandbytes then computes in fp32 (Linear4bit.set_compute_type). Not modelled yet.
+    if (training && r.framework == Framework::HfTransformers && r.finetune.method == FinetuneMethod::Qlora)
+        rep.warnings.push_back("run.framework: PEFT's prepare_model_for_kbit_training casts the embedding, the norms "
+                               "and the LM head to fp32, which makes the residual stream and the logits fp32; that "
+                               "is not modelled yet, so for a Hugging Face QLoRA run prepared that way this peak is "
+                               "a lower bound");
     if (pp > 1 && training && r.gradientAccumulationSteps < pp)
         rep.warnings.push_back("run.gradient_accumulation_steps: fewer micro-batches than pipeline stages leaves most "
                                "of the pipeline idle");

@@ -62,10 +62,25 @@ FrameworkProfile hfTransformers()
 {
     FrameworkProfile p;
     p.framework = Framework::HfTransformers;
-    p.version = "transformers@d0fed636753eeb35d790126c4496d06847983d60";
-    // src/transformers/loss/loss_utils.py@d0fed636: ForCausalLMLoss upcasts (logits.float()),
-    // pads and shifts the labels (not the logits) and calls cross_entropy on the fp32 view.
+    p.version = "transformers v4.57.1 (8cb5963cc221), peft v0.18.0 (77daa8d3b7de), bitsandbytes 0.48.2";
+    // src/transformers/loss/loss_utils.py@8cb5963c (unchanged since 4.49, #35646): ForCausalLMLoss upcasts
+    // (logits.float()), pads and shifts the labels (not the logits) and calls cross_entropy on the fp32 view;
+    // LlamaForCausalLM returns the lm_head's logits without .float() since 4.46 (#33902).
     p.loss = LossKind::HfShift;
+    // models/llama/modeling_llama.py@8cb5963c LlamaRMSNorm: hidden_states.to(torch.float32), rsqrt, cast back
+    // before the weight multiply (the fp32 copy is kept; the 16-bit normalized tensor only for a trained weight).
+    p.rmsNormFp32 = true;
+    // integrations/sdpa_attention.py@8cb5963c (attn_implementation "sdpa", the default): without a mask (no
+    // padding, torch >= 2.5: use_gqa_in_sdpa) SDPA runs with enable_gqa=True, K and V unrepeated; its output
+    // is copied by transpose(1, 2).contiguous() and that copy is o_proj's input.
+    p.repeatKv = false;
+    p.attentionOutputCopy = true;
+    // peft tuners/tuners_utils.py@77daa8d3 cast_adapter_dtype (autocast_adapter_dtype=True): fp16/bf16 adapters
+    // are upcast to fp32; tuners/lora/layer.py@77daa8d3 Linear.forward: x = self._cast_input_dtype(x,
+    // lora_A.weight.dtype) (a copy where the dtypes differ), lora_B(lora_A(dropout(x))) with nn.Identity for
+    // dropout 0. bitsandbytes autograd/_functions.py@b48ecdb3 MatMul4Bit keeps only the packed weight
+    // (ctx.tensors = (None, B), since 0.43.2, commit 9e753741): nf4KeepsInputs stays false.
+    p.loraAdaptersFp32 = true;
     return p;
 }
 

@@ -82,6 +82,7 @@ private slots:
     void torchaoFloat8();
     void torchtitanCompiledLoss();
     void fp8AllGather();
+    void loraAsPeftRunsIt();
 };
 
 // 32 tokens x 1000 vocabulary = 32,000 logits.
@@ -583,4 +584,54 @@ void TstFrameworks::fp8AllGather()
 }
 
 QTEST_APPLESS_MAIN(TstFrameworks)
+// Hugging Face transformers v4.57.1 with PEFT v0.18.0 (framework_profile.cpp cites the lines): SDPA without a
+// mask keeps K and V at the KV heads (enable_gqa) and o_proj keeps the transpose().contiguous() copy of its output;
+// PEFT's adapters are fp32, so each adapted linear keeps its own copy of its input: fp32 without autocast, autocast's
+// 16-bit cast with it; the frozen projections keep no input of their own.
+void TstFrameworks::loraAsPeftRunsIt()
+{
+    const json lora = { { "framework", "hf-transformers" }, { "precision", "bf16" },
+        { "finetune", { { "method", "lora" }, { "rank", 8 }, { "targets", { "q", "v" } }, { "dropout", 0.0 } } } };
+    const ActivationSet hf = acts(toy(lora));
+    // 32 tokens of 64 in fp32 for each of q and v in both layers; A's outputs 32 x 8 in fp32.
+    QCOMPARE(tensorBytes(hf, "LoRA q: input cast to the fp32 adapters (lora_A input)"), Bytes(2 * 32 * 64 * 4));
+    QCOMPARE(tensorBytes(hf, "LoRA v: input cast to the fp32 adapters (lora_A input)"), Bytes(2 * 32 * 64 * 4));
+    QCOMPARE(tensorBytes(hf, "LoRA q: A output (B input)"), Bytes(2 * 32 * 8 * 4));
+    QCOMPARE(tensorBytes(hf, "attention input (norm output, read by q/k/v)"), Bytes(0));
+    QCOMPARE(tensorBytes(hf, "attention output (o_proj input)"), Bytes(0)); // o_proj frozen: its input is not kept
+    QCOMPARE(tensorBytes(hf, "K after RoPE"), Bytes(2 * 2 * 2 * 16 * 16 * 2)); // 2 KV heads, not repeated
+    // The same run in plain PyTorch: lora_A reads the shared 16-bit norm output, A's output is 16-bit.
+    json plain = lora;
+    plain["framework"] = "plain";
+    const ActivationSet p = acts(toy(plain));
+    QCOMPARE(tensorBytes(p, "attention input (norm output, read by q/k/v)"), Bytes(2 * 32 * 64 * 2));
+    QCOMPARE(tensorBytes(p, "LoRA q: A output (B input)"), Bytes(2 * 32 * 8 * 2));
+    // Under autocast (Trainer's bf16=True: mixed-bf16 here) lora_A runs in bf16 on autocast's copy of the input.
+    json autocast = lora;
+    autocast["precision"] = "mixed-bf16";
+    const ActivationSet a = acts(toy(autocast));
+    QCOMPARE(tensorBytes(a, "LoRA q: input as autocast casts it (lora_A input)"), Bytes(2 * 32 * 64 * 2));
+    QCOMPARE(tensorBytes(a, "LoRA v: A output (B input)"), Bytes(2 * 32 * 8 * 2));
+    QCOMPARE(tensorBytes(a, "LoRA q: input cast to the fp32 adapters (lora_A input)"), Bytes(0));
+    // Dropout: nn.Dropout on the cast copy keeps its mask and the dropped fp32 copy, not the cast itself.
+    json dropped = lora;
+    dropped["finetune"]["dropout"] = 0.05;
+    const ActivationSet d = acts(toy(dropped));
+    QCOMPARE(tensorBytes(d, "LoRA q: dropout mask (bool)"), Bytes(2 * 32 * 64));
+    QCOMPARE(tensorBytes(d, "LoRA q: dropped-out input"), Bytes(2 * 32 * 64 * 4));
+    QCOMPARE(tensorBytes(d, "LoRA q: input cast to the fp32 adapters (lora_A input)"), Bytes(0));
+    // Full fine-tuning: o_proj keeps SDPA's contiguous copy beside SDPA's own output.
+    json full = lora;
+    full.erase("finetune");
+    const ActivationSet f = acts(toy(full));
+    QCOMPARE(tensorBytes(f, "attention output (o_proj input)"), Bytes(2 * 32 * 64 * 2));
+    QCOMPARE(tensorBytes(f, "attention output O (flash; also o_proj input)"), Bytes(2 * 32 * 64 * 2));
+    // QLoRA as PEFT prepares it (fp32 embedding, norms and head) is not modelled: the report says so.
+    json qlora = lora;
+    qlora["finetune"]["method"] = "qlora";
+    const Report q = estimate(toy(qlora));
+    QVERIFY(std::any_of(q.warnings.begin(), q.warnings.end(),
+        [](const std::string& w) { return w.find("prepare_model_for_kbit_training") != std::string::npos; }));
+}
+
 #include "tst_frameworks.moc"

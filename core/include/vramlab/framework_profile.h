@@ -27,6 +27,9 @@ struct FrameworkProfile {
     bool attentionOutputCopy = false; ///< transpose(1, 2).contiguous() copy of the attention output, read by wo
     bool fusedQkvLora = false; ///< one LoRA dropout and one A for the fused qkv linear (LitGPT LoRAQKVLinear)
     bool nf4KeepsInputs = false; ///< QLoRA's NF4 linears keep their 16-bit input (bitsandbytes MatMul4Bit)
+    /// PEFT keeps LoRA adapters in fp32 (get_peft_model's autocast_adapter_dtype) and each adapted linear casts its
+    /// input to them: a copy of its own, which lora_A keeps (in fp32, or in 16-bit where autocast runs the adapters).
+    bool loraAdaptersFp32 = false;
     Nf4Format nf4Format = Nf4Format::Bitsandbytes; ///< QLoRA's 4-bit base (run.finetune.quant's default)
     bool fusedQkvView
         = false; ///< q, k, v are views of one fused qkv output; with as many KV heads as heads V keeps it whole
