@@ -19,16 +19,43 @@ FigureStrip::FigureStrip(QWidget* parent)
 void FigureStrip::addFigure(QLabel* caption, QLabel* value)
 {
     m_figures.append(qMakePair(caption, value));
-    arrange(int(m_figures.size()));
+    m_shown.append(true);
+    arrange(shownCount());
+}
+
+void FigureStrip::setFigureShown(int index, bool shown)
+{
+    if (index < 0 || index >= m_shown.size() || m_shown[index] == shown)
+        return;
+    m_shown[index] = shown;
+    m_figures[index].first->setVisible(shown);
+    m_figures[index].second->setVisible(shown);
+    const int all = shownCount();
+    arrange(width() >= widthFor(all) ? all : (all + 1) / 2);
+}
+
+int FigureStrip::shownCount() const
+{
+    return int(std::count(m_shown.begin(), m_shown.end(), true));
+}
+
+QList<QPair<QLabel*, QLabel*>> FigureStrip::shownFigures() const
+{
+    QList<QPair<QLabel*, QLabel*>> out;
+    for (qsizetype i = 0; i < m_figures.size(); ++i)
+        if (m_shown[i])
+            out.append(m_figures[i]);
+    return out;
 }
 
 int FigureStrip::widthFor(int columns) const
 {
+    const QList<QPair<QLabel*, QLabel*>> figures = shownFigures();
     int sum = 0;
     for (int c = 0; c < columns; ++c) {
         int widest = 0;
-        for (qsizetype i = c; i < m_figures.size(); i += columns) {
-            const auto& [caption, value] = m_figures[i];
+        for (qsizetype i = c; i < figures.size(); i += columns) {
+            const auto& [caption, value] = figures[i];
             widest = std::max({ widest, caption->minimumSizeHint().width(), value->sizeHint().width() });
         }
         sum += widest;
@@ -39,14 +66,14 @@ int FigureStrip::widthFor(int columns) const
 
 QSize FigureStrip::minimumSizeHint() const
 {
-    const int two = int((m_figures.size() + 1) / 2);
+    const int two = (shownCount() + 1) / 2;
     return { widthFor(std::max(1, two)), QWidget::minimumSizeHint().height() };
 }
 
 void FigureStrip::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
-    const int all = int(m_figures.size());
+    const int all = shownCount();
     const int want = event->size().width() >= widthFor(all) ? all : (all + 1) / 2;
     if (want != m_columns)
         arrange(want);
@@ -61,10 +88,11 @@ void FigureStrip::arrange(int columns)
     }
     for (int c = 0; c < m_grid->columnCount(); ++c)
         m_grid->setColumnStretch(c, 0);
-    for (qsizetype i = 0; i < m_figures.size(); ++i) {
+    const QList<QPair<QLabel*, QLabel*>> figures = shownFigures();
+    for (qsizetype i = 0; i < figures.size(); ++i) {
         const int row = int(i / m_columns) * 2, column = int(i % m_columns);
-        m_grid->addWidget(m_figures[i].first, row, column);
-        m_grid->addWidget(m_figures[i].second, row + 1, column);
+        m_grid->addWidget(figures[i].first, row, column);
+        m_grid->addWidget(figures[i].second, row + 1, column);
         m_grid->setColumnStretch(column, 1);
     }
     updateGeometry();

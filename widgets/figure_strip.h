@@ -19,7 +19,9 @@ public:
     explicit FigureStrip(QWidget* parent = nullptr);
     /// Adds a figure at the end; the strip owns both labels.
     void addFigure(QLabel* caption, QLabel* value);
-    /// Figures per row now (all of them, or half rounded up).
+    /// Hides or shows the figure added `index`-th; the others close up (rows and widths count the shown ones).
+    void setFigureShown(int index, bool shown);
+    /// Figures per row now (all shown ones, or half rounded up).
     int columns() const { return m_columns; }
     QSize minimumSizeHint() const override;
 
@@ -28,10 +30,13 @@ protected:
 
 private:
     int widthFor(int columns) const;
+    int shownCount() const;
+    QList<QPair<QLabel*, QLabel*>> shownFigures() const;
     void arrange(int columns);
 
     QGridLayout* m_grid;
     QList<QPair<QLabel*, QLabel*>> m_figures;
+    QList<bool> m_shown;
     int m_columns = 0;
 };
 

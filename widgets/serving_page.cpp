@@ -19,6 +19,8 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include <string_view>
+
 namespace vramlab {
 
 namespace {
@@ -26,6 +28,13 @@ namespace {
 const char* const kNumbers[][2] = { { "kvTokens", "KV cache tokens" }, { "kvBytes", "KV cache" },
     { "gpuBlocks", "GPU blocks" }, { "maxConcurrency", "Max concurrency" }, { "ttft", "TTFT" }, { "tpot", "TPOT" },
     { "throughput", "Throughput" } };
+
+/// The speed figures, which presenter mode leaves to the header.
+bool isSpeedFigure(int index)
+{
+    const std::string_view name = kNumbers[index][0];
+    return name == "ttft" || name == "tpot" || name == "throughput";
+}
 
 QString count(Count n)
 {
@@ -92,6 +101,8 @@ ServingPage::ServingPage(ScenarioDocument* document, QWidget* parent)
     // The budget and the concurrency curve side by side, one above the other where the tab is narrow.
     m_charts = new StackingSplitter;
     m_charts->setObjectName(QStringLiteral("servingCharts"));
+    // Under 360 px the budget's legend needs the width: a 720 px projector in presenter mode shows the budget alone.
+    m_charts->setFoldBelowHeight(360);
     auto* charts = m_charts;
     charts->addWidget(m_budget);
     charts->addWidget(m_concurrency);
@@ -132,10 +143,14 @@ void ServingPage::setTheme(const PlotTheme& theme)
     big.setBold(true);
     for (const auto& [name, caption] : kNumbers)
         number(QString::fromLatin1(name))->setFont(big);
-    // On a projector the charts and figures are the point: the rule's text and the log step aside.
+    // On a projector the memory is the point: the rule's text, the log and the speed figures (the header's
+    // second line gives the decode speed) step aside, so the budget chart keeps its height on a 720 px screen.
     const bool presenter = theme.fontPointSize > 12;
     m_notes->setVisible(!presenter);
     m_log->setVisible(!presenter);
+    for (int i = 0; i < int(std::size(kNumbers)); ++i)
+        if (isSpeedFigure(i))
+            m_figures->setFigureShown(i, !presenter);
 }
 
 void ServingPage::showOnly(const QString& message)

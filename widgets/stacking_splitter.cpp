@@ -59,8 +59,8 @@ void StackingSplitter::resizeEvent(QResizeEvent* event)
     // The arrangement follows the size given, never the other way round: it cannot oscillate.
     const bool wide = event->size().width() >= sideBySideWidth();
     const bool tall = event->size().height() >= stackedHeight();
-    const Qt::Orientation want = !wide && tall ? Qt::Vertical : Qt::Horizontal;
-    const bool fold = !wide && !tall;
+    const bool fold = (!wide && !tall) || event->size().height() < m_foldBelowHeight;
+    const Qt::Orientation want = !wide && tall && !fold ? Qt::Vertical : Qt::Horizontal;
     const bool changed = want != orientation() || fold != m_folded;
     if (want != orientation())
         setOrientation(want);

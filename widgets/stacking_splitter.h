@@ -7,7 +7,8 @@ namespace vramlab {
 
 /// Panes side by side where the width holds them; one above the other where only the height
 /// does; and where neither does (a narrow tab on a short screen: beside a lesson, at
-/// QT_SCALE_FACTOR=2) the first pane alone, the others folded until there is room again. Its
+/// QT_SCALE_FACTOR=2), or the height is short of setFoldBelowHeight, the first pane alone, the
+/// others folded until there is room again. Its
 /// minimum width is the first pane's, so a narrow tab never widens the window to keep its charts.
 class StackingSplitter : public QSplitter {
     Q_OBJECT
@@ -20,6 +21,9 @@ public:
     int stackedHeight() const;
     /// Whether the panes after the first are folded for want of room.
     bool folded() const { return m_folded; }
+    /// Below this height the first pane takes the whole width even where the panes would fit side by side
+    /// (a short chart needs the width for its legend); 0, the default: only where they do not fit.
+    void setFoldBelowHeight(int height) { m_foldBelowHeight = height; }
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -27,6 +31,7 @@ protected:
 private:
     template <typename Extent> int sum(Extent extent) const;
     bool m_folded = false;
+    int m_foldBelowHeight = 0;
 };
 
 } // namespace vramlab

@@ -11,6 +11,7 @@
 #include "main_window.h"
 #include "parameter_descriptors.h"
 #include "plan_view.h"
+#include "plot_theme.h"
 #include "qcustomplot_include.h"
 #include "scenario_document.h"
 #include "serving_bar_chart.h"
@@ -477,6 +478,21 @@ private slots:
         charts->resize(sideBySide, tall - 1);
         QCOMPARE(charts->orientation(), Qt::Horizontal);
         QVERIFY(!charts->folded() && !page->concurrencyChart()->isHidden());
+        // A short tab (a 720 px projector) gives the budget the whole width for its legend, however wide.
+        charts->resize(3 * sideBySide, 359);
+        QVERIFY(charts->folded() && page->concurrencyChart()->isHidden());
+        charts->resize(3 * sideBySide, 360);
+        QVERIFY(!charts->folded());
+        // Presenter mode leaves the speed to the header: four figures, one row where it fits.
+        page->setTheme(PlotTheme::fromPalette(lightPalette(), true));
+        QVERIFY(
+            page->number(QStringLiteral("ttft"))->isHidden() && page->number(QStringLiteral("throughput"))->isHidden());
+        strip->resize(3000, strip->height());
+        QCOMPARE(strip->columns(), 4);
+        page->setTheme(PlotTheme::fromPalette(lightPalette(), false));
+        QVERIFY(!page->number(QStringLiteral("tpot"))->isHidden());
+        strip->resize(3000, strip->height());
+        QCOMPARE(strip->columns(), 7);
     }
 
     // Choosing a hybrid preset in the panel on the default training scenario serves it with vLLM (training is

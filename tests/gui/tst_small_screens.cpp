@@ -246,6 +246,17 @@ private slots:
         for (int step = 0; step < 12; ++step) {
             QTest::qWait(20); // the queued fit, then the layout it asks for
             const int width = m_window->width();
+            // A picture for people to look at when VRAMLAB_SCREENSHOT_DIR is set: the fourth step (an answer shown),
+            // settled.
+            if (const QByteArray dir = qgetenv("VRAMLAB_SCREENSHOT_DIR"); !dir.isEmpty() && step == 3) {
+                QTest::qWait(200);
+                m_window->grab().save(QDir(QString::fromLocal8Bit(dir))
+                                          .filePath(QStringLiteral("lesson-%1-%2x%3.png")
+                                                        .arg(QString::fromLatin1(QTest::currentDataTag()))
+                                                        .arg(avail.width())
+                                                        .arg(avail.height())
+                                                        .replace(QLatin1Char(' '), QLatin1Char('-'))));
+            }
             // The lesson is about the chart: a third of the screen at least, not a sliver (once
             // the docks have moved: QMainWindow animates them).
             QTRY_VERIFY2(m_window->tabs()->width() >= avail.width() / 3 - 20,
