@@ -119,6 +119,8 @@ struct Dims {
     bool compiled; ///< run.compile: each block's saved set is the min-cut partitioner's (see compiledNorm)
     bool compiledLoss; ///< run.compile with a framework that compiles its loss too (torchtune)
     bool fp8Torchao; ///< run.fp8 as torchao's Float8Linear (FrameworkProfile::fp8Torchao), training
+    bool fusedNorm; ///< Transformer Engine's norm kernels: the 16-bit input and fp32 statistics only
+    bool fusedGlu; ///< a fused SwiGLU keeps only its input (the gate and up projections' output)
 };
 
 // kCompileRule: what a compiled block saves (run.compile). torch.compile traces the block's
@@ -255,7 +257,15 @@ public:
             = x.frozenKeepsNoInput && r.mode == Mode::Training && r.finetune.method != FinetuneMethod::Full;
         // Olmo2RMSNorm: (weight * x_normed).to(dtype) multiplies in fp32, so the fp32 x_normed is kept.
         const double normalizedBytes = frozenWeight ? 0 : m.normScaleFp32 && x.rmsNormFp32 ? 4 : x.p;
-        if (x.compiled && c.scope == ActivationScope::Layer && m.norm == NormKind::RmsNorm) {
+        if (x.fusedNorm) {
+            // Transformer Engine (transformer_engine/pytorch/module/layernorm_linear.py, the kernel Megatron-LM's
+            // TELayerNormColumnParallelLinear calls): the backward reads the 16-bit input and the per-token
+            // statistics (rsigma, and mu for LayerNorm); the output is the next linear's kept input.
+            c.add(what, ": input", "norm", { x.b, x.hs, x.h }, inputBytes);
+            if (m.norm == NormKind::LayerNorm)
+                c.add(what, ": mu (fp32)", "norm", { x.b, x.hs }, 4);
+            c.add(what, ": rsigma (fp32)", "norm", { x.b, x.hs }, 4);
+        } else if (x.compiled && c.scope == ActivationScope::Layer && m.norm == NormKind::RmsNorm) {
             // Compiled block (kCompileRule): the fp32 copy and x * rsqrt are pointwise, read in
             // backward only by pointwise ops and the weight's gradient reduction, so they are
             // recomputed from the 16-bit input; the rsqrt (a reduction's output, 1/h of its input)
@@ -387,7 +397,13 @@ private:
     {
         if (inputSaved)
             gemmInput(c, "MLP input (norm output)", module, { x.b, x.gs, x.h }, m.gated() ? 2 : 1);
-        if (m.gated()) {
+        if (x.fusedGlu) {
+            // Megatron's bias_swiglu_impl (fusions/fused_bias_swiglu.py@0d7e02b SwiGLUFunction): fc1's output, gate and
+            // up side by side, is all it saves; the SiLU and the product are recomputed from it in backward.
+            c.add("fc1 output (gate and up, kept by the fused SwiGLU)", module, { x.b, x.s, 2 * width }, x.p);
+            if (downInputSaved)
+                c.add("SwiGLU output (fc2 input)", module, { x.b, x.s, width }, x.pg);
+        } else if (m.gated()) {
             c.add("gate projection output", module, { x.b, x.s, width }, x.p);
             // kCompileRule: the activation is pointwise on the gate output and read in backward only
             // by pointwise ops (the product's and its own gradients), so the compiled block recomputes it.
@@ -531,6 +547,8 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
     d.compiled = r.compile && r.mode == Mode::Training;
     d.compiledLoss = d.compiled && r.compileLoss.value_or(f.compileLoss);
     d.fp8Torchao = r.fp8 && f.fp8Torchao && r.mode == Mode::Training;
+    d.fusedNorm = f.fusedNormKernel;
+    d.fusedGlu = f.fusedGlu && m.mlp == MlpKind::SwiGlu;
     return d;
 }
 
@@ -727,6 +745,24 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         set.lossBackwardWhat = "loss backward: zeros scattered, exp(log-softmax) and their product (fp32)";
         set.lossSource = "PyTorch loss_parallel (distributed/tensor/parallel/loss.py@02eef6b): each GPU upcasts its "
                          "vocabulary shard, subtracts the all-reduced max, keeps the fp32 log-softmax";
+        return;
+    }
+    if (loss.kind == LossKind::LossParallel) {
+        // Megatron-LM's vocab_parallel_cross_entropy (tensor_parallel/cross_entropy.py@0d7e02b): the bf16 logits'
+        // .float() copy becomes the softmax in place (-= max, exp(out=), div_) and is saved with the target mask and
+        // the masked targets; backward turns it into the gradient in place and autograd casts that to bf16.
+        head.add("softmax of the vocabulary shard (fp32: the .float() copy, normalized in place)", "loss",
+            { x.b, x.s, vocab }, 4);
+        head.add("target mask (bool)", "loss", { tokens }, 1);
+        head.add("masked targets (int64)", "loss", { tokens }, 8);
+        set.lossForwardBytes = logits16; // the bf16 logits beside their fp32 copy (the saved softmax)
+        set.lossForwardParts = { logits16, 0 };
+        set.lossBackwardBytes = logits16; // the gradient, computed in place in fp32, cast to bf16
+        holdLogits(set, f, logits16);
+        set.lossForwardWhat = "loss: bf16 logits beside their fp32 copy, which becomes the saved softmax";
+        set.lossBackwardWhat = "loss backward: the fp32 gradient written into the softmax, cast to bf16";
+        set.lossSource = "Megatron-LM vocab_parallel_cross_entropy (tensor_parallel/cross_entropy.py@0d7e02b): each "
+                         "GPU upcasts its vocabulary shard and normalizes it in place";
         return;
     }
     switch (loss.kind) {

@@ -855,6 +855,12 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
                                "and the LM head to fp32, which makes the residual stream and the logits fp32; that "
                                "is not modelled yet, so for a Hugging Face QLoRA run prepared that way this peak is "
                                "a lower bound");
+    // Megatron-LM's --use-distributed-optimizer (optimizer/distrib_optimizer.py@0d7e02b) shards the fp32 main
+    // weights and Adam's states over the data-parallel ranks and keeps the whole fp32 gradient buffer: ZeRO-1 here.
+    if (training && r.framework == Framework::Megatron && par.zeroStage >= 2)
+        rep.warnings.push_back("run.parallelism.zero_stage: Megatron-LM's distributed optimizer is ZeRO-1 (sharded "
+                               "fp32 master weights and Adam states, whole gradient buffer); stages 2 and 3 are "
+                               "DeepSpeed's and are computed as DeepSpeed keeps them");
     if (pp > 1 && training && r.gradientAccumulationSteps < pp)
         rep.warnings.push_back("run.gradient_accumulation_steps: fewer micro-batches than pipeline stages leaves most "
                                "of the pipeline idle");

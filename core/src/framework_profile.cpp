@@ -171,12 +171,22 @@ FrameworkProfile megatron()
 {
     FrameworkProfile p = plain();
     p.framework = Framework::Megatron;
-    // megatron/core/tensor_parallel/cross_entropy.py: vocab_parallel_cross_entropy on the
-    // vocabulary-sharded logits; Apex/TE FusedAdam (no foreach temporaries).
-    p.version = "Megatron-LM (not pinned: defaults not yet read from its source at a commit)";
+    p.version = "Megatron-LM core_v0.15.0 (0d7e02bd26d3), Transformer Engine";
+    // megatron/core/tensor_parallel/cross_entropy.py@0d7e02b vocab_parallel_cross_entropy on the bf16 logits
+    // [s, b, V/t] (parallel_output=True, gpt_model.py:607): .float() copy, max subtracted, exp and the division by
+    // the sum in place, ctx.save_for_backward(exp_logits, ...): the fp32 copy is the saved softmax; backward
+    // writes the gradient into it and autograd casts it to a new bf16 tensor.
     p.loss = LossKind::LossParallel;
     p.lossParallelDtensor = false;
+    // megatron/core/optimizer/__init__.py@0d7e02b: Transformer Engine's FusedAdam (else Apex's): multi_tensor_adam
+    // updates in place, no per-parameter temporaries.
     p.optimizerImpl = OptimizerImpl::Fused;
+    // --transformer-impl transformer_engine (arguments.py@0d7e02b:1339): TELayerNormColumnParallelLinear fuses
+    // the norm into q/k/v and fc1; its kernel keeps the input, mu/rsigma and the norm output for the linear.
+    p.fusedNormKernel = true;
+    // --no-bias-swiglu-fusion defaults to fusion on (arguments.py@0d7e02b:2165); fusions/fused_bias_swiglu.py
+    // SwiGLUFunction.forward: ctx.save_for_backward(input) -- the fc1 output only.
+    p.fusedGlu = true;
     return p;
 }
 

@@ -83,6 +83,7 @@ private slots:
     void torchtitanCompiledLoss();
     void fp8AllGather();
     void loraAsPeftRunsIt();
+    void megatronAsTransformerEngineRunsIt();
 };
 
 // 32 tokens x 1000 vocabulary = 32,000 logits.
@@ -442,11 +443,47 @@ void TstFrameworks::dtensorLossParallel()
     QCOMPARE(tensorBytes(a, "log-softmax of the vocabulary shard (fp32)"), Bytes(32 * 500 * 4));
     QCOMPARE(a.lossForwardBytes, Bytes(32 * 500 * 10));
     QCOMPARE(a.lossBackwardBytes, Bytes(32 * 500 * 12));
+    // Megatron-LM core_v0.15.0 (tensor_parallel/cross_entropy.py@0d7e02b): the .float() copy of the bf16 shard is
+    // normalized in place and saved (with the bool target mask and the int64 masked targets); forward holds the bf16
+    // logits beside it, backward writes the gradient into it and autograd casts that to a new bf16 tensor.
     json meg = tp;
     meg["framework"] = "megatron";
     const ActivationSet m = acts(toy(meg));
-    QCOMPARE(m.lossForwardBytes, Bytes(32 * 500 * 6));
-    QCOMPARE(m.lossBackwardBytes, Bytes(32 * 500 * 8));
+    QCOMPARE(tensorBytes(m, "softmax of the vocabulary shard (fp32: the .float() copy, normalized in place)"),
+        Bytes(32 * 500 * 4));
+    QCOMPARE(tensorBytes(m, "target mask (bool)") + tensorBytes(m, "masked targets (int64)"), Bytes(32 + 32 * 8));
+    QCOMPARE(m.lossForwardBytes, Bytes(32 * 500 * 2));
+    QCOMPARE(m.lossBackwardBytes, Bytes(32 * 500 * 2));
+}
+
+// Megatron-LM with Transformer Engine (its default transformer_impl): the fused norm kernels keep the 16-bit input and
+// fp32 rsigma per token (no fp32 copy, no normalized tensor), and the fused SwiGLU keeps only fc1's output.
+void TstFrameworks::megatronAsTransformerEngineRunsIt()
+{
+    const ActivationSet m = acts(toy({ { "framework", "megatron" } }));
+    // 32 tokens of 64 in both layers, for each of the two norms.
+    QCOMPARE(tensorBytes(m, "input norm: input"), Bytes(2 * 32 * 64 * 2));
+    QCOMPARE(tensorBytes(m, "input norm: rsigma (fp32)"), Bytes(2 * 32 * 4));
+    QCOMPARE(tensorBytes(m, "input norm: fp32 input"), Bytes(0));
+    QCOMPARE(tensorBytes(m, "input norm: normalized"), Bytes(0));
+    QCOMPARE(tensorBytes(m, "pre-MLP norm: rsigma (fp32)"), Bytes(2 * 32 * 4));
+    // fc1's output is gate and up, 2 x 128 wide; the SwiGLU output is fc2's input; no SiLU output is kept.
+    QCOMPARE(tensorBytes(m, "fc1 output (gate and up, kept by the fused SwiGLU)"), Bytes(2 * 32 * 256 * 2));
+    QCOMPARE(tensorBytes(m, "SwiGLU output (fc2 input)"), Bytes(2 * 32 * 128 * 2));
+    QCOMPARE(tensorBytes(m, "SiLU output"), Bytes(0));
+    // The plain profile keeps the eager tensors: fp32 copies in the norms and four MLP tensors.
+    const ActivationSet p = acts(toy());
+    QCOMPARE(tensorBytes(p, "input norm: fp32 input"), Bytes(2 * 32 * 64 * 4));
+    QCOMPARE(tensorBytes(p, "SiLU output"), Bytes(2 * 32 * 128 * 2));
+    // A LayerNorm model under Megatron keeps mu beside rsigma.
+    const ActivationSet ln = acts(toy({ { "framework", "megatron" } }, { { "norm", "layernorm" }, { "mlp", "gelu" } }));
+    QCOMPARE(tensorBytes(ln, "input norm: mu (fp32)"), Bytes(2 * 32 * 4));
+    QCOMPARE(tensorBytes(ln, "up projection output (GELU input)"), Bytes(2 * 32 * 128 * 2));
+    // Megatron has no ZeRO-2/3 of its own: the report says so.
+    const Report r
+        = estimate(toy({ { "framework", "megatron" }, { "parallelism", { { "gpus", 2 }, { "zero_stage", 3 } } } }));
+    QVERIFY(std::any_of(r.warnings.begin(), r.warnings.end(),
+        [](const std::string& w) { return w.starts_with("run.parallelism.zero_stage: Megatron-LM"); }));
 }
 
 // torchtitan's sequence parallelism (parallelize_llama.py@9dec370 apply_tp): PrepareModuleInput gathers

@@ -27,6 +27,13 @@ struct FrameworkProfile {
     bool attentionOutputCopy = false; ///< transpose(1, 2).contiguous() copy of the attention output, read by wo
     bool fusedQkvLora = false; ///< one LoRA dropout and one A for the fused qkv linear (LitGPT LoRAQKVLinear)
     bool nf4KeepsInputs = false; ///< QLoRA's NF4 linears keep their 16-bit input (bitsandbytes MatMul4Bit)
+    /// Transformer Engine's fused norm kernels (Megatron-LM's default transformer_impl): RMSNorm and LayerNorm keep
+    /// their 16-bit input and fp32 statistics per token, no fp32 copy and no normalized tensor of their own (the
+    /// fused linear that reads the output keeps it as its input).
+    bool fusedNormKernel = false;
+    /// A fused SwiGLU (Megatron's bias_swiglu_impl) keeps only its input, the gate and up projections' output, and
+    /// recomputes the SiLU in backward.
+    bool fusedGlu = false;
     /// PEFT keeps LoRA adapters in fp32 (get_peft_model's autocast_adapter_dtype) and each adapted linear casts its
     /// input to them: a copy of its own, which lora_A keeps (in fp32, or in 16-bit where autocast runs the adapters).
     bool loraAdaptersFp32 = false;
