@@ -248,6 +248,21 @@ void addShardingDetails(QVector<ParamDescriptor>& all)
                            "replicates them across the groups; smaller groups hold more per GPU."),
             K::LogInteger, 1, 16384, zero3, [](const Scenario& s) { return json(s.run.parallelism.dataParallel()); }),
         QStringLiteral("all (default)"));
+    // DeepSpeed's ZeRO options (runtime/zero/config.py@e2dc3eeb), under run.framework "deepspeed" only.
+    const auto deepSpeedZero = [](const Scenario& s) {
+        return training(s) && s.run.framework == Framework::Deepspeed && s.run.parallelism.zeroStage >= 1;
+    };
+    all << withUnset(integer(QStringLiteral("run.parallelism.reduce_bucket_size"), g, QStringLiteral("ZeRO bucket"),
+                         QStringLiteral("elements"),
+                         QStringLiteral("DeepSpeed's reduce_bucket_size: the 16-bit buffer every rank copies its "
+                                        "gradients into to reduce them (1 GB at the default 5e8; Hugging Face's "
+                                        "\"auto\" writes hidden x hidden)."),
+                         K::LogInteger, 1, 4'000'000'000.0, deepSpeedZero),
+        QStringLiteral("5e8 (default)"));
+    all << optionalToggle(QStringLiteral("run.parallelism.overlap_comm"), g, QStringLiteral("Overlap comm"),
+        QStringLiteral("DeepSpeed's overlap_comm: ZeRO-1/2 reduce during backward through two buckets instead of "
+                       "one (on by default for ZeRO-3 only)."),
+        deepSpeedZero, QStringLiteral("DeepSpeed default"));
     all << integer(QStringLiteral("run.parallelism.expert_parallel"), g, QStringLiteral("Expert parallel"),
         QStringLiteral("GPUs"),
         QStringLiteral("MoE experts spread over this many data-parallel GPUs: each holds num_experts / N experts' "

@@ -226,6 +226,7 @@ private:
     {
         const ReplayInputs& in = m_in;
         MicroBatch& m = m_inFlight[static_cast<size_t>(mb % Count(m_inFlight.size()))];
+        const Handle bucket = in.backwardBucket > 0 ? m_alloc.allocate(in.backwardBucket) : -1;
         if (in.lastStage) {
             Handle g[2] = { -1, -1 }; // grad of the log-softmax input, then of the logits
             if (in.lossBackward > 0) {
@@ -278,6 +279,8 @@ private:
         }
         releaseAll(m.embedding);
         releaseAll(m.held);
+        if (bucket >= 0)
+            m_alloc.release(bucket);
         m_gradientsMade = true;
     }
 

@@ -40,6 +40,41 @@ bool sameStateInputs(const RunSpec& a, const RunSpec& b)
         && a.inference.weightDtype == b.inference.weightDtype;
 }
 
+/// DeepSpeed's transients around ZeRO's reduction and step (runtime/zero/stage_1_and_2.py and stage3.py@e2dc3eeb),
+/// with P/N the trainable parameters of this rank's partition:
+/// - the 16-bit gradient bucket of reduce_bucket_size elements: ZeRO-1 fills it at the accumulation boundary after
+///   backward (no hooks without overlap_comm), ZeRO-2 allocates it for every backward (two with overlap_comm),
+///   ZeRO-3 keeps one from setup (overheads.cpp) and concatenates a bucket's partitions for the reduce-scatter;
+/// - the step flattens the partition's 16-bit gradients and casts them to fp32 (flatten(...).to(fp32)): 2 + 4 B
+///   x P/N, or with offload_optimizer the fp32 partition copied back to the GPU, 4 B x P/N (ZeRO-1/2);
+/// - without ZeRO, fp16's FP16_Optimizer flattens fp32 copies of every gradient at the step (4 B x P).
+void deepSpeedStep(StepInputs& in, const RunSpec& r, const PrecisionRegime& reg, const ModelStateBytes& states)
+{
+    const Parallelism& par = r.parallelism;
+    const int zero = par.zeroStage;
+    if (zero == 0) {
+        if (r.precision == Precision::MixedFp16)
+            in.optimizerTemporaries = checkedMul(states.trainableLocal, 4);
+        return;
+    }
+    if (!reg.master)
+        return;
+    const Bytes bucket = deepSpeedBucketBytes(r);
+    const bool overlap = par.overlapComm.value_or(zero == 3);
+    const Count partition = ceilDiv(states.trainableLocal, std::max<Count>(1, par.shardGroup()));
+    const Bytes work = static_cast<Bytes>(bytesPerElement(reg.working));
+    const Bytes stepCopies
+        = par.offloadOptimizer ? (zero == 3 ? 0 : checkedMul(partition, 4)) : checkedMul(partition, 4 + work);
+    in.optimizerTemporaries = stepCopies;
+    in.layerGradientBucket = 0;
+    if (zero == 1 && !overlap) // filled at the accumulation boundary, freed before the step
+        in.optimizerTemporaries = std::max(stepCopies, bucket);
+    else if (zero == 3) // the bucket itself is resident (overheads.cpp); reduce_scatter_coalesced concatenates it
+        in.layerGradientBucket = bucket;
+    else // ZeRO-2, or ZeRO-1 with hooks (overlap_comm): for the whole backward, two with overlap_comm
+        in.backwardBucket = checkedMul(bucket, overlap ? 2 : 1);
+}
+
 /// The estimate's numbers the step simulation replays (see step_timeline.h for each).
 StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionRegime& reg,
     const ModelStateBytes& states, const StageSlice& slice, const Report& rep, Count inFlight)
@@ -81,6 +116,8 @@ StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionR
         in.optimizerTemporaries = states.optimizer / 2;
     else if (foreach && r.optimizer == Optimizer::Lion)
         in.optimizerTemporaries = states.optimizer;
+    if (r.framework == Framework::Deepspeed)
+        deepSpeedStep(in, r, reg, states);
     in.optimizerInBackward = r.optimizerInBackward;
     // torchtitan FSDP2 (parallelize_llama.py@9dec370 apply_fsdp): reshard_after_forward =
     // layer_id < n_layers - 1, so the last block's gathered weights stay through the loss.
@@ -150,8 +187,7 @@ void replayAllocator(
     // CUDA context, and NCCL's own cudaMalloc'd buffers (DDP's gradient buckets are PyTorch
     // tensors). cuBLAS's workspace comes from the caching allocator (PyTorch >= 1.11,
     // CublasHandlePool getNewWorkspace). The lean 512 B rounding part is what the replay models.
-    const Parallelism& par = r.parallelism;
-    const Bytes buckets = !r.overheads.commBufferBytes && par.gpus > 1 && par.dataParallel() > 1 ? 2 * 25 * kMiB : 0;
+    const Bytes buckets = !r.overheads.commBufferBytes ? ddpBucketBytes(r) : 0;
     for (const Component& c : rep.overheadParts) {
         if (c.key == "cuda_context")
             in.outsideAllocator += c.bytes;
@@ -306,6 +342,14 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
         throw InputError("run.fp8",
             "true with framework torchtitan is torchao's Float8Linear, modelled on dense multi-head or grouped-query "
             "blocks trained in full (wq, wk, wv, wo, w1, w3, w2)");
+    // DeepSpeed's ZeRO buckets (runtime/zero/config.py@e2dc3eeb) have no meaning elsewhere.
+    const bool deepSpeedZero = r.framework == Framework::Deepspeed && r.parallelism.zeroStage >= 1;
+    if (r.parallelism.reduceBucketSize && !deepSpeedZero)
+        throw InputError("run.parallelism.reduce_bucket_size",
+            "only with run.framework \"deepspeed\" and zero_stage 1-3 (DeepSpeed's ZeRO gradient bucket)");
+    if (r.parallelism.overlapComm && !deepSpeedZero)
+        throw InputError("run.parallelism.overlap_comm",
+            "only with run.framework \"deepspeed\" and zero_stage 1-3 (DeepSpeed's ZeRO option)");
     if (r.parallelism.fp8AllGather
         && !(r.fp8 && frameworkProfile(r.framework).fp8Torchao && r.parallelism.zeroStage == 3 && r.parallelism.fsdp2
             && r.mode == Mode::Training))

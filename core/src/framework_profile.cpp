@@ -159,10 +159,11 @@ FrameworkProfile deepspeed()
 {
     FrameworkProfile p = plain();
     p.framework = Framework::Deepspeed;
-    // No loss of its own: the user's model code computes it (deepspeed/runtime/engine.py
-    // forward() calls the module). Its optimizer is FusedAdam (deepspeed/ops/adam/fused_adam.py:
-    // multi_tensor_applier, no per-parameter temporaries).
-    p.version = "DeepSpeed (not pinned: defaults not yet read from its source at a commit)";
+    // No loss of its own: the user's model code computes it (runtime/engine.py@e2dc3eeb forward() calls the module).
+    // "Adam"/"AdamW" build FusedAdam (engine.py@e2dc3eeb:1415-1440; ops/adam/fused_adam.py: multi_tensor_applier,
+    // states created by the first step, no per-parameter temporaries). ZeRO's gradient dtype, buckets and step copies
+    // are in precision_regime.cpp, overheads.cpp and estimator.cpp (deepSpeedStep).
+    p.version = "DeepSpeed v0.16.4 (e2dc3eeb1923)";
     p.optimizerImpl = OptimizerImpl::Fused;
     return p;
 }

@@ -134,6 +134,8 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         = r.optimizerImpl == OptimizerImpl::Paged32 ? 4 : static_cast<Bytes>(bytesPerElement(reg.optimizerStates));
     const bool offloadOpt = training && par.offloadOptimizer;
     const bool offloadParams = par.offloadParams;
+    const bool bf16OptimizerGrads = training && r.framework == Framework::Deepspeed && zero == 0
+        && r.precision == Precision::MixedBf16 && reg.gradients == DType::Fp32 && !offloadOpt;
 
     Bytes hostMaster = 0, hostOptimizer = 0, hostGrads = 0, hostWeights = 0, fp8Copies = 0;
     const bool fp8CastEachForward = frameworkProfile(r.framework).fp8Torchao;
@@ -176,6 +178,11 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         } else {
             accumulate(out.gradients, checkedMul(shard(n, 2), grad));
         }
+        // DeepSpeed's BF16_Optimizer (bf16 without ZeRO; runtime/bf16_optimizer.py@e2dc3eeb): beside its fp32
+        // gradient buffer (the regime's fp32 gradients) the bf16 gradients stay in param.grad until the next
+        // backward clears them (clear_lp_grads; the engine never zeroes them after the step).
+        if (bf16OptimizerGrads)
+            accumulate(out.gradients, checkedMul(n, work));
 
         Bytes opt = 0;
         switch (r.optimizer) {
@@ -249,6 +256,11 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     out.gradientsFormula = perParam(static_cast<double>(offloadOpt && grad == 4 ? work : grad)) + " ("
         + std::string(toString(offloadOpt && grad == 4 ? reg.working : reg.gradients)) + ") x " + trainable
         + zeroNote(dp, zero, 2);
+    if (bf16OptimizerGrads)
+        out.gradientsFormula += " + the bf16 gradients BF16_Optimizer leaves in param.grad: 2 B x " + trainable;
+    else if (r.framework == Framework::Deepspeed && zero >= 1 && reg.master && !r.gradientDtype)
+        out.gradientsFormula += " (DeepSpeed accumulates in the model's type; the fp32 gradient of the partition "
+                                "exists only during the step)";
     std::string optName;
     switch (r.optimizer) {
     case Optimizer::AdamW:

@@ -8,6 +8,22 @@
 
 namespace vramlab {
 
+Bytes ddpBucketBytes(const RunSpec& run)
+{
+    const Parallelism& par = run.parallelism;
+    const bool zeroBuckets = run.framework == Framework::Deepspeed && par.zeroStage >= 1;
+    return par.gpus > 1 && par.dataParallel() > 1 && !zeroBuckets ? 2 * 25 * kMiB : 0;
+}
+
+Bytes deepSpeedBucketBytes(const RunSpec& run)
+{
+    const Parallelism& par = run.parallelism;
+    if (run.framework != Framework::Deepspeed || run.mode != Mode::Training || par.zeroStage < 1)
+        return 0;
+    return checkedMul(
+        par.reduceBucketSize.value_or(500'000'000), static_cast<Count>(bytesPerElement(precisionRegime(run).working)));
+}
+
 std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const ParameterCount& params,
     const ActivationSet& acts, Count inFlight, bool explain)
 {
@@ -45,14 +61,22 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
         comm = *o.commBufferBytes;
         commFormula = text(explain ? formatBytes(comm) : "", " (run.overheads.comm_buffer_bytes)");
     } else if (par.gpus > 1) {
-        comm = 256 * kMiB + (dp > 1 ? 2 * 25 * kMiB : 0);
-        commFormula = text("NCCL buffers 256 MiB", dp > 1 ? " + 2 gradient buckets x 25 MiB" : "");
+        comm = checkedAdd(256 * kMiB, ddpBucketBytes(r));
+        commFormula = text("NCCL buffers 256 MiB", ddpBucketBytes(r) > 0 ? " + 2 gradient buckets x 25 MiB" : "");
     }
     if (comm > 0)
         parts.push_back({ "comm_buffers", "Communication buffers", comm, commFormula,
             "NCCL's channels and the gradient buckets data parallelism reduces through." });
 
     const PrecisionRegime reg = precisionRegime(r);
+    // DeepSpeed ZeRO-3 allocates its gradient bucket once at setup and keeps it (stage3.py@e2dc3eeb:537-540:
+    // __ipg_bucket_flat_buffer = torch.empty(reduce_bucket_size, dtype=self.dtype)); ZeRO-1/2 allocate theirs
+    // per backward (the step timeline's transients).
+    if (r.framework == Framework::Deepspeed && par.zeroStage == 3 && deepSpeedBucketBytes(r) > 0)
+        parts.push_back({ "ds_ipg_bucket", "DeepSpeed gradient bucket", deepSpeedBucketBytes(r),
+            text(explain ? formatCount(par.reduceBucketSize.value_or(500'000'000)) : "",
+                " elements (run.parallelism.reduce_bucket_size) x ", toString(reg.working)),
+            "ZeRO-3 copies each gradient into this bucket and reduce-scatters it; allocated once at setup." });
     if (r.mode == Mode::Training && par.zeroStage == 3 && dp > 1) {
         // fp8_all_gather: torchao's fsdp_pre_all_gather casts the float8 linears' shards, so FSDP2 gathers
         // (and holds unsharded) 1 B per element of them (torchao/float8/fsdp_utils.py@0afa4c1).

@@ -23,6 +23,12 @@ PrecisionRegime precisionRegime(const RunSpec& run)
         r = { DType::Fp16, DType::Fp32, DType::Fp32, DType::Fp32, DType::Fp16, DType::Fp16 };
         break;
     }
+    // DeepSpeed under ZeRO accumulates and partitions the gradients in the model's 16-bit type (engine.py@e2dc3eeb
+    // _configure_zero...: grad_accum_dtype defaults to the model dtype when ZeRO is on); the fp32 gradient of the
+    // partition exists only during the step. run.gradient_dtype is its data_types.grad_accum_dtype.
+    if (run.framework == Framework::Deepspeed && run.mode == Mode::Training && run.parallelism.zeroStage >= 1
+        && r.master)
+        r.gradients = r.working;
     if (run.gradientDtype)
         r.gradients = *run.gradientDtype;
     if (run.masterWeights)

@@ -707,6 +707,12 @@ const ScenarioField kFields[] = {
         "GPUs FSDP shards over (HSDP): a divisor of gpus / (tensor x pipeline) and a multiple of context_parallel; "
         "the states are replicated across the groups. Default: all of them.",
         readFsdpShardGroup, writeFsdpShardGroup),
+    optionalInteger<REF(s.run.parallelism.reduceBucketSize)>("run.parallelism.reduce_bucket_size", 0, kMaxBytes,
+        "elements",
+        "DeepSpeed's reduce_bucket_size: the 16-bit gradient bucket ZeRO reduces through (default 500,000,000; "
+        "Hugging Face's \"auto\" writes hidden x hidden)."),
+    optionalBoolean<REF(s.run.parallelism.overlapComm)>("run.parallelism.overlap_comm",
+        "DeepSpeed's overlap_comm: ZeRO-1/2 keep a second gradient bucket (default: on for ZeRO-3 only)."),
     unmodelled("run.parallelism.pipeline_schedule", "\"1F1B\"", "only 1F1B's micro-batches in flight are modelled"),
     unmodelled("run.parallelism.async_tp", "false", "asynchronous tensor parallelism's extra buffers"),
 

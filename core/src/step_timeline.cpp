@@ -188,6 +188,7 @@ private:
     void backward(Count mb)
     {
         const StepInputs& in = m_in;
+        at(Cat::Temporaries) += in.backwardBucket;
         if (in.lastStage) {
             at(Cat::Temporaries) += in.lossBackward;
             emit(StepPhase::Loss, mb, -1, in.lossBackwardWhat);
@@ -252,6 +253,7 @@ private:
             at(Cat::Activations) -= in.embeddingActs;
         if (in.lastStage)
             at(Cat::Temporaries) -= in.lossHeld;
+        at(Cat::Temporaries) -= in.backwardBucket;
         emit(StepPhase::Backward, mb, -1, "backward done for this micro-batch");
         m_gradientsMade = true;
     }

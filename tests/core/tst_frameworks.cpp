@@ -84,6 +84,7 @@ private slots:
     void fp8AllGather();
     void loraAsPeftRunsIt();
     void megatronAsTransformerEngineRunsIt();
+    void zeroAsDeepSpeedRunsIt();
 };
 
 // 32 tokens x 1000 vocabulary = 32,000 logits.
@@ -669,6 +670,68 @@ void TstFrameworks::loraAsPeftRunsIt()
     const Report q = estimate(toy(qlora));
     QVERIFY(std::any_of(q.warnings.begin(), q.warnings.end(),
         [](const std::string& w) { return w.find("prepare_model_for_kbit_training") != std::string::npos; }));
+}
+
+// DeepSpeed v0.16.4 (runtime/zero/stage_1_and_2.py, stage3.py, bf16_optimizer.py@e2dc3eeb), on the toy over 4 GPUs
+// with a 1,000-element bucket: every tensor of the toy divides by 4, so each rank's partition is P / 4.
+void TstFrameworks::zeroAsDeepSpeedRunsIt()
+{
+    const auto run = [](int zero, json extra = json::object()) {
+        json r = { { "framework", "deepspeed" }, { "parallelism", { { "gpus", 4 }, { "zero_stage", zero } } } };
+        if (zero > 0)
+            r["parallelism"]["reduce_bucket_size"] = 1000;
+        r.update(extra, true);
+        return estimate(toy(r));
+    };
+    const Report z2 = run(2);
+    const Count p = z2.stepInputs.trainableParamsLocal, part = p / 4;
+    QCOMPARE(p % 4, Count(0));
+    // ZeRO-2: 16-bit weights, the 16-bit gradient partition (grads_in_partition), fp32 master and Adam partitions.
+    QCOMPARE(z2.bytesOf("weights"), Bytes(2 * p));
+    QCOMPARE(z2.bytesOf("gradients"), Bytes(2 * part));
+    QCOMPARE(z2.bytesOf("master_weights"), Bytes(4 * part));
+    QCOMPARE(z2.bytesOf("optimizer_states"), Bytes(8 * part));
+    // The step flattens the 16-bit partition and casts it to fp32 (2 + 4 B a parameter of the partition); the
+    // bucket (1,000 x 2 B) lives through each backward, the loss's included.
+    QCOMPARE(z2.stepInputs.optimizerTemporaries, Bytes(6 * part));
+    QCOMPARE(z2.stepInputs.backwardBucket, Bytes(2000));
+    QCOMPARE(z2.stepInputs.layerGradientBucket, Bytes(0));
+    // At the step the states are DeepSpeed's own estimate, 2P + 18P/N (estimate_zero2_model_states_mem_needs:
+    // "2_grads_16bit + 4_grads_32bit + 4_params_32bit + 8_optimizer_states_32bit"), plus the brief 16-bit flat copy.
+    QCOMPARE(z2.bytesOf("weights") + z2.bytesOf("gradients") + z2.bytesOf("master_weights")
+            + z2.bytesOf("optimizer_states") + z2.stepInputs.optimizerTemporaries - 2 * part,
+        Bytes(2 * p + 18 * part));
+    // overlap_comm keeps two buckets.
+    QCOMPARE(run(2, { { "parallelism", { { "overlap_comm", true } } } }).stepInputs.backwardBucket, Bytes(4000));
+    // ZeRO-1: no hooks, so backward leaves the whole 16-bit gradients; the bucket is filled at the boundary.
+    const Report z1 = run(1);
+    QCOMPARE(z1.bytesOf("gradients"), Bytes(2 * p));
+    QCOMPARE(z1.stepInputs.backwardBucket, Bytes(0));
+    QCOMPARE(z1.stepInputs.optimizerTemporaries, std::max(Bytes(6 * part), Bytes(2000)));
+    // ZeRO-3: the bucket is allocated at setup and kept; reduce_scatter_coalesced concatenates a bucket's partitions.
+    const Report z3 = run(3);
+    Bytes resident = 0;
+    for (const Component& c : z3.overheadParts)
+        resident += c.key == std::string_view("ds_ipg_bucket") ? c.bytes : 0;
+    QCOMPARE(resident, Bytes(2000));
+    QCOMPARE(z3.stepInputs.layerGradientBucket, Bytes(2000));
+    QCOMPARE(z3.bytesOf("gradients"), Bytes(2 * part));
+    // Without ZeRO, bf16 runs BF16_Optimizer: an fp32 gradient buffer and the bf16 gradients beside it.
+    const Report z0 = run(0);
+    QCOMPARE(z0.bytesOf("gradients"), Bytes(6 * p));
+    QCOMPARE(run(0, { { "precision", "mixed-fp16" } }).stepInputs.optimizerTemporaries, Bytes(4 * p));
+    // The same ZeRO-2 run as plain PyTorch's ZeRO keeps fp32 gradients and DDP's two 25 MiB buckets.
+    json plainRun = { { "parallelism", { { "gpus", 4 }, { "zero_stage", 2 } } } };
+    const Report plain = estimate(toy(plainRun));
+    QCOMPARE(plain.bytesOf("gradients"), Bytes(4 * part));
+    // The keys are DeepSpeed's: elsewhere they are refused by name.
+    plainRun["parallelism"]["reduce_bucket_size"] = 1000;
+    try {
+        (void)estimate(toy(plainRun));
+        QFAIL("reduce_bucket_size without DeepSpeed was accepted");
+    } catch (const InputError& e) {
+        QCOMPARE(e.keyPath(), std::string("run.parallelism.reduce_bucket_size"));
+    }
 }
 
 #include "tst_frameworks.moc"

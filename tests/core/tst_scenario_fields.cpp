@@ -67,6 +67,8 @@ Scenario richScenario()
     sc.run.compile = true;
     sc.run.compileLoss = true; // optional: set, so that it is written
     sc.run.parallelism.fp8AllGather = true; // written only when set
+    sc.run.parallelism.reduceBucketSize = 200'000'000; // DeepSpeed's; written only when set
+    sc.run.parallelism.overlapComm = true;
     sc.run.activationOffloading = true;
     sc.run.overheads.commBufferBytes = 300 * kMiB;
     sc.run.gpu = findGpu("h100-sxm-80gb");

@@ -16,6 +16,14 @@ namespace vramlab {
 /// saved tensor plus an optional fragmentation share, communication buffers (NCCL and
 /// gradient buckets) with more than one GPU, ZeRO-3's gathered and prefetched layer, and
 /// QLoRA's dequantized weight of the largest layer.
+/// PyTorch DDP's two 25 MiB gradient buckets in the communication buffers, where data parallelism reduces through
+/// them (DeepSpeed's ZeRO reduces through its own bucket instead: deepSpeedBucketBytes).
+Bytes ddpBucketBytes(const RunSpec& run);
+
+/// DeepSpeed ZeRO's 16-bit gradient bucket (zero_optimization.reduce_bucket_size elements, default 5e8:
+/// runtime/zero/config.py@e2dc3eeb); 0 outside DeepSpeed's ZeRO training.
+Bytes deepSpeedBucketBytes(const RunSpec& run);
+
 std::vector<Component> overheadParts(const ModelSpec& model, const RunSpec& run, const ParameterCount& params,
     const ActivationSet& activations, Count microBatchesInFlight, bool explain = true);
 

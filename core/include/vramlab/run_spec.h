@@ -72,6 +72,11 @@ struct Parallelism {
     /// HSDP (run.parallelism.fsdp_shard_group): ZeRO-3 shards over this many data-parallel ranks
     /// and replicates across dataParallel() / it; 0: over every data-parallel rank.
     Count fsdpShardGroup = 0;
+    /// DeepSpeed's zero_optimization.reduce_bucket_size (elements; run.framework "deepspeed", ZeRO >= 1): the 16-bit
+    /// gradient bucket each rank reduces through. Unset: DeepSpeed's default, 5e8 (runtime/zero/config.py@e2dc3eeb).
+    std::optional<Count> reduceBucketSize;
+    /// DeepSpeed's zero_optimization.overlap_comm; unset: DeepSpeed's default, on for ZeRO-3 only.
+    std::optional<bool> overlapComm;
     Count dataParallel() const { return gpus / (tensorParallel * pipelineParallel); }
     /// The ranks the sharded states are split over (ZeRO-3's group; HSDP's shard group).
     Count shardGroup() const { return fsdpShardGroup > 0 ? fsdpShardGroup : dataParallel(); }

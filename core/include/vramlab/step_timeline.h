@@ -52,6 +52,9 @@ struct StepInputs {
     bool optimizerInBackward
         = false; ///< each layer's parameters stepped as their gradients arrive; gradients freed at once
     Bytes layerGradientBucket = 0; ///< ZeRO-2/3: one layer's unsharded gradients before reduce-scatter
+    /// DeepSpeed ZeRO-2 (and ZeRO-1 with overlap_comm): its gradient bucket(s), allocated as backward starts (before
+    /// the loss's backward) and freed when it ends (stage_1_and_2.py@e2dc3eeb backward / _release_ipg_buffers).
+    Bytes backwardBucket = 0;
     Bytes zero3Gather = 0; ///< ZeRO-3: current + prefetched layer's gathered weights
     /// Context parallelism: ring attention's buffers at their widest while one layer's attention runs,
     /// in forward (and its recompute) and in backward (activation_model.cpp ringAttentionBuffers).
