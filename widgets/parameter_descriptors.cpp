@@ -307,20 +307,32 @@ QVector<ParamDescriptor> build()
     ParamDescriptor ckpt
         = describe(QStringLiteral("run.checkpointing"), prec, QStringLiteral("Checkpointing"), QString(),
             QStringLiteral("Full: each layer keeps only its input and is recomputed in backward (~33% more compute). "
-                           "Selective: only the attention core is recomputed. Every k: one input per k layers."),
+                           "Selective: only the attention core is recomputed. Every k: one input per k layers. First "
+                           "half: only the first half of the layers is checkpointed, the rest keep everything "
+                           "(Megatron's block recomputation; torchtitan's and torchtune's every-second-layer option)."),
             K::Choice);
     ckpt.choices = { QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("selective-op"),
-        QStringLiteral("full"), QStringLiteral("every 2"), QStringLiteral("every 4"), QStringLiteral("every 8") };
+        QStringLiteral("full"), QStringLiteral("first half"), QStringLiteral("every 2"), QStringLiteral("every 4"),
+        QStringLiteral("every 8") };
     ckpt.choiceLabels = { QStringLiteral("None"), QStringLiteral("Selective (attention)"),
         QStringLiteral("Selective op (torchtitan save list)"), QStringLiteral("Full (every layer)"),
-        QStringLiteral("Every 2 layers"), QStringLiteral("Every 4 layers"), QStringLiteral("Every 8 layers") };
+        QStringLiteral("First half of the layers"), QStringLiteral("Every 2 layers"), QStringLiteral("Every 4 layers"),
+        QStringLiteral("Every 8 layers") };
+    // {"layers": n}: "first half" where n is half the layers, else "first n" (a file's value, shown as it is).
     ckpt.get = [](const Scenario& s) {
-        return QVariant(QString::fromStdString(toString(s.run.checkpointing)).remove(QStringLiteral(" layers")));
+        const Checkpointing& c = s.run.checkpointing;
+        if (c.kind == Checkpointing::Kind::Layers && c.every == ceilDiv(s.model.numLayers, Count(2)))
+            return QVariant(QStringLiteral("first half"));
+        return QVariant(QString::fromStdString(toString(c)).remove(QStringLiteral(" layers")));
     };
     ckpt.set = [](Scenario& s, const QVariant& v) {
         const QString t = v.toString();
         if (t.startsWith(QLatin1String("every ")))
             s.run.checkpointing = { Checkpointing::Kind::Every, t.mid(6).toLongLong() };
+        else if (t == QLatin1String("first half"))
+            s.run.checkpointing = { Checkpointing::Kind::Layers, std::max<Count>(1, ceilDiv(s.model.numLayers, 2)) };
+        else if (t.startsWith(QLatin1String("first ")))
+            s.run.checkpointing = { Checkpointing::Kind::Layers, t.mid(6).toLongLong() };
         else
             s.run.checkpointing = { t == QLatin1String("full") ? Checkpointing::Kind::Full
                     : t == QLatin1String("selective")          ? Checkpointing::Kind::Selective

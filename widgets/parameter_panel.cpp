@@ -29,6 +29,18 @@
 namespace vramlab {
 
 namespace {
+
+/// The combo box's item for a value; a value the fixed list lacks (a file's {"every": 3}) is added as it is, so the
+/// panel never shows another setting than the scenario's.
+int comboIndex(QComboBox* combo, const QString& value)
+{
+    int i = combo->findData(value);
+    if (i < 0 && !value.isEmpty()) {
+        combo->addItem(value, value);
+        i = combo->count() - 1;
+    }
+    return std::max(0, i);
+}
 constexpr int kSliderSteps = 1000;
 
 bool logScale(const ParamDescriptor& d)
@@ -382,7 +394,7 @@ void ParameterPanel::refresh()
         else if (auto* dspin = qobject_cast<QDoubleSpinBox*>(e))
             dspin->setValue(v.toDouble());
         else if (auto* combo = qobject_cast<QComboBox*>(e))
-            combo->setCurrentIndex(std::max(0, combo->findData(v.toString())));
+            combo->setCurrentIndex(comboIndex(combo, v.toString()));
         else if (auto* check = qobject_cast<QCheckBox*>(e))
             check->setChecked(v.toBool());
         else if (auto* line = qobject_cast<QLineEdit*>(e); line && !line->hasFocus()) // not while typing

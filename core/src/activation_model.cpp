@@ -920,6 +920,10 @@ ActivationSet trainingActivations(
     const bool lora = r.finetune.method != FinetuneMethod::Full;
     const auto kind = r.checkpointing.kind;
     const bool wholeLayers = kind == Checkpointing::Kind::Full || kind == Checkpointing::Kind::Every;
+    // {"layers": n}: the first n layers of the stage keep their input only, the others everything (Megatron-LM
+    // transformer_block.py@0d7e02b _checkpointed_forward, recompute_method "block").
+    const Count checkpointed
+        = kind == Checkpointing::Kind::Layers ? r.checkpointing.checkpointedLayers(slice.layers()) : 0;
     const Count vocab = ceilDiv(m.vocabSize, x.t);
 
     Collector outside { set, ActivationScope::Embedding, 1, explain, 0, 1, saved };
@@ -939,8 +943,8 @@ ActivationSet trainingActivations(
     }
     // RoPE tables are computed once per forward and read by every layer's multiplications,
     // unless whole layers are checkpointed (then they are rebuilt in backward).
-    if (m.position == PositionKind::Rope && m.attentionType == AttentionType::Mha && !wholeLayers
-        && slice.layers() > 0) {
+    if (m.position == PositionKind::Rope && m.attentionType == AttentionType::Mha && !wholeLayers && slice.layers() > 0
+        && checkpointed < slice.layers()) {
         outside.add("RoPE cos table", "embedding", { x.s, m.headDim }, x.p);
         outside.add("RoPE sin table", "embedding", { x.s, m.headDim }, x.p);
     }
@@ -962,6 +966,31 @@ ActivationSet trainingActivations(
 
     if (kind == Checkpointing::Kind::SelectiveOp) {
         selectiveOpLayers(set, x, slice, oneLayer(false), explain, saved);
+    } else if (checkpointed > 0) {
+        // The first `checkpointed` layers (dense ones first, as the stage holds them) keep their input; the rest keep
+        // everything, as without checkpointing; backward rebuilds one checkpointed layer at a time.
+        Collector c { set, ActivationScope::Layer, checkpointed, explain, 0, 1, saved };
+        const Bytes before = set.bytes;
+        c.add("layer input (checkpoint, first layers of the stage)", "checkpoint", { x.b, x.hs, x.h }, x.p);
+        set.checkpointInputBytes = (set.bytes - before) / checkpointed;
+        const Count denseCkpt = std::min(checkpointed, slice.denseLayers);
+        const Count moeCkpt = checkpointed - denseCkpt;
+        const ActivationSet dense = oneLayer(false, sizes && moeCkpt == 0 ? &sizes->recompute : nullptr);
+        std::vector<SavedTensorSize> moeSizes;
+        const ActivationSet worst = moeCkpt > 0 ? std::max(dense, oneLayer(true, sizes ? &moeSizes : nullptr),
+                                        [](const auto& a, const auto& b) { return a.bytes < b.bytes; })
+                                                : dense;
+        if (sizes && moeCkpt > 0)
+            sizes->recompute = worst.bytes > dense.bytes ? std::move(moeSizes) : [&] {
+                std::vector<SavedTensorSize> d;
+                oneLayer(false, &d);
+                return d;
+            }();
+        set.recomputeBytes = worst.bytes;
+        cursor = checkpointed;
+        layerSet(false, slice.denseLayers - denseCkpt, false);
+        layerSet(true, slice.moeLayers - moeCkpt, false);
+        set.largestLayerTensorBytes = std::max(set.largestLayerTensorBytes, worst.largestLayerTensorBytes);
     } else if (wholeLayers) {
         // Each checkpointed segment keeps only its input; one segment is rebuilt at a time.
         const Count segment = kind == Checkpointing::Kind::Full ? 1 : std::max<Count>(1, r.checkpointing.every);

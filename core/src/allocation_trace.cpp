@@ -248,7 +248,9 @@ private:
         const Count segment = std::max<Count>(1, in.segmentLayers);
         for (Count l = m_layers - 1; l >= 0; --l) {
             const Count segmentStart = l - l % segment;
-            if (in.recompute > 0 && (l == m_layers - 1 || (l + 1) % segment == 0))
+            const bool rebuilds
+                = in.checkpointedLayers > 0 ? l < in.checkpointedLayers : l == m_layers - 1 || (l + 1) % segment == 0;
+            if (in.recompute > 0 && rebuilds)
                 for (Count k = segmentStart; k <= l; ++k)
                     rebuild(k);
             std::vector<Handle>& working = m_working;

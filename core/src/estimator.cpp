@@ -128,6 +128,10 @@ StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionR
     in.layers = slice.layers();
     in.segmentLayers
         = r.checkpointing.kind == Checkpointing::Kind::Every ? std::max<Count>(1, r.checkpointing.every) : 1;
+    if (r.checkpointing.kind == Checkpointing::Kind::Layers) { // the first N layers keep their input only
+        in.checkpointedLayers = r.checkpointing.checkpointedLayers(slice.layers());
+        in.checkpointInputBytes = acts.checkpointInputBytes;
+    }
     in.firstStage = slice.first;
     in.lastStage = slice.last;
     in.microBatches = r.gradientAccumulationSteps;
@@ -650,6 +654,10 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
     if (r.checkpointing.kind == Checkpointing::Kind::Every)
         if (!(r.checkpointing.every >= 1))
             throw InputError("run.checkpointing.every", "expected a layer count of at least 1");
+    if (r.checkpointing.kind == Checkpointing::Kind::Layers
+        && !(r.checkpointing.every >= 1 && r.checkpointing.every <= m.numLayers))
+        throw InputError("run.checkpointing.layers",
+            "expected from 1 to model.num_layers (" + n(m.numLayers) + ") layers, got " + n(r.checkpointing.every));
     if (r.finetune.targets.empty()) // a file cannot say it either: the reader wants a non-empty list
         throw InputError("run.finetune.targets", "expected at least one module name");
     for (size_t i = 0; i < r.finetune.targets.size(); ++i) {

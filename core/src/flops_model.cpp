@@ -96,6 +96,16 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
     case Checkpointing::Kind::Every:
         recompute = f.forwardPerToken - 2.0 * static_cast<double>(m.vocabSize * m.hiddenSize);
         break;
+    case Checkpointing::Kind::Layers: {
+        // The first N layers of each of the pp stages are rebuilt: that share of the layers' forward.
+        const Count pp = std::max<Count>(1, r.parallelism.pipelineParallel);
+        const Count perStage = ceilDiv(m.numLayers, pp);
+        const double share
+            = static_cast<double>(std::min(m.numLayers, pp * r.checkpointing.checkpointedLayers(perStage)))
+            / static_cast<double>(std::max<Count>(1, m.numLayers));
+        recompute = share * (f.forwardPerToken - 2.0 * static_cast<double>(m.vocabSize * m.hiddenSize));
+        break;
+    }
     case Checkpointing::Kind::Selective:
         recompute = r.attention == AttentionImpl::Eager ? f.attentionPerToken : 0;
         break;

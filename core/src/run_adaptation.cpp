@@ -76,8 +76,9 @@ std::vector<std::string> adaptRunToModel(const ModelSpec& model, RunSpec& run)
                 // Phi-3.5-MoE: its SparseMixer training is not modelled; inference and its engines are.
                 note(e, "mode training", "inference");
                 run.mode = Mode::Inference;
-            } else if (key == "run.checkpointing.every" && run.checkpointing.kind != defaults.checkpointing.kind) {
-                note(e, "every " + std::to_string(run.checkpointing.every), "none");
+            } else if ((key == "run.checkpointing.every" || key == "run.checkpointing.layers")
+                && run.checkpointing.kind != defaults.checkpointing.kind) {
+                note(e, toString(run.checkpointing), "none");
                 run.checkpointing = defaults.checkpointing;
             } else {
                 throw; // the model itself, or a run no default repairs: say so

@@ -47,6 +47,8 @@ std::string toString(const Checkpointing& c)
 {
     if (c.kind == Checkpointing::Kind::Every)
         return "every " + std::to_string(c.every) + " layers";
+    if (c.kind == Checkpointing::Kind::Layers)
+        return "first " + std::to_string(c.every) + " layers";
     return std::string(nameOf(kCheckpointingNames, c.kind));
 }
 

@@ -206,7 +206,7 @@ json writePreset(const Scenario& s)
 }
 
 constexpr std::string_view kCheckpointingExpected
-    = "expected \"none\", \"full\", \"selective\", \"selective-op\" or {\"every\": k}";
+    = "expected \"none\", \"full\", \"selective\", \"selective-op\", {\"every\": k} or {\"layers\": n}";
 
 void readCheckpointing(Scenario& s, const json& v, const std::string& path, std::vector<std::string>& warnings)
 {
@@ -223,15 +223,22 @@ void readCheckpointing(Scenario& s, const json& v, const std::string& path, std:
         throw InputError(path, std::string(kCheckpointingExpected) + ", got " + JsonObjectReader::describe(v));
     JsonObjectReader r(v, path);
     const std::optional<Count> every = r.integer("every", 1, Count(kMaxLayers));
-    if (!every)
-        throw InputError(path + ".every", "required: checkpoint segments of this many layers");
+    const std::optional<Count> layers = r.integer("layers", 1, Count(kMaxLayers));
+    if (every && layers)
+        throw InputError(path, "expected {\"every\": k} or {\"layers\": n}, not both");
+    if (!every && !layers)
+        throw InputError(path + ".every",
+            "required: checkpoint segments of this many layers (or \"layers\": the first n layers of each stage)");
     r.collectUnknown(warnings);
-    c = { Checkpointing::Kind::Every, *every };
+    c = every ? Checkpointing { Checkpointing::Kind::Every, *every }
+              : Checkpointing { Checkpointing::Kind::Layers, *layers };
 }
 
 json writeCheckpointing(const Scenario& s)
 {
     const Checkpointing& c = s.run.checkpointing;
+    if (c.kind == Checkpointing::Kind::Layers)
+        return json { { "layers", c.every } };
     return c.kind == Checkpointing::Kind::Every ? json { { "every", c.every } } : json(toString(c));
 }
 
@@ -644,7 +651,9 @@ const ScenarioField kFields[] = {
         "FP8 GEMMs: Transformer Engine's (fp8 inputs saved, fp8 weight copies), or torchao's Float8Linear under "
         "torchtitan (fp8 weights cast in each forward)."),
     choice<REF(s.run.optimizer), kOptimizerNames>("run.optimizer", "The optimizer: its states per trainable weight."),
-    custom("run.checkpointing", "Activation checkpointing: none, full, selective, selective-op or {\"every\": k}.",
+    custom("run.checkpointing",
+        "Activation checkpointing: none, full, selective, selective-op, {\"every\": k} or {\"layers\": n} (the first n "
+        "layers of each stage).",
         readCheckpointing, writeCheckpointing),
     choice<REF(s.run.attention), kAttentionNames>(
         "run.attention", "Eager (keeps the softmax) or flash (keeps a log-sum-exp)."),

@@ -146,6 +146,20 @@ private:
     }
 
     /// One layer's share of `all`, the remainder going to layer 0 so the shares add up.
+    /// Layer `layer`'s saved tensors: an even share, or with checkpointing {"layers": n} the checkpoint of one of the
+    /// first n layers or a share of the others' whole sets.
+    Bytes layerShare(Count layer) const
+    {
+        const Count n = m_in.checkpointedLayers;
+        if (n <= 0)
+            return share(m_in.layerActs, layer);
+        if (layer < n)
+            return m_in.checkpointInputBytes;
+        const Count rest = std::max<Count>(1, m_in.layers - n);
+        const Bytes full = m_in.layerActs - m_in.checkpointInputBytes * n;
+        return full / rest + (layer == n ? full % rest : 0);
+    }
+
     Bytes share(Bytes all, Count layer) const
     {
         const Count n = std::max<Count>(1, m_in.layers);
@@ -173,7 +187,7 @@ private:
         }
         for (Count l = 0; m_record && l < in.layers; ++l) {
             at(Cat::Temporaries) += transient;
-            at(Cat::Activations) += share(layerActs, l);
+            at(Cat::Activations) += layerShare(l);
             emit(StepPhase::Forward, mb, l, what);
             at(Cat::Temporaries) -= transient;
         }
@@ -205,7 +219,7 @@ private:
         // the same in O(1) per micro-batch instead of O(layers).
         const Count middleTop = in.layers - 2 * segment - 1, middleBottom = 2 * segment;
         for (Count l = in.layers - 1; l >= 0; --l) {
-            if (!m_record && l == middleTop && middleTop >= middleBottom) {
+            if (!m_record && l == middleTop && middleTop >= middleBottom && in.checkpointedLayers == 0) {
                 const Count skipped = middleTop - middleBottom + 1; // none of them is layer 0
                 if (gradsAppear)
                     at(Cat::Gradients) += skipped * share(in.gradients, 1);
@@ -217,7 +231,9 @@ private:
             }
             // Entering a checkpointed segment from its end: its forward runs again first.
             const Count segmentStart = l - l % segment;
-            if (in.recompute > 0 && (l == in.layers - 1 || (l + 1) % segment == 0)) {
+            const bool rebuilds
+                = in.checkpointedLayers > 0 ? l < in.checkpointedLayers : l == in.layers - 1 || (l + 1) % segment == 0;
+            if (in.recompute > 0 && rebuilds) {
                 rebuilt = in.recompute;
                 at(Cat::Temporaries) += rebuilt;
             }
@@ -234,14 +250,14 @@ private:
                 at(Cat::Gradients) += share(in.gradients, l);
             // Saved tensors fall and gradients rise by the same share per layer, and the
             // rebuilt segment repeats: the highest point is in the first or last two segments.
-            const bool edge = l >= in.layers - 2 * segment || l < 2 * segment;
+            const bool edge = l >= in.layers - 2 * segment || l < 2 * segment || in.checkpointedLayers > 0;
             if (m_record || edge)
                 emit(StepPhase::Backward, mb, l,
                     in.ringBackward > 0    ? "backward: ring attention's backward buffers beside the layer's gradients"
                         : in.recompute > 0 ? "backward: layer rebuilt by recomputation, gradients flow"
                                            : "backward: layer's gradients flow, its saved tensors are released");
             at(Cat::Temporaries) -= working;
-            at(Cat::Activations) -= share(layerActs, l);
+            at(Cat::Activations) -= layerShare(l);
             if (rebuilt > 0) { // the rebuilt layers free one by one as backward leaves them
                 const Count left = l - segmentStart + 1;
                 const Bytes freed = l == segmentStart ? rebuilt : rebuilt / left;

@@ -85,6 +85,7 @@ private slots:
     void loraAsPeftRunsIt();
     void megatronAsTransformerEngineRunsIt();
     void zeroAsDeepSpeedRunsIt();
+    void firstLayersCheckpointed();
 };
 
 // 32 tokens x 1000 vocabulary = 32,000 logits.
@@ -731,6 +732,35 @@ void TstFrameworks::zeroAsDeepSpeedRunsIt()
         QFAIL("reduce_bucket_size without DeepSpeed was accepted");
     } catch (const InputError& e) {
         QCOMPARE(e.keyPath(), std::string("run.parallelism.reduce_bucket_size"));
+    }
+}
+
+// Checkpointing {"layers": n}: the first n layers of the stage keep only their input, the others everything
+// (Megatron-LM transformer_block.py@0d7e02b _checkpointed_forward with recompute_method "block").
+void TstFrameworks::firstLayersCheckpointed()
+{
+    const json one = { { "checkpointing", { { "layers", 1 } } } };
+    const ActivationSet none = acts(toy()), full = acts(toy({ { "checkpointing", "full" } })), half = acts(toy(one));
+    // Layer 0 keeps its input, 32 tokens of 64 in bf16; layer 1 its whole set, the one a full run rebuilds.
+    QCOMPARE(half.checkpointInputBytes, Bytes(32 * 64 * 2));
+    QCOMPARE(half.recomputeBytes, full.recomputeBytes);
+    QCOMPARE(half.bytes, none.bytes - full.recomputeBytes + half.checkpointInputBytes);
+    QCOMPARE(tensorBytes(half, "layer input (checkpoint, first layers of the stage)"), Bytes(32 * 64 * 2));
+    // The peak lies between the full and the unchecked run's, and half the layers' forward is recomputed.
+    const Report rn = estimate(toy()), rf = estimate(toy({ { "checkpointing", "full" } })), rh = estimate(toy(one));
+    QVERIFY(rf.peak <= rh.peak && rh.peak <= rn.peak);
+    QVERIFY(rf.peak < rn.peak);
+    // (flash attention's own backward recomputation is in all three alike)
+    QCOMPARE(
+        rh.flops.hardwarePerStep - rn.flops.hardwarePerStep, (rf.flops.hardwarePerStep - rn.flops.hardwarePerStep) / 2);
+    // Every layer checkpointed is full checkpointing; the count is read, written back and checked.
+    QCOMPARE(acts(toy({ { "checkpointing", { { "layers", 2 } } } })).bytes, full.bytes);
+    QCOMPARE(scenarioToJson(toy(one))["run"]["checkpointing"], json({ { "layers", 1 } }));
+    try {
+        (void)estimate(toy({ { "checkpointing", { { "layers", 3 } } } }));
+        QFAIL("3 of 2 layers were accepted");
+    } catch (const InputError& e) {
+        QCOMPARE(e.keyPath(), std::string("run.checkpointing.layers"));
     }
 }
 

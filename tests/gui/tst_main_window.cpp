@@ -129,6 +129,17 @@ private slots:
         QVERIFY(t80.offloadS > 0);
         QCOMPARE(t80.offloadS, t40.offloadS);
         QCOMPARE(doc->report()->flops.stepTimeS, t80.total());
+
+        // A file's checkpointing outside the combo's list ({"every": 3}) is shown as itself, never as "None";
+        // "First half" checkpoints the first half of the layers.
+        auto* ckpt = qobject_cast<QComboBox*>(panel->editor(QStringLiteral("run.checkpointing")));
+        QVERIFY(ckpt);
+        doc->setParameter(QStringLiteral("run.checkpointing"), QStringLiteral("every 3"));
+        QTRY_COMPARE(ckpt->currentData().toString(), QStringLiteral("every 3"));
+        ckpt->setCurrentIndex(ckpt->findData(QStringLiteral("first half")));
+        emit ckpt->activated(ckpt->currentIndex());
+        QCOMPARE(doc->scenario().run.checkpointing.kind, Checkpointing::Kind::Layers);
+        QCOMPARE(doc->scenario().run.checkpointing.every, ceilDiv(doc->scenario().model.numLayers, Count(2)));
     }
 
     /// The Framework and Loss pickers change the loss tensors by what the core says, and the

@@ -117,6 +117,28 @@ private slots:
         doc.undoStack()->undo();
         QCOMPARE(d.get(doc.scenario()), before);
     }
+
+    // Each checkpointing choice reads back as itself ("first half" is {"layers": n} with n half the layers), and a
+    // file's value outside the list reads as its own text, which the panel adds to the list rather than show "None".
+    void checkpointingChoicesReadBack()
+    {
+        const ParamDescriptor& d = *findDescriptor(QStringLiteral("run.checkpointing"));
+        const char* file = "resources/scenarios/llama-3-8b-8xh100.json";
+        Scenario sc = readScenario(parseJsonText(readTextFile(sourcePath(file).toStdString()), file));
+        for (const QString& c : d.choices) {
+            d.set(sc, c);
+            QCOMPARE(d.get(sc).toString(), c);
+        }
+        d.set(sc, QStringLiteral("first half"));
+        QCOMPARE(sc.run.checkpointing.kind, Checkpointing::Kind::Layers);
+        QCOMPARE(sc.run.checkpointing.every, Count(16)); // Llama 3 8B's 32 layers
+        sc.run.checkpointing = { Checkpointing::Kind::Every, 3 };
+        QCOMPARE(d.get(sc).toString(), QStringLiteral("every 3"));
+        sc.run.checkpointing = { Checkpointing::Kind::Layers, 5 };
+        QCOMPARE(d.get(sc).toString(), QStringLiteral("first 5"));
+        d.set(sc, QStringLiteral("first 5"));
+        QCOMPARE(sc.run.checkpointing.every, Count(5));
+    }
 };
 
 QTEST_MAIN(TestParameterFields)

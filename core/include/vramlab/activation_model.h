@@ -54,6 +54,7 @@ struct ActivationSet {
     Bytes bytes = 0; ///< sum over tensors (one micro-batch)
     std::array<Bytes, 2> lossForwardParts {}; ///< lossForwardBytes as its tensors (logits, fp32 copy or chunk)
     Bytes recomputeBytes = 0; ///< transient: activations rebuilt at once in backward (checkpointing)
+    Bytes checkpointInputBytes = 0; ///< checkpointing {"layers": n}: what one checkpointed layer keeps (its input)
     Bytes roundingBytes = 0; ///< what the caching allocator adds by rounding each tensor up to 512 B
     Bytes embeddingBytes = 0; ///< part of `bytes` kept by the embedding (scope Embedding)
     Bytes headBytes = 0; ///< part of `bytes` kept by the final norm, LM head and loss (scope Head)

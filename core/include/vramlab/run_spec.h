@@ -43,9 +43,20 @@ enum class OptimizerImpl { Foreach, Fused, Paged32 };
 
 struct Checkpointing {
     /// SelectiveOp: torchtitan's op-level selective checkpointing (its _save_list).
-    enum class Kind { None, Full, Selective, Every, SelectiveOp };
+    /// Layers: the first `every` layers of each pipeline stage are checkpointed whole and the rest keep everything
+    /// (Megatron-LM --recompute-method block --recompute-num-layers N; torchtitan's and torchtune's every-k-th-layer
+    /// option keep the same bytes with ceil(L / k) layers checkpointed).
+    enum class Kind { None, Full, Selective, Every, SelectiveOp, Layers };
     Kind kind = Kind::None;
-    Count every = 0; ///< Kind::Every: segments of `every` consecutive layers keep only their input
+    Count every = 0; ///< Kind::Every: segments of `every` consecutive layers keep only their input; Kind::Layers:
+                     ///< how many layers are checkpointed
+    /// Layers of a stage of `stageLayers` that keep only their input (Full and Every: all; Layers: the first N).
+    Count checkpointedLayers(Count stageLayers) const
+    {
+        return kind == Kind::Layers                     ? std::min(every, stageLayers)
+            : kind == Kind::Full || kind == Kind::Every ? stageLayers
+                                                        : 0;
+    }
 };
 
 struct Parallelism {

@@ -64,6 +64,10 @@ struct StepInputs {
     Count paramsLocal = 0;
     Count layers = 1; ///< layers of the stage
     Count segmentLayers = 1; ///< layers rebuilt at once under checkpointing (1 without)
+    /// Checkpointing {"layers": n}: the first layers that keep only their input (checkpointInputBytes each) and are
+    /// rebuilt one at a time in backward; the other layers share the rest of layerActs. 0: every layer alike.
+    Count checkpointedLayers = 0;
+    Bytes checkpointInputBytes = 0;
     bool firstStage = true, lastStage = true;
     Count microBatches = 1; ///< gradient accumulation steps
     Count inFlight = 1; ///< pipeline: micro-batches whose activations the stage holds at once (1F1B)
