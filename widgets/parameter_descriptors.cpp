@@ -104,10 +104,13 @@ void addServingControls(QVector<ParamDescriptor>& all)
         engine.choiceLabels << label;
     }
     all << engine;
-    all << servingControl("gpu_memory_utilization", QStringLiteral("GPU memory use"), QStringLiteral("of memory"),
+    all << servingControl(
+        "gpu_memory_utilization", QStringLiteral("GPU memory use"), QStringLiteral("of memory"),
         QStringLiteral("--gpu-memory-utilization: the share of the GPU's memory vLLM may take; the KV cache gets what "
-                       "weights, the profiling peak and non-torch memory leave of it."),
-        K::Real, 0.05, 1.0, servingWith({ E::Vllm }), {}, 2);
+                       "weights, the profiling peak and non-torch memory leave of it (default 0.9, 0.92 from vLLM "
+                       "0.20.0)."),
+        K::Real, 0.05, 1.0, servingWith({ E::Vllm }),
+        [](const Scenario& s) { return QVariant(gpuMemoryUtilizationOrDefault(*s.run.serving)); }, 2);
     all << servingControl(
         "mem_fraction_static", QStringLiteral("Static memory"), QStringLiteral("of free memory"),
         QStringLiteral("--mem-fraction-static: weights and the KV pool share this part of the memory free at start."),

@@ -109,8 +109,8 @@ ServingBudgetChart servingBudgetChart(const RunSpec& run, const ServingEstimate&
     const Serving& s = *run.serving;
     if (e.engine == ServingEngine::Vllm) {
         c.budgetBytes = k.budgetBytes;
-        c.budgetLabel
-            = "gpu_memory_utilization " + fraction(s.gpuMemoryUtilization) + ": " + formatBytes(k.budgetBytes);
+        c.budgetLabel = "gpu_memory_utilization " + fraction(gpuMemoryUtilizationOrDefault(s)) + ": "
+            + formatBytes(k.budgetBytes);
     } else if (e.engine == ServingEngine::Sglang) {
         // SGLang's static share is of the memory free before loading (after non-torch): weights + pool.
         c.budgetBytes = k.nonTorchBytes + k.budgetBytes;

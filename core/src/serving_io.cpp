@@ -277,7 +277,8 @@ json servingJson(const RunSpec& run)
     if (s.mambaFullMemoryRatio)
         j["mamba_full_memory_ratio"] = *s.mambaFullMemoryRatio;
     if (s.engine == ServingEngine::Vllm) {
-        j["gpu_memory_utilization"] = s.gpuMemoryUtilization;
+        if (s.gpuMemoryUtilization)
+            j["gpu_memory_utilization"] = *s.gpuMemoryUtilization;
         j["block_size"] = s.blockSize;
         j["enforce_eager"] = s.enforceEager;
         j["swap_space"] = s.swapSpaceGib;

@@ -23,8 +23,10 @@ int vllmRule(long v)
         return 3; // PR #9352: torch allocated peak + non-torch after empty_cache
     if (v < versionKey("0.9.2"))
         return 4; // PR #10511: baseline snapshot, weights + non-torch increase + activation peak
-    if (v < versionKey("0.21.0"))
+    if (v < versionKey("0.20.0"))
         return 5; // V1 gpu_worker.determine_available_memory after PR #19312
+    // PR #38284 (envs.py: "Enabled by default as of v0.21.0"), already in the official v0.20.0 image, whose log says
+    // "CUDA graph memory profiling is enabled".
     return 6; // V1 with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default
 }
 
@@ -81,11 +83,11 @@ void logLines(ServingEstimate& e, int rule, const Serving& s)
         L.push_back("Memory profiling results: total_gpu_memory=" + gib(e.totalGpuBytes)
             + "GiB peak_torch_memory=" + gib(k.weightsBytes + k.activationPeakBytes)
             + "GiB non_torch_memory=" + gib(k.nonTorchBytes) + "GiB kv_cache_size=" + gib(k.kvCacheBytes)
-            + "GiB gpu_memory_utilization=" + fmt("%.2f", s.gpuMemoryUtilization));
+            + "GiB gpu_memory_utilization=" + fmt("%.2f", gpuMemoryUtilizationOrDefault(s)));
     } else if (rule == 4) {
         L.push_back("the current vLLM instance can use total_gpu_memory (" + gib(e.totalGpuBytes)
-            + "GiB) x gpu_memory_utilization (" + fmt("%.2f", s.gpuMemoryUtilization) + ") = " + gib(k.budgetBytes)
-            + "GiB");
+            + "GiB) x gpu_memory_utilization (" + fmt("%.2f", gpuMemoryUtilizationOrDefault(s))
+            + ") = " + gib(k.budgetBytes) + "GiB");
         L.push_back("model weights take " + gib(k.weightsBytes) + "GiB; non_torch_memory takes " + gib(k.nonTorchBytes)
             + "GiB; PyTorch activation peak memory takes " + gib(k.activationPeakBytes)
             + "GiB; the rest of the memory reserved for KV Cache is " + gib(k.kvCacheBytes) + "GiB.");
@@ -233,12 +235,7 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
                 "false before vLLM 0.17.0 for a Gated DeltaNet model (the mamba_cache_mode \"align\" of 0.17.0 and "
                 "later is modelled; earlier versions' handling is not)");
     }
-    // Late-2026 vLLM's CacheConfig defaults gpu_memory_utilization to 0.92 (vllm/config/cache.py; its docs say the
-    // same); the release that changed it is not pinned here, so a default-looking 0.9 past 0.24 is flagged.
-    if (v > versionKey("0.24.0") && s.gpuMemoryUtilization == 0.9 && !s.kvCacheMemoryBytes)
-        e.warnings.push_back("run.serving.gpu_memory_utilization: 0.9; vLLM releases after 0.24 default to 0.92 (the "
-                             "release of the change is not pinned): if the flag was left unset, set 0.92");
-    const Bytes budget = static_cast<Bytes>(s.gpuMemoryUtilization * static_cast<double>(e.totalGpuBytes));
+    const Bytes budget = static_cast<Bytes>(gpuMemoryUtilizationOrDefault(s) * static_cast<double>(e.totalGpuBytes));
     // Memory outside torch's allocator: not derivable from the model (CUDA context, lazily loaded
     // kernels, NCCL); run.serving.non_torch_gib, default the scenario's CUDA context (+ NCCL buffers
     // with more than one GPU). Rule 1 does not see it at all.
@@ -337,3 +334,15 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
 }
 
 } // namespace vramlab::detail
+
+namespace vramlab {
+
+double gpuMemoryUtilizationOrDefault(const Serving& s)
+{
+    if (s.gpuMemoryUtilization)
+        return *s.gpuMemoryUtilization;
+    return s.engine == ServingEngine::Vllm && detail::versionKey(s.engineVersion) >= detail::versionKey("0.20.0") ? 0.92
+                                                                                                                  : 0.9;
+}
+
+} // namespace vramlab

@@ -661,11 +661,19 @@ void TstServing::hybridDeltaNet()
     many["run"]["serving"]["enforce_eager"] = false;
     many["run"]["serving"]["engine_version"] = "0.18.0";
     QVERIFY(!run(many).startupFails);
-    // Past 0.24 a default-looking gpu_memory_utilization is flagged: later releases default to 0.92.
-    json late = qwen35_27b({ { "engine", "vllm" }, { "engine_version", "0.28.0" }, { "max_model_len", 32768 } });
-    const std::vector<std::string> lateWarnings = run(late).warnings;
-    QVERIFY(std::any_of(lateWarnings.begin(), lateWarnings.end(),
-        [](const std::string& w) { return w.starts_with("run.serving.gpu_memory_utilization: 0.9;"); }));
+    // From 0.20.0 (PR #38284; the official v0.20.0 image logs 0.9 as a non-default argument) an unset
+    // gpu_memory_utilization is 0.92: the budget is 0.92 of the GPU, 0.9 when the run says so or before 0.20.0.
+    json late = qwen35_27b({ { "engine", "vllm" }, { "engine_version", "0.20.0" }, { "max_model_len", 32768 } });
+    const ServingEstimate at92 = run(late);
+    QCOMPARE(at92.limiting().budgetBytes, Bytes(0.92 * double(at92.totalGpuBytes)));
+    late["run"]["serving"]["engine_version"] = "0.19.1";
+    QCOMPARE(run(late).limiting().budgetBytes, Bytes(0.9 * double(at92.totalGpuBytes)));
+    late["run"]["serving"]["engine_version"] = "0.28.0";
+    late["run"]["serving"]["gpu_memory_utilization"] = 0.9;
+    QCOMPARE(run(late).limiting().budgetBytes, Bytes(0.9 * double(at92.totalGpuBytes)));
+    QCOMPARE(scenarioToJson(readScenario(late))["run"]["serving"]["gpu_memory_utilization"], json(0.9));
+    late["run"]["serving"].erase("gpu_memory_utilization");
+    QVERIFY(!scenarioToJson(readScenario(late))["run"]["serving"].contains("gpu_memory_utilization"));
 
     // Prefix caching (mamba_cache_mode "align", 0.17.0 and later): two state blocks per linear group and request.
     doc["run"]["serving"]["enable_prefix_caching"] = true;

@@ -303,7 +303,7 @@ private slots:
         QVERIFY(!findDescriptor(QStringLiteral("run.batch_size"))->applies(doc->scenario()));
 
         doc->setParameter(QStringLiteral("run.serving.gpu_memory_utilization"), 0.8);
-        QCOMPARE(doc->scenario().run.serving->gpuMemoryUtilization, 0.8);
+        QCOMPARE(doc->scenario().run.serving->gpuMemoryUtilization.value_or(0), 0.8);
         const Bytes total = doc->scenario().run.gpu->memoryBytes;
         QCOMPARE(*page->budgetChart()->chart().budgetBytes, Bytes(0.8 * double(total)));
         doc->setParameter(QStringLiteral("run.serving.max_model_len"), 4096);
@@ -320,7 +320,7 @@ private slots:
         QString error;
         QVERIFY2(doc->save(file, &error), qPrintable(error));
         const Scenario back = loadScenarioFile(file.toStdString());
-        QCOMPARE(back.run.serving->gpuMemoryUtilization, 0.8);
+        QCOMPARE(back.run.serving->gpuMemoryUtilization.value_or(0), 0.8);
         QCOMPARE(*back.run.serving->maxModelLen, Count(4096));
         QVERIFY(*back.run.serving->kvCacheDtype == DType::Fp8);
         QCOMPARE(*back.run.serving->maxNumSeqs, Count(64));

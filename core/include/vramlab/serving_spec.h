@@ -24,7 +24,8 @@ struct Serving {
     WeightQuant quantization; ///< --quantization (vLLM/SGLang) or the GGUF file type (llama.cpp)
 
     // vLLM
-    double gpuMemoryUtilization = 0.9;
+    /// --gpu-memory-utilization; unset: the version's default, gpuMemoryUtilizationOrDefault().
+    std::optional<double> gpuMemoryUtilization;
     std::optional<Count> maxModelLen; ///< default: model.max_position_embeddings
     std::optional<Count> maxNumSeqs;
     std::optional<Count> maxNumBatchedTokens;
@@ -69,6 +70,11 @@ struct Serving {
     std::optional<Bytes> cudaGraphBytes; ///< CUDA-graph pool, for the rules that subtract it
     std::optional<Bytes> computeBufferBytes; ///< llama.cpp compute buffer per GPU (not modelled)
 };
+
+/// vLLM's --gpu-memory-utilization as the run sets it, or its default at the run's version: 0.9, and 0.92 from 0.20.0
+/// (PR #38284 turned CUDA-graph memory profiling on and raised the default to make up for it; the official v0.20.0
+/// image logs 0.9 as a non-default argument, vllm/config/cache.py: Field(default=0.92)).
+double gpuMemoryUtilizationOrDefault(const Serving& s);
 
 std::string_view toString(ServingEngine e);
 
