@@ -779,7 +779,8 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         set.lossBackwardBytes = checkedMul(tokens, vocab, 8);
         holdLogits(set, f, logits16);
         set.lossSource = loss.kind == LossKind::HfShift
-            ? "HF Transformers ForCausalLMLoss (loss/loss_utils.py@d0fed636): logits.float(), labels padded and "
+            ? "HF Transformers ForCausalLMLoss (loss/loss_utils.py@8cb5963c, v4.57.1): logits.float(), labels padded "
+              "and "
               "shifted, cross_entropy"
             : loss.kind == LossKind::LossParallel
             ? "vocabulary-parallel cross-entropy: each GPU upcasts and normalizes its vocabulary shard"
