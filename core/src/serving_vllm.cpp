@@ -30,6 +30,14 @@ int vllmRule(long v)
     return 6; // V1 with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default
 }
 
+/// --enable-prefix-caching for a hybrid model: as the run sets it, else vLLM's default, off until 0.27 (PR #23716:
+/// "Disable prefix caching default for hybrid models") and on from 0.28.0 (PR #50991, align mode; vllm-metal #651
+/// dates it to 0.28.0).
+bool hybridPrefixCaching(const Serving& s, long v)
+{
+    return s.enablePrefixCaching.value_or(v >= versionKey("0.28.0"));
+}
+
 const char* ruleText(int rule)
 {
     switch (rule) {
@@ -146,7 +154,8 @@ void hybridCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, long 
     // group-size tensors holds one page per block for one layer of every group.
     const Count groupSize = nA > 0 ? std::min(nA, nM) : nM;
     const Count attnGroups = nA > 0 ? ceilDiv(nA, groupSize) : 0, mambaGroups = ceilDiv(nM, groupSize);
-    const bool align = s.enablePrefixCaching.value_or(false); // Gated DeltaNet only (vllmEstimate refuses Mamba-2)
+    // mamba_cache_mode "align": Gated DeltaNet from 0.17.0, every hybrid from 0.28.0 (vllmEstimate refuses the rest).
+    const bool align = hybridPrefixCaching(s, v);
     const Count mambaBlocks = checkedMul(align ? 2 : 1, mambaGroups);
     const Count perRequest = checkedAdd(checkedMul(attnGroups, ceilDiv(L, block)), mambaBlocks);
     k.kvBytesPerToken = checkedMul(attnToken, nA);
@@ -223,10 +232,11 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         throw InputError("run.serving.kv_cache_memory_bytes",
             "unset before vLLM 0.14.0 (the earliest version VRAM Lab confirmed the flag in; it replaces the "
             "gpu_memory_utilization budget)");
-    if (s.enablePrefixCaching.value_or(false) && m.ssm.enabled()) {
+    if (hybridPrefixCaching(s, v) && m.ssm.enabled()) {
         // PR #30877 (mamba_cache_mode): prefix caching on keeps "all" states for Mamba-2 models that support it
-        // (a state every mamba_block_size tokens, chunk-aligned blocks), "align" for the rest (Gated DeltaNet).
-        if (!m.ssm.deltaNet())
+        // (a state every mamba_block_size tokens, chunk-aligned blocks), "align" for the rest (Gated DeltaNet);
+        // from 0.28.0 (PR #50991, "[Mamba] enable prefix cache by default") "align" for every hybrid.
+        if (!m.ssm.deltaNet() && v < versionKey("0.28.0"))
             throw InputError("run.serving.enable_prefix_caching",
                 "false for a Mamba-2 model (vLLM's mamba_cache_mode \"all\", a state every mamba_block_size tokens, "
                 "is not modelled yet)");

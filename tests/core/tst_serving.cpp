@@ -551,6 +551,18 @@ void TstServing::hybridMambaVllm()
     e = run(doc);
     QCOMPARE(e.limiting().statePerSequenceBytes, Bytes(27) * 2'695'168 / 2);
     QCOMPARE(e.kvCacheTokens, Count(e.maxConcurrency * 32768));
+    // Prefix caching for a Mamba-2 model: its "all" mode (0.17-0.27, asked for) is refused; from 0.28.0 vLLM turns it
+    // on by default in "align" mode (PR #50991): two state blocks per Mamba group, 49 + 2 x 7 per request.
+    doc["run"]["serving"]["enable_prefix_caching"] = true;
+    QVERIFY_THROWS_EXCEPTION(InputError, run(doc));
+    doc["run"]["serving"].erase("enable_prefix_caching");
+    doc["run"]["serving"]["engine_version"] = "0.28.0";
+    e = run(doc);
+    QCOMPARE(e.maxConcurrency, double(*e.gpuBlocks) / (49 + 2 * 7));
+    doc["run"]["serving"]["enable_prefix_caching"] = false;
+    QCOMPARE(run(doc).maxConcurrency, double(*e.gpuBlocks) / (49 + 7));
+    doc["run"]["serving"].erase("enable_prefix_caching");
+    doc["run"]["serving"]["engine_version"] = "0.24.0";
     // V0, llama.cpp, generate() and training are refused, naming why.
     doc["run"]["serving"]["engine_version"] = "0.9.2";
     try {
