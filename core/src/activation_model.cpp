@@ -287,6 +287,15 @@ public:
             c.add(what, ": normalized", "norm", { x.b, x.hs, x.h }, normalizedBytes);
             if (x.eager)
                 c.add(what, ": 1/h scalar (float64)", "norm", { 1 }, 8);
+        } else if (!m.normBias) {
+            // CohereLayerNorm (models/cohere/modeling_cohere.py@015bfeb8): x.to(float32); mean; x - mean, which pow(2)
+            // and the product with rsqrt(var + eps) keep; weight.to(float32) * normalized keeps both for the weight's
+            // and the input's gradients; .to(input_dtype). The fp32 copy itself and the mean are read by ops that
+            // keep nothing.
+            c.add(what, ": centered fp32 input (x - mean)", "norm", { x.b, x.hs, x.h }, 4);
+            c.add(what, ": rsqrt (fp32)", "norm", { x.b, x.hs }, 4);
+            c.add(what, ": normalized (fp32)", "norm", { x.b, x.hs, x.h }, frozenWeight ? 0 : 4);
+            c.add(what, ": fp32 copy of the weight", "norm", { x.h }, 4);
         } else {
             c.add(what, ": input", "norm", { x.b, x.hs, x.h }, inputBytes);
             // CUDA keeps the statistics in fp32; the CPU reference keeps them in the input dtype.

@@ -639,7 +639,17 @@ HfImport importHfConfig(const json& root)
             : r.req("intermediate_size", "model.ffn_hidden_size");
         m.maxPositionEmbeddings = r.opt("max_position_embeddings", "model.max_position_embeddings", 1).value_or(0);
         const bool gemma = type.starts_with("gemma");
-        m.tiedEmbeddings = r.flag("tie_word_embeddings").value_or(gemma);
+        const bool cohere = type == "cohere";
+        // CohereConfig(tie_word_embeddings=True): Command-R and Aya checkpoints store no lm_head.
+        m.tiedEmbeddings = r.flag("tie_word_embeddings").value_or(gemma || cohere);
+        if (cohere) {
+            // modeling_cohere.py@015bfeb8 CohereDecoderLayer: h = input_layernorm(x); x + attn(h) + mlp(h), with
+            // CohereLayerNorm(hidden, bias=False): a weight and no bias, computed in fp32.
+            m.norm = NormKind::LayerNorm;
+            m.normBias = false;
+            m.parallelResidual = true;
+            m.sharedAttentionNorm = true;
+        }
         if (gemma)
             m.mlp = MlpKind::GeGlu;
         if (type == "gemma2" || type == "gemma3_text")
@@ -669,7 +679,7 @@ HfImport importHfConfig(const json& root)
         }
 
         if (type == "llama" || type == "granite" || type == "olmo2" || type == "olmoe" || type == "qwen3"
-            || type == "qwen3_moe" || qwenHybrid) {
+            || type == "qwen3_moe" || qwenHybrid || cohere) {
             // attention_bias adds a bias to q, k, v AND o (modeling_llama.py, modeling_qwen3.py);
             // mlp_bias to gate, up, down. The model spec has "every linear" or "q, k, v only".
             const bool attn = r.flag("attention_bias").value_or(false);

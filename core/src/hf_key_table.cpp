@@ -644,6 +644,21 @@ constexpr HfKeyRule kGlm4[] = {
         "transformers 5 spelling of rope_theta and rope_scaling; its partial_rotary_factor sets model.rotary_dim"),
 };
 
+// Command-R and Aya (models/cohere/modeling_cohere.py and configuration_cohere.py; CohereForCausalLM): one weight-only
+// LayerNorm per layer read by attention and the MLP in parallel, tied embeddings by default.
+constexpr HfKeyRule kCohere[] = {
+    rule("head_dim", M, "per-head width when not hidden / heads (getattr(config, \"head_dim\", ...))"),
+    rule("attention_bias", M, "bias on q, k, v and o (CohereAttention)"),
+    rule("use_qk_norm", N, "true adds per-head CohereLayerNorms on q and k (Command-R+), not modelled yet", isFalse,
+        "false"),
+    rule("layer_norm_eps", X, "epsilon inside CohereLayerNorm"),
+    rule("logit_scale", X,
+        "a Python float multiplying the logits (logits * logit_scale): the unscaled logits are freed before the loss "
+        "upcasts the scaled ones, so the loss's peak is unchanged"),
+    rule("model_max_length", X,
+        "the tokenizer's length copied into some Cohere configs; modeling_cohere.py never reads it"),
+};
+
 constexpr HfFamily kFamilies[] = {
     { "llama", "models/llama/modeling_llama.py", { kLlama, kDecoder, kCommon } },
     { "mistral", "models/mistral/modeling_mistral.py", { kMistral, kDecoder, kCommon } },
@@ -680,6 +695,7 @@ constexpr HfFamily kFamilies[] = {
     { "granitemoe", "models/granitemoe/modeling_granitemoe.py", { kGraniteMoe, kGraniteScalars, kDecoder, kCommon } },
     { "olmo2", "models/olmo2/modeling_olmo2.py", { kOlmo2, kDecoder, kCommon } },
     { "glm4", "models/glm4/modeling_glm4.py", { kGlm4, kDecoder, kCommon } },
+    { "cohere", "models/cohere/modeling_cohere.py", { kCohere, kDecoder, kCommon } },
     { "olmoe", "models/olmoe/modeling_olmoe.py", { kOlmoe, kDecoder, kCommon } },
     { "gpt_oss", "models/gpt_oss/modeling_gpt_oss.py", { kGptOss, kDecoder, kCommon } },
     { "nemotron_h", "models/nemotron_h/modeling_nemotron_h.py", { kNemotronH, kDecoder, kCommon } },

@@ -9,6 +9,7 @@ namespace {
 
 struct Builder {
     std::vector<ParamTensor>& out;
+    bool layerNormBias = true; ///< model.norm_bias: LayerNorm's bias vectors
 
     // Names are static text (no allocation: this runs on every slider move).
     void linear(std::string_view weight, std::string_view bias, ParamGroup group, std::string_view module, Count in,
@@ -25,7 +26,7 @@ struct Builder {
     void norm(std::string_view weight, std::string_view bias, NormKind kind, Count n, Count copies)
     {
         vector(weight, ParamGroup::Norm, n, copies);
-        if (kind == NormKind::LayerNorm)
+        if (kind == NormKind::LayerNorm && layerNormBias)
             vector(bias, ParamGroup::Norm, n, copies);
     }
     struct MlpNames {
@@ -117,7 +118,7 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
 {
     std::vector<ParamTensor> out;
     out.reserve(48); // the most a model has: one allocation per estimate
-    Builder b { out };
+    Builder b { out, m.normBias };
     const Count h = m.hiddenSize, L = m.numLayers;
 
     out.push_back({ "embed.weight", ParamGroup::Embedding, m.vocabSize, h, 1, 1, false, "embed" });

@@ -335,6 +335,18 @@ std::vector<Preset> build()
     add("glm-4-9b", glm4, 9400279040, true,
         "THUDM/GLM-4-9B-0414 config.json shapes (tests/data/hf/glm-4-9b-0414.json); 9,400,279,040 parameters "
         "(the safetensors total)");
+
+    // Aya 23 8B (modeling_cohere.py): Command-R's architecture at 8B: one weight-only LayerNorm per layer read by
+    // attention and the MLP in parallel, tied embeddings, a 256,000-token vocabulary.
+    family = "Cohere";
+    ModelSpec aya = llamaStyle("Aya 23 8B", 256000, 4096, 32, 32, 8, 14336, 8192);
+    aya.norm = NormKind::LayerNorm;
+    aya.normBias = false;
+    aya.parallelResidual = aya.sharedAttentionNorm = true;
+    aya.tiedEmbeddings = true;
+    add("aya-23-8b", aya, 8028033024, true,
+        "CohereForAI/aya-23-8B config.json shapes (tests/data/hf/aya-23-8b.json); 8,028,033,024 parameters, the "
+        "Hub safetensors total of aya-expanse-8b, which the same shapes give exactly");
     return p;
 }
 

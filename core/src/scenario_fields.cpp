@@ -479,6 +479,9 @@ const ScenarioField kFields[] = {
     boolean<REF(s.model.postNorms)>("model.post_norms", "Extra norms after the attention and MLP outputs (Gemma 2/3)."),
     boolean<REF(s.model.normAfterSublayers)>("model.norm_after_sublayers",
         "No norm before attention or the MLP; their outputs are normalized before the residual add (OLMo-2)."),
+    when(boolean<REF(s.model.normBias)>(
+             "model.norm_bias", "LayerNorm's bias; false: a weight only, computed in fp32 (Cohere's CohereLayerNorm)."),
+        [](const Scenario& s) { return !s.model.normBias; }),
     boolean<REF(s.model.normScaleFp32)>("model.norm_scale_fp32",
         "RMSNorm multiplies its weight in fp32 before casting back (OLMo-2): it keeps the fp32 normalized tensor."),
     when(boolean<REF(s.model.attentionSinks)>("model.attention_sinks",

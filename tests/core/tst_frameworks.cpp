@@ -86,6 +86,7 @@ private slots:
     void megatronAsTransformerEngineRunsIt();
     void zeroAsDeepSpeedRunsIt();
     void firstLayersCheckpointed();
+    void cohereLayerNorm();
 };
 
 // 32 tokens x 1000 vocabulary = 32,000 logits.
@@ -762,6 +763,27 @@ void TstFrameworks::firstLayersCheckpointed()
     } catch (const InputError& e) {
         QCOMPARE(e.keyPath(), std::string("run.checkpointing.layers"));
     }
+}
+
+// CohereLayerNorm (models/cohere/modeling_cohere.py@015bfeb8): a weight-only LayerNorm computed in fp32; in a
+// parallel block its output feeds attention and the MLP. Full fine-tuning keeps per layer the centered fp32 input,
+// the fp32 rsqrt, the fp32 normalized tensor (the weight's gradient) and the weight's fp32 copy.
+void TstFrameworks::cohereLayerNorm()
+{
+    const json model = { { "norm", "layernorm" }, { "norm_bias", false }, { "parallel_residual", true },
+        { "shared_attention_norm", true } };
+    const ActivationSet a = acts(toy({ { "framework", "hf-transformers" } }, model));
+    QCOMPARE(tensorBytes(a, "input norm: centered fp32 input (x - mean)"), Bytes(2 * 32 * 64 * 4));
+    QCOMPARE(tensorBytes(a, "input norm: rsqrt (fp32)"), Bytes(2 * 32 * 4));
+    QCOMPARE(tensorBytes(a, "input norm: normalized (fp32)"), Bytes(2 * 32 * 64 * 4));
+    QCOMPARE(tensorBytes(a, "input norm: fp32 copy of the weight"), Bytes(2 * 64 * 4));
+    QCOMPARE(tensorBytes(a, "pre-MLP norm: centered fp32 input (x - mean)"), Bytes(0)); // one norm per layer
+    // The weights: one 64-wide norm per layer and the final one, no biases; the same model with LayerNorm biases
+    // has 2 x 64 + 64 more.
+    json biased = model;
+    biased["norm_bias"] = true;
+    QCOMPARE(estimate(toy(json::object(), biased)).params.total - estimate(toy(json::object(), model)).params.total,
+        Count(3 * 64));
 }
 
 #include "tst_frameworks.moc"

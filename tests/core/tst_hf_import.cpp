@@ -80,6 +80,7 @@ const char* const kConfigs[] = {
     "qwen3.5-27b.json",
     "qwen3.5-35b-a3b.json",
     "glm-4-9b-0414.json",
+    "aya-23-8b.json",
 };
 
 /// What an import gives: parameters, and the memory and time of a training step (flash and
@@ -245,6 +246,9 @@ private slots:
         QTest::newRow("glm4") << "glm-4-9b-0414.json"
                               << "glm-4-9b"
                               << "glm4";
+        QTest::newRow("cohere") << "aya-23-8b.json"
+                                << "aya-23-8b"
+                                << "cohere";
     }
 
     void families()
@@ -297,6 +301,31 @@ private slots:
         QCOMPARE(importHfConfig(cfg).model.rotaryDim, Count(32));
     }
 
+    /// Command-R / Aya tensor by tensor (modeling_cohere.py): one weight-only LayerNorm per layer shared by attention
+    /// and the MLP in parallel, tied embeddings, q/k/v/o biases with attention_bias; use_qk_norm is refused.
+    void cohereLayers()
+    {
+        nlohmann::json cfg = load("aya-23-8b.json");
+        const ModelSpec m = importHfConfig(cfg).model;
+        QVERIFY(m.norm == NormKind::LayerNorm && !m.normBias && m.parallelResidual && m.sharedAttentionNorm);
+        QVERIFY(m.tiedEmbeddings && !m.attentionBias);
+        // Per layer: q and o 4096 x 4096, k and v 4096 x 1024, gate/up/down 3 x 4096 x 14,336, one norm of 4096.
+        ModelSpec one = m, none = m;
+        one.numLayers = 1;
+        none.numLayers = 0;
+        QCOMPARE(countParameters(one).total - countParameters(none).total,
+            Count(2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 4096));
+        cfg["attention_bias"] = true;
+        QVERIFY(importHfConfig(cfg).model.attentionBias);
+        cfg["use_qk_norm"] = true;
+        try {
+            importHfConfig(cfg);
+            QFAIL("use_qk_norm accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("use_qk_norm"));
+        }
+    }
+
     void gemmaPatternAndWindow()
     {
         const HfImport imp = importHfConfig(load("gemma-3-12b.json"));
@@ -346,7 +375,7 @@ private slots:
     {
         QTest::addColumn<QString>("modelType");
         for (const char* t : { "jamba", "zamba2", "kimi_linear", "mamba", "mamba2", "qwen2_5_vl", "mllama", "llava",
-                 "granitemoeshared", "cohere", "glm4_moe", "llama4" })
+                 "granitemoeshared", "cohere2", "glm4_moe", "llama4" })
             QTest::newRow(t) << QString::fromLatin1(t);
     }
     void unmodelledFamiliesRefused()
@@ -533,6 +562,9 @@ private slots:
         // GLM-4-0414: q/k/v biases, four norms per layer, untied (SOURCES.md: the safetensors total).
         QTest::newRow("glm-4-9b-0414") << "glm-4-9b-0414.json"
                                        << "glm4" << qint64(9'400'279'040) << qint64(0);
+        // Cohere's 8B shapes: the Hub total of aya-expanse-8b, which these shapes give to the parameter (SOURCES.md).
+        QTest::newRow("aya-23-8b") << "aya-23-8b.json"
+                                   << "cohere" << qint64(8'028'033'024) << qint64(0);
     }
 
     /// The layer kinds of each hybrid family, tensor by tensor, and what the import makes of the run.

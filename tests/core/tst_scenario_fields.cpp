@@ -45,6 +45,7 @@ Scenario richScenario()
     sc.model.ssm = { 4, 8, 64, 16, 2, 4, true, true, true, false, SsmKind::GatedDeltaNet, DType::Fp32 };
     sc.model.rotaryDim = 32; // written only when set
     sc.model.attentionOutputGate = true; // written only when set
+    sc.model.normBias = false; // written only when false (Cohere's weight-only LayerNorm)
     sc.model.attentionFreeLayers = 4;
     sc.model.mlpFreeLayers = 2;
     sc.model.attentionType = AttentionType::Mla;

@@ -130,6 +130,9 @@ struct ModelSpec {
     Count ffnHiddenSize = 0;
     MlpKind mlp = MlpKind::SwiGlu;
     NormKind norm = NormKind::RmsNorm;
+    /// LayerNorm's bias; false: a weight only, computed in fp32 as Cohere's CohereLayerNorm does it
+    /// (modeling_cohere.py: x.to(float32), mean subtracted, rsqrt of the variance, weight.to(float32) * x, cast back).
+    bool normBias = true;
     PositionKind position = PositionKind::Rope;
     Count maxPositionEmbeddings = 0;
     Count rotaryDim = 0; ///< channels of a head that RoPE rotates (partial_rotary_factor x head_dim); 0 = all
