@@ -756,7 +756,8 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
                          "vocabulary shard, subtracts the all-reduced max, keeps the fp32 log-softmax";
         return;
     }
-    if (loss.kind == LossKind::LossParallel) {
+    switch (loss.kind) {
+    case LossKind::LossParallel: // DTensor's loss_parallel returned above: this is Megatron-LM's
         // Megatron-LM's vocab_parallel_cross_entropy (tensor_parallel/cross_entropy.py@0d7e02b): the bf16 logits'
         // .float() copy becomes the softmax in place (-= max, exp(out=), div_) and is saved with the target mask and
         // the masked targets; backward turns it into the gradient in place and autograd casts that to bf16.
@@ -773,11 +774,8 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         set.lossSource = "Megatron-LM vocab_parallel_cross_entropy (tensor_parallel/cross_entropy.py@0d7e02b): each "
                          "GPU upcasts its vocabulary shard and normalizes it in place";
         return;
-    }
-    switch (loss.kind) {
     case LossKind::Upcast:
     case LossKind::HfShift:
-    case LossKind::LossParallel:
         head.add("log-softmax of the logits (fp32)", "loss", { x.b, x.s, vocab }, 4);
         head.add("cross-entropy total weight (fp32 scalar)", "loss", { 1 }, 4);
         // The logits and their fp32 copy exist while log_softmax runs; backward makes two fp32
@@ -789,10 +787,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         holdLogits(set, f, logits16);
         set.lossSource = loss.kind == LossKind::HfShift
             ? "HF Transformers ForCausalLMLoss (loss/loss_utils.py@8cb5963c, v4.57.1): logits.float(), labels padded "
-              "and "
-              "shifted, cross_entropy"
-            : loss.kind == LossKind::LossParallel
-            ? "vocabulary-parallel cross-entropy: each GPU upcasts and normalizes its vocabulary shard"
+              "and shifted, cross_entropy"
             : "logits.float() then cross_entropy: the fp32 log-softmax is saved";
         return;
     case LossKind::Native:
@@ -974,6 +969,21 @@ ActivationSet trainingActivations(
         return tmp;
     };
 
+    // The layer backward rebuilds at its worst: an MoE layer where one is checkpointed and it keeps more than a dense
+    // one; with `sizes`, its tensors become the replay's recompute list.
+    auto rebuiltLayer = [&](bool moeRebuilt) {
+        ActivationSet dense = oneLayer(false, sizes ? &sizes->recompute : nullptr);
+        if (!moeRebuilt)
+            return dense;
+        std::vector<SavedTensorSize> moeSizes;
+        ActivationSet moe = oneLayer(true, sizes ? &moeSizes : nullptr);
+        if (moe.bytes <= dense.bytes)
+            return dense;
+        if (sizes)
+            sizes->recompute = std::move(moeSizes);
+        return moe;
+    };
+
     if (kind == Checkpointing::Kind::SelectiveOp) {
         selectiveOpLayers(set, x, slice, oneLayer(false), explain, saved);
     } else if (checkpointed > 0) {
@@ -985,17 +995,7 @@ ActivationSet trainingActivations(
         set.checkpointInputBytes = (set.bytes - before) / checkpointed;
         const Count denseCkpt = std::min(checkpointed, slice.denseLayers);
         const Count moeCkpt = checkpointed - denseCkpt;
-        const ActivationSet dense = oneLayer(false, sizes && moeCkpt == 0 ? &sizes->recompute : nullptr);
-        std::vector<SavedTensorSize> moeSizes;
-        const ActivationSet worst = moeCkpt > 0 ? std::max(dense, oneLayer(true, sizes ? &moeSizes : nullptr),
-                                        [](const auto& a, const auto& b) { return a.bytes < b.bytes; })
-                                                : dense;
-        if (sizes && moeCkpt > 0)
-            sizes->recompute = worst.bytes > dense.bytes ? std::move(moeSizes) : [&] {
-                std::vector<SavedTensorSize> d;
-                oneLayer(false, &d);
-                return d;
-            }();
+        const ActivationSet worst = rebuiltLayer(moeCkpt > 0);
         set.recomputeBytes = worst.bytes;
         cursor = checkpointed;
         layerSet(false, slice.denseLayers - denseCkpt, false);
@@ -1009,13 +1009,7 @@ ActivationSet trainingActivations(
         c.add(segment == 1 ? "layer input (checkpoint)" : "segment input (checkpoint every k layers)", "checkpoint",
             { x.b, x.hs, x.h }, x.p);
         const Count rebuilt = std::min(segment, slice.layers());
-        std::vector<SavedTensorSize> moeSizes;
-        const ActivationSet dense = oneLayer(false, sizes ? &sizes->recompute : nullptr);
-        const ActivationSet worst = slice.moeLayers > 0 ? std::max(dense, oneLayer(true, sizes ? &moeSizes : nullptr),
-                                        [](const auto& a, const auto& b) { return a.bytes < b.bytes; })
-                                                        : dense;
-        if (sizes && worst.bytes > dense.bytes) // the MoE layer is the one rebuilt at its worst
-            sizes->recompute = std::move(moeSizes);
+        const ActivationSet worst = rebuiltLayer(slice.moeLayers > 0);
         set.recomputeBytes = checkedMul(worst.bytes, rebuilt);
         // Backward runs on the rebuilt layer: its tensors, not the checkpoint, set the working set.
         set.largestLayerTensorBytes = worst.largestLayerTensorBytes;

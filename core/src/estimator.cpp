@@ -66,7 +66,6 @@ void deepSpeedStep(StepInputs& in, const RunSpec& r, const PrecisionRegime& reg,
     const Bytes stepCopies
         = par.offloadOptimizer ? (zero == 3 ? 0 : checkedMul(partition, 4)) : checkedMul(partition, 4 + work);
     in.optimizerTemporaries = stepCopies;
-    in.layerGradientBucket = 0;
     if (zero == 1 && !overlap) // filled at the accumulation boundary, freed before the step
         in.optimizerTemporaries = std::max(stepCopies, bucket);
     else if (zero == 3) // the bucket itself is resident (overheads.cpp); reduce_scatter_coalesced concatenates it
@@ -104,7 +103,8 @@ StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionR
         in.lossBackwardWhat = acts.lossBackwardWhat;
     }
     const Count dp = par.dataParallel();
-    if (par.zeroStage >= 2 && dp > 1 && states.gradients > 0)
+    // One layer's unsharded gradients before their reduce-scatter; DeepSpeed's own bucket is deepSpeedStep's.
+    if (par.zeroStage >= 2 && dp > 1 && states.gradients > 0 && r.framework != Framework::Deepspeed)
         in.layerGradientBucket = checkedMul(
             ceilDiv(rep.params.perLayerMax, par.tensorParallel), static_cast<Count>(bytesPerElement(reg.gradients)));
     // PyTorch's default (foreach) AdamW builds sqrt(v) for every parameter at once: one
