@@ -424,6 +424,26 @@ QVector<ParamDescriptor> build()
         QStringLiteral("stages"),
         QStringLiteral("Splits the layers into stages; the first stage holds several micro-batches in flight."),
         K::LogInteger, 1, 128);
+    // Shown with pipeline stages, and while interleaved, so that going back to one stage can be undone here.
+    auto pipelined = [](const Scenario& s) {
+        return s.run.mode == Mode::Training && !s.run.serving
+            && (s.run.parallelism.pipelineParallel > 1
+                || s.run.parallelism.pipelineSchedule != PipelineSchedule::OneFOneB
+                || s.run.parallelism.virtualStages != 1);
+    };
+    all << choice<PipelineSchedule>(QStringLiteral("run.parallelism.pipeline_schedule"), par,
+        QStringLiteral("Pipeline schedule"),
+        QStringLiteral("1F1B: the first stage holds pipeline_parallel micro-batches. Interleaved 1F1B (Megatron-LM "
+                       "virtual pipeline, PyTorch ScheduleInterleaved1F1B): each GPU holds several chunks of layers; "
+                       "a smaller bubble, more chunk passes in flight."),
+        { { QStringLiteral("1F1B"), PipelineSchedule::OneFOneB },
+            { QStringLiteral("Interleaved 1F1B"), PipelineSchedule::Interleaved } },
+        pipelined);
+    all << integer(QStringLiteral("run.parallelism.virtual_stages"), par, QStringLiteral("Virtual stages"),
+        QStringLiteral("chunks"),
+        QStringLiteral("Interleaved 1F1B: chunks of layers per pipeline GPU (Megatron-LM "
+                       "--num-virtual-stages-per-pipeline-rank); the layers must split evenly."),
+        K::Integer, 1, 64, pipelined);
     // Shown where context parallelism is modelled (torchtitan), and while it is on, so that a switch to another
     // framework (which the core refuses with the reason) can be undone here.
     all << integer(QStringLiteral("run.parallelism.context_parallel"), par, QStringLiteral("Context parallel"),

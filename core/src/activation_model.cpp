@@ -938,12 +938,13 @@ ActivationSet trainingActivations(
     const bool idsKept = !(lora && x.frozenKeepsNoInput && (!slice.last || targetsCopied));
     if (slice.first && idsKept) {
         // Embedding backward keeps the token ids (the loss keeps the same storage as targets).
-        outside.add("token ids (int64)", "embedding", { x.b, x.s }, 8);
+        Collector ids { set, ActivationScope::Embedding, slice.embeddingMicroBatches, explain, 0, 1, saved };
+        ids.add("token ids (int64)", "embedding", { x.b, x.s }, 8);
         if (!lora) {
             if (m.position == PositionKind::Learned)
-                outside.add("position ids (int64)", "embedding", { x.s }, 8);
+                ids.add("position ids (int64)", "embedding", { x.s }, 8);
             if (x.dropout)
-                outside.add("embedding dropout mask (bool)", "embedding", { x.b, x.hs, x.h }, 1);
+                ids.add("embedding dropout mask (bool)", "embedding", { x.b, x.hs, x.h }, 1);
         }
     }
     // RoPE tables are computed once per forward and read by every layer's multiplications,

@@ -9,6 +9,7 @@
 #include "vramlab/kv_cache.h"
 #include "vramlab/model_states.h"
 #include "vramlab/overheads.h"
+#include "vramlab/pipeline_schedule.h"
 #include "vramlab/precision_regime.h"
 
 #include <algorithm>
@@ -168,15 +169,15 @@ std::vector<ParamShape> paramShapes(const std::vector<LocalParam>& params)
 /// inputs and changes none of its numbers: PyTorch releases its cached blocks and retries
 /// before it raises out of memory (release_cached_blocks), so reserved memory above the GPU is
 /// not an OOM by itself and the verdict stays the live peak against the usable memory.
-void replayAllocator(
-    Report& rep, const ModelSpec& m, const RunSpec& r, const std::vector<ParamTensor>& tensors, const StageSlice& slice)
+void replayAllocator(Report& rep, const ModelSpec& m, const RunSpec& r, const std::vector<ParamTensor>& tensors,
+    const StageSlice& slice, const StageSlice& actSlice)
 {
     rep.allocatorNote = replayRefusal(r);
     if (!rep.allocatorNote.empty())
         return;
     // The same saved tensors as the lean estimate, now with each one's size and place.
     SavedTensorSizes sizes;
-    const ActivationSet acts = trainingActivations(m, r, slice, true, &sizes); // sizes come with the listing
+    const ActivationSet acts = trainingActivations(m, r, actSlice, true, &sizes); // sizes come with the listing
     Bytes listed = 0;
     for (const SavedTensorSize& t : sizes.saved)
         listed = checkedAdd(listed, checkedMul(t.bytesEach, t.count));
@@ -669,6 +670,7 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
     }
     validateFrameworkKeys(m, r);
     validateContextParallel(m, r);
+    validatePipelineSchedule(m, r);
     if (r.finetune.method == FinetuneMethod::Qlora && r.mode == Mode::Training)
         if (!(r.precision != Precision::Fp32))
             throw InputError("run.precision", "expected a 16-bit precision with QLoRA (bf16 adapters), got fp32");
@@ -719,15 +721,18 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     const Count pp = par.pipelineParallel;
     struct StageResult {
         Count index;
-        StageSlice slice;
+        StageSlice slice; ///< the layers whose states the rank holds
+        StageSlice actSlice; ///< the layers of the saved tensors of one pass (interleaved: all chunks in flight)
         ModelStateBytes states;
         ActivationSet acts;
         Count inFlight;
         Bytes sum;
+        Count chunks; ///< interleaved: chunk-micro-batches in flight
     };
     std::optional<StageResult> worst;
     for (Count stage : { Count(0), pp - 1 }) {
-        StageResult s { stage, stageSlice(m, pp, stage), {}, {}, 1, 0 };
+        const PipelineRank rank = pipelineRank(m, r, stage);
+        StageResult s { stage, rank.params, rank.activations, {}, {}, 1, 0, rank.chunksInFlight };
         if (const ModelStateBytes* known = memo.find(r, stage, explain)) {
             s.states = *known;
         } else {
@@ -744,12 +749,12 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         if (training) {
             std::optional<ActivationSet>& held = memo.heldActivations[stage == 0 ? 0 : 1];
             if (!memo.holdActivations || !held)
-                s.acts = trainingActivations(m, r, s.slice, explain);
+                s.acts = trainingActivations(m, r, s.actSlice, explain);
             else
                 s.acts = *held;
             if (memo.holdActivations && !held)
                 held = s.acts;
-            s.inFlight = std::min(pp - stage, r.gradientAccumulationSteps);
+            s.inFlight = rank.inFlight;
         }
         s.sum = checkedMul(s.acts.bytes, s.inFlight);
         for (Bytes b : { s.states.weights, s.states.master, s.states.gradients, s.states.optimizer })
@@ -794,6 +799,12 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
             + (par.contextParallel > 1 ? " (sequence / context_parallel " + n(par.contextParallel) + ")" : "");
         if (st.inFlight > 1)
             actFormula += " x " + n(st.inFlight) + " micro-batches in flight (1F1B)";
+        if (par.pipelineSchedule == PipelineSchedule::Interleaved) {
+            const Count perChunk = st.slice.layers() / std::max<Count>(1, par.virtualStages);
+            actFormula += ", over the " + n(st.chunks) + " chunk-micro-batches of " + n(perChunk)
+                + (perChunk == 1 ? " layer" : " layers") + " alive at this rank's first backward (interleaved 1F1B, "
+                + n(par.virtualStages) + " chunks per rank: " + n(st.actSlice.layers()) + " layers' tensors in all)";
+        }
     } else {
         actFormula = "one layer's prefill working set for batch " + n(r.inference.batchSize) + " x "
             + n(r.inference.contextLength) + " tokens (freed layer by layer)";
@@ -849,7 +860,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         rep.total = checkedAdd(rep.total, c.bytes);
 
     if (training) {
-        rep.stepInputs = stepInputs(m, r, reg, st.states, st.slice, rep, st.inFlight);
+        rep.stepInputs = stepInputs(m, r, reg, st.states, st.actSlice, rep, st.inFlight);
         // The window's report keeps the events: the Timeline chart reuses them.
         const bool record
             = explain && options.recordTimeline && timelineEventCount(rep.stepInputs) <= kMaxTimelineEvents;
@@ -876,7 +887,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         rep.hasVerdict = true;
     }
     if (training && options.replayAllocator)
-        replayAllocator(rep, m, r, tensors, st.slice);
+        replayAllocator(rep, m, r, tensors, st.slice, st.actSlice);
 
     if (r.mode == Mode::Training && r.checkpointing.kind == Checkpointing::Kind::Selective
         && r.attention == AttentionImpl::Flash)

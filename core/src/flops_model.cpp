@@ -204,8 +204,13 @@ StepTimeParts stepTime(const ModelSpec& m, const RunSpec& r, const Report& rep)
     if (tp > 1 && link > 0) // Megatron: 2 all-reduces forward, 2 backward per layer
         t.tensorParallelS = micro * layers * 4 * 2 * (tp - 1) / tp * actBytes / link;
     if (pp > 1) {
+        // Interleaved 1F1B cuts the bubble by the chunks per rank and sends at every chunk boundary
+        // (Narayanan et al. 2021, section 2.2.2: (p - 1) / (m v)).
+        const double v = par.pipelineSchedule == PipelineSchedule::Interleaved
+            ? static_cast<double>(std::max<Count>(1, par.virtualStages))
+            : 1.0;
         const double busy = t.computeS + t.recomputeS + t.tensorParallelS;
-        t.pipelineS = (pp - 1) / micro * busy + (link > 0 ? micro * 2 * actBytes / link : 0);
+        t.pipelineS = (pp - 1) / (micro * v) * busy + (link > 0 ? micro * v * 2 * actBytes / link : 0);
     }
     if (host > 0) {
         const double shard = par.zeroStage >= 1 ? dp : 1;

@@ -123,6 +123,8 @@ void setCandidate(RunSpec& r, const PlanCandidate& c, Count gpus)
     p.zeroStage = c.zeroStage;
     p.tensorParallel = c.tensorParallel;
     p.pipelineParallel = c.pipelineParallel;
+    p.pipelineSchedule = PipelineSchedule::OneFOneB; // the planner's pipelines are 1F1B (its rows say "PP n")
+    p.virtualStages = 1;
     p.expertParallel = c.expertParallel;
     p.sequenceParallel = c.sequenceParallel;
     p.offloadOptimizer = c.offloadOptimizer;

@@ -3,6 +3,7 @@
 
 #include "vramlab/estimator.h"
 #include "vramlab/model_states.h"
+#include "vramlab/pipeline_schedule.h"
 #include "vramlab/precision_regime.h"
 
 #include <algorithm>
@@ -39,7 +40,7 @@ ProbeAllocationPlan probeAllocationPlan(const Scenario& scenario)
     const Report& rep = plan.report;
     const ModelSpec& m = scenario.model;
     const RunSpec& r = scenario.run;
-    const StageSlice slice = stageSlice(m, r.parallelism.pipelineParallel, rep.stageIndex);
+    const StageSlice slice = pipelineRank(m, r, rep.stageIndex).params;
     std::vector<ProbeBuffer>& out = plan.buffers;
 
     // Model states: modelStates() of each tensor alone, so sharding and optimizer rules stay
@@ -99,7 +100,7 @@ GemmPlan probeGemmPlan(const Scenario& scenario, const Report& rep)
     const RunSpec& r = scenario.run;
     const bool training = r.mode == Mode::Training;
     const Count tp = r.parallelism.tensorParallel;
-    const StageSlice slice = stageSlice(m, r.parallelism.pipelineParallel, rep.stageIndex);
+    const StageSlice slice = pipelineRank(m, r, rep.stageIndex).params;
     const Count tokens = training ? checkedMul(r.microBatchSize, r.sequenceLength) : r.inference.batchSize;
     const Count steps = training ? r.gradientAccumulationSteps : 1;
     const Count gated = m.gated() ? 2 : 1;

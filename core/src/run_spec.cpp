@@ -43,6 +43,11 @@ std::string_view toString(OptimizerImpl o)
     return nameOf(kOptimizerImplNames, o);
 }
 
+std::string_view toString(PipelineSchedule p)
+{
+    return nameOf(kPipelineScheduleNames, p);
+}
+
 std::string toString(const Checkpointing& c)
 {
     if (c.kind == Checkpointing::Kind::Every)

@@ -725,7 +725,14 @@ const ScenarioField kFields[] = {
         "Hugging Face's \"auto\" writes hidden x hidden)."),
     optionalBoolean<REF(s.run.parallelism.overlapComm)>("run.parallelism.overlap_comm",
         "DeepSpeed's overlap_comm: ZeRO-1/2 keep a second gradient bucket (default: on for ZeRO-3 only)."),
-    unmodelled("run.parallelism.pipeline_schedule", "\"1F1B\"", "only 1F1B's micro-batches in flight are modelled"),
+    when(choice<REF(s.run.parallelism.pipelineSchedule), kPipelineScheduleNames>("run.parallelism.pipeline_schedule",
+             "1F1B, or interleaved 1F1B with virtual_stages model chunks per rank (Megatron-LM virtual pipeline, "
+             "PyTorch's ScheduleInterleaved1F1B)."),
+        [](const Scenario& s) { return s.run.parallelism.pipelineSchedule != PipelineSchedule::OneFOneB; }),
+    when(integer<REF(s.run.parallelism.virtualStages)>("run.parallelism.virtual_stages", 1, kMaxLayers, "chunks",
+             "Interleaved 1F1B: model chunks per pipeline rank (Megatron --num-virtual-stages-per-pipeline-rank; "
+             "num_layers / (pipeline_parallel x virtual_stages) layers each)."),
+        [](const Scenario& s) { return s.run.parallelism.virtualStages != 1; }),
     unmodelled("run.parallelism.async_tp", "false", "asynchronous tensor parallelism's extra buffers"),
 
     choice<REF(s.run.finetune.method), kFinetuneNames>(

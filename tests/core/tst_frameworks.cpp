@@ -6,6 +6,8 @@
 #include "vramlab/activation_model.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
+#include "vramlab/flops_model.h"
+#include "vramlab/pipeline_schedule.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/step_timeline.h"
 
@@ -87,6 +89,7 @@ private slots:
     void zeroAsDeepSpeedRunsIt();
     void firstLayersCheckpointed();
     void cohereLayerNorm();
+    void interleavedPipeline();
 };
 
 // 32 tokens x 1000 vocabulary = 32,000 logits.
@@ -784,6 +787,95 @@ void TstFrameworks::cohereLayerNorm()
     biased["norm_bias"] = true;
     QCOMPARE(estimate(toy(json::object(), biased)).params.total - estimate(toy(json::object(), model)).params.total,
         Count(3 * 64));
+}
+
+// Interleaved 1F1B (Megatron-LM schedules.py@0d7e02b get_pp_rank_microbatches; PyTorch's ScheduleInterleaved1F1B):
+// rank r runs 2 (pp - 1 - r) + (v - 1) g chunk forwards before its first backward, g micro-batches per chunk in turn.
+void TstFrameworks::interleavedPipeline()
+{
+    const json par = { { "gpus", 2 }, { "pipeline_parallel", 2 }, { "pipeline_schedule", "interleaved-1F1B" },
+        { "virtual_stages", 2 } };
+    const json model = { { "num_layers", 8 } };
+    const Scenario sc
+        = toy({ { "parallelism", par }, { "gradient_accumulation_steps", 2 }, { "gpu", "h100-sxm-80gb" } }, model);
+    // 8 layers in 4 chunks of 2: rank 0 holds chunks 0 and 2, rank 1 chunks 1 and 3; g = pp = 2 micro-batches.
+    // The last rank: warm-up (2 - 1) x 2 = 2, so 3 chunk passes (6 layers) alive, the head's among them.
+    const PipelineRank last = pipelineRank(sc.model, sc.run, 1);
+    QCOMPARE(last.params.layers(), Count(4));
+    QCOMPARE(last.chunksInFlight, Count(3));
+    QCOMPARE(last.activations.layers(), Count(6));
+    QCOMPARE(last.inFlight, Count(1));
+    QVERIFY(last.activations.last && !last.activations.first);
+    // Rank 0: warm-up 2 x 1 + 2 = 4 covers all 2 x 2 chunk passes, both micro-batches' embeddings among them.
+    const PipelineRank first = pipelineRank(sc.model, sc.run, 0);
+    QCOMPARE(first.chunksInFlight, Count(4));
+    QCOMPARE(first.activations.layers(), Count(8));
+    QCOMPARE(first.activations.embeddingMicroBatches, Count(2));
+    const ActivationSet one = trainingActivations(sc.model, sc.run, StageSlice { 8, 0, true, false });
+    // The second micro-batch's token ids: 2 x 16 int64.
+    QCOMPARE(trainingActivations(sc.model, sc.run, first.activations).bytes, one.bytes + Bytes(2 * 16 * 8));
+    // The published case's shape: 32 layers, pp 4 x 8 chunks, 4 micro-batches: 29 chunks on the last rank, all 32
+    // (4 embeddings) on the first.
+    const Scenario mega = toy({ { "parallelism",
+                                    { { "gpus", 8 }, { "pipeline_parallel", 4 },
+                                        { "pipeline_schedule", "interleaved-1F1B" }, { "virtual_stages", 8 } } },
+                                  { "gradient_accumulation_steps", 4 }, { "framework", "megatron" } },
+        { { "num_layers", 32 } });
+    QCOMPARE(pipelineRank(mega.model, mega.run, 3).chunksInFlight, Count(29));
+    QCOMPARE(pipelineRank(mega.model, mega.run, 0).chunksInFlight, Count(32));
+    QCOMPARE(pipelineRank(mega.model, mega.run, 0).activations.embeddingMicroBatches, Count(4));
+    // PyTorch's rounds: 6 micro-batches on 4 ranks are one round of g = 6, so rank 0's warm-up 6 + 6 covers all 12.
+    const Scenario titan = toy({ { "parallelism",
+                                     { { "gpus", 4 }, { "pipeline_parallel", 4 },
+                                         { "pipeline_schedule", "interleaved-1F1B" }, { "virtual_stages", 2 } } },
+                                   { "gradient_accumulation_steps", 6 }, { "framework", "torchtitan" } },
+        model);
+    QCOMPARE(pipelineRank(titan.model, titan.run, 0).chunksInFlight, Count(12));
+    QCOMPARE(pipelineRank(titan.model, titan.run, 3).chunksInFlight, Count(7)); // (2 - 1) x 6 + 1
+    // The report: one pass of the chunks in flight, the bubble cut by the chunks per rank.
+    const Report r = estimate(sc);
+    QCOMPARE(r.microBatchesInFlight, Count(1));
+    json plainPar = par;
+    plainPar.erase("pipeline_schedule");
+    plainPar.erase("virtual_stages");
+    const Report oneF = estimate(
+        toy({ { "parallelism", plainPar }, { "gradient_accumulation_steps", 2 }, { "gpu", "h100-sxm-80gb" } }, model));
+    QCOMPARE(oneF.microBatchesInFlight, Count(2)); // 1F1B: two micro-batches of the stage's 4 layers
+    QVERIFY(r.flops.time.pipelineS < oneF.flops.time.pipelineS);
+    // Written back only when interleaved; what the schedules cannot run is refused naming the key.
+    const json back = scenarioToJson(sc)["run"]["parallelism"];
+    QCOMPARE(back["pipeline_schedule"], json("interleaved-1F1B"));
+    QCOMPARE(back["virtual_stages"], json(2));
+    QVERIFY(!scenarioToJson(toy())["run"]["parallelism"].contains("pipeline_schedule"));
+    auto refused = [&](json p, const json& run, const json& m) {
+        json extra = run;
+        extra["parallelism"] = p;
+        try {
+            (void)estimate(toy(extra, m));
+        } catch (const InputError& e) {
+            return e.keyPath();
+        }
+        return std::string("accepted");
+    };
+    const json two = { { "gradient_accumulation_steps", 2 } };
+    QCOMPARE(refused(par, two, { { "num_layers", 6 } }), std::string("run.parallelism.virtual_stages"));
+    QCOMPARE(
+        refused(par, { { "gradient_accumulation_steps", 3 } }, model), std::string("run.gradient_accumulation_steps"));
+    json zero2 = par;
+    zero2["zero_stage"] = 2;
+    zero2["gpus"] = 4;
+    QCOMPARE(refused(zero2, two, model), std::string("run.parallelism.zero_stage"));
+    json oneChunk = par;
+    oneChunk["virtual_stages"] = 1;
+    QCOMPARE(refused(oneChunk, two, model), std::string("run.parallelism.virtual_stages"));
+    json chunksWithout = par;
+    chunksWithout.erase("pipeline_schedule");
+    QCOMPARE(refused(chunksWithout, two, model), std::string("run.parallelism.virtual_stages"));
+    QCOMPARE(refused(par, { { "gradient_accumulation_steps", 2 }, { "checkpointing", { { "layers", 1 } } } }, model),
+        std::string("run.checkpointing"));
+    json badName = par;
+    badName["pipeline_schedule"] = "ZBV";
+    QCOMPARE(refused(badName, two, model), std::string("run.parallelism.pipeline_schedule"));
 }
 
 #include "tst_frameworks.moc"

@@ -70,6 +70,8 @@ Scenario richScenario()
     sc.run.parallelism.fp8AllGather = true; // written only when set
     sc.run.parallelism.reduceBucketSize = 200'000'000; // DeepSpeed's; written only when set
     sc.run.parallelism.overlapComm = true;
+    sc.run.parallelism.pipelineSchedule = PipelineSchedule::Interleaved; // both written only when interleaved
+    sc.run.parallelism.virtualStages = 2;
     sc.run.activationOffloading = true;
     sc.run.overheads.commBufferBytes = 300 * kMiB;
     sc.run.gpu = findGpu("h100-sxm-80gb");

@@ -90,6 +90,8 @@ struct StageSlice {
     Count moeLayers = 0;
     bool first = true; ///< holds the embedding
     bool last = true; ///< holds the final norm, LM head and loss
+    /// Micro-batches whose embedding tensors are alive at once (interleaved 1F1B keeps several in one pass).
+    Count embeddingMicroBatches = 1;
     Count layers() const { return denseLayers + moeLayers; }
 };
 

@@ -63,6 +63,8 @@ inline constexpr ChoiceName kLossNames[]
     = { choiceName("upcast", LossKind::Upcast), choiceName("native", LossKind::Native),
           choiceName("hf-shift", LossKind::HfShift), choiceName("chunked", LossKind::Chunked),
           choiceName("fused", LossKind::Fused), choiceName("loss-parallel", LossKind::LossParallel) };
+inline constexpr ChoiceName kPipelineScheduleNames[]
+    = { choiceName("1F1B", PipelineSchedule::OneFOneB), choiceName("interleaved-1F1B", PipelineSchedule::Interleaved) };
 inline constexpr ChoiceName kOptimizerImplNames[] = { choiceName("foreach", OptimizerImpl::Foreach),
     choiceName("fused", OptimizerImpl::Fused), choiceName("paged-32bit", OptimizerImpl::Paged32) };
 /// Every storage type; the fields below offer subsets of it.

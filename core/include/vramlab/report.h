@@ -31,7 +31,7 @@ struct StepTimeParts {
     double recomputeS = 0; ///< FLOPs redone by checkpointing and flash backward, at the same rate
     double dataParallelS = 0; ///< gradient reduction, ZeRO gathers, over the interconnect
     double tensorParallelS = 0; ///< 4 all-reduces of the layer output per layer and micro-batch
-    double pipelineS = 0; ///< bubble (pp - 1) / micro-batches of the busy time + stage-to-stage sends
+    double pipelineS = 0; ///< bubble (pp - 1) / (micro-batches x virtual stages) of the busy time + sends
     double offloadS = 0; ///< host transfers of offloaded state and the CPU optimizer
     double total() const { return computeS + recomputeS + dataParallelS + tensorParallelS + pipelineS + offloadS; }
 };

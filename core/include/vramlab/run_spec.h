@@ -41,6 +41,11 @@ enum class LossKind {
 /// Paged32: bitsandbytes PagedAdamW, fp32 states whatever the precision, no temporaries.
 enum class OptimizerImpl { Foreach, Fused, Paged32 };
 
+/// How pipeline ranks order their micro-batches (core/src/pipeline_schedule.cpp): 1F1B, or interleaved 1F1B where
+/// each rank holds `virtual_stages` chunks of the layers (Megatron-LM virtual pipeline, PyTorch's
+/// ScheduleInterleaved1F1B).
+enum class PipelineSchedule { OneFOneB, Interleaved };
+
 struct Checkpointing {
     /// SelectiveOp: torchtitan's op-level selective checkpointing (its _save_list).
     /// Layers: the first `every` layers of each pipeline stage are checkpointed whole and the rest keep everything
@@ -71,6 +76,10 @@ struct Parallelism {
     /// stays gpus / (tensor x pipeline) and dataParallel() is unchanged; samples per step are
     /// dataParallel() / contextParallel (see core/src/context_parallel.cpp).
     Count contextParallel = 1;
+    PipelineSchedule pipelineSchedule = PipelineSchedule::OneFOneB;
+    /// Interleaved 1F1B: model chunks per pipeline rank (Megatron --num-virtual-stages-per-pipeline-rank); rank r
+    /// holds chunks r, r + pp, r + 2 pp, ... of num_layers / (pp x virtualStages) layers each.
+    Count virtualStages = 1;
     bool sequenceParallel = false;
     bool offloadOptimizer = false; ///< optimizer states + master weights (+ fp32 gradients) in host memory
     bool offloadParams = false; ///< ZeRO-3 parameters in host memory
@@ -189,5 +198,6 @@ std::string_view toString(Framework f);
 std::string_view toString(LossKind l);
 std::string_view toString(Nf4Format f);
 std::string_view toString(OptimizerImpl o);
+std::string_view toString(PipelineSchedule p);
 
 } // namespace vramlab

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+#include "vramlab/pipeline_schedule.h"
+
+#include "vramlab/errors.h"
+#include "vramlab/estimator.h"
+
+#include <algorithm>
+#include <string>
+
+namespace vramlab {
+
+namespace {
+
+std::string n(Count v)
+{
+    return std::to_string(v);
+}
+
+/// Micro-batches a rank runs through one chunk before the next (the schedule's group).
+/// Megatron-LM (schedules.py@0d7e02b forward_backward_pipelining_with_interleaving): the
+/// microbatch_group_size_per_vp_stage default, pp. PyTorch's ScheduleInterleaved1F1B (torchtitan):
+/// microbatches_per_round = m / max(1, m // pp).
+Count groupSize(const RunSpec& r)
+{
+    const Count pp = r.parallelism.pipelineParallel, m = r.gradientAccumulationSteps;
+    if (r.framework == Framework::Torchtitan)
+        return m / std::max<Count>(1, m / pp);
+    return pp;
+}
+
+/// The layers [lo, hi) as a slice (dense layers come first, as in stageSlice).
+StageSlice layerRange(const ModelSpec& m, Count lo, Count hi)
+{
+    StageSlice s;
+    s.denseLayers = std::max<Count>(0, std::min(hi, m.denseLayers()) - lo);
+    s.moeLayers = (hi - lo) - s.denseLayers;
+    return s;
+}
+
+} // namespace
+
+void validatePipelineSchedule(const ModelSpec& m, const RunSpec& r)
+{
+    const Parallelism& p = r.parallelism;
+    if (r.mode != Mode::Training)
+        return;
+    const std::string key = "run.parallelism.virtual_stages";
+    if (p.pipelineSchedule == PipelineSchedule::OneFOneB) {
+        if (p.virtualStages != 1)
+            throw InputError(key,
+                "expected 1 with pipeline_schedule \"1F1B\" (virtual stages are interleaved 1F1B's), got "
+                    + n(p.virtualStages));
+        return;
+    }
+    const std::string sched = "run.parallelism.pipeline_schedule";
+    const Count pp = p.pipelineParallel, v = p.virtualStages, mb = r.gradientAccumulationSteps;
+    if (pp < 2)
+        throw InputError(sched, "expected \"1F1B\" without pipeline parallelism (pipeline_parallel 1)");
+    if (v < 2)
+        throw InputError(key, "expected at least 2 model chunks per rank with \"interleaved-1F1B\", got " + n(v));
+    if (m.numLayers % (pp * v) != 0)
+        throw InputError(key,
+            "expected model.num_layers (" + n(m.numLayers)
+                + ") to be a multiple of pipeline_parallel x virtual_stages (" + n(pp * v)
+                + "): each chunk holds the same number of layers, got " + n(v));
+    // Megatron asserts M % N is 0 or >= pp for its group N = pp (schedules.py@0d7e02b, "dependency bubbles");
+    // PyTorch's schedule splits M into rounds of at least pp.
+    const Count g = groupSize(r);
+    if (mb < pp || mb % g != 0)
+        throw InputError("run.gradient_accumulation_steps",
+            "expected a multiple of " + n(g) + " micro-batches (at least pipeline_parallel " + n(pp)
+                + ") with interleaved 1F1B, got " + n(mb));
+    if (p.zeroStage >= 2)
+        throw InputError("run.parallelism.zero_stage",
+            "expected 0 or 1 with interleaved 1F1B (Megatron's distributed optimizer is ZeRO-1; gradients "
+            "reduce-scattered and weights gathered chunk by chunk are not modelled), got "
+                + n(p.zeroStage));
+    const Count perChunk = m.numLayers / (pp * v);
+    if (r.checkpointing.kind == Checkpointing::Kind::Layers)
+        throw InputError("run.checkpointing",
+            "full, selective or every k layers with interleaved 1F1B (Megatron's recompute_num_layers counts per "
+            "chunk, which is not modelled)");
+    if (r.checkpointing.kind == Checkpointing::Kind::Every && perChunk % r.checkpointing.every != 0)
+        throw InputError("run.checkpointing.every",
+            "expected a divisor of the layers per chunk (" + n(perChunk) + ") with interleaved 1F1B, got "
+                + n(r.checkpointing.every));
+}
+
+PipelineRank pipelineRank(const ModelSpec& m, const RunSpec& r, Count rank)
+{
+    const Parallelism& p = r.parallelism;
+    const Count pp = p.pipelineParallel, mb = r.gradientAccumulationSteps;
+    PipelineRank out;
+    out.rank = rank;
+    if (p.pipelineSchedule != PipelineSchedule::Interleaved || r.mode != Mode::Training) {
+        out.params = stageSlice(m, pp, rank);
+        out.activations = out.params;
+        // 1F1B: stage s runs pp - s forwards before its first backward.
+        out.inFlight = r.mode == Mode::Training ? std::min(pp - rank, mb) : 1;
+        return out;
+    }
+    // Interleaved 1F1B (Megatron-LM schedules.py@0d7e02b get_pp_rank_microbatches and get_schedule_table;
+    // PyTorch's ScheduleInterleaved1F1B has the same warm-up): rank r runs
+    // 2 (pp - 1 - r) + (v - 1) g chunk forwards before its first backward, then one forward and one backward
+    // in turn, so warm-up + 1 chunk-micro-batches are alive at the first backward (all m v if the warm-up
+    // covers them). Forwards go group by group: g micro-batches through chunk 0, then through chunk 1, ...
+    const Count v = p.virtualStages, perChunk = m.numLayers / (pp * v), g = groupSize(r);
+    const Count total = mb * v;
+    const Count warmup = 2 * (pp - 1 - rank) + (v - 1) * g;
+    out.chunksInFlight = warmup >= total ? total : warmup + 1;
+    out.inFlight = 1;
+    const Count perGroup = g * v, full = out.chunksInFlight / perGroup, rest = out.chunksInFlight % perGroup;
+    out.params.first = out.activations.first = rank == 0;
+    out.params.last = out.activations.last = rank == pp - 1;
+    for (Count j = 0; j < v; ++j) {
+        const Count lo = (j * pp + rank) * perChunk; // rank r holds chunks r, r + pp, ...
+        const StageSlice chunk = layerRange(m, lo, lo + perChunk);
+        const Count alive = full * g + std::clamp<Count>(rest - j * g, 0, g);
+        out.params.denseLayers += chunk.denseLayers;
+        out.params.moeLayers += chunk.moeLayers;
+        out.activations.denseLayers += alive * chunk.denseLayers;
+        out.activations.moeLayers += alive * chunk.moeLayers;
+        if (j == 0)
+            out.activations.embeddingMicroBatches = std::max<Count>(1, alive);
+    }
+    return out;
+}
+
+} // namespace vramlab
