@@ -456,6 +456,15 @@ QVector<ParamDescriptor> build()
         });
     all << toggle(QStringLiteral("run.parallelism.sequence_parallel"), par, QStringLiteral("Sequence parallel"),
         QStringLiteral("With tensor parallelism, also splits the norms' and residuals' activations."), training);
+    // Shown where it is modelled (torchtitan), and while on, so that a switch away can be undone here.
+    all << toggle(QStringLiteral("run.parallelism.async_tp"), par, QStringLiteral("Async TP"),
+        QStringLiteral("torchtitan's asynchronous tensor parallelism (needs compile and sequence parallel): the "
+                       "collectives run inside the matmuls through a symmetric-memory workspace outside PyTorch's "
+                       "allocator."),
+        [](const Scenario& s) {
+            return s.run.mode == Mode::Training && !s.run.serving
+                && (s.run.parallelism.asyncTp || s.run.framework == Framework::Torchtitan);
+        });
     all << toggle(QStringLiteral("run.parallelism.offload_optimizer"), par, QStringLiteral("Offload optimizer"),
         QStringLiteral("Keeps optimizer states and master weights in host memory (ZeRO-Offload)."), training);
     all << toggle(QStringLiteral("run.parallelism.offload_params"), par, QStringLiteral("Offload weights"),

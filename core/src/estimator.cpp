@@ -76,8 +76,8 @@ void deepSpeedStep(StepInputs& in, const RunSpec& r, const PrecisionRegime& reg,
 }
 
 /// The estimate's numbers the step simulation replays (see step_timeline.h for each).
-StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionRegime& reg,
-    const ModelStateBytes& states, const StageSlice& slice, const Report& rep, Count inFlight)
+StepInputs stepInputs(const ModelSpec& m, const RunSpec& r, const PrecisionRegime& reg, const ModelStateBytes& states,
+    const StageSlice& slice, const Report& rep, Count inFlight)
 {
     const Parallelism& par = r.parallelism;
     const ActivationSet& acts = rep.activations;
@@ -102,6 +102,12 @@ StepInputs stepInputs(const ModelSpec& /*m*/, const RunSpec& r, const PrecisionR
         in.lossHeld = acts.lossHeldBytes;
         in.lossForwardWhat = acts.lossForwardWhat;
         in.lossBackwardWhat = acts.lossBackwardWhat;
+        // torchtitan's pipelining (torch/distributed/pipelining/stage.py forward_one_chunk): the last stage appends
+        // each micro-batch's output, the logits (a vocabulary shard with tensor parallelism), to output_chunks,
+        // cleared when the next step() begins.
+        if (r.framework == Framework::Torchtitan && par.pipelineParallel > 1)
+            in.stageOutputKept = checkedMul(r.microBatchSize, r.localSequence(),
+                ceilDiv(m.vocabSize, par.tensorParallel), static_cast<Count>(bytesPerElement(reg.activations)));
     }
     const Count dp = par.dataParallel();
     // One layer's unsharded gradients before their reduce-scatter; DeepSpeed's own bucket is deepSpeedStep's.
@@ -194,7 +200,7 @@ void replayAllocator(Report& rep, const ModelSpec& m, const RunSpec& r, const st
     // CublasHandlePool getNewWorkspace). The lean 512 B rounding part is what the replay models.
     const Bytes buckets = !r.overheads.commBufferBytes ? ddpBucketBytes(r) : 0;
     for (const Component& c : rep.overheadParts) {
-        if (c.key == "cuda_context")
+        if (c.key == "cuda_context" || c.key == "symm_mem_workspace")
             in.outsideAllocator += c.bytes;
         else if (c.key == "comm_buffers")
             in.outsideAllocator += c.bytes - buckets;
@@ -318,6 +324,17 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
     if (r.keepLastBlockGathered && r.parallelism.zeroStage != 3)
         throw InputError(
             "run.parallelism.reshard_after_forward", "expected zero_stage 3 (FSDP) for \"all but last block\"");
+    // torchtitan@9dec370 parallelize_llama.py: async TP asserts compile ("Async TP requires --training.compile")
+    // and applies it to the TP mesh, whose plan is always sequence-parallel.
+    if (r.parallelism.asyncTp && r.mode == Mode::Training)
+        if (r.framework != Framework::Torchtitan || !r.compile || r.parallelism.tensorParallel < 2
+            || !r.parallelism.sequenceParallel)
+            throw InputError("run.parallelism.async_tp",
+                "modelled as torchtitan applies it: framework torchtitan, compile true, tensor_parallel above 1 and "
+                "sequence_parallel true; expected false or no key");
+    if (r.keepAllGathered && !(r.parallelism.zeroStage == 3 && r.parallelism.fsdp2))
+        throw InputError("run.parallelism.reshard_after_forward",
+            "false is modelled for FSDP2 (zero_stage 3, sharding \"fsdp2\"); expected true or no key");
     if (r.compile) {
         // The min-cut rule (activation_model.cpp) is stated for the dense blocks it was read on.
         const FrameworkProfile& f = frameworkProfile(r.framework);
@@ -899,6 +916,14 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
             "run: the sequence is longer than model.max_position_embeddings (" + n(m.maxPositionEmbeddings) + ")");
     if (par.sequenceParallel && par.tensorParallel == 1)
         rep.warnings.push_back("run.parallelism.sequence_parallel: has no effect without tensor parallelism");
+    // FSDP2 inside PyTorch's pipelining: the states are the source's (RunSpec::fsdpKeepsGathered), but torchtitan's
+    // published 405B runs measure 12-26 % above this estimate, and the stage's receive buffers, their gradients and
+    // the kept outputs of stages before the last (2-4 GiB per stage there) are not modelled.
+    if (r.fsdpAccumulatesUnsharded())
+        rep.warnings.push_back("run.parallelism.pipeline_parallel: FSDP inside PyTorch pipelining is a lower bound: "
+                               "torchtitan's published Llama 3.1 405B runs (FSDP 8 x TP 8 x PP 8) measure 12-26 % "
+                               "more reserved memory than this estimate; the pipeline stage's receive buffers and "
+                               "their gradients (a few GiB) are not modelled");
     if (m.vision.enabled())
         rep.warnings.push_back("model.vision: the vision tower's weights are loaded (frozen in training); images are "
                                "not modelled: no image tokens, no tower activations");

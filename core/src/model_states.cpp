@@ -139,6 +139,7 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
 
     Bytes hostMaster = 0, hostOptimizer = 0, hostGrads = 0, hostWeights = 0, fp8Copies = 0;
     const bool fp8CastEachForward = frameworkProfile(r.framework).fp8Torchao;
+    const bool keptGathered = r.fsdpKeepsGathered(), unshardedGrads = r.fsdpAccumulatesUnsharded();
     Count quantizedLocal = 0; // frozen parameters stored below 16 bits (QLoRA NF4, int4/int8/fp8 serving)
     DType quantizedType = DType::Nf4;
     for (const LocalParam& p : params) {
@@ -161,7 +162,10 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         // apply_fsdp): the sharded parameter is the fp32 master itself; 16-bit copies exist only
         // when a block is gathered (the ZeRO-3 gathered layers in the overhead).
         const bool noWorkingShard = training && par.fsdp2 && zero == 3 && reg.master.has_value();
-        const Bytes w = noWorkingShard ? 0 : shard(checkedMul(n, work), 3);
+        // Kept gathered (reshard_after_forward false, or pipelining): the unsharded 16-bit weight, or with
+        // fp8_all_gather the float8 linears' 1 B per element (torchao fsdp_post_all_gather), all step long.
+        const Bytes gathered = checkedMul(n, par.fp8AllGather && p.linear ? Bytes(1) : work);
+        const Bytes w = keptGathered ? gathered : noWorkingShard ? 0 : shard(checkedMul(n, work), 3);
         accumulate(offloadParams ? hostWeights : out.weights, w);
         if (r.fp8 && p.linear && !fp8CastEachForward) // Transformer Engine's copies; torchao casts in forward
             accumulate(fp8Copies, shard(n, 3));
@@ -176,7 +180,7 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
             accumulate(out.gradients, checkedMul(shard(n, 2), work));
             accumulate(hostGrads, checkedMul(nOpt, 4));
         } else {
-            accumulate(out.gradients, checkedMul(shard(n, 2), grad));
+            accumulate(out.gradients, checkedMul(unshardedGrads ? n : shard(n, 2), grad));
         }
         // DeepSpeed's BF16_Optimizer (bf16 without ZeRO; runtime/bf16_optimizer.py@e2dc3eeb): beside its fp32
         // gradient buffer (the regime's fp32 gradients) the bf16 gradients stay in param.grad until the next
@@ -243,6 +247,12 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     if (training && par.fsdp2 && zero == 3 && reg.master)
         out.weightsFormula = "FSDP2 mixed precision: no resident " + std::string(toString(reg.working))
             + " shard (the fp32 shard is the parameter; 16-bit copies only while a block is gathered)";
+    if (keptGathered)
+        out.weightsFormula = perParam(static_cast<double>(work)) + " (" + std::string(toString(reg.working)) + ") x "
+            + formatCount(out.trainableLocal + out.frozenLocal) + " params, every block kept gathered ("
+            + (par.pipelineParallel > 1 ? "PyTorch pipelining: no reshard after backward"
+                                        : "reshard_after_forward false")
+            + (par.fp8AllGather ? "; the float8 linears' weights in fp8" : "") + ")";
     if (training && zero == 3 && par.fsdpShardGroup > 0)
         out.weightsFormula += "; HSDP: sharded over groups of " + std::to_string(dp) + " GPUs, replicated "
             + std::to_string(par.dataParallel() / dp) + " times";
@@ -256,6 +266,11 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     out.gradientsFormula = perParam(static_cast<double>(offloadOpt && grad == 4 ? work : grad)) + " ("
         + std::string(toString(offloadOpt && grad == 4 ? reg.working : reg.gradients)) + ") x " + trainable
         + zeroNote(dp, zero, 2);
+    if (unshardedGrads)
+        out.gradientsFormula = perParam(static_cast<double>(grad)) + " (" + std::string(toString(reg.gradients))
+            + ") x " + trainable
+            + " unsharded: PyTorch pipelining turns FSDP's gradient sync off until the last micro-batch, so they "
+              "accumulate whole in the reduce dtype";
     if (bf16OptimizerGrads)
         out.gradientsFormula += " + the bf16 gradients BF16_Optimizer leaves in param.grad: 2 B x " + trainable;
     else if (r.framework == Framework::Deepspeed && zero >= 1 && reg.master && !r.gradientDtype)

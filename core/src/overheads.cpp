@@ -77,7 +77,7 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
             text(explain ? formatCount(par.reduceBucketSize.value_or(500'000'000)) : "",
                 " elements (run.parallelism.reduce_bucket_size) x ", toString(reg.working)),
             "ZeRO-3 copies each gradient into this bucket and reduce-scatters it; allocated once at setup." });
-    if (r.mode == Mode::Training && par.zeroStage == 3 && dp > 1) {
+    if (r.mode == Mode::Training && par.zeroStage == 3 && dp > 1 && !r.fsdpKeepsGathered()) { // else: in weights
         // fp8_all_gather: torchao's fsdp_pre_all_gather casts the float8 linears' shards, so FSDP2 gathers
         // (and holds unsharded) 1 B per element of them (torchao/float8/fsdp_utils.py@0afa4c1).
         const Count fp8 = par.fp8AllGather ? ceilDiv(params.perLayerMaxLinear, par.tensorParallel) : 0;
@@ -88,6 +88,18 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
             text("2 (current + prefetched) x largest layer ", explain ? formatCount(params.perLayerMax) : "",
                 " params x ", toString(reg.working), par.fp8AllGather ? " (its linear weights in fp8)" : ""),
             "ZeRO-3 gathers each layer's full weights before using it, and the next one ahead of time." });
+    }
+    // Async TP (torch/distributed/_symmetric_memory get_symm_mem_workspace): one workspace per TP group, grown to
+    // the largest request: a fused matmul + reduce-scatter asks 2 x its output chunk, [b, s / tp, h] in the
+    // activations' type (an all-gather asks one input shard, no more). cuMemCreate'd symmetric memory, outside the
+    // caching allocator: in the device figure, not in reserved. It removes transient copies around the
+    // collectives (the gather buffer, dim-1 cat copies), which VRAM Lab does not count without it either.
+    if (r.mode == Mode::Training && par.asyncTp && par.tensorParallel > 1) {
+        const Bytes ws = checkedMul(checkedMul(2, r.microBatchSize, ceilDiv(r.localSequence(), par.tensorParallel)),
+            m.hiddenSize, static_cast<Count>(bytesPerElement(reg.activations)));
+        parts.push_back({ "symm_mem_workspace", "Async TP workspace", ws,
+            text("2 x micro-batch x sequence / tensor_parallel x hidden x ", toString(reg.activations)),
+            "Async TP's symmetric-memory buffer, which the fused matmul and collective kernels exchange through." });
     }
     if (r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora) {
         Count largest = 0;

@@ -70,10 +70,12 @@ void validatePipelineSchedule(const ModelSpec& m, const RunSpec& r)
         throw InputError("run.gradient_accumulation_steps",
             "expected a multiple of " + n(g) + " micro-batches (at least pipeline_parallel " + n(pp)
                 + ") with interleaved 1F1B, got " + n(mb));
-    if (p.zeroStage >= 2)
+    // FSDP2 inside PyTorch's pipelining keeps every chunk gathered and its gradients unsharded (RunSpec::
+    // fsdpKeepsGathered), so the chunks' order does not matter to it.
+    if (p.zeroStage >= 2 && !r.fsdpAccumulatesUnsharded())
         throw InputError("run.parallelism.zero_stage",
-            "expected 0 or 1 with interleaved 1F1B (Megatron's distributed optimizer is ZeRO-1; gradients "
-            "reduce-scattered and weights gathered chunk by chunk are not modelled), got "
+            "expected 0 or 1 with interleaved 1F1B, or 3 with sharding \"fsdp2\" (Megatron's distributed optimizer "
+            "is ZeRO-1; gradients reduce-scattered and weights gathered chunk by chunk are not modelled), got "
                 + n(p.zeroStage));
     const Count perChunk = m.numLayers / (pp * v);
     if (r.checkpointing.kind == Checkpointing::Kind::Layers)

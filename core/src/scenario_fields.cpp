@@ -265,16 +265,15 @@ constexpr const char* kAllButLast = "all but last block";
 
 void readReshard(Scenario& s, const json& v, const std::string& path, std::vector<std::string>&)
 {
-    if (v != true && v != kAllButLast)
-        throw InputError(path,
-            "not modelled yet (blocks kept gathered after forward); expected true or \"all but last block\", got "
-                + JsonObjectReader::describe(v));
+    if (v != true && v != false && v != kAllButLast)
+        throw InputError(path, "expected true, false or \"all but last block\", got " + JsonObjectReader::describe(v));
     s.run.keepLastBlockGathered = v == kAllButLast; // true: every block, also over an earlier setting
+    s.run.keepAllGathered = v == false;
 }
 
 json writeReshard(const Scenario& s)
 {
-    return s.run.keepLastBlockGathered ? json(kAllButLast) : json();
+    return s.run.keepAllGathered ? json(false) : s.run.keepLastBlockGathered ? json(kAllButLast) : json();
 }
 
 // torchtitan shards with FSDP over dp_shard x cp (parallelize_llama.py@9dec370ad26b5f8e9a7333a0e36165018262644b:
@@ -709,7 +708,8 @@ const ScenarioField kFields[] = {
     when(boolean<REF(s.run.parallelism.fp8AllGather)>("run.parallelism.fp8_all_gather",
              "FSDP2 gathers the float8 linears' weights in fp8 (torchao enable_fsdp_float8_all_gather; torchtitan)."),
         [](const Scenario& s) { return s.run.parallelism.fp8AllGather; }),
-    custom("run.parallelism.reshard_after_forward", "true, or \"all but last block\" (torchtitan without pipelining).",
+    custom("run.parallelism.reshard_after_forward",
+        "true, \"all but last block\" (torchtitan without pipelining), or false (every block kept gathered).",
         readReshard, writeReshard),
     when(integer<REF(s.run.parallelism.contextParallel)>("run.parallelism.context_parallel", 1, 1024, "GPUs",
              "Context parallelism (torchtitan): each GPU holds sequence_length / N tokens; ring attention all-gathers "
@@ -733,7 +733,10 @@ const ScenarioField kFields[] = {
              "Interleaved 1F1B: model chunks per pipeline rank (Megatron --num-virtual-stages-per-pipeline-rank; "
              "num_layers / (pipeline_parallel x virtual_stages) layers each)."),
         [](const Scenario& s) { return s.run.parallelism.virtualStages != 1; }),
-    unmodelled("run.parallelism.async_tp", "false", "asynchronous tensor parallelism's extra buffers"),
+    when(boolean<REF(s.run.parallelism.asyncTp)>("run.parallelism.async_tp",
+             "torchtitan's async TP: collectives fused with the matmuls through a symmetric-memory workspace "
+             "(outside PyTorch's allocator)."),
+        [](const Scenario& s) { return s.run.parallelism.asyncTp; }),
 
     choice<REF(s.run.finetune.method), kFinetuneNames>(
         "run.finetune.method", "Full training, LoRA, or QLoRA (NF4 base)."),

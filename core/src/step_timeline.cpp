@@ -87,6 +87,10 @@ public:
         const Count depth = std::clamp<Count>(in.inFlight, 1, total);
         const Count simulated = std::min(total, depth + 1);
         m_out.simulatedMicroBatches = simulated;
+        // The outputs kept by earlier micro-batches than the simulated ones (the last stage's output_chunks):
+        // the simulated micro-batches are taken as the step's last, which hold the most.
+        if (in.lastStage && in.stageOutputKept > 0 && total > simulated)
+            at(Cat::Temporaries) += checkedMul(total - simulated, in.stageOutputKept);
         // Unrecorded, with R > 0 bytes kept per micro-batch from its forward to its backward:
         // each warm-up forward is R below the next one, event for event, and each backward
         // that follows a later micro-batch's backward R below it, so neither holds the first
@@ -94,12 +98,13 @@ public:
         const Bytes keptActs = (in.firstStage ? in.embeddingActs : 0) + (in.layers > 0 ? in.layerActs : 0)
             + (in.lastStage ? in.headActs : 0);
         const Bytes keptTemps = in.lastStage ? in.lossHeld + in.lossGathered : 0;
-        const bool skip = !m_record && keptActs + keptTemps > 0;
+        const Bytes keptOutputs = in.lastStage ? in.stageOutputKept : 0; // not freed by backward
+        const bool skip = !m_record && keptActs + keptTemps + keptOutputs > 0;
         Count warm = 0;
         if (skip && depth > 1) {
             warm = depth - 1;
             at(Cat::Activations) += warm * keptActs;
-            at(Cat::Temporaries) += warm * keptTemps;
+            at(Cat::Temporaries) += warm * (keptTemps + keptOutputs);
         }
         for (Count i = warm; i + 1 < depth; ++i)
             forward(i);
@@ -193,7 +198,7 @@ private:
         }
         if (in.lastStage) {
             at(Cat::Activations) += in.headActs;
-            at(Cat::Temporaries) += in.lossHeld + in.lossGathered + in.lossForward;
+            at(Cat::Temporaries) += in.lossHeld + in.lossGathered + in.lossForward + in.stageOutputKept;
             emit(StepPhase::Loss, mb, -1, in.lossForwardWhat);
             at(Cat::Temporaries) -= in.lossForward;
         }

@@ -84,7 +84,8 @@ private slots:
         QCOMPARE(text.code, 0);
         QVERIFY(text.out.contains("run.safety_margin  (number: 0 to 0.5, of GPU memory)"));
         QVERIFY(text.out.contains("run.precision  (choice: fp32 | bf16 | fp16 | mixed-bf16 | mixed-fp16)"));
-        QVERIFY(text.out.contains("run.parallelism.async_tp  (refused: only false (not modelled yet))"));
+        QVERIFY(text.out.contains("run.finetune.quant_block_size  (refused: only 64 (not modelled yet))"));
+        QVERIFY(text.out.contains("run.parallelism.pipeline_schedule  (choice: 1F1B | interleaved-1F1B)"));
         const Run j = cli({ "keys", "--json" });
         QCOMPARE(j.code, 0);
         const QJsonArray keys = QJsonDocument::fromJson(j.out).array();

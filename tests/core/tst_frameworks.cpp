@@ -90,6 +90,8 @@ private slots:
     void firstLayersCheckpointed();
     void cohereLayerNorm();
     void interleavedPipeline();
+    void fsdpInsidePipelining();
+    void asyncTensorParallel();
 };
 
 // 32 tokens x 1000 vocabulary = 32,000 logits.
@@ -876,6 +878,75 @@ void TstFrameworks::interleavedPipeline()
     json badName = par;
     badName["pipeline_schedule"] = "ZBV";
     QCOMPARE(refused(badName, two, model), std::string("run.parallelism.pipeline_schedule"));
+}
+
+// FSDP2 inside PyTorch's pipelining (torch 2.6 stage.py backward_maybe_with_nosync: set_reshard_after_backward and
+// set_requires_gradient_sync False on every micro-batch; _fsdp_param.py to_accumulated_grad_if_needed): every block
+// stays gathered in bf16 and the gradients accumulate unsharded in fp32 until the last micro-batch.
+void TstFrameworks::fsdpInsidePipelining()
+{
+    const json fsdp = { { "gpus", 8 }, { "zero_stage", 3 }, { "sharding", "fsdp2" }, { "pipeline_parallel", 2 } };
+    const Scenario sc = toy({ { "parallelism", fsdp }, { "gradient_accumulation_steps", 2 } });
+    const Report r = estimate(sc);
+    // Stage 1 of 2 (the last): layer 1, the final norm and the LM head. Per layer: q 64x64, k and v 64x32, o 64x64,
+    // gate, up, down 64x128 each, two norms of 64: 12,416 + 128; the final norm 64 and the head 64 x 1000.
+    const Count layer = 64 * 64 * 2 + 64 * 32 * 2 + 64 * 128 * 3 + 2 * 64, head = 64 + 64 * 1000;
+    const Count embedding = 1000 * 64;
+    const Count local = r.stageIndex == 0 ? embedding + layer : layer + head;
+    QCOMPARE(r.bytesOf("weights"), Bytes(2 * local)); // whole, bf16: no reshard after backward
+    QCOMPARE(r.bytesOf("gradients"), Bytes(4 * local)); // whole, fp32: no reduce-scatter before the last micro-batch
+    QCOMPARE(r.bytesOf("master_weights"), Bytes(4 * ceilDiv(local, 4))); // sharded over the 4 data-parallel GPUs
+    const auto warned = [](const Report& rep) {
+        return std::any_of(rep.warnings.begin(), rep.warnings.end(),
+            [](const std::string& w) { return w.starts_with("run.parallelism.pipeline_parallel: FSDP inside"); });
+    };
+    QVERIFY(warned(r));
+    // No gathered-layer overhead beside them: the weights component holds them.
+    for (const Component& c : r.overheadParts)
+        QVERIFY(c.key != "zero3_gather");
+    // Without pipelining, reshard_after_forward false keeps the weights whole and the gradients sharded.
+    json flat = fsdp;
+    flat["pipeline_parallel"] = 1;
+    flat["reshard_after_forward"] = false;
+    const Scenario kept = toy({ { "parallelism", flat } });
+    const Report k = estimate(kept);
+    const Count all = embedding + 2 * layer + head;
+    QCOMPARE(k.bytesOf("weights"), Bytes(2 * all));
+    QCOMPARE(k.bytesOf("gradients"), Bytes(4 * ceilDiv(all, 8)));
+    QVERIFY(!warned(k));
+    QCOMPARE(scenarioToJson(kept)["run"]["parallelism"]["reshard_after_forward"], json(false));
+    json zero = flat;
+    zero["sharding"] = "zero";
+    QCOMPARE(refusal({ { "parallelism", zero } }).keyPath(), std::string("run.parallelism.reshard_after_forward"));
+}
+
+// torchtitan's async TP (parallelize_llama.py@9dec370: requires compile; torch _symmetric_memory
+// get_symm_mem_workspace): a workspace of 2 x [b, s / tp, h] in bf16, outside the caching allocator.
+void TstFrameworks::asyncTensorParallel()
+{
+    const json par = { { "gpus", 2 }, { "tensor_parallel", 2 }, { "sequence_parallel", true }, { "async_tp", true } };
+    const Scenario sc = toy({ { "framework", "torchtitan" }, { "compile", true }, { "parallelism", par } });
+    EstimateOptions replay;
+    replay.replayAllocator = true;
+    const Report r = estimate(sc, replay);
+    Bytes workspace = 0;
+    for (const Component& c : r.overheadParts)
+        if (c.key == "symm_mem_workspace")
+            workspace = c.bytes;
+    QCOMPARE(workspace, Bytes(2 * 2 * (16 / 2) * 64 * 2));
+    // The saved tensors are those of synchronous TP (the pass runs after the partition); the workspace is in the
+    // device figure, not in the caching allocator's reserved one.
+    json sync = par;
+    sync.erase("async_tp");
+    const Report s
+        = estimate(toy({ { "framework", "torchtitan" }, { "compile", true }, { "parallelism", sync } }), replay);
+    QCOMPARE(r.activations.bytes, s.activations.bytes);
+    QCOMPARE(r.peakReservedBytes, s.peakReservedBytes);
+    QVERIFY(s.peakReservedBytes > 0);
+    QCOMPARE(r.peakDeviceBytes, s.peakDeviceBytes + workspace);
+    QCOMPARE(scenarioToJson(sc)["run"]["parallelism"]["async_tp"], json(true));
+    QCOMPARE(refusal({ { "framework", "torchtitan" }, { "parallelism", par } }).keyPath(),
+        std::string("run.parallelism.async_tp")); // without compile
 }
 
 #include "tst_frameworks.moc"

@@ -72,6 +72,7 @@ Scenario richScenario()
     sc.run.parallelism.overlapComm = true;
     sc.run.parallelism.pipelineSchedule = PipelineSchedule::Interleaved; // both written only when interleaved
     sc.run.parallelism.virtualStages = 2;
+    sc.run.parallelism.asyncTp = true; // written only when true
     sc.run.activationOffloading = true;
     sc.run.overheads.commBufferBytes = 300 * kMiB;
     sc.run.gpu = findGpu("h100-sxm-80gb");

@@ -83,7 +83,6 @@ const QHash<QString, QString>& exempt()
         k.insert(QStringLiteral("run.serving"), QStringLiteral("an object: its flags are run.serving.* controls"));
         // Unmodelled keys accept only the one modelled value: there is nothing to choose.
         const QString unmodelled = QStringLiteral("unmodelled: the file accepts only the modelled value");
-        k.insert(QStringLiteral("run.parallelism.async_tp"), unmodelled);
         k.insert(QStringLiteral("run.finetune.quant_block_size"), unmodelled);
         return k;
     }();

@@ -76,6 +76,9 @@ struct Parallelism {
     /// stays gpus / (tensor x pipeline) and dataParallel() is unchanged; samples per step are
     /// dataParallel() / contextParallel (see core/src/context_parallel.cpp).
     Count contextParallel = 1;
+    /// torchtitan's async TP (inductor's micro_pipeline_tp): all-gather and reduce-scatter fused with the matmuls,
+    /// through a symmetric-memory workspace outside the caching allocator.
+    bool asyncTp = false;
     PipelineSchedule pipelineSchedule = PipelineSchedule::OneFOneB;
     /// Interleaved 1F1B: model chunks per pipeline rank (Megatron --num-virtual-stages-per-pipeline-rank); rank r
     /// holds chunks r, r + pp, r + 2 pp, ... of num_layers / (pp x virtualStages) layers each.
@@ -176,6 +179,25 @@ struct RunSpec {
     /// torchtitan FSDP2: the last block stays unsharded from its forward to its backward
     /// (reshard_after_forward = layer_id < n_layers - 1).
     bool keepLastBlockGathered = false;
+    /// run.parallelism.reshard_after_forward false: FSDP2 keeps every block unsharded after its forward.
+    bool keepAllGathered = false;
+    /// FSDP2 holds every block's gathered weights through the step: reshard_after_forward false, or inside
+    /// PyTorch's pipelining, whose stage sets set_reshard_after_backward(False) before every micro-batch's
+    /// backward (torch/distributed/pipelining/stage.py backward_maybe_with_nosync; torchtitan@9dec370 also
+    /// passes reshard_after_forward False to every block with pipeline parallelism, parallelize_llama.py apply_fsdp).
+    bool fsdpKeepsGathered() const
+    {
+        return mode == Mode::Training && parallelism.fsdp2 && parallelism.zeroStage == 3
+            && (keepAllGathered || parallelism.pipelineParallel > 1);
+    }
+    /// FSDP2 inside PyTorch's pipelining: set_requires_gradient_sync(False) on every micro-batch, so the gradients
+    /// accumulate unsharded in the reduce dtype (fp32: _fsdp_param.py to_accumulated_grad_if_needed) until the
+    /// stage's run_post_backward reduce-scatters them after the last micro-batch.
+    bool fsdpAccumulatesUnsharded() const
+    {
+        return mode == Mode::Training && parallelism.fsdp2 && parallelism.zeroStage == 3
+            && parallelism.pipelineParallel > 1;
+    }
     /// torch.compile as the framework applies it (torchtitan, torchtune: each transformer block
     /// compiled on its own; torchtune also its loss): AOTAutograd's min-cut partitioner chooses
     /// the saved tensors (core/src/activation_model.cpp states the rule).
