@@ -175,9 +175,10 @@ private:
         // The last stage's outputs of the micro-batches before the simulated ones (as simulateStep), kept with
         // the simulated ones' until the next step begins (PyTorch pipelining's output_chunks).
         releaseAll(m_outputs);
-        if (in.lastStage && in.stageOutputKept > 0)
-            for (Count i = simulated; i < total; ++i)
-                m_outputs.push_back(m_alloc.allocate(in.stageOutputKept));
+        for (Count i = simulated; i < total; ++i)
+            for (Bytes b : { in.stageOutputKept, in.stageInputGradKept })
+                if (b > 0)
+                    m_outputs.push_back(m_alloc.allocate(b));
         for (Count i = 0; i + 1 < depth; ++i)
             forward(i);
         for (Count i = 0; i < simulated; ++i) {
@@ -213,9 +214,9 @@ private:
                 m_alloc.release(g0);
             }
         }
+        if (in.stageOutputKept > 0) // PyTorch pipelining's output_chunks, until the next step
+            m_outputs.push_back(m_alloc.allocate(in.stageOutputKept));
         if (in.lastStage) {
-            if (in.stageOutputKept > 0)
-                m_outputs.push_back(m_alloc.allocate(in.stageOutputKept));
             allocSaved(ActivationScope::Head, -1, m.head);
             for (Bytes b : { in.lossHeld, in.lossGathered })
                 if (b > 0)
@@ -291,6 +292,8 @@ private:
         releaseAll(m.held);
         if (bucket >= 0)
             m_alloc.release(bucket);
+        if (in.stageInputGradKept > 0) // the received input's gradient, until the next step
+            m_outputs.push_back(m_alloc.allocate(in.stageInputGradKept));
         m_gradientsMade = true;
     }
 

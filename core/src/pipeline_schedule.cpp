@@ -3,6 +3,7 @@
 
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
+#include "vramlab/precision_regime.h"
 
 #include <algorithm>
 #include <string>
@@ -37,7 +38,39 @@ StageSlice layerRange(const ModelSpec& m, Count lo, Count hi)
     return s;
 }
 
+/// torchtitan's pipelining (torch 2.6 stage.py, read for the 405B rows): _prepare_forward_infra and
+/// _prepare_backward_infra allocate, at the first step and for good, one receive buffer per micro-batch for the
+/// stage's input (stages after the first) and one for its output's gradient (stages before the last), shaped as
+/// the tensor between stages: the residual stream [b, s, h] in the activations' type, its sequence split over
+/// the TP ranks with sequence parallelism (the blocks' RowwiseParallel output_layouts Shard(1), to_local()).
+/// forward_one_chunk appends every output to output_chunks (the last stage's are the logits, a vocabulary shard
+/// with loss parallelism) and backward leaves the input's gradient in the receive buffer's .grad, both cleared
+/// by clear_runtime_states when the next step() begins.
+PipelineBuffers pipelineBuffers(const ModelSpec& m, const RunSpec& r, Count rank)
+{
+    const Parallelism& p = r.parallelism;
+    PipelineBuffers b;
+    if (r.mode != Mode::Training || p.pipelineParallel < 2 || r.framework != Framework::Torchtitan)
+        return b;
+    const Count pp = p.pipelineParallel, mb = r.gradientAccumulationSteps;
+    const Count act = static_cast<Count>(bytesPerElement(precisionRegime(r).activations));
+    const Count rows = p.sequenceParallel ? ceilDiv(r.localSequence(), p.tensorParallel) : r.localSequence();
+    const Bytes boundary = checkedMul(checkedMul(r.microBatchSize, rows), m.hiddenSize, act);
+    const Count ways = (rank > 0 ? 1 : 0) + (rank < pp - 1 ? 1 : 0);
+    b.receive = checkedMul(mb, boundary, ways);
+    b.outputKept = rank < pp - 1
+        ? boundary
+        : checkedMul(checkedMul(r.microBatchSize, r.localSequence()), ceilDiv(m.vocabSize, p.tensorParallel), act);
+    b.inputGradKept = rank > 0 ? boundary : 0;
+    return b;
+}
+
 } // namespace
+
+bool middleStageMayPeak(const RunSpec& r)
+{
+    return r.mode == Mode::Training && r.framework == Framework::Torchtitan && r.parallelism.pipelineParallel > 2;
+}
 
 void validatePipelineSchedule(const ModelSpec& m, const RunSpec& r)
 {
@@ -94,6 +127,7 @@ PipelineRank pipelineRank(const ModelSpec& m, const RunSpec& r, Count rank)
     const Count pp = p.pipelineParallel, mb = r.gradientAccumulationSteps;
     PipelineRank out;
     out.rank = rank;
+    out.buffers = pipelineBuffers(m, r, rank);
     if (p.pipelineSchedule != PipelineSchedule::Interleaved || r.mode != Mode::Training) {
         out.params = stageSlice(m, pp, rank);
         out.activations = out.params;

@@ -87,10 +87,11 @@ public:
         const Count depth = std::clamp<Count>(in.inFlight, 1, total);
         const Count simulated = std::min(total, depth + 1);
         m_out.simulatedMicroBatches = simulated;
-        // The outputs kept by earlier micro-batches than the simulated ones (the last stage's output_chunks):
-        // the simulated micro-batches are taken as the step's last, which hold the most.
-        if (in.lastStage && in.stageOutputKept > 0 && total > simulated)
-            at(Cat::Temporaries) += checkedMul(total - simulated, in.stageOutputKept);
+        // What earlier micro-batches than the simulated ones keep until the next step (PyTorch pipelining's
+        // output_chunks and input gradients): the simulated micro-batches are taken as the step's last, which hold
+        // the most.
+        if (total > simulated)
+            at(Cat::Temporaries) += checkedMul(total - simulated, in.stageOutputKept + in.stageInputGradKept);
         // Unrecorded, with R > 0 bytes kept per micro-batch from its forward to its backward:
         // each warm-up forward is R below the next one, event for event, and each backward
         // that follows a later micro-batch's backward R below it, so neither holds the first
@@ -98,7 +99,7 @@ public:
         const Bytes keptActs = (in.firstStage ? in.embeddingActs : 0) + (in.layers > 0 ? in.layerActs : 0)
             + (in.lastStage ? in.headActs : 0);
         const Bytes keptTemps = in.lastStage ? in.lossHeld + in.lossGathered : 0;
-        const Bytes keptOutputs = in.lastStage ? in.stageOutputKept : 0; // not freed by backward
+        const Bytes keptOutputs = in.stageOutputKept; // not freed by backward
         const bool skip = !m_record && keptActs + keptTemps + keptOutputs > 0;
         Count warm = 0;
         if (skip && depth > 1) {
@@ -116,6 +117,7 @@ public:
                 const Count rest = simulated - i;
                 at(Cat::Activations) -= rest * keptActs;
                 at(Cat::Temporaries) -= rest * keptTemps;
+                at(Cat::Temporaries) += rest * in.stageInputGradKept; // their inputs' gradients stay
                 break;
             }
             backward(i);
@@ -196,9 +198,10 @@ private:
             emit(StepPhase::Forward, mb, l, what);
             at(Cat::Temporaries) -= transient;
         }
+        at(Cat::Temporaries) += in.stageOutputKept; // PyTorch pipelining's output_chunks, until the next step
         if (in.lastStage) {
             at(Cat::Activations) += in.headActs;
-            at(Cat::Temporaries) += in.lossHeld + in.lossGathered + in.lossForward + in.stageOutputKept;
+            at(Cat::Temporaries) += in.lossHeld + in.lossGathered + in.lossForward;
             emit(StepPhase::Loss, mb, -1, in.lossForwardWhat);
             at(Cat::Temporaries) -= in.lossForward;
         }
@@ -275,6 +278,7 @@ private:
         if (in.lastStage)
             at(Cat::Temporaries) -= in.lossHeld;
         at(Cat::Temporaries) -= in.backwardBucket;
+        at(Cat::Temporaries) += in.stageInputGradKept; // the received input's gradient, until the next step
         emit(StepPhase::Backward, mb, -1, "backward done for this micro-batch");
         m_gradientsMade = true;
     }

@@ -918,6 +918,41 @@ void TstFrameworks::fsdpInsidePipelining()
     json zero = flat;
     zero["sharding"] = "zero";
     QCOMPARE(refusal({ { "parallelism", zero } }).keyPath(), std::string("run.parallelism.reshard_after_forward"));
+
+    // torchtitan's stages (torch 2.6 stage.py): a receive buffer per micro-batch for the input (stages after the
+    // first) and for the output's gradient (stages before the last), each the tensor between stages, 2 x 16 x 64
+    // in bf16; output_chunks keeps each output (the last stage's: the logits, 2 x 16 x 1000 bf16) and the input's
+    // .grad stays, both until the next step.
+    const Scenario titan
+        = toy({ { "framework", "torchtitan" }, { "parallelism", fsdp }, { "gradient_accumulation_steps", 2 } });
+    const Bytes boundary = 2 * 16 * 64 * 2;
+    const PipelineRank first = pipelineRank(titan.model, titan.run, 0), last = pipelineRank(titan.model, titan.run, 1);
+    QCOMPARE(first.buffers.receive, 2 * boundary);
+    QCOMPARE(first.buffers.outputKept, boundary);
+    QCOMPARE(first.buffers.inputGradKept, Bytes(0));
+    QCOMPARE(last.buffers.receive, 2 * boundary);
+    QCOMPARE(last.buffers.outputKept, Bytes(2 * 16 * 1000 * 2));
+    QCOMPARE(last.buffers.inputGradKept, boundary);
+    const Report t = estimate(titan);
+    Bytes receive = 0;
+    for (const Component& c : t.overheadParts)
+        if (c.key == "pipeline_buffers")
+            receive = c.bytes;
+    QCOMPARE(receive, 2 * boundary);
+    // Three stages: the middle one receives both ways.
+    const Scenario mid
+        = toy({ { "framework", "torchtitan" }, { "parallelism", { { "gpus", 3 }, { "pipeline_parallel", 3 } } },
+                  { "gradient_accumulation_steps", 3 } },
+            { { "num_layers", 3 } });
+    QCOMPARE(pipelineRank(mid.model, mid.run, 1).buffers.receive, 3 * 2 * boundary);
+    QCOMPARE(pipelineRank(mid.model, mid.run, 1).buffers.inputGradKept, boundary);
+    QCOMPARE(pipelineRank(mid.model, mid.run, 1).buffers.outputKept, boundary);
+    // Megatron-LM's schedule is not PyTorch's: no such buffers modelled.
+    const Scenario mega
+        = toy({ { "framework", "megatron" }, { "parallelism", { { "gpus", 3 }, { "pipeline_parallel", 3 } } },
+                  { "gradient_accumulation_steps", 3 } },
+            { { "num_layers", 3 } });
+    QCOMPARE(pipelineRank(mega.model, mega.run, 1).buffers.receive, Bytes(0));
 }
 
 // torchtitan's async TP (parallelize_llama.py@9dec370: requires compile; torch _symmetric_memory

@@ -50,6 +50,9 @@ struct StepInputs {
     /// PyTorch's pipelining keeps the last stage's output of every micro-batch (output_chunks) until the next
     /// step begins: these bytes per micro-batch, from its forward on.
     Bytes stageOutputKept = 0;
+    /// PyTorch's pipelining: the gradient of each micro-batch's received input, left in its receive buffer's .grad
+    /// from its backward until the next step begins.
+    Bytes stageInputGradKept = 0;
     std::string_view lossForwardWhat = "loss: logits and their fp32 copy beside the saved log-softmax";
     std::string_view lossBackwardWhat = "loss backward: two fp32 gradients of the logits";
     bool optimizerInBackward
