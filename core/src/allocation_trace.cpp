@@ -53,8 +53,8 @@ public:
             auto b = [&p](double perElement, bool applies) {
                 return applies ? static_cast<Bytes>(std::llround(double(p.elements) * perElement)) : Bytes(0);
             };
-            m_sizes.push_back({ b(weights, true), b(master, p.trainable), b(grads, p.trainable), b(state, p.trainable),
-                b(temp, p.trainable) });
+            m_sizes.push_back({ p.weightsEach >= 0 ? p.weightsEach : b(weights, true), b(master, p.trainable),
+                b(grads, p.trainable), b(state, p.trainable), b(temp, p.trainable) });
         }
         m_grads.resize(static_cast<size_t>(std::max<Count>(1, layers) + 1));
         m_rebuilt.resize(static_cast<size_t>(std::max<Count>(1, layers)));

@@ -189,7 +189,11 @@ void replayAllocator(Report& rep, const ModelSpec& m, const RunSpec& r, const st
     }
     ReplayInputs in;
     static_cast<StepInputs&>(in) = rep.stepInputs;
-    in.params = paramShapes(localParameters(tensors, m, r, slice));
+    const std::vector<LocalParam> local = localParameters(tensors, m, r, slice);
+    in.params = paramShapes(local);
+    // Each tensor's own working weight: they differ in dtype (QLoRA) or in being gathered (FSDP2's root).
+    for (size_t i = 0; i < local.size(); ++i)
+        in.params[i].weightsEach = modelStates({ local[i] }, r, false).weights / std::max<Count>(1, local[i].copies);
     // What the caching allocator serves besides the model tensors, and what it never sees: the
     // CUDA context, and NCCL's own cudaMalloc'd buffers (DDP's gradient buckets are PyTorch
     // tensors). cuBLAS's workspace comes from the caching allocator (PyTorch >= 1.11,

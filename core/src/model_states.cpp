@@ -140,6 +140,7 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     Bytes hostMaster = 0, hostOptimizer = 0, hostGrads = 0, hostWeights = 0, fp8Copies = 0;
     const bool fp8CastEachForward = frameworkProfile(r.framework).fp8Torchao;
     const bool keptGathered = r.fsdpKeepsGathered(), unshardedGrads = r.fsdpAccumulatesUnsharded();
+    Count rootLocal = 0; // FSDP2's root parameters, gathered all forward and backward
     Count quantizedLocal = 0; // frozen parameters stored below 16 bits (QLoRA NF4, int4/int8/fp8 serving)
     DType quantizedType = DType::Nf4;
     for (const LocalParam& p : params) {
@@ -164,8 +165,16 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         const bool noWorkingShard = training && par.fsdp2 && zero == 3 && reg.master.has_value();
         // Kept gathered (reshard_after_forward false, or pipelining): the unsharded 16-bit weight, or with
         // fp8_all_gather the float8 linears' 1 B per element (torchao fsdp_post_all_gather), all step long.
-        const Bytes gathered = checkedMul(n, par.fp8AllGather && p.linear ? Bytes(1) : work);
-        const Bytes w = keptGathered ? gathered : noWorkingShard ? 0 : shard(checkedMul(n, work), 3);
+        // (torchtitan converts the blocks' linears to float8, not the LM head: float8.py module_filter_fn).
+        const Bytes gathered
+            = checkedMul(n, par.fp8AllGather && p.linear && p.name.starts_with("layers.") ? Bytes(1) : work);
+        // FSDP2's root group (the embedding, the final norm, the LM head: parameters outside the blocks) is never
+        // resharded after forward (torch/distributed/_composable/fsdp/_fsdp_state.py _lazy_init: "For the root, do
+        // not reshard after forward"): gathered from the step's first forward until its backward ends.
+        const bool rootGathered = noWorkingShard && !p.name.starts_with("layers.");
+        const Bytes w = keptGathered || rootGathered ? gathered : noWorkingShard ? 0 : shard(checkedMul(n, work), 3);
+        if (rootGathered && !keptGathered)
+            rootLocal = checkedAdd(rootLocal, n);
         accumulate(offloadParams ? hostWeights : out.weights, w);
         if (r.fp8 && p.linear && !fp8CastEachForward) // Transformer Engine's copies; torchao casts in forward
             accumulate(fp8Copies, shard(n, 3));
@@ -246,7 +255,9 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         out.weightsFormula += "; offloaded to host (ZeRO-Infinity), gathered per layer";
     if (training && par.fsdp2 && zero == 3 && reg.master)
         out.weightsFormula = "FSDP2 mixed precision: no resident " + std::string(toString(reg.working))
-            + " shard (the fp32 shard is the parameter; 16-bit copies only while a block is gathered)";
+            + " shard of the blocks (the fp32 shard is the parameter; 16-bit copies only while a block is gathered); "
+            + "the root's " + formatCount(rootLocal) + " params (embedding, final norm, LM head) gathered in "
+            + std::string(toString(reg.working)) + " from the first forward to the end of backward";
     if (keptGathered)
         out.weightsFormula = perParam(static_cast<double>(work)) + " (" + std::string(toString(reg.working)) + ") x "
             + formatCount(out.trainableLocal + out.frozenLocal) + " params, every block kept gathered ("

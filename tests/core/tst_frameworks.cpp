@@ -904,9 +904,12 @@ void TstFrameworks::fsdpInsidePipelining()
     // No gathered-layer overhead beside them: the weights component holds them.
     for (const Component& c : r.overheadParts)
         QVERIFY(c.key != "zero3_gather");
-    // Without pipelining, reshard_after_forward false keeps the weights whole and the gradients sharded.
+    // Without pipelining FSDP2 keeps no bf16 shard of the blocks, but its root (the embedding, the final norm and
+    // the LM head, outside the blocks) is never resharded after forward (_fsdp_state.py _lazy_init).
     json flat = fsdp;
     flat["pipeline_parallel"] = 1;
+    QCOMPARE(estimate(toy({ { "parallelism", flat } })).bytesOf("weights"), Bytes(2 * (embedding + head)));
+    // reshard_after_forward false keeps every weight whole and the gradients sharded.
     flat["reshard_after_forward"] = false;
     const Scenario kept = toy({ { "parallelism", flat } });
     const Report k = estimate(kept);

@@ -16,6 +16,7 @@ struct ParamShape {
     Count copies = 1; ///< copies on this GPU (layers x experts for layer tensors)
     bool layer = false; ///< one of the transformer layers' tensors (placed layer by layer)
     bool trainable = false;
+    Bytes weightsEach = -1; ///< one copy's working weight (modelStates of the tensor alone); -1: spread by elements
 };
 
 /// What the replay needs beyond simulateStep()'s byte totals: the same step, tensor by tensor.
