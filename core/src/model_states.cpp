@@ -156,6 +156,12 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
             }
             const Bytes w = checkedMul(storageBytes(p.frozenStorage, checkedMul(p.rows, p.cols)), p.copies);
             accumulate(offloadParams ? hostWeights : out.weights, shard(w, 3));
+            // FSDP2 gathers a frozen tensor beside its shard too: the root's, and all of them when kept gathered.
+            if (training && par.fsdp2 && zero == 3 && (keptGathered || !p.name.starts_with("layers."))) {
+                accumulate(out.weights, w);
+                if (!keptGathered)
+                    rootLocal = checkedAdd(rootLocal, n);
+            }
             continue;
         }
         out.trainableLocal = checkedAdd(out.trainableLocal, n);
@@ -253,11 +259,14 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         out.weightsFormula += " + 1 B fp8 copy x " + formatCount(fp8Copies) + " linear params";
     if (offloadParams)
         out.weightsFormula += "; offloaded to host (ZeRO-Infinity), gathered per layer";
-    if (training && par.fsdp2 && zero == 3 && reg.master)
+    const std::string root = "the root's " + formatCount(rootLocal)
+        + " params (embedding, final norm, LM head) gathered from the first forward to the end of backward";
+    if (training && par.fsdp2 && zero == 3 && reg.master && out.frozenLocal == 0)
         out.weightsFormula = "FSDP2 mixed precision: no resident " + std::string(toString(reg.working))
             + " shard of the blocks (the fp32 shard is the parameter; 16-bit copies only while a block is gathered); "
-            + "the root's " + formatCount(rootLocal) + " params (embedding, final norm, LM head) gathered in "
-            + std::string(toString(reg.working)) + " from the first forward to the end of backward";
+            + root;
+    else if (training && par.fsdp2 && zero == 3 && rootLocal > 0)
+        out.weightsFormula += "; FSDP2: " + root;
     if (keptGathered)
         out.weightsFormula = perParam(static_cast<double>(work)) + " (" + std::string(toString(reg.working)) + ") x "
             + formatCount(out.trainableLocal + out.frozenLocal) + " params, every block kept gathered ("

@@ -909,6 +909,10 @@ void TstFrameworks::fsdpInsidePipelining()
     json flat = fsdp;
     flat["pipeline_parallel"] = 1;
     QCOMPARE(estimate(toy({ { "parallelism", flat } })).bytesOf("weights"), Bytes(2 * (embedding + head)));
+    // LoRA: the frozen base keeps its bf16 shard, and the root is gathered beside it.
+    const Count base = embedding + 2 * layer + head;
+    QCOMPARE(estimate(toy({ { "parallelism", flat }, { "finetune", { { "method", "lora" } } } })).bytesOf("weights"),
+        Bytes(2 * base / 8 + 2 * (embedding + head)));
     // reshard_after_forward false keeps every weight whole and the gradients sharded.
     flat["reshard_after_forward"] = false;
     const Scenario kept = toy({ { "parallelism", flat } });
