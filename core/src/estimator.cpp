@@ -76,7 +76,7 @@ void deepSpeedStep(StepInputs& in, const RunSpec& r, const PrecisionRegime& reg,
 }
 
 /// The estimate's numbers the step simulation replays (see step_timeline.h for each).
-StepInputs stepInputs(const RunSpec& r, const PrecisionRegime& reg, const ModelStateBytes& states,
+StepInputs stepInputs(const ModelSpec& m, const RunSpec& r, const PrecisionRegime& reg, const ModelStateBytes& states,
     const StageSlice& slice, const Report& rep, Count inFlight, const PipelineBuffers& buffers)
 {
     const Parallelism& par = r.parallelism;
@@ -126,6 +126,9 @@ StepInputs stepInputs(const RunSpec& r, const PrecisionRegime& reg, const ModelS
     // layer_id < n_layers - 1, so the last block's gathered weights stay through the loss.
     if (r.keepLastBlockGathered && par.zeroStage == 3)
         in.lossGathered = in.zero3Gather / 2;
+    // DeepSpeed ZeRO-3: the LM head and the layers reused within stage3_max_reuse_distance (overheads.cpp).
+    if (slice.last && r.framework == Framework::Deepspeed && par.dataParallel() > 1)
+        in.lossGathered = deepSpeedZero3(m, r, rep.params).keptAtLossBytes;
     in.trainableParamsLocal = states.trainableLocal;
     in.paramsLocal = checkedAdd(states.trainableLocal, states.frozenLocal);
     in.layers = slice.layers();
@@ -372,6 +375,16 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
     if (r.parallelism.overlapComm && !deepSpeedZero)
         throw InputError("run.parallelism.overlap_comm",
             "only with run.framework \"deepspeed\" and zero_stage 1-3 (DeepSpeed's ZeRO option)");
+    const bool deepSpeedZero3 = deepSpeedZero && r.parallelism.zeroStage == 3 && r.mode == Mode::Training;
+    const std::pair<const std::optional<Count>*, const char*> stage3Keys[] = {
+        { &r.parallelism.stage3PrefetchBucketSize, "run.parallelism.stage3_prefetch_bucket_size" },
+        { &r.parallelism.stage3MaxLiveParameters, "run.parallelism.stage3_max_live_parameters" },
+        { &r.parallelism.stage3MaxReuseDistance, "run.parallelism.stage3_max_reuse_distance" },
+        { &r.parallelism.stage3ParamPersistenceThreshold, "run.parallelism.stage3_param_persistence_threshold" },
+    };
+    for (const auto& [value, key] : stage3Keys)
+        if (value->has_value() && !deepSpeedZero3)
+            throw InputError(key, "only with run.framework \"deepspeed\" and zero_stage 3 (a DeepSpeed ZeRO-3 option)");
     if (r.parallelism.fp8AllGather
         && !(r.fp8 && frameworkProfile(r.framework).fp8Torchao && r.parallelism.zeroStage == 3 && r.parallelism.fsdp2
             && r.mode == Mode::Training))
@@ -895,7 +908,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         rep.total = checkedAdd(rep.total, c.bytes);
 
     if (training) {
-        rep.stepInputs = stepInputs(r, reg, st.states, st.actSlice, rep, st.inFlight, st.buffers);
+        rep.stepInputs = stepInputs(m, r, reg, st.states, st.actSlice, rep, st.inFlight, st.buffers);
         // The window's report keeps the events: the Timeline chart reuses them.
         const bool record
             = explain && options.recordTimeline && timelineEventCount(rep.stepInputs) <= kMaxTimelineEvents;

@@ -24,6 +24,41 @@ Bytes deepSpeedBucketBytes(const RunSpec& run)
         par.reduceBucketSize.value_or(500'000'000), static_cast<Count>(bytesPerElement(precisionRegime(run).working)));
 }
 
+DeepSpeedZero3 deepSpeedZero3(const ModelSpec& m, const RunSpec& r, const ParameterCount& params)
+{
+    DeepSpeedZero3 z;
+    const Parallelism& par = r.parallelism;
+    if (r.framework != Framework::Deepspeed || r.mode != Mode::Training || par.zeroStage != 3)
+        return z;
+    const Count tp = par.tensorParallel, work = static_cast<Count>(bytesPerElement(precisionRegime(r).working));
+    // fetch_sub_module gathers the current module's parameters (one tensor: no extra copy); the prefetch adds
+    // parameters while it holds fewer than min(prefetch_bucket_size, max_live_parameters - live) elements, so one
+    // tensor more at most, through one coalesced all-gather whose flat buffer and unpacked parameters (torch.cat,
+    // AllGatherCoalescedHandle.wait) coexist: twice the prefetched bytes.
+    const Count largest = ceilDiv(params.largestLayerTensor, tp); // the head is in keptAtLossBytes
+    const Count prefetch = std::min(
+        par.stage3PrefetchBucketSize.value_or(50'000'000), par.stage3MaxLiveParameters.value_or(1'000'000'000));
+    const Count prefetched = prefetch > 0 ? std::min(checkedAdd(prefetch, largest), ceilDiv(params.total, tp)) : 0;
+    z.gatherBytes = checkedMul(work, checkedAdd(largest, checkedMul(2, prefetched)));
+    // __params_to_release keeps a parameter whose next use in the recorded trace is nearer than
+    // max_reuse_distance elements: a layer's, from its forward to its backward, when the layers after it and the LM
+    // head, traversed forward and back, hold fewer. The head itself (reused at once) stays through the loss.
+    const Count layers = std::max<Count>(1, m.numLayers);
+    const Count perLayer = ceilDiv((params.total - params.embedding - params.head - params.vision) / layers, tp);
+    const Count tail
+        = ceilDiv(checkedAdd(m.tiedEmbeddings ? checkedMul(m.vocabSize, m.hiddenSize) : params.head, m.hiddenSize), tp);
+    const Count reach = par.stage3MaxReuseDistance.value_or(1'000'000'000) / 2 - tail;
+    z.keptLayers = reach <= 0 || perLayer <= 0 ? 0 : std::min(layers, ceilDiv(reach, perLayer));
+    if (par.stage3MaxReuseDistance.value_or(1'000'000'000) > 0)
+        z.keptAtLossBytes = checkedMul(work, checkedAdd(checkedMul(z.keptLayers, perLayer), tail));
+    // parameter_offload.py@e2dc3eeb: ds_persist for ds_numel <= param_persistence_threshold, never released.
+    const Count threshold = par.stage3ParamPersistenceThreshold.value_or(100'000);
+    for (const ParamTensor& t : parameterTensors(m))
+        if (t.elements() <= threshold)
+            z.persistentBytes = checkedAdd(z.persistentBytes, checkedMul(work, t.total()));
+    return z;
+}
+
 std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const ParameterCount& params,
     const ActivationSet& acts, Count inFlight, bool explain)
 {
@@ -77,7 +112,26 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
             text(explain ? formatCount(par.reduceBucketSize.value_or(500'000'000)) : "",
                 " elements (run.parallelism.reduce_bucket_size) x ", toString(reg.working)),
             "ZeRO-3 copies each gradient into this bucket and reduce-scatters it; allocated once at setup." });
-    if (r.mode == Mode::Training && par.zeroStage == 3 && dp > 1 && !r.fsdpKeepsGathered()) { // else: in weights
+    const DeepSpeedZero3 ds = deepSpeedZero3(m, r, params);
+    if (ds.gatherBytes > 0 && dp > 1) {
+        parts.push_back({ "zero3_gather", "ZeRO-3 gathered parameters", ds.gatherBytes,
+            text("a layer's largest tensor ", explain ? formatCount(params.largestLayerTensor) : "",
+                " + twice the prefetch (stage3_prefetch_bucket_size ",
+                explain ? formatCount(std::min(par.stage3PrefetchBucketSize.value_or(50'000'000),
+                    par.stage3MaxLiveParameters.value_or(1'000'000'000)))
+                        : "",
+                " elements and one tensor more, its coalesced all-gather buffer beside them) x ", toString(reg.working),
+                "; at the loss the LM head and the last ", explain ? formatCount(ds.keptLayers) : "",
+                " layers stay gathered (stage3_max_reuse_distance)"),
+            "DeepSpeed ZeRO-3 gathers each module's weights as it runs and prefetches the next ones; weights it "
+            "will reuse soon (the last layers' in backward) are not released." });
+        if (ds.persistentBytes > 0)
+            parts.push_back({ "ds_persistent", "DeepSpeed persistent parameters", ds.persistentBytes,
+                text("tensors of at most stage3_param_persistence_threshold (",
+                    explain ? formatCount(par.stage3ParamPersistenceThreshold.value_or(100'000)) : "",
+                    ") elements, whole, x ", toString(reg.working)),
+                "ZeRO-3 never releases small parameters (norms, biases): each rank keeps them whole." });
+    } else if (r.mode == Mode::Training && par.zeroStage == 3 && dp > 1 && !r.fsdpKeepsGathered()) { // else: weights
         // fp8_all_gather: torchao's fsdp_pre_all_gather casts the float8 linears' shards, so FSDP2 gathers
         // (and holds unsharded) 1 B per element of them (torchao/float8/fsdp_utils.py@0afa4c1).
         const Count fp8 = par.fp8AllGather ? ceilDiv(params.perLayerMaxLinear, par.tensorParallel) : 0;

@@ -236,6 +236,8 @@ ParameterCount countParameters(const std::vector<ParamTensor>& tensors, const Mo
     for (const ParamTensor& t : tensors) {
         const Count total = t.total();
         c.total = checkedAdd(c.total, total);
+        if (t.name.starts_with("layers.") || t.name.starts_with("moe_layers.") || t.name.starts_with("ssm_layers."))
+            c.largestLayerTensor = std::max(c.largestLayerTensor, t.elements());
         c.active = checkedAdd(c.active, checkedMul(t.elements(), t.activeCopies));
         if (t.group == ParamGroup::Embedding || t.group == ParamGroup::Position)
             c.embedding += total;

@@ -725,6 +725,20 @@ const ScenarioField kFields[] = {
         "Hugging Face's \"auto\" writes hidden x hidden)."),
     optionalBoolean<REF(s.run.parallelism.overlapComm)>("run.parallelism.overlap_comm",
         "DeepSpeed's overlap_comm: ZeRO-1/2 keep a second gradient bucket (default: on for ZeRO-3 only)."),
+    optionalInteger<REF(s.run.parallelism.stage3PrefetchBucketSize)>("run.parallelism.stage3_prefetch_bucket_size", 0,
+        kMaxBytes, "elements",
+        "DeepSpeed ZeRO-3: parameters fetched ahead of the running module (default 50,000,000; Hugging Face's "
+        "\"auto\" writes 0.9 x hidden x hidden)."),
+    optionalInteger<REF(s.run.parallelism.stage3MaxLiveParameters)>("run.parallelism.stage3_max_live_parameters", 0,
+        kMaxBytes, "elements",
+        "DeepSpeed ZeRO-3: gathered parameters beyond which it stops prefetching (default 1e9)."),
+    optionalInteger<REF(s.run.parallelism.stage3MaxReuseDistance)>("run.parallelism.stage3_max_reuse_distance", 0,
+        kMaxBytes, "elements",
+        "DeepSpeed ZeRO-3: a parameter used again within this many traced elements is not released (default 1e9)."),
+    optionalInteger<REF(s.run.parallelism.stage3ParamPersistenceThreshold)>(
+        "run.parallelism.stage3_param_persistence_threshold", 0, kMaxBytes, "elements",
+        "DeepSpeed ZeRO-3: parameters of at most this many elements are never partitioned away (default 100,000; "
+        "Hugging Face's \"auto\" writes 10 x hidden)."),
     when(choice<REF(s.run.parallelism.pipelineSchedule), kPipelineScheduleNames>("run.parallelism.pipeline_schedule",
              "1F1B, or interleaved 1F1B with virtual_stages model chunks per rank (Megatron-LM virtual pipeline, "
              "PyTorch's ScheduleInterleaved1F1B)."),

@@ -92,6 +92,7 @@ private slots:
     void interleavedPipeline();
     void fsdpInsidePipelining();
     void asyncTensorParallel();
+    void deepSpeedZero3Gathers();
 };
 
 // 32 tokens x 1000 vocabulary = 32,000 logits.
@@ -889,7 +890,7 @@ void TstFrameworks::fsdpInsidePipelining()
     const Scenario sc = toy({ { "parallelism", fsdp }, { "gradient_accumulation_steps", 2 } });
     const Report r = estimate(sc);
     // Stage 1 of 2 (the last): layer 1, the final norm and the LM head. Per layer: q 64x64, k and v 64x32, o 64x64,
-    // gate, up, down 64x128 each, two norms of 64: 12,416 + 128; the final norm 64 and the head 64 x 1000.
+    // gate, up, down 64x128 each, two norms of 64: 36,864 + 128; the final norm 64 and the head 64 x 1000.
     const Count layer = 64 * 64 * 2 + 64 * 32 * 2 + 64 * 128 * 3 + 2 * 64, head = 64 + 64 * 1000;
     const Count embedding = 1000 * 64;
     const Count local = r.stageIndex == 0 ? embedding + layer : layer + head;
@@ -989,6 +990,47 @@ void TstFrameworks::asyncTensorParallel()
     QCOMPARE(scenarioToJson(sc)["run"]["parallelism"]["async_tp"], json(true));
     QCOMPARE(refusal({ { "framework", "torchtitan" }, { "parallelism", par } }).keyPath(),
         std::string("run.parallelism.async_tp")); // without compile
+}
+
+// DeepSpeed ZeRO-3 at v0.16.4 (partitioned_param_coordinator.py, partition_parameters.py, parameter_offload.py
+// @e2dc3eeb). The toy: embedding 64,000, two layers of 36,992, the final norm 64 and the head 64,000: 202,048.
+void TstFrameworks::deepSpeedZero3Gathers()
+{
+    const auto run = [](const json& extra) {
+        json par = { { "gpus", 8 }, { "zero_stage", 3 } };
+        par.update(extra);
+        return estimate(toy({ { "framework", "deepspeed" }, { "parallelism", par } }));
+    };
+    const auto part = [](const Report& r, std::string_view key) {
+        for (const Component& c : r.overheadParts)
+            if (c.key == key)
+                return c.bytes;
+        return Bytes(0);
+    };
+    // The running module's largest tensor (a 64 x 128 MLP weight) and a prefetch of 10,000 elements and one tensor
+    // more, twice while its coalesced all-gather unpacks: 2 B x (8,192 + 2 x 18,192). (The head is kept through
+    // the loss, below.)
+    const Report small = run({ { "stage3_prefetch_bucket_size", 10'000 } });
+    QCOMPARE(part(small, "zero3_gather"), Bytes(2 * (8'192 + 2 * 18'192)));
+    // The prefetch cannot exceed the model: 2 B x (8,192 + 2 x 202,048) at the default 5e7.
+    QCOMPARE(part(run(json::object()), "zero3_gather"), Bytes(2 * (8'192 + 2 * 202'048)));
+    // max_live_parameters caps the prefetch.
+    QCOMPARE(part(run({ { "stage3_max_live_parameters", 10'000 } }), "zero3_gather"), part(small, "zero3_gather"));
+    // At the loss the head (64,000 + the final norm's 64) and the layers reused within max_reuse_distance stay
+    // gathered: a layer's reuse traverses the layers after it and the tail twice, 37,024 per layer on average.
+    QCOMPARE(run(json::object()).stepInputs.lossGathered, Bytes(2 * (2 * 37'024 + 64'064))); // 1e9: both layers
+    QCOMPARE(run({ { "stage3_max_reuse_distance", 140'000 } }).stepInputs.lossGathered,
+        Bytes(2 * (37'024 + 64'064))); // 70,000 - 64,064 = 5,936 elements left: the last layer
+    QCOMPARE(run({ { "stage3_max_reuse_distance", 100'000 } }).stepInputs.lossGathered, Bytes(2 * 64'064));
+    // Tensors of at most the persistence threshold stay whole: the five norms of 64 at a threshold of 100.
+    QCOMPARE(part(run({ { "stage3_param_persistence_threshold", 100 } }), "ds_persistent"), Bytes(2 * 5 * 64));
+    // Only DeepSpeed's ZeRO-3 has them; written back when set.
+    QCOMPARE(refusal({ { "parallelism", { { "gpus", 8 }, { "zero_stage", 3 }, { "stage3_max_reuse_distance", 1 } } } })
+                 .keyPath(),
+        std::string("run.parallelism.stage3_max_reuse_distance"));
+    const Scenario sc = toy({ { "framework", "deepspeed" },
+        { "parallelism", { { "gpus", 8 }, { "zero_stage", 3 }, { "stage3_prefetch_bucket_size", 10'000 } } } });
+    QCOMPARE(scenarioToJson(sc)["run"]["parallelism"]["stage3_prefetch_bucket_size"], json(10'000));
 }
 
 #include "tst_frameworks.moc"

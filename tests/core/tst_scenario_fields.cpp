@@ -70,6 +70,10 @@ Scenario richScenario()
     sc.run.parallelism.fp8AllGather = true; // written only when set
     sc.run.parallelism.reduceBucketSize = 200'000'000; // DeepSpeed's; written only when set
     sc.run.parallelism.overlapComm = true;
+    sc.run.parallelism.stage3PrefetchBucketSize = 15'099'494; // DeepSpeed ZeRO-3's; each written only when set
+    sc.run.parallelism.stage3MaxLiveParameters = 1'000'000'000;
+    sc.run.parallelism.stage3MaxReuseDistance = 0;
+    sc.run.parallelism.stage3ParamPersistenceThreshold = 40'960;
     sc.run.parallelism.pipelineSchedule = PipelineSchedule::Interleaved; // both written only when interleaved
     sc.run.parallelism.virtualStages = 2;
     sc.run.parallelism.asyncTp = true; // written only when true

@@ -38,6 +38,7 @@ struct ParameterCount {
     Count vision = 0; ///< a vision tower and its projector (model.vision): frozen in training
     Count perLayerMax = 0; ///< the largest transformer layer (ZeRO-3 gathers one at a time)
     Count perLayerMaxLinear = 0; ///< of which matrix-multiply weights (gathered in fp8 with fp8_all_gather)
+    Count largestLayerTensor = 0; ///< the largest tensor of a layer, one copy (DeepSpeed ZeRO-3 fetches by module)
     Count matmulActive = 0; ///< active parameters used in matrix multiplies (FLOPs): no embedding lookups, norms or
                             ///< biases; LM head included even when tied
 };

@@ -100,6 +100,11 @@ struct Parallelism {
     std::optional<Count> reduceBucketSize;
     /// DeepSpeed's zero_optimization.overlap_comm; unset: DeepSpeed's default, on for ZeRO-3 only.
     std::optional<bool> overlapComm;
+    /// DeepSpeed ZeRO-3 (runtime/zero/config.py@e2dc3eeb), elements; unset: DeepSpeed's default.
+    std::optional<Count> stage3PrefetchBucketSize; ///< 5e7: parameters fetched ahead of the current module
+    std::optional<Count> stage3MaxLiveParameters; ///< 1e9: caps the prefetch (not the current module)
+    std::optional<Count> stage3MaxReuseDistance; ///< 1e9: a parameter reused within this many is not released
+    std::optional<Count> stage3ParamPersistenceThreshold; ///< 1e5: smaller parameters stay gathered
     Count dataParallel() const { return gpus / (tensorParallel * pipelineParallel); }
     /// The ranks the sharded states are split over (ZeRO-3's group; HSDP's shard group).
     Count shardGroup() const { return fsdpShardGroup > 0 ? fsdpShardGroup : dataParallel(); }
