@@ -675,8 +675,15 @@ void ringAttentionBuffers(ActivationSet& set, const ModelSpec& m, const RunSpec&
 
 /// A loop that keeps the 16-bit logits referenced through backward (lit-gpt finetune/lora.py@8641822:
 /// `logits` lives until the next iteration) turns them from a forward transient into a held buffer.
-void holdLogits(ActivationSet& set, const FrameworkProfile& f, Bytes logits16)
+/// Under PyTorch's pipelining (torchtitan) the logits are the last stage's output, which output_chunks keeps
+/// (pipeline_schedule.cpp pipelineBuffers counts them): no forward transient either.
+void holdLogits(ActivationSet& set, const FrameworkProfile& f, const RunSpec& r, Bytes logits16)
 {
+    if (r.framework == Framework::Torchtitan && r.parallelism.pipelineParallel > 1 && r.mode == Mode::Training) {
+        set.lossForwardBytes -= std::min(set.lossForwardBytes, logits16);
+        set.lossForwardParts[0] -= std::min(set.lossForwardParts[0], logits16);
+        return;
+    }
     if (!f.logitsHeld)
         return;
     set.lossHeldBytes = logits16;
@@ -749,7 +756,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         head.add("cross-entropy total weight (fp32 scalar)", "loss", { 1 }, 4);
         set.lossForwardBytes = checkedMul(tokens, vocab, p + 8);
         set.lossBackwardBytes = checkedMul(tokens, vocab, 12);
-        holdLogits(set, f, logits16);
+        holdLogits(set, f, r, logits16);
         set.lossForwardWhat = "loss: logits, their fp32 copy and the shifted logits beside the saved log-softmax";
         set.lossBackwardWhat = "loss backward: zeros scattered, exp(log-softmax) and their product (fp32)";
         set.lossSource = "PyTorch loss_parallel (distributed/tensor/parallel/loss.py@02eef6b): each GPU upcasts its "
@@ -768,7 +775,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         set.lossForwardBytes = logits16; // the bf16 logits beside their fp32 copy (the saved softmax)
         set.lossForwardParts = { logits16, 0 };
         set.lossBackwardBytes = logits16; // the gradient, computed in place in fp32, cast to bf16
-        holdLogits(set, f, logits16);
+        holdLogits(set, f, r, logits16);
         set.lossForwardWhat = "loss: bf16 logits beside their fp32 copy, which becomes the saved softmax";
         set.lossBackwardWhat = "loss backward: the fp32 gradient written into the softmax, cast to bf16";
         set.lossSource = "Megatron-LM vocab_parallel_cross_entropy (tensor_parallel/cross_entropy.py@0d7e02b): each "
@@ -784,7 +791,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         set.lossForwardBytes = checkedMul(tokens, vocab, p + 4);
         set.lossForwardParts = { logits16, checkedMul(tokens, vocab, 4) };
         set.lossBackwardBytes = checkedMul(tokens, vocab, 8);
-        holdLogits(set, f, logits16);
+        holdLogits(set, f, r, logits16);
         set.lossSource = loss.kind == LossKind::HfShift
             ? "HF Transformers ForCausalLMLoss (loss/loss_utils.py@8cb5963c, v4.57.1): logits.float(), labels padded "
               "and shifted, cross_entropy"
@@ -798,7 +805,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         set.lossForwardBytes = logits16;
         set.lossForwardParts = { logits16, 0 };
         set.lossBackwardBytes = checkedMul(logits16, 2);
-        holdLogits(set, f, logits16);
+        holdLogits(set, f, r, logits16);
         set.lossForwardWhat = "loss: 16-bit logits beside their saved log-softmax";
         set.lossBackwardWhat = "loss backward: two 16-bit gradients of the logits";
         set.lossSource
@@ -844,7 +851,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         // torchtune _loss_step@1814feb: `del logits` before backward.
         set.lossForwardBytes = checkedAdd(logits16, upcastChunk);
         set.lossForwardParts = { logits16, upcastChunk };
-        holdLogits(set, f, logits16);
+        holdLogits(set, f, r, logits16);
         if (compiledChunks) {
             // The chunks are now saved by autograd (counted above), the fp32 math fused: one chunk's
             // 16-bit gradient is all backward writes.

@@ -172,13 +172,11 @@ private:
         const Count depth = std::clamp<Count>(in.inFlight, 1, total);
         const Count simulated = std::min(total, depth + 1);
         m_inFlight.assign(static_cast<size_t>(depth), {});
-        // The last stage's outputs of the micro-batches before the simulated ones (as simulateStep), kept with
-        // the simulated ones' until the next step begins (PyTorch pipelining's output_chunks).
+        // The stage's outputs and input gradients of the micro-batches before the simulated ones (as simulateStep),
+        // kept with the simulated ones' until the next step begins (PyTorch pipelining's output_chunks).
         releaseAll(m_outputs);
-        for (Count i = simulated; i < total; ++i)
-            for (Bytes b : { in.stageOutputKept, in.stageInputGradKept })
-                if (b > 0)
-                    m_outputs.push_back(m_alloc.allocate(b));
+        for (Bytes b : { in.stageOutputKept, in.stageInputGradKept }) // grouped: the accumulation can be long
+            forCopies(total - simulated, b, [&](Bytes x) { m_outputs.push_back(m_alloc.allocate(x)); });
         for (Count i = 0; i + 1 < depth; ++i)
             forward(i);
         for (Count i = 0; i < simulated; ++i) {
@@ -325,7 +323,7 @@ private:
     Count m_layers;
     std::vector<Sizes> m_sizes; ///< per entry of m_in.params
     std::vector<Handle> m_working; ///< the current layer's backward buffers (reused)
-    std::vector<Handle> m_outputs; ///< the last stage's kept outputs (PyTorch pipelining), until the next step
+    std::vector<Handle> m_outputs; ///< kept outputs and input gradients (PyTorch pipelining), until the next step
     bool m_gradientsMade = false, m_statesMade = false;
     std::vector<std::vector<Handle>> m_grads; ///< [0]: outside the layers, [l + 1]: layer l
     std::vector<std::vector<Handle>> m_rebuilt;

@@ -58,6 +58,14 @@ std::string zeroNote(Count dp, int stage, int from)
     return " / " + std::to_string(dp) + " GPUs (ZeRO-" + std::to_string(stage) + ")";
 }
 
+/// FSDP2's root group: the tensors outside the blocks (torchtitan's Transformer owns tok_embeddings, norm and
+/// output; the blocks, experts, state-space mixers and a vision tower are their own groups).
+bool outsideBlocks(std::string_view name)
+{
+    return name == "embed.weight" || name == "position.weight" || name.starts_with("final_norm.")
+        || name == "lm_head.weight";
+}
+
 std::string perParam(double bytes)
 {
     return formatDouble(bytes, std::chars_format::general, 6) + " B"; // "%g B"
@@ -157,7 +165,7 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
             const Bytes w = checkedMul(storageBytes(p.frozenStorage, checkedMul(p.rows, p.cols)), p.copies);
             accumulate(offloadParams ? hostWeights : out.weights, shard(w, 3));
             // FSDP2 gathers a frozen tensor beside its shard too: the root's, and all of them when kept gathered.
-            if (training && par.fsdp2 && zero == 3 && (keptGathered || !p.name.starts_with("layers."))) {
+            if (training && par.fsdp2 && zero == 3 && (keptGathered || outsideBlocks(p.name))) {
                 accumulate(out.weights, w);
                 if (!keptGathered)
                     rootLocal = checkedAdd(rootLocal, n);
@@ -177,8 +185,10 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         // FSDP2's root group (the embedding, the final norm, the LM head: parameters outside the blocks) is never
         // resharded after forward (torch/distributed/_composable/fsdp/_fsdp_state.py _lazy_init: "For the root, do
         // not reshard after forward"): gathered from the step's first forward until its backward ends.
-        const bool rootGathered = noWorkingShard && !p.name.starts_with("layers.");
-        const Bytes w = keptGathered || rootGathered ? gathered : noWorkingShard ? 0 : shard(checkedMul(n, work), 3);
+        // Without an fp32 master (pure 16-bit) the shard stays beside the gathered root.
+        const bool rootGathered = training && par.fsdp2 && zero == 3 && outsideBlocks(p.name);
+        const Bytes resident = noWorkingShard ? 0 : shard(checkedMul(n, work), 3);
+        const Bytes w = keptGathered ? gathered : rootGathered ? checkedAdd(resident, gathered) : resident;
         if (rootGathered && !keptGathered)
             rootLocal = checkedAdd(rootLocal, n);
         accumulate(offloadParams ? hostWeights : out.weights, w);

@@ -56,12 +56,16 @@ PipelineBuffers pipelineBuffers(const ModelSpec& m, const RunSpec& r, Count rank
     const Count act = static_cast<Count>(bytesPerElement(precisionRegime(r).activations));
     const Count rows = p.sequenceParallel ? ceilDiv(r.localSequence(), p.tensorParallel) : r.localSequence();
     const Bytes boundary = checkedMul(checkedMul(r.microBatchSize, rows), m.hiddenSize, act);
-    const Count ways = (rank > 0 ? 1 : 0) + (rank < pp - 1 ? 1 : 0);
-    b.receive = checkedMul(mb, boundary, ways);
-    b.outputKept = rank < pp - 1
-        ? boundary
-        : checkedMul(checkedMul(r.microBatchSize, r.localSequence()), ceilDiv(m.vocabSize, p.tensorParallel), act);
-    b.inputGradKept = rank > 0 ? boundary : 0;
+    // Interleaved: each of the rank's v stage objects has its own; only the model's first stage (rank 0's first
+    // chunk) receives no input, only its last (the last rank's last chunk) no gradient, and that one's outputs are
+    // the logits.
+    const Count v = p.pipelineSchedule == PipelineSchedule::Interleaved ? p.virtualStages : 1;
+    const Count inputs = v - (rank == 0 ? 1 : 0), grads = v - (rank == pp - 1 ? 1 : 0);
+    b.receive = checkedMul(mb, boundary, inputs + grads);
+    const Bytes logits
+        = checkedMul(checkedMul(r.microBatchSize, r.localSequence()), ceilDiv(m.vocabSize, p.tensorParallel), act);
+    b.outputKept = checkedAdd(checkedMul(grads, boundary), rank == pp - 1 ? logits : 0);
+    b.inputGradKept = checkedMul(inputs, boundary);
     return b;
 }
 
@@ -96,8 +100,8 @@ void validatePipelineSchedule(const ModelSpec& m, const RunSpec& r)
             "expected model.num_layers (" + n(m.numLayers)
                 + ") to be a multiple of pipeline_parallel x virtual_stages (" + n(pp * v)
                 + "): each chunk holds the same number of layers, got " + n(v));
-    // Megatron asserts M % N is 0 or >= pp for its group N = pp (schedules.py@0d7e02b, "dependency bubbles");
-    // PyTorch's schedule splits M into rounds of at least pp.
+    // Megatron raises unless M % N is 0 or at least pp for its group N = pp (schedules.py@0d7e02b, "dependency
+    // bubbles"), which with N = pp means a multiple of pp; PyTorch's schedule splits M into rounds of g >= pp.
     const Count g = groupSize(r);
     if (mb < pp || mb % g != 0)
         throw InputError("run.gradient_accumulation_steps",

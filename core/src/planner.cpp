@@ -125,6 +125,17 @@ void setCandidate(RunSpec& r, const PlanCandidate& c, Count gpus)
     p.pipelineParallel = c.pipelineParallel;
     p.pipelineSchedule = PipelineSchedule::OneFOneB; // the planner's pipelines are 1F1B (its rows say "PP n")
     p.virtualStages = 1;
+    // The base's options that only some setups can have: kept where the candidate can use them.
+    p.asyncTp = p.asyncTp && c.tensorParallel > 1 && c.sequenceParallel;
+    if (c.zeroStage != 3) {
+        r.keepAllGathered = r.keepLastBlockGathered = false;
+        p.stage3PrefetchBucketSize = p.stage3MaxLiveParameters = p.stage3MaxReuseDistance
+            = p.stage3ParamPersistenceThreshold = std::nullopt;
+    }
+    if (c.zeroStage == 0) {
+        p.reduceBucketSize = std::nullopt;
+        p.overlapComm = std::nullopt;
+    }
     p.expertParallel = c.expertParallel;
     p.sequenceParallel = c.sequenceParallel;
     p.offloadOptimizer = c.offloadOptimizer;

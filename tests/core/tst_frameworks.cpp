@@ -886,6 +886,7 @@ void TstFrameworks::interleavedPipeline()
 // stays gathered in bf16 and the gradients accumulate unsharded in fp32 until the last micro-batch.
 void TstFrameworks::fsdpInsidePipelining()
 {
+    const auto base8 = [](Count elements) { return elements / 8; }; // every toy tensor splits evenly over 8 GPUs
     const json fsdp = { { "gpus", 8 }, { "zero_stage", 3 }, { "sharding", "fsdp2" }, { "pipeline_parallel", 2 } };
     const Scenario sc = toy({ { "parallelism", fsdp }, { "gradient_accumulation_steps", 2 } });
     const Report r = estimate(sc);
@@ -910,6 +911,13 @@ void TstFrameworks::fsdpInsidePipelining()
     json flat = fsdp;
     flat["pipeline_parallel"] = 1;
     QCOMPARE(estimate(toy({ { "parallelism", flat } })).bytesOf("weights"), Bytes(2 * (embedding + head)));
+    // Pure bf16 (no fp32 master): the shard of every tensor stays, the root is gathered beside it.
+    QCOMPARE(estimate(toy({ { "parallelism", flat }, { "precision", "bf16" } })).bytesOf("weights"),
+        Bytes(2 * base8(embedding + 2 * layer + head) + 2 * (embedding + head)));
+    // Experts are their own groups, not the root: an MoE model's root is still the embedding, final norm and head.
+    const Report moe
+        = estimate(toy({ { "parallelism", flat } }, { { "moe", { { "num_experts", 4 }, { "top_k", 2 } } } }));
+    QCOMPARE(moe.bytesOf("weights"), Bytes(2 * (embedding + head)));
     // LoRA: the frozen base keeps its bf16 shard, and the root is gathered beside it.
     const Count base = embedding + 2 * layer + head;
     QCOMPARE(estimate(toy({ { "parallelism", flat }, { "finetune", { { "method", "lora" } } } })).bytesOf("weights"),
@@ -955,12 +963,32 @@ void TstFrameworks::fsdpInsidePipelining()
     QCOMPARE(pipelineRank(mid.model, mid.run, 1).buffers.receive, 3 * 2 * boundary);
     QCOMPARE(pipelineRank(mid.model, mid.run, 1).buffers.inputGradKept, boundary);
     QCOMPARE(pipelineRank(mid.model, mid.run, 1).buffers.outputKept, boundary);
-    // Megatron-LM's schedule is not PyTorch's: no such buffers modelled.
+    // Interleaved, each of a rank's stages has its own: pp 2 x 2 chunks of 2 layers, 2 micro-batches. Rank 0 holds
+    // the model's first stage (no input) and its third; rank 1 the second and the last (no gradient, the logits).
+    const Scenario inter = toy({ { "framework", "torchtitan" },
+                                   { "parallelism",
+                                       { { "gpus", 2 }, { "pipeline_parallel", 2 },
+                                           { "pipeline_schedule", "interleaved-1F1B" }, { "virtual_stages", 2 } } },
+                                   { "gradient_accumulation_steps", 2 } },
+        { { "num_layers", 8 } });
+    const PipelineBuffers r0 = pipelineRank(inter.model, inter.run, 0).buffers,
+                          r1 = pipelineRank(inter.model, inter.run, 1).buffers;
+    QCOMPARE(r0.receive, 2 * 3 * boundary);
+    QCOMPARE(r0.outputKept, 2 * boundary);
+    QCOMPARE(r0.inputGradKept, boundary);
+    QCOMPARE(r1.receive, 2 * 3 * boundary);
+    QCOMPARE(r1.outputKept, boundary + Bytes(2 * 16 * 1000 * 2));
+    QCOMPARE(r1.inputGradKept, 2 * boundary);
+    // Megatron-LM's schedule is not PyTorch's: no such buffers modelled, nor FSDP's pipelining behaviour.
     const Scenario mega
         = toy({ { "framework", "megatron" }, { "parallelism", { { "gpus", 3 }, { "pipeline_parallel", 3 } } },
                   { "gradient_accumulation_steps", 3 } },
             { { "num_layers", 3 } });
     QCOMPARE(pipelineRank(mega.model, mega.run, 1).buffers.receive, Bytes(0));
+    RunSpec megaFsdp = mega.run;
+    megaFsdp.parallelism.zeroStage = 3;
+    megaFsdp.parallelism.fsdp2 = true;
+    QVERIFY(!megaFsdp.fsdpAccumulatesUnsharded() && !megaFsdp.fsdpKeepsGathered());
 }
 
 // torchtitan's async TP (parallelize_llama.py@9dec370: requires compile; torch _symmetric_memory

@@ -28,8 +28,9 @@ struct PipelineRank {
 };
 
 /// Refuses, naming the key, a pipeline schedule that is not modelled or that the framework would refuse
-/// (interleaved 1F1B: layers not a multiple of pp x virtual_stages, too few micro-batches, ZeRO-2/3,
-/// checkpointing that cuts across chunks). Training only; 1F1B with one virtual stage always passes.
+/// (interleaved 1F1B: layers not a multiple of pp x virtual_stages, too few micro-batches, ZeRO-2 or ZeRO-3
+/// outside FSDP2 in PyTorch's pipelining, checkpointing that cuts across chunks). Training only; 1F1B with one virtual
+/// stage always passes.
 void validatePipelineSchedule(const ModelSpec& m, const RunSpec& r);
 
 /// Rank `rank` (0-based) of run.parallelism.pipeline_parallel under run.parallelism.pipeline_schedule.

@@ -193,7 +193,7 @@ struct RunSpec {
     bool fsdpKeepsGathered() const
     {
         return mode == Mode::Training && parallelism.fsdp2 && parallelism.zeroStage == 3
-            && (keepAllGathered || parallelism.pipelineParallel > 1);
+            && (keepAllGathered || fsdpAccumulatesUnsharded());
     }
     /// FSDP2 inside PyTorch's pipelining: set_requires_gradient_sync(False) on every micro-batch, so the gradients
     /// accumulate unsharded in the reduce dtype (fp32: _fsdp_param.py to_accumulated_grad_if_needed) until the
@@ -201,7 +201,8 @@ struct RunSpec {
     bool fsdpAccumulatesUnsharded() const
     {
         return mode == Mode::Training && parallelism.fsdp2 && parallelism.zeroStage == 3
-            && parallelism.pipelineParallel > 1;
+            && parallelism.pipelineParallel > 1
+            && (framework == Framework::Torchtitan || framework == Framework::Plain);
     }
     /// torch.compile as the framework applies it (torchtitan, torchtune: each transformer block
     /// compiled on its own; torchtune also its loss): AOTAutograd's min-cut partitioner chooses

@@ -47,8 +47,8 @@ struct StepInputs {
     Bytes lossBackward = 0; ///< the two fp32 gradients of the logits in the loss's backward
     Bytes lossHeld = 0; ///< kept from the loss forward to the end of the micro-batch's backward (LitGPT's logits)
     Bytes lossGathered = 0; ///< FSDP2's last block kept gathered through the loss (torchtitan)
-    /// PyTorch's pipelining keeps the last stage's output of every micro-batch (output_chunks) until the next
-    /// step begins: these bytes per micro-batch, from its forward on.
+    /// PyTorch's pipelining keeps every stage's output of every micro-batch (output_chunks; the last stage's are
+    /// the logits) until the next step begins: these bytes per micro-batch, from its forward on.
     Bytes stageOutputKept = 0;
     /// PyTorch's pipelining: the gradient of each micro-batch's received input, left in its receive buffer's .grad
     /// from its backward until the next step begins.
