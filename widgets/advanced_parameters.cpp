@@ -266,33 +266,27 @@ void addShardingDetails(QVector<ParamDescriptor>& all)
     const auto deepSpeedZero3 = [](const Scenario& s) {
         return training(s) && s.run.framework == Framework::Deepspeed && s.run.parallelism.zeroStage == 3;
     };
-    all << withUnset(
-        integer(QStringLiteral("run.parallelism.stage3_prefetch_bucket_size"), g, QStringLiteral("ZeRO-3 prefetch"),
-            QStringLiteral("elements"),
-            QStringLiteral("DeepSpeed's stage3_prefetch_bucket_size: weights gathered ahead of the running "
-                           "module, twice while their coalesced all-gather unpacks (Hugging Face's "
-                           "\"auto\": 0.9 x hidden x hidden)."),
-            K::LogInteger, 1, 4'000'000'000.0, deepSpeedZero3),
-        QStringLiteral("5e7 (default)"));
-    all << withUnset(integer(QStringLiteral("run.parallelism.stage3_max_live_parameters"), g,
-                         QStringLiteral("ZeRO-3 max live"), QStringLiteral("elements"),
-                         QStringLiteral("DeepSpeed's stage3_max_live_parameters: prefetching stops above this many "
-                                        "gathered elements (the running module is gathered anyway)."),
-                         K::LogInteger, 1, 4'000'000'000.0, deepSpeedZero3),
-        QStringLiteral("1e9 (default)"));
-    all << withUnset(integer(QStringLiteral("run.parallelism.stage3_max_reuse_distance"), g,
-                         QStringLiteral("ZeRO-3 reuse distance"), QStringLiteral("elements"),
-                         QStringLiteral("DeepSpeed's stage3_max_reuse_distance: weights used again within this many "
-                                        "elements stay gathered; the last layers stay from forward through the loss "
-                                        "(all of a model under about 0.5B)."),
-                         K::LogInteger, 1, 4'000'000'000.0, deepSpeedZero3),
-        QStringLiteral("1e9 (default)"));
-    all << withUnset(integer(QStringLiteral("run.parallelism.stage3_param_persistence_threshold"), g,
-                         QStringLiteral("ZeRO-3 persistence"), QStringLiteral("elements"),
-                         QStringLiteral("DeepSpeed's stage3_param_persistence_threshold: smaller tensors (norms, "
-                                        "biases) stay whole on every GPU (Hugging Face's \"auto\": 10 x hidden)."),
-                         K::LogInteger, 1, 4'000'000'000.0, deepSpeedZero3),
-        QStringLiteral("1e5 (default)"));
+    const auto stage3 = [&](const char* key, const char* label, const char* tip, const char* unset) {
+        all << withUnset(integer(QString::fromLatin1(key), g, QString::fromLatin1(label), QStringLiteral("elements"),
+                             QString::fromUtf8(tip), K::LogInteger, 1, 4'000'000'000.0, deepSpeedZero3),
+            QString::fromLatin1(unset));
+    };
+    stage3("run.parallelism.stage3_prefetch_bucket_size", "ZeRO-3 prefetch",
+        "DeepSpeed's stage3_prefetch_bucket_size: weights gathered ahead of the running module, twice while their "
+        "coalesced all-gather unpacks (Hugging Face's \"auto\": 0.9 x hidden x hidden).",
+        "5e7 (default)");
+    stage3("run.parallelism.stage3_max_live_parameters", "ZeRO-3 max live",
+        "DeepSpeed's stage3_max_live_parameters: prefetching stops above this many gathered elements (the running "
+        "module is gathered anyway).",
+        "1e9 (default)");
+    stage3("run.parallelism.stage3_max_reuse_distance", "ZeRO-3 reuse distance",
+        "DeepSpeed's stage3_max_reuse_distance: weights used again within this many elements stay gathered; the last "
+        "layers stay from forward through the loss (all of a model under about 0.5B).",
+        "1e9 (default)");
+    stage3("run.parallelism.stage3_param_persistence_threshold", "ZeRO-3 persistence",
+        "DeepSpeed's stage3_param_persistence_threshold: smaller tensors (norms, biases) stay whole on every GPU "
+        "(Hugging Face's \"auto\": 10 x hidden).",
+        "1e5 (default)");
     all << integer(QStringLiteral("run.parallelism.expert_parallel"), g, QStringLiteral("Expert parallel"),
         QStringLiteral("GPUs"),
         QStringLiteral("MoE experts spread over this many data-parallel GPUs: each holds num_experts / N experts' "
