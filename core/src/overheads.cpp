@@ -51,11 +51,6 @@ DeepSpeedZero3 deepSpeedZero3(const ModelSpec& m, const RunSpec& r, const Parame
     z.keptLayers = reach <= 0 || perLayer <= 0 ? 0 : std::min(layers, ceilDiv(reach, perLayer));
     if (par.stage3MaxReuseDistance.value_or(1'000'000'000) > 0)
         z.keptAtLossBytes = checkedMul(work, checkedAdd(checkedMul(z.keptLayers, perLayer), tail));
-    // parameter_offload.py@e2dc3eeb: ds_persist for ds_numel <= param_persistence_threshold, never released.
-    const Count threshold = par.stage3ParamPersistenceThreshold.value_or(100'000);
-    for (const ParamTensor& t : parameterTensors(m))
-        if (t.elements() <= threshold)
-            z.persistentBytes = checkedAdd(z.persistentBytes, checkedMul(work, t.total()));
     return z;
 }
 
@@ -125,8 +120,15 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
                 " layers stay gathered (stage3_max_reuse_distance)"),
             "DeepSpeed ZeRO-3 gathers each module's weights as it runs and prefetches the next ones; weights it "
             "will reuse soon (the last layers' in backward) are not released." });
-        if (ds.persistentBytes > 0)
-            parts.push_back({ "ds_persistent", "DeepSpeed persistent parameters", ds.persistentBytes,
+        // parameter_offload.py@e2dc3eeb: ds_persist for ds_numel <= param_persistence_threshold, never released.
+        const Count threshold = par.stage3ParamPersistenceThreshold.value_or(100'000);
+        Bytes persistent = 0;
+        for (const ParamTensor& t : parameterTensors(m))
+            if (t.elements() <= threshold)
+                persistent
+                    = checkedAdd(persistent, checkedMul(static_cast<Count>(bytesPerElement(reg.working)), t.total()));
+        if (persistent > 0)
+            parts.push_back({ "ds_persistent", "DeepSpeed persistent parameters", persistent,
                 text("tensors of at most stage3_param_persistence_threshold (",
                     explain ? formatCount(par.stage3ParamPersistenceThreshold.value_or(100'000)) : "",
                     ") elements, whole, x ", toString(reg.working)),

@@ -25,12 +25,12 @@ Bytes ddpBucketBytes(const RunSpec& run);
 Bytes deepSpeedBucketBytes(const RunSpec& run);
 
 /// What DeepSpeed ZeRO-3 keeps gathered (runtime/zero/partitioned_param_coordinator.py and
-/// partition_parameters.py@e2dc3eeb); all zero outside DeepSpeed's ZeRO-3 training.
+/// partition_parameters.py@e2dc3eeb); all zero outside DeepSpeed's ZeRO-3 training. Arithmetic only: the step
+/// inputs ask for it too (its persistent small tensors are the overhead part's own walk over the tensors).
 struct DeepSpeedZero3 {
     Bytes gatherBytes = 0; ///< while a layer runs: the current module, the prefetch and its coalesced buffer
     Count keptLayers = 0; ///< trailing layers whose reuse in backward is nearer than stage3_max_reuse_distance
     Bytes keptAtLossBytes = 0; ///< those layers and the LM head, gathered from their forward through the loss
-    Bytes persistentBytes = 0; ///< parameters of at most stage3_param_persistence_threshold elements, kept whole
 };
 DeepSpeedZero3 deepSpeedZero3(const ModelSpec& model, const RunSpec& run, const ParameterCount& params);
 
