@@ -257,7 +257,7 @@ void addShardingDetails(QVector<ParamDescriptor>& all)
                          QStringLiteral("DeepSpeed's reduce_bucket_size: the 16-bit buffer every rank copies its "
                                         "gradients into to reduce them (1 GB at the default 5e8; Hugging Face's "
                                         "\"auto\" writes hidden x hidden)."),
-                         K::LogInteger, 1, 4'000'000'000.0, deepSpeedZero),
+                         K::LogInteger, 0, 4'000'000'000.0, deepSpeedZero),
         QStringLiteral("5e8 (default)"));
     all << optionalToggle(QStringLiteral("run.parallelism.overlap_comm"), g, QStringLiteral("Overlap comm"),
         QStringLiteral("DeepSpeed's overlap_comm: ZeRO-1/2 reduce during backward through two buckets instead of "
@@ -268,7 +268,7 @@ void addShardingDetails(QVector<ParamDescriptor>& all)
     };
     const auto stage3 = [&](const char* key, const char* label, const char* tip, const char* unset) {
         all << withUnset(integer(QString::fromLatin1(key), g, QString::fromLatin1(label), QStringLiteral("elements"),
-                             QString::fromUtf8(tip), K::LogInteger, 1, 4'000'000'000.0, deepSpeedZero3),
+                             QString::fromUtf8(tip), K::LogInteger, 0, 4'000'000'000.0, deepSpeedZero3),
             QString::fromLatin1(unset));
     };
     stage3("run.parallelism.stage3_prefetch_bucket_size", "ZeRO-3 prefetch",

@@ -315,8 +315,7 @@ QByteArray reviewHtml(const Scenario& sc, QSize chartSize, const PlotTheme& them
         charts += QStringLiteral("<figure>%1<figcaption>%2</figcaption></figure>\n")
                       .arg(QString::fromUtf8(svg), caption.toHtmlEscaped());
     }
-    const QString html
-        = QStringLiteral(R"(<!DOCTYPE html>
+    const QString html = QStringLiteral(R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>%1 — VRAM Lab review</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
@@ -344,9 +343,10 @@ figure svg { width: 100%; height: auto; }
 <p><em>Made with VRAM Lab %8; every figure is reproducible with <code>vramlab-cli estimate</code>.</em></p>
 </body></html>
 )")
-              .arg(scenarioTitle(sc).toHtmlEscaped(), r.fits ? QStringLiteral("#00783c") : QStringLiteral("#be1e14"),
-                  verdictText(r).toHtmlEscaped(), settings, breakdown, charts, ExplainView::html(r),
-                  QCoreApplication::applicationVersion().toHtmlEscaped(), serving);
+                             .arg(scenarioTitle(sc).toHtmlEscaped(),
+                                 verdictColor(r, PlotTheme::fromPalette(lightPalette(), false)).name(),
+                                 verdictText(r).toHtmlEscaped(), settings, breakdown, charts, ExplainView::html(r),
+                                 QCoreApplication::applicationVersion().toHtmlEscaped(), serving);
     return html.toUtf8();
 }
 

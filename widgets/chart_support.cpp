@@ -28,10 +28,18 @@ QString verdictText(const Report& r)
     if (!r.gpu)
         return QStringLiteral("%1 per GPU (no GPU chosen)").arg(bytesText(r.peak));
     const Bytes room = r.usableBytes - r.peak;
-    return r.fits ? QStringLiteral("FITS: %1 of %2, %3 free")
-                        .arg(bytesText(r.peak), QString::fromStdString(capacityText(r)), bytesText(room))
-                  : QStringLiteral("DOES NOT FIT: %1 of %2, %3 over")
-                        .arg(bytesText(r.peak), QString::fromStdString(capacityText(r)), bytesText(-room));
+    const QString word = QString::fromLatin1(r.verdictWord().data(), qsizetype(r.verdictWord().size()));
+    const QString capacity = QString::fromStdString(capacityText(r));
+    if (r.fits && !r.lowerBound.empty()) // what is free is unknown: the peak is at least this
+        return QStringLiteral("%1: at least %2 of %3, a lower bound").arg(word, bytesText(r.peak), capacity);
+    return QStringLiteral("%1: %2 of %3, %4 %5")
+        .arg(word, bytesText(r.peak), capacity, bytesText(room < 0 ? -room : room),
+            room < 0 ? QStringLiteral("over") : QStringLiteral("free"));
+}
+
+QColor verdictColor(const Report& r, const PlotTheme& theme)
+{
+    return !r.gpu || (r.fits && r.lowerBound.empty()) ? theme.fits : r.fits ? theme.caution : theme.overflow;
 }
 
 QString computeText(const Report& r)

@@ -21,6 +21,7 @@ PlotTheme PlotTheme::fromPalette(const QPalette& p, bool presenter)
     t.capacity = dark ? QColor(240, 240, 240) : QColor(20, 20, 20);
     t.fits = dark ? QColor(90, 200, 120) : QColor(0, 120, 60);
     t.overflow = dark ? QColor(255, 110, 90) : QColor(190, 30, 20);
+    t.caution = dark ? QColor(240, 175, 60) : QColor(170, 95, 0);
     t.lineWidth = presenter ? 3.5 : 1.5;
     t.fontPointSize = presenter ? 18 : 10;
     return t;

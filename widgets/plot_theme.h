@@ -24,6 +24,7 @@ struct PlotTheme {
     QColor capacity;
     QColor fits;
     QColor overflow;
+    QColor caution; ///< a verdict that holds only if the estimate is not a lower bound
     double lineWidth = 1.5;
     int fontPointSize = 10;
 

@@ -221,9 +221,10 @@ void StackedBarChart::rebuild()
             line->start->setCoords(c + 1 - 0.45, cap);
             line->end->setCoords(c + 1 + 0.45, cap);
             const Bytes room = r.usableBytes - r.peak;
-            text += r.fits ? QStringLiteral("\n%1 free").arg(bytesText(room))
-                           : QStringLiteral("\n%1 over").arg(bytesText(-room));
-            label->setColor(r.fits ? m_theme.fits : m_theme.overflow);
+            text += !r.fits            ? QStringLiteral("\n%1 over").arg(bytesText(-room))
+                : r.lowerBound.empty() ? QStringLiteral("\n%1 free").arg(bytesText(room))
+                                       : QStringLiteral("\nlower bound");
+            label->setColor(verdictColor(r, m_theme));
             const bool sameAsBefore
                 = c > 0 && m_columns[c - 1].report && m_columns[c - 1].report->usableBytes == r.usableBytes;
             if (!sameAsBefore) { // label each different capacity once

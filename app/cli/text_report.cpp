@@ -51,8 +51,12 @@ std::string textReport(const Report& r)
         out += line("  %-18s %12s  %s\n", "Host memory", formatBytes(r.hostBytes).c_str(), r.hostFormula.c_str());
     if (r.gpu) {
         const Bytes room = r.usableBytes - r.peak;
-        out += line("%s on %s: %s %s of %s\n", r.fits ? "FITS" : "DOES NOT FIT", r.gpu->displayName.c_str(),
-            formatBytes(room < 0 ? -room : room).c_str(), room < 0 ? "over" : "free", capacityText(r).c_str());
+        if (r.fits && !r.lowerBound.empty()) // what is free is unknown: the peak is at least this
+            out += line("%s on %s: at least %s of %s, a lower bound (%s)\n", std::string(r.verdictWord()).c_str(),
+                r.gpu->displayName.c_str(), formatBytes(r.peak).c_str(), capacityText(r).c_str(), r.lowerBound.c_str());
+        else
+            out += line("%s on %s: %s %s of %s\n", std::string(r.verdictWord()).c_str(), r.gpu->displayName.c_str(),
+                formatBytes(room < 0 ? -room : room).c_str(), room < 0 ? "over" : "free", capacityText(r).c_str());
     }
     const FlopsEstimate& f = r.flops;
     out += line("FLOPs: %s per step, %s per token", formatFlops(f.perStep).c_str(), formatFlops(f.perToken).c_str());

@@ -446,8 +446,10 @@ void MainWindow::updateHeader()
     const PlotTheme theme = PlotTheme::fromPalette(m_dark ? darkPalette() : lightPalette(), m_presenter);
     if (r) {
         m_verdict->setText(verdictText(*r));
-        setSheet(m_verdict,
-            QStringLiteral("QLabel { color: %1; }").arg((!r->gpu || r->fits ? theme.fits : theme.overflow).name()));
+        m_verdict->setToolTip(r->lowerBound.empty() ? QString()
+                                                    : QStringLiteral("A lower bound: %1 (the Explain tab says more)")
+                                                          .arg(QString::fromStdString(r->lowerBound)));
+        setSheet(m_verdict, QStringLiteral("QLabel { color: %1; }").arg(verdictColor(*r, theme).name()));
         QString compute = computeText(*r);
         if (r->peak != r->total)
             compute += QStringLiteral("\nPeak of the step %1 (components add up to %2): %3")

@@ -677,9 +677,13 @@ void ringAttentionBuffers(ActivationSet& set, const ModelSpec& m, const RunSpec&
 /// `logits` lives until the next iteration) turns them from a forward transient into a held buffer.
 /// Under PyTorch's pipelining (torchtitan) the logits are the last stage's output, which output_chunks keeps
 /// (pipeline_schedule.cpp pipelineBuffers counts them): no forward transient either.
+bool logitsAreStageOutput(const RunSpec& r)
+{
+    return r.framework == Framework::Torchtitan && r.parallelism.pipelineParallel > 1 && r.mode == Mode::Training;
+}
 void holdLogits(ActivationSet& set, const FrameworkProfile& f, const RunSpec& r, Bytes logits16)
 {
-    if (r.framework == Framework::Torchtitan && r.parallelism.pipelineParallel > 1 && r.mode == Mode::Training) {
+    if (logitsAreStageOutput(r)) {
         set.lossForwardBytes -= std::min(set.lossForwardBytes, logits16);
         set.lossForwardParts[0] -= std::min(set.lossForwardParts[0], logits16);
         return;
@@ -714,7 +718,10 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         // the upcast is pointwise and the log-softmax two per-row reductions: the graph keeps its 16-bit input
         // and the row max and sum of exponentials, and its backward writes the 16-bit gradient of the logits
         // (no fp32 copy, log-softmax or fp32 gradient is materialized).
-        head.add("16-bit logits (input of the compiled loss, kept for backward)", "loss", { x.b, x.s, vocab }, x.p);
+        // Under PyTorch's pipelining those logits are the last stage's output, which output_chunks keeps longer
+        // (pipeline_schedule.cpp pipelineBuffers counts them there): the same storage, counted once.
+        if (!logitsAreStageOutput(r))
+            head.add("16-bit logits (input of the compiled loss, kept for backward)", "loss", { x.b, x.s, vocab }, x.p);
         head.add(
             "row max and sum of exponentials (fp32, the compiled log-softmax's reductions)", "loss", { tokens, 2 }, 4);
         head.drop({}, "fp32 copy of the logits", "loss", { x.b, x.s, vocab }, 4);

@@ -468,20 +468,6 @@ void EstimateCache::holdActivations(bool on)
         a.reset();
 }
 
-StageSlice stageSlice(const ModelSpec& m, Count stages, Count stage)
-{
-    const Count base = m.numLayers / stages, extra = m.numLayers % stages;
-    const Count lo = stage * base + std::min(stage, extra);
-    const Count hi = lo + base + (stage < extra ? 1 : 0);
-    const Count denseEnd = m.denseLayers();
-    StageSlice s;
-    s.denseLayers = std::max<Count>(0, std::min(hi, denseEnd) - lo);
-    s.moeLayers = (hi - lo) - s.denseLayers;
-    s.first = stage == 0;
-    s.last = stage == stages - 1;
-    return s;
-}
-
 void validateScenario(const Scenario& sc)
 {
     validateRun(sc.model, sc.run);
@@ -762,7 +748,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     };
     std::optional<StageResult> worst;
     // The first and the last stage; with PyTorch's pipelining also the second, the first with receive buffers both
-    // ways and the most layers of the middle ones (earlier stages take the remainder).
+    // ways and the most layers of the middle ones (earlier stages take the remainder; torchtitan the middle ones).
     const Count candidates[] = { 0, middleStageMayPeak(r) ? 1 : pp - 1, pp - 1 };
     for (size_t c = 0; c < std::size(candidates); ++c) {
         const Count stage = candidates[c];
@@ -948,15 +934,22 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     if (par.sequenceParallel && par.tensorParallel == 1)
         rep.warnings.push_back("run.parallelism.sequence_parallel: has no effect without tensor parallelism");
     // FSDP2 inside PyTorch's pipelining: the states and the stage's buffers are the source's (RunSpec::
-    // fsdpKeepsGathered, pipelineBuffers), but torchtitan's published 405B runs measure 9-24 % above this estimate.
-    if (r.fsdpAccumulatesUnsharded())
+    // fsdpKeepsGathered, pipelineBuffers), but torchtitan's published 405B 1F1B runs measure 11-24 % above this
+    // estimate.
+    if (r.fsdpAccumulatesUnsharded()) {
+        rep.lowerBound = "FSDP inside PyTorch pipelining: published runs up to 24 % above the model";
         rep.warnings.push_back("run.parallelism.pipeline_parallel: FSDP inside PyTorch pipelining is a lower bound: "
-                               "torchtitan's published Llama 3.1 405B runs (FSDP 8 x TP 8 x PP 8) measure 9-24 % "
-                               "more reserved memory than this estimate, a gap not found in the source "
+                               "torchtitan's published Llama 3.1 405B 1F1B runs (FSDP 8 x TP 8 x PP 8) measure "
+                               "11-24 % more reserved memory than this estimate (the interleaved run +0.1 %), a gap "
+                               "not found in the source "
                                "(fragmentation the allocator replay does not reproduce is one candidate)");
-    if (m.vision.enabled())
+    }
+    if (m.vision.enabled()) {
+        if (training)
+            rep.lowerBound = "image tokens and the vision tower's activations are not modelled";
         rep.warnings.push_back("model.vision: the vision tower's weights are loaded (frozen in training); images are "
                                "not modelled: no image tokens, no tower activations");
+    }
     // The engine's budget is the serving model's (serving_model.h); this report is one request's.
     if (r.serving)
         rep.warnings.push_back("run.serving: these bars are one request's weights, KV cache and prefill, not the "
@@ -968,11 +961,13 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     // peft utils/other.py@77daa8d3 prepare_model_for_kbit_training (which TRL 0.25's SFTTrainer calls) casts every
     // 16-bit parameter but the 4-bit ones to fp32: the residual stream, the checkpointed layer inputs and the logits
     // become fp32, and bitsandbytes then computes in fp32 (Linear4bit.set_compute_type). Not modelled yet.
-    if (training && r.framework == Framework::HfTransformers && r.finetune.method == FinetuneMethod::Qlora)
+    if (training && r.framework == Framework::HfTransformers && r.finetune.method == FinetuneMethod::Qlora) {
+        rep.lowerBound = "PEFT's fp32 casts for k-bit training are not modelled";
         rep.warnings.push_back("run.framework: PEFT's prepare_model_for_kbit_training casts the embedding, the norms "
                                "and the LM head to fp32, which makes the residual stream and the logits fp32; that "
                                "is not modelled yet, so for a Hugging Face QLoRA run prepared that way this peak is "
                                "a lower bound");
+    }
     // Megatron-LM's --use-distributed-optimizer (optimizer/distrib_optimizer.py@0d7e02b) shards the fp32 main
     // weights and Adam's states over the data-parallel ranks and keeps the whole fp32 gradient buffer: ZeRO-1 here.
     if (training && r.framework == Framework::Megatron && par.zeroStage >= 2)

@@ -2,7 +2,6 @@
 #include "vramlab/pipeline_schedule.h"
 
 #include "vramlab/errors.h"
-#include "vramlab/estimator.h"
 #include "vramlab/precision_regime.h"
 
 #include <algorithm>
@@ -29,13 +28,41 @@ Count groupSize(const RunSpec& r)
     return pp;
 }
 
-/// The layers [lo, hi) as a slice (dense layers come first, as in stageSlice).
-StageSlice layerRange(const ModelSpec& m, Count lo, Count hi)
+/// The layers [lo, hi) of pipeline stage `stage` of `stages` (interleaved: the model's chunks, rank r's j-th being
+/// stage j pp + r).
+struct LayerRange {
+    Count lo = 0, hi = 0;
+};
+LayerRange stageLayers(const ModelSpec& m, const RunSpec& r, Count stages, Count stage)
+{
+    const Count base = m.numLayers / stages, extra = m.numLayers % stages;
+    if (r.framework == Framework::Torchtitan) {
+        // torchtitan/parallelisms/pipelining_utils.py@9dec370 generate_split_points: the first stage gets base
+        // layers, the middle ones base + 1 while the remainder lasts, the last what is left (126 layers in 16
+        // stages: 7, 8 x 14, 7). Later torchtitan versions count the embedding and the head as layers too.
+        const Count lo = stage == 0 ? 0 : stage * base + std::min(stage - 1, extra);
+        const Count hi = stage == stages - 1 ? m.numLayers : (stage + 1) * base + std::min(stage, extra);
+        return { lo, hi };
+    }
+    const Count lo = stage * base + std::min(stage, extra); // earlier stages take the remainder
+    return { lo, lo + base + (stage < extra ? 1 : 0) };
+}
+
+/// The layers [lo, hi) as a slice (dense layers come first, as the model lists them).
+StageSlice layerSlice(const ModelSpec& m, LayerRange range)
 {
     StageSlice s;
-    s.denseLayers = std::max<Count>(0, std::min(hi, m.denseLayers()) - lo);
-    s.moeLayers = (hi - lo) - s.denseLayers;
+    s.denseLayers = std::max<Count>(0, std::min(range.hi, m.denseLayers()) - range.lo);
+    s.moeLayers = (range.hi - range.lo) - s.denseLayers;
     return s;
+}
+
+/// Whether the framework splits layers unevenly between the chunks of interleaved 1F1B: torchtitan by its split
+/// points, plain eager code as stageLayers does; Megatron-LM asserts num_layers divisible by pp x v
+/// (transformer_config.py@0d7e02b, without the uneven first/last-stage options).
+bool unevenChunksModelled(const RunSpec& r)
+{
+    return r.framework == Framework::Torchtitan || r.framework == Framework::Plain;
 }
 
 /// torchtitan's pipelining (torch 2.6 stage.py, read for the 405B rows): _prepare_forward_infra and
@@ -95,11 +122,15 @@ void validatePipelineSchedule(const ModelSpec& m, const RunSpec& r)
         throw InputError(sched, "expected \"1F1B\" without pipeline parallelism (pipeline_parallel 1)");
     if (v < 2)
         throw InputError(key, "expected at least 2 model chunks per rank with \"interleaved-1F1B\", got " + n(v));
-    if (m.numLayers % (pp * v) != 0)
+    if (pp * v > m.numLayers)
+        throw InputError(key,
+            "expected pipeline_parallel x virtual_stages (" + n(pp * v) + ") at most model.num_layers ("
+                + n(m.numLayers) + "): every chunk holds a layer, got " + n(v));
+    if (m.numLayers % (pp * v) != 0 && !unevenChunksModelled(r))
         throw InputError(key,
             "expected model.num_layers (" + n(m.numLayers)
                 + ") to be a multiple of pipeline_parallel x virtual_stages (" + n(pp * v)
-                + "): each chunk holds the same number of layers, got " + n(v));
+                + "): this framework gives each chunk the same number of layers, got " + n(v));
     // Megatron raises unless M % N is 0 or at least pp for its group N = pp (schedules.py@0d7e02b, "dependency
     // bubbles"), which with N = pp means a multiple of pp; PyTorch's schedule splits M into rounds of g >= pp.
     const Count g = groupSize(r);
@@ -114,15 +145,17 @@ void validatePipelineSchedule(const ModelSpec& m, const RunSpec& r)
             "expected 0 or 1 with interleaved 1F1B, or 3 with sharding \"fsdp2\" (Megatron's distributed optimizer "
             "is ZeRO-1; gradients reduce-scattered and weights gathered chunk by chunk are not modelled), got "
                 + n(p.zeroStage));
-    const Count perChunk = m.numLayers / (pp * v);
     if (r.checkpointing.kind == Checkpointing::Kind::Layers)
         throw InputError("run.checkpointing",
             "full, selective or every k layers with interleaved 1F1B (Megatron's recompute_num_layers counts per "
             "chunk, which is not modelled)");
-    if (r.checkpointing.kind == Checkpointing::Kind::Every && perChunk % r.checkpointing.every != 0)
-        throw InputError("run.checkpointing.every",
-            "expected a divisor of the layers per chunk (" + n(perChunk) + ") with interleaved 1F1B, got "
-                + n(r.checkpointing.every));
+    for (Count c = 0; r.checkpointing.kind == Checkpointing::Kind::Every && c < pp * v; ++c) {
+        const LayerRange chunk = stageLayers(m, r, pp * v, c);
+        if ((chunk.hi - chunk.lo) % r.checkpointing.every != 0)
+            throw InputError("run.checkpointing.every",
+                "expected a divisor of every chunk's layers (chunk " + n(c) + " holds " + n(chunk.hi - chunk.lo)
+                    + ") with interleaved 1F1B, got " + n(r.checkpointing.every));
+    }
 }
 
 PipelineRank pipelineRank(const ModelSpec& m, const RunSpec& r, Count rank)
@@ -133,7 +166,9 @@ PipelineRank pipelineRank(const ModelSpec& m, const RunSpec& r, Count rank)
     out.rank = rank;
     out.buffers = pipelineBuffers(m, r, rank);
     if (p.pipelineSchedule != PipelineSchedule::Interleaved || r.mode != Mode::Training) {
-        out.params = stageSlice(m, pp, rank);
+        out.params = layerSlice(m, stageLayers(m, r, pp, rank));
+        out.params.first = rank == 0;
+        out.params.last = rank == pp - 1;
         out.activations = out.params;
         // 1F1B: stage s runs pp - s forwards before its first backward.
         out.inFlight = r.mode == Mode::Training ? std::min(pp - rank, mb) : 1;
@@ -144,7 +179,7 @@ PipelineRank pipelineRank(const ModelSpec& m, const RunSpec& r, Count rank)
     // 2 (pp - 1 - r) + (v - 1) g chunk forwards before its first backward, then one forward and one backward
     // in turn, so warm-up + 1 chunk-micro-batches are alive at the first backward (all m v if the warm-up
     // covers them). Forwards go group by group: g micro-batches through chunk 0, then through chunk 1, ...
-    const Count v = p.virtualStages, perChunk = m.numLayers / (pp * v), g = groupSize(r);
+    const Count v = p.virtualStages, g = groupSize(r);
     const Count total = mb * v;
     const Count warmup = 2 * (pp - 1 - rank) + (v - 1) * g;
     out.chunksInFlight = warmup >= total ? total : warmup + 1;
@@ -153,8 +188,7 @@ PipelineRank pipelineRank(const ModelSpec& m, const RunSpec& r, Count rank)
     out.params.first = out.activations.first = rank == 0;
     out.params.last = out.activations.last = rank == pp - 1;
     for (Count j = 0; j < v; ++j) {
-        const Count lo = (j * pp + rank) * perChunk; // rank r holds chunks r, r + pp, ...
-        const StageSlice chunk = layerRange(m, lo, lo + perChunk);
+        const StageSlice chunk = layerSlice(m, stageLayers(m, r, pp * v, j * pp + rank)); // chunks r, r + pp, ...
         const Count alive = full * g + std::clamp<Count>(rest - j * g, 0, g);
         out.params.denseLayers += chunk.denseLayers;
         out.params.moeLayers += chunk.moeLayers;

@@ -70,6 +70,7 @@ nlohmann::ordered_json reportToJson(const Report& r)
                         { "data_parallel", f.time.dataParallelS }, { "tensor_parallel", f.time.tensorParallelS },
                         { "pipeline", f.time.pipelineS }, { "offload", f.time.offloadS } } } } },
         { "fits", r.hasVerdict ? json(r.fits) : json(nullptr) }, // no GPU, no verdict
+        { "lower_bound", r.lowerBound.empty() ? json(nullptr) : json(r.lowerBound) }, // the peak is at least this
         { "usable_bytes", r.hasVerdict ? json(r.usableBytes) : json(nullptr) },
         { "stage", r.stage },
         { "micro_batches_in_flight", r.microBatchesInFlight },

@@ -139,6 +139,28 @@ private slots:
             std::any_of(lines.begin(), lines.end(), [](const QByteArray& l) { return l.startsWith("  Overhead"); }));
     }
 
+    /// A peak that is a lower bound is no "FITS": PEFT's fp32 casts under a Hugging Face QLoRA run are not
+    /// modelled (estimator.cpp), so the verdict says the peak is at least this, in the text and in --json.
+    void lowerBoundIsNoFits()
+    {
+        const QStringList args { "--preset", "llama-3-8b", "--gpu", "rtx-4090", "--method", "qlora", "--seq", "2048",
+            "--framework", "hf-transformers" };
+        const Run text = cli(QStringList { "estimate" } + args);
+        QCOMPARE(text.code, 0);
+        QVERIFY2(text.out.contains("MAY NOT FIT on NVIDIA GeForce RTX 4090 24GB: at least "), text.out.constData());
+        QVERIFY(!text.out.contains("FITS on"));
+        const Run j = cli(QStringList { "estimate", "--json" } + args);
+        QCOMPARE(j.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(j.out).object();
+        QCOMPARE(o["fits"].toBool(), true);
+        QVERIFY(o["lower_bound"].toString().contains("PEFT"));
+        // The same run as plain eager PyTorch (no PEFT preparation): a plain verdict, no lower bound.
+        const Run plain = cli({ "estimate", "--json", "--preset", "llama-3-8b", "--gpu", "rtx-4090", "--method",
+            "qlora", "--seq", "2048" });
+        QCOMPARE(plain.code, 0);
+        QVERIFY(QJsonDocument::fromJson(plain.out).object()["lower_bound"].isNull());
+    }
+
     void estimateAcceptsTheAddedGpus_data()
     {
         QTest::addColumn<QString>("gpu");

@@ -599,6 +599,15 @@ void TstFrameworks::torchtitanCompiledLoss()
     const Scenario back = readScenario(
         scenarioToJson(toy({ { "framework", "torchtitan" }, { "compile", true }, { "compile_loss", true } })));
     QVERIFY(back.run.compileLoss.value_or(false));
+    // Under PyTorch's pipelining the logits are the last stage's output, which output_chunks keeps until the next
+    // step (stage.py; pipelineBuffers): the compiled loss's reference to them is the same storage, counted once.
+    const json pp = { { "gpus", 2 }, { "pipeline_parallel", 2 } };
+    const ActivationSet staged = acts(toy({ { "framework", "torchtitan" }, { "compile", true },
+        { "compile_loss", true }, { "parallelism", pp }, { "gradient_accumulation_steps", 2 } }));
+    QCOMPARE(tensorBytes(staged, "16-bit logits (input of the compiled loss, kept for backward)"), Bytes(0));
+    QCOMPARE(tensorBytes(staged, "row max and sum of exponentials (fp32, the compiled log-softmax's reductions)"),
+        Bytes(256));
+    QCOMPARE(l.bytes - staged.bytes, Bytes(64'000));
 }
 
 // torchao enable_fsdp_float8_all_gather (fsdp_utils.py@0afa4c1 fsdp_pre_all_gather casts the shard): the
@@ -827,6 +836,28 @@ void TstFrameworks::interleavedPipeline()
     QCOMPARE(pipelineRank(mega.model, mega.run, 3).chunksInFlight, Count(29));
     QCOMPARE(pipelineRank(mega.model, mega.run, 0).chunksInFlight, Count(32));
     QCOMPARE(pipelineRank(mega.model, mega.run, 0).activations.embeddingMicroBatches, Count(4));
+    // torchtitan's 405B split (pipelining_utils.py@9dec370 generate_split_points): 126 layers in 16 stages are
+    // 7, 8 x 14, 7, so rank 0 holds chunks 0 and 8 (7 + 8), rank 1 chunks 1 and 9 (8 + 8), rank 7 chunks 7 and 15
+    // (8 + 7); in 8 stages (1F1B) 15, 16 x 6, 15. Plain eager code gives the remainder to the first stages.
+    const json p8 = { { "gpus", 8 }, { "pipeline_parallel", 8 }, { "pipeline_schedule", "interleaved-1F1B" },
+        { "virtual_stages", 2 } };
+    const json deep = { { "num_layers", 126 } };
+    const Scenario split
+        = toy({ { "parallelism", p8 }, { "gradient_accumulation_steps", 8 }, { "framework", "torchtitan" } }, deep);
+    QCOMPARE(pipelineRank(split.model, split.run, 0).params.layers(), Count(15));
+    QCOMPARE(pipelineRank(split.model, split.run, 1).params.layers(), Count(16));
+    QCOMPARE(pipelineRank(split.model, split.run, 7).params.layers(), Count(15));
+    // Rank 7's first backward: warm-up (2 - 1) x 8 = 8 passes of chunk 7 (8 layers) and 1 of chunk 15 (7 layers).
+    QCOMPARE(pipelineRank(split.model, split.run, 7).activations.layers(), Count(8 * 8 + 7));
+    const json p8plain = { { "gpus", 8 }, { "pipeline_parallel", 8 } };
+    const Scenario titan1f1b = toy(
+        { { "parallelism", p8plain }, { "gradient_accumulation_steps", 8 }, { "framework", "torchtitan" } }, deep);
+    QCOMPARE(pipelineRank(titan1f1b.model, titan1f1b.run, 0).params.layers(), Count(15));
+    QCOMPARE(pipelineRank(titan1f1b.model, titan1f1b.run, 6).params.layers(), Count(16));
+    QCOMPARE(pipelineRank(titan1f1b.model, titan1f1b.run, 7).params.layers(), Count(15));
+    const Scenario plain1f1b = toy({ { "parallelism", p8plain }, { "gradient_accumulation_steps", 8 } }, deep);
+    QCOMPARE(pipelineRank(plain1f1b.model, plain1f1b.run, 0).params.layers(), Count(16));
+    QCOMPARE(pipelineRank(plain1f1b.model, plain1f1b.run, 6).params.layers(), Count(15));
     // PyTorch's rounds: 6 micro-batches on 4 ranks are one round of g = 6, so rank 0's warm-up 6 + 6 covers all 12.
     const Scenario titan = toy({ { "parallelism",
                                      { { "gpus", 4 }, { "pipeline_parallel", 4 },
@@ -861,7 +892,12 @@ void TstFrameworks::interleavedPipeline()
         return std::string("accepted");
     };
     const json two = { { "gradient_accumulation_steps", 2 } };
-    QCOMPARE(refused(par, two, { { "num_layers", 6 } }), std::string("run.parallelism.virtual_stages"));
+    // Megatron-LM asserts equal chunks; torchtitan's split points and plain's remainder-first split take any.
+    QCOMPARE(
+        refused(par, { { "gradient_accumulation_steps", 2 }, { "framework", "megatron" } }, { { "num_layers", 6 } }),
+        std::string("run.parallelism.virtual_stages"));
+    QCOMPARE(refused(par, two, { { "num_layers", 6 } }), std::string("accepted"));
+    QCOMPARE(refused(par, two, { { "num_layers", 3 } }), std::string("run.parallelism.virtual_stages")); // 4 chunks
     QCOMPARE(
         refused(par, { { "gradient_accumulation_steps", 3 } }, model), std::string("run.gradient_accumulation_steps"));
     json zero2 = par;

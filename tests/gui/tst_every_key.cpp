@@ -123,6 +123,22 @@ private slots:
             QVERIFY2(findField(it.key().toStdString()), qPrintable(it.key() + ": not a key any more"));
     }
 
+    /// A control whose lowest step means "unset" must still reach every value the file accepts: with its minimum
+    /// above the field's, a file's stage3_prefetch_bucket_size 0 (no prefetch) showed as "5e7 (default)".
+    void unsetStepIsBelowEveryAcceptedValue()
+    {
+        for (const ScenarioField& f : scenarioFields()) {
+            const ParamDescriptor* d = findDescriptor(QString::fromUtf8(f.key.data(), qsizetype(f.key.size())));
+            if (!d || d->unsetText.isEmpty() || (f.kind != FieldKind::Integer && f.kind != FieldKind::Real))
+                continue;
+            QVERIFY2(d->min <= f.min,
+                qPrintable(d->key
+                    + QStringLiteral(": the control starts at %1, the file accepts %2 (shown as unset)")
+                          .arg(d->min)
+                          .arg(f.min)));
+        }
+    }
+
     void newControlWritesAndMovesThePeak_data()
     {
         QTest::addColumn<QString>("file");

@@ -63,7 +63,4 @@ private:
 Report estimate(
     const ModelSpec& model, const RunSpec& run, const EstimateOptions& options = {}, EstimateCache* cache = nullptr);
 
-/// Layers of pipeline stage `stage` (0-based) of `stages`: earlier stages take the remainder.
-StageSlice stageSlice(const ModelSpec& model, Count stages, Count stage);
-
 } // namespace vramlab

@@ -93,8 +93,17 @@ struct Report {
     Bytes usableBytes = 0; ///< the GPU's memory (0 when no GPU is named)
     bool fits = true; ///< meaningful only with hasVerdict
     bool hasVerdict = false; ///< a GPU was named: without one there is no fits/does-not-fit
+    /// Non-empty when the peak is only a lower bound of what the GPU will show (a framework behaviour
+    /// measured above the model): why, in a few words. A lower bound that fits may still not fit;
+    /// one that does not fit certainly does not.
+    std::string lowerBound;
     /// The verdict as a CSV cell: "true", "false", or empty without a GPU.
     const char* fitsCsv() const { return !hasVerdict ? "" : fits ? "true" : "false"; }
+    /// "FITS", "MAY NOT FIT" (a lower bound that fits) or "DOES NOT FIT"; empty without a GPU.
+    std::string_view verdictWord() const
+    {
+        return !hasVerdict ? "" : !fits ? "DOES NOT FIT" : lowerBound.empty() ? "FITS" : "MAY NOT FIT";
+    }
     std::vector<std::string> warnings;
 
     Bytes bytesOf(std::string_view key) const;
