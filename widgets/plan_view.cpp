@@ -184,7 +184,8 @@ void PlanView::replan()
         const QString parts = QStringLiteral("compute %1, recompute %2, DP %3, TP %4, pipeline %5, offload %6")
                                   .arg(seconds(t.computeS), seconds(t.recomputeS), seconds(t.dataParallelS),
                                       seconds(t.tensorParallelS), seconds(t.pipelineS), seconds(t.offloadS));
-        const QStringList cells = { seconds(t.total()), number(Count(c.tokensPerS)), bytesText(c.peak),
+        const QStringList cells = { seconds(t.total()), number(Count(c.tokensPerS)),
+            (c.lowerBound ? QStringLiteral(">= ") : QString()) + bytesText(c.peak), // a lower bound: at least
             QString::fromStdString(c.summary()), QString::fromStdString(c.why) };
         const QString tip = QStringLiteral("%1\n%2\n%3").arg(cells[3], cells[4], parts);
         for (int col = 0; col < cells.size(); ++col) {

@@ -326,8 +326,8 @@ int runPlan(const std::vector<std::string>& words)
     for (size_t i = 0; i < res.top.size(); ++i) {
         const PlanCandidate& c = res.top[i];
         // Numbers in fixed columns; the setup and the reason in full, however long.
-        std::snprintf(buf, sizeof buf, "%2zu. %8.3f s/step %10.0f tok/s  peak %10s  ", i + 1, c.time.total(),
-            c.tokensPerS, formatBytes(c.peak).c_str());
+        std::snprintf(buf, sizeof buf, "%2zu. %8.3f s/step %10.0f tok/s  peak %s%10s  ", i + 1, c.time.total(),
+            c.tokensPerS, c.lowerBound ? ">=" : "", formatBytes(c.peak).c_str());
         out << buf << c.summary() << "\n    " << c.why << "\n";
     }
     if (res.fastestUnfit)

@@ -89,7 +89,8 @@ std::string whyWins(const PlanCandidate& c, Bytes usable)
     part(t.tensorParallelS, "TP comm");
     part(t.pipelineS, "pipeline");
     part(t.offloadS, "offload");
-    s += "; peak " + formatBytes(c.peak) + " of " + formatBytes(usable);
+    s += std::string("; peak ") + (c.lowerBound ? "at least " : "") + formatBytes(c.peak) + " of "
+        + formatBytes(usable);
     return s;
 }
 
@@ -176,6 +177,7 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
         throw InputError(
             "run.gpu.interconnect_gbs", "required to plan on more than one GPU: the GPU-to-GPU bandwidth in GB/s");
     PlanResult res;
+    std::string lowerBoundWhy; ///< the first lower-bound row's reason, said once in the notes
     bool allowOffload = req.allowOffload;
     if (allowOffload && !(b.gpu->hostLinkGBs > 0)) {
         allowOffload = false;
@@ -265,6 +267,9 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
                             const Report rep = estimate(m, run, EstimateOptions { false }, &cache);
                             c.peak = rep.peak;
                             c.fits = rep.fits;
+                            c.lowerBound = !rep.lowerBound.empty();
+                            if (c.lowerBound && lowerBoundWhy.empty())
+                                lowerBoundWhy = rep.lowerBound;
                             c.time = rep.flops.time;
                             tokensPerStep = rep.flops.tokensPerStep;
                         } catch (const InputError&) {
@@ -314,6 +319,8 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
     std::sort_heap(best.begin(), best.end(), better);
     for (Ranked& r : best)
         res.top.push_back(std::move(r.c));
+    if (std::any_of(res.top.begin(), res.top.end(), [](const PlanCandidate& c) { return c.lowerBound; }))
+        res.notes.push_back("peaks marked >= are lower bounds (" + lowerBoundWhy + "): such a row may not fit");
     const Bytes usable = b.gpu->memoryBytes;
     for (size_t i = 0; i < res.top.size(); ++i)
         res.top[i].why = i == 0 ? whyWins(res.top[0], usable) : whyLoses(res.top[i], res.top[0]);

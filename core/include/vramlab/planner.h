@@ -32,6 +32,7 @@ struct PlanCandidate {
     bool offloadOptimizer = false, offloadParams = false;
     Bytes peak = 0;
     bool fits = false;
+    bool lowerBound = false; ///< the peak is only a lower bound (Report::lowerBound): "at least" wherever shown
     StepTimeParts time;
     double tokensPerS = 0;
     std::string why; ///< why it wins, or what it loses to the winner
