@@ -311,6 +311,13 @@ void addFinetuneDetails(QVector<ParamDescriptor>& all)
         qlora);
     all << toggle(QStringLiteral("run.finetune.quantize_lm_head"), g, QStringLiteral("Quantize LM head"),
         QStringLiteral("QLoRA: the output layer in NF4 too, instead of 16-bit."), qlora);
+    // PEFT's use_dora: the core models it under hf-transformers only and says so for the others.
+    all << toggle(QStringLiteral("run.finetune.dora"), g, QStringLiteral("DoRA"),
+        QStringLiteral("PEFT's use_dora: a magnitude per output of each adapted linear. Every forward rebuilds the "
+                       "adapted weight for its norm (transients of a few weight-sized tensors) and keeps the base "
+                       "and B outputs; with dropout the base linear runs again and keeps its weight. Set LoRA "
+                       "dropout to 0 to save that."),
+        [](const Scenario& s) { return lora(s) && s.run.framework == Framework::HfTransformers; });
 }
 
 void addOverheads(QVector<ParamDescriptor>& all)

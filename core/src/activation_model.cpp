@@ -2,6 +2,7 @@
 #include "vramlab/activation_model.h"
 
 #include "vramlab/framework_profile.h"
+#include "vramlab/model_states.h"
 #include "vramlab/parameter_tensors.h"
 #include "vramlab/precision_regime.h"
 
@@ -114,6 +115,7 @@ struct Dims {
     /// adapters: fp32, or 16-bit under autocast); 0: lora_A keeps the shared input.
     double loraInput;
     double loraAct; ///< bytes of an element of the adapters' activations (A's output)
+    bool autocast; ///< mixed precision runs the forward under torch.autocast (accelerate, for PEFT's adapters)
     bool frozenKeepsNoInput; ///< autograd as measured for frozen weights: no x_normed, no LM head input, no mask of a
                              ///< no-grad input
     bool compiled; ///< run.compile: each block's saved set is the min-cut partitioner's (see compiledNorm)
@@ -508,7 +510,39 @@ private:
             c.add(prefix, ": A output (B input)", "lora", { x.b, x.s, rank }, x.loraAct);
             if (x.eager)
                 c.add(prefix, ": scaling scalar (float64)", "lora", { 1 }, 8);
+            if (r.finetune.dora)
+                doraSaved(c, prefix, t);
         }
+    }
+
+    /// DoRA as PEFT 0.18.0 runs it (tuners/lora/variants.py@77daa8d3 DoraLinearVariant.forward, dora.py
+    /// DoraLinearLayer.forward): result_dora = (m / n - 1) * base + (m / n) * lora_B(lora_A(x)) * s, with
+    /// n = ||W + s B A|| per output, detached. The two products keep both operands (the magnitude trains, x needs
+    /// its gradient): the base output and B's output whole, and three vectors of one value per output (n kept by
+    /// the division, m / n - 1 and m / n), in x's type after _cast_input_dtype. Without dropout the base layer's
+    /// result is reused; with it, base = F.linear(dropout(x), W.to(x.dtype)) keeps W for x's gradient: a copy
+    /// unless W is the 16-bit parameter itself (a 4-bit weight is dequantized), and under autocast the 16-bit casts
+    /// F.linear makes of it and of x.
+    void doraSaved(Collector& c, const std::string& prefix, const ParamTensor& t) const
+    {
+        const double xb = x.loraInput > 0 ? 4 : x.p; // x after _cast_input_dtype: the fp32 adapters' type
+        const Count in = t.rows, out = t.cols;
+        if (r.finetune.dropout > 0) {
+            const bool qlora = r.finetune.method == FinetuneMethod::Qlora;
+            if (qlora || xb != x.p)
+                c.add(prefix,
+                    x.autocast ? ": DoRA weight cast by autocast (F.linear's, kept for x's gradient)"
+                               : ": DoRA weight in x's type (F.linear's, kept for x's gradient)",
+                    "dora", { in, out }, x.autocast ? x.p : xb);
+            if (x.autocast && xb != x.p)
+                c.add(prefix, ": DoRA dropped input cast by autocast (F.linear's)", "dora", { x.b, x.s, in }, x.p);
+            c.add(prefix, ": DoRA base output F.linear(dropout(x), W) (kept by (m / n - 1) x base)", "dora",
+                { x.b, x.s, out }, x.loraAct);
+        } else {
+            c.add(prefix, ": DoRA base layer output (kept by (m / n - 1) x base)", "dora", { x.b, x.s, out }, x.p);
+        }
+        c.add(prefix, ": DoRA B output (kept by (m / n) x lora)", "dora", { x.b, x.s, out }, x.loraAct);
+        c.add(prefix, ": DoRA weight norm n, m / n - 1 and m / n", "dora", { 3, out }, xb);
     }
 
     const ModelSpec& m;
@@ -552,6 +586,7 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
         = f.loraAdaptersFp32 && r.mode == Mode::Training && r.finetune.method != FinetuneMethod::Full && d.p < 4;
     const bool autocast = r.precision == Precision::MixedBf16 || r.precision == Precision::MixedFp16;
     d.loraInput = peftCast ? (autocast ? d.p : 4) : 0;
+    d.autocast = autocast;
     d.loraAct = peftCast && !autocast ? 4 : d.p;
     d.compiled = r.compile && r.mode == Mode::Training;
     d.compiledLoss = d.compiled && r.compileLoss.value_or(f.compileLoss);
@@ -671,6 +706,51 @@ void ringAttentionBuffers(ActivationSet& set, const ModelSpec& m, const RunSpec&
         set.ringBuffers = std::move(fwd.tensors);
         set.ringBuffers.insert(set.ringBuffers.end(), bwd.tensors.begin(), bwd.tensors.end());
     }
+}
+
+/// DoRA's weight norm (PEFT 0.18.0 DoraLinearLayer.forward and get_weight_norm, tuners/lora/dora.py@77daa8d3),
+/// computed in every forward of each adapted linear and freed when it returns: x_eye = torch.eye(in) in x's type
+/// (under autocast lora_A casts it to 16 bits), lora_A(x_eye), lora_weight = lora_B(...) (B A whole, in x out),
+/// the weight in x's type (a copy unless it is the 16-bit parameter; a 4-bit weight is dequantized), then
+/// s * lora_weight and weight + s * lora_weight, whole. The widest adapted linear's, in allocation order: the step
+/// timeline adds it while a layer's forward (and its recompute) runs. With dropout the weight's copy is kept for
+/// backward (doraSaved) and is counted there instead.
+void doraTransients(ActivationSet& set, const ModelSpec& m, const RunSpec& r, const Dims& x, const StageSlice& slice,
+    bool explain, SavedTensorSizes* sizes)
+{
+    if (!r.finetune.dora || r.mode != Mode::Training || r.finetune.method == FinetuneMethod::Full
+        || slice.layers() == 0)
+        return;
+    const double xb = x.loraInput > 0 ? 4 : x.p;
+    const bool qlora = r.finetune.method == FinetuneMethod::Qlora;
+    ActivationSet widest;
+    for (const ParamTensor& t : parameterTensors(m)) {
+        if (!t.linear || t.group == ParamGroup::Head || t.group == ParamGroup::Embedding
+            || !isTarget(r.finetune, t.module) || t.copies < m.numLayers)
+            continue;
+        ActivationSet one;
+        Collector c { one, ActivationScope::Layer, 1, explain || sizes != nullptr };
+        const std::string prefix = "DoRA " + std::string(t.module);
+        const Count in = t.rows, out = t.cols;
+        c.add(prefix, ": x_eye = torch.eye(in_features) in x's type", "dora forward", { in, in }, xb);
+        if (x.autocast && xb != x.p)
+            c.add(prefix, ": x_eye cast by autocast for lora_A", "dora forward", { in, in }, x.p);
+        c.add(prefix, ": lora_A(x_eye)", "dora forward", { in, r.finetune.rank }, x.loraAct);
+        c.add(prefix, ": lora_weight = lora_B(lora_A(x_eye)), B A whole", "dora forward", { in, out }, x.loraAct);
+        if ((qlora || xb != x.p) && r.finetune.dropout == 0)
+            c.add(prefix, qlora ? ": weight dequantized into x's type" : ": weight copied into x's type",
+                "dora forward", { out, in }, xb);
+        c.add(prefix, ": s x lora_weight", "dora forward", { out, in }, x.loraAct);
+        c.add(prefix, ": weight + s x lora_weight (its norm per output is n)", "dora forward", { out, in }, xb);
+        if (one.bytes > widest.bytes)
+            widest = std::move(one);
+    }
+    set.doraForwardBytes = widest.bytes;
+    if (sizes)
+        for (const ActivationTensor& t : widest.tensors)
+            sizes->doraForward.push_back(t.bytesEach);
+    if (explain)
+        set.doraTransients = std::move(widest.tensors);
 }
 
 /// A loop that keeps the 16-bit logits referenced through backward (lit-gpt finetune/lora.py@8641822:
@@ -1046,6 +1126,7 @@ ActivationSet trainingActivations(
     }
 
     ringAttentionBuffers(set, m, r, x, slice, explain, sizes);
+    doraTransients(set, m, r, x, slice, explain, sizes);
     if (slice.last) {
         Collector head { set, ActivationScope::Head, 1, explain, 0, 1, saved };
         layer.norm(head, "final norm");

@@ -207,6 +207,7 @@ private:
             }
             allocSaved(ActivationScope::Layer, l, m.layers[static_cast<size_t>(l)]);
             ringTransients(in.ringForwardSizes);
+            ringTransients(in.doraForwardSizes);
             if (g0 >= 0) {
                 m_alloc.release(g1);
                 m_alloc.release(g0);
@@ -306,9 +307,10 @@ private:
                 forCopies(s.count, s.bytesEach, [&](Bytes x) { out.push_back(m_alloc.allocate(x)); });
         }
         ringTransients(m_in.ringForwardSizes); // the recomputed forward runs the ring again
+        ringTransients(m_in.doraForwardSizes); // and DoRA's weight norm
     }
 
-    /// One ring attention pass's buffers (context parallelism): all alive at its widest point, then freed.
+    /// One pass's transient buffers (ring attention's, DoRA's weight norm): all alive at its widest point, then freed.
     void ringTransients(const std::vector<Bytes>& sizes)
     {
         std::vector<Handle> ring;

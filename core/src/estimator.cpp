@@ -37,6 +37,7 @@ bool sameStateInputs(const RunSpec& a, const RunSpec& b)
         && a.finetune.doubleQuant == b.finetune.doubleQuant && a.finetune.quantizeLmHead == b.finetune.quantizeLmHead
         && a.finetune.quant == b.finetune.quant && a.framework == b.framework // the NF4 format's default
         && a.finetune.method == b.finetune.method && a.finetune.rank == b.finetune.rank
+        && a.finetune.dora == b.finetune.dora
         && (a.finetune.method == FinetuneMethod::Full || a.finetune.targets == b.finetune.targets)
         && a.inference.weightDtype == b.inference.weightDtype;
 }
@@ -96,6 +97,7 @@ StepInputs stepInputs(const ModelSpec& m, const RunSpec& r, const PrecisionRegim
     in.backwardWorkingSet = checkedMul(2, acts.largestLayerTensorBytes);
     in.ringForward = acts.ringForwardBytes; // context parallelism (activation_model.cpp ringAttentionBuffers)
     in.ringBackward = acts.ringBackwardBytes;
+    in.doraForward = acts.doraForwardBytes; // activation_model.cpp doraTransients
     if (slice.last) { // the loss as the framework computes it (activation_model.cpp lossTensors)
         in.lossForward = acts.lossForwardBytes;
         in.lossBackward = acts.lossBackwardBytes;
@@ -213,6 +215,7 @@ void replayAllocator(Report& rep, const ModelSpec& m, const RunSpec& r, const st
     if (buckets > 0)
         in.residentExtras.insert(in.residentExtras.end(), { buckets / 2, buckets - buckets / 2 });
     in.ringForwardSizes = std::move(sizes.ringForward);
+    in.doraForwardSizes = std::move(sizes.doraForward);
     in.ringBackwardSizes = std::move(sizes.ringBackward);
     in.savedSizes = std::move(sizes.saved);
     in.recomputeSizes = std::move(sizes.recompute);
@@ -321,6 +324,22 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
                 : r.finetune.quantizeLmHead ? "run.finetune.quantize_lm_head"
                                             : "run.finetune.double_quant",
             "applies to finetune method qlora only");
+    // DoRA as PEFT 0.18.0 runs it (tuners/lora/dora.py, variants.py@77daa8d3); torchtune's DoRALinear and
+    // LitGPT's keep other tensors, and a tensor-parallel base shards what PEFT's norm reads whole.
+    if (r.finetune.dora && r.mode == Mode::Training) {
+        if (r.finetune.method == FinetuneMethod::Full)
+            throw InputError("run.finetune.dora", "applies to finetune method lora or qlora only");
+        if (r.framework != Framework::HfTransformers)
+            throw InputError("run.finetune.dora",
+                "modelled as PEFT 0.18.0 runs it: expected framework \"hf-transformers\", got \""
+                    + std::string(toString(r.framework)) + "\"");
+        if (r.parallelism.tensorParallel > 1 || r.parallelism.pipelineParallel > 1)
+            throw InputError("run.finetune.dora",
+                "modelled without tensor or pipeline parallelism (PEFT's norm reads whole weights)");
+        if (r.finetune.method == FinetuneMethod::Qlora && effectiveNf4Format(r) != Nf4Format::Bitsandbytes)
+            throw InputError(
+                "run.finetune.dora", "modelled with bitsandbytes' 4-bit weights (PEFT dequantize_module_weight)");
+    }
     if (r.finetune.method == FinetuneMethod::Qlora && r.mode == Mode::Training
         && effectiveNf4Format(r) == Nf4Format::Torchao)
         validateTorchaoNf4(m, r);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vramlab/flops_model.h"
+#include "vramlab/model_states.h"
+#include "vramlab/parameter_tensors.h"
 
 #include "vramlab/precision_regime.h"
 
@@ -87,7 +89,28 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
     f.attentionPerToken = attentionFlopsPerToken(m, r.sequenceLength);
     f.forwardPerToken = 2.0 * n + f.attentionPerToken;
     const bool peft = r.finetune.method != FinetuneMethod::Full;
-    const double backward = peft ? f.forwardPerToken + 2.0 * static_cast<double>(loraParams) : 2.0 * f.forwardPerToken;
+    // DoRA (PEFT 0.18.0 dora.py@77daa8d3), per adapted linear (in x out, rank r) and forward: B A through x_eye
+    // (2 in^2 r + 2 in r out), W + s B A and its norm (4 in out), once per micro-batch; with dropout the base
+    // linear again on the dropped input, and its input gradient in backward (2 in out per token each).
+    double doraForward = 0, doraBackward = 0;
+    if (peft && r.finetune.dora) {
+        const double tokens = static_cast<double>(std::max<Count>(1, r.microBatchSize * r.sequenceLength));
+        for (const ParamTensor& t : parameterTensors(m)) {
+            if (!t.linear || t.group == ParamGroup::Head || t.group == ParamGroup::Embedding
+                || !isTarget(r.finetune, t.module) || t.copies < m.numLayers)
+                continue;
+            const double in = static_cast<double>(t.rows), out = static_cast<double>(t.cols);
+            const double rank = static_cast<double>(r.finetune.rank), n = static_cast<double>(t.copies);
+            doraForward += n * (2 * in * in * rank + 2 * in * rank * out + 4 * in * out) / tokens;
+            if (r.finetune.dropout > 0) {
+                doraForward += n * 2 * in * out;
+                doraBackward += n * 2 * in * out;
+            }
+        }
+        f.forwardPerToken += doraForward;
+    }
+    const double backward = (peft ? f.forwardPerToken + 2.0 * static_cast<double>(loraParams) : 2.0 * f.forwardPerToken)
+        + doraBackward - (peft ? doraForward : 0);
     f.perToken = f.forwardPerToken + backward;
 
     double recompute = 0;
@@ -143,6 +166,9 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
         .append(formatCount(params.matmulActive))
         .append(" params + attention ")
         .append(num(f.attentionPerToken))
+        .append(doraForward > 0 ? " + DoRA's weight norm" : "")
+        .append(doraForward > 0 ? (r.finetune.dropout > 0 ? " and base linears again " : " ") : "")
+        .append(doraForward > 0 ? num(doraForward) : "")
         .append(" = ")
         .append(num(f.forwardPerToken))
         .append("; x ")

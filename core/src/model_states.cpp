@@ -10,12 +10,6 @@ namespace vramlab {
 
 namespace {
 
-bool isTarget(const Finetune& f, std::string_view module)
-{
-    return std::any_of(f.targets.begin(), f.targets.end(),
-        [&](const std::string& t) { return t == module || (t == "all-linear" && module != "lm_head"); });
-}
-
 /// Tensor-parallel split of a tensor: column-parallel linears split their output,
 /// row-parallel ones (o, down) their input, the embedding its vocabulary.
 void splitForTensorParallel(LocalParam& p, const ParamTensor& t, Count tp)
@@ -73,12 +67,19 @@ std::string perParam(double bytes)
 
 } // namespace
 
+bool isTarget(const Finetune& f, std::string_view module)
+{
+    return std::any_of(f.targets.begin(), f.targets.end(),
+        [&](const std::string& t) { return t == module || (t == "all-linear" && module != "lm_head"); });
+}
+
 Count loraParameters(const ModelSpec& m, const Finetune& f)
 {
     Count n = 0;
     for (const ParamTensor& t : parameterTensors(m))
         if (t.linear && t.group != ParamGroup::Head && isTarget(f, t.module))
-            n = checkedAdd(n, checkedMul(f.rank, t.rows + t.cols, t.copies));
+            // A (in x r) and B (r x out); DoRA adds a magnitude per output.
+            n = checkedAdd(n, checkedMul(f.rank * (t.rows + t.cols) + (f.dora ? t.cols : 0), t.copies));
     return n;
 }
 
@@ -119,6 +120,8 @@ std::vector<LocalParam> localParameters(
             // A: in x r, B: r x out, sharded along the base layer's split dimension.
             out.push_back({ t.name, p.rows, r.finetune.rank, p.copies, true, p.expert, true, working, 'A' });
             out.push_back({ t.name, r.finetune.rank, p.cols, p.copies, true, p.expert, true, working, 'B' });
+            if (r.finetune.dora) // DoraLinearLayer.weight: the magnitude, one per output (dora.py@77daa8d3)
+                out.push_back({ t.name, 1, p.cols, p.copies, true, p.expert, false, working, 'M' });
         }
     }
     return out;

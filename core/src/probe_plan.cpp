@@ -59,7 +59,7 @@ ProbeAllocationPlan probeAllocationPlan(const Scenario& scenario)
             const ModelStateBytes s = modelStates({ p }, r, false);
             std::string name(p.name);
             if (p.loraPart)
-                name += p.loraPart == 'A' ? ".lora_A" : ".lora_B";
+                name += p.loraPart == 'A' ? ".lora_A" : p.loraPart == 'B' ? ".lora_B" : ".lora_magnitude_vector";
             splitInto(out, part.key, name, s.*part.bytes, p.copies);
         }
     }

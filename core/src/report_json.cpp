@@ -113,6 +113,13 @@ nlohmann::ordered_json reportToJson(const Report& r)
         out["ring_attention"] = { { "forward_bytes", r.activations.ringForwardBytes },
             { "backward_bytes", r.activations.ringBackwardBytes }, { "buffers", std::move(buffers) } };
     }
+    if (r.activations.doraForwardBytes > 0) { // DoRA's weight norm, while an adapted linear runs forward
+        json transients = json::array();
+        for (const ActivationTensor& t : r.activations.doraTransients)
+            transients.push_back({ { "name", t.name }, { "bytes", t.bytesEach }, { "shape", t.shapeText() } });
+        out["dora"] = { { "forward_transient_bytes", r.activations.doraForwardBytes },
+            { "transients", std::move(transients) } };
+    }
     if (r.stepInputs.training && r.stepInputs.lastStage) // the loss as the framework computes it
         out["loss"] = { { "source", r.activations.lossSource }, { "framework", r.activations.lossFramework },
             { "forward_bytes", r.activations.lossForwardBytes }, { "backward_bytes", r.activations.lossBackwardBytes },

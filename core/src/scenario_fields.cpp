@@ -768,6 +768,10 @@ const ScenarioField kFields[] = {
         qlora),
     when(boolean<REF(s.run.finetune.quantizeLmHead)>("run.finetune.quantize_lm_head", "QLoRA: the LM head in NF4 too."),
         qlora),
+    when(boolean<REF(s.run.finetune.dora)>("run.finetune.dora",
+             "DoRA (PEFT use_dora, LoRA or QLoRA under hf-transformers): a magnitude per output of each adapted "
+             "linear; every forward rebuilds the adapted weight for its norm and keeps two outputs per linear."),
+        [](const Scenario& s) { return s.run.finetune.dora; }),
 
     integer<REF(s.run.inference.batchSize)>(
         "run.batch_size", 1, kMaxBatch, "sequences", "Inference: sequences served at once."),

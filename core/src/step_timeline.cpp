@@ -183,9 +183,13 @@ private:
         const Bytes layerActs = in.layerActs;
         const std::string_view what = in.ringForward > 0
             ? "forward: layer saves its tensors while ring attention holds the gathered K and V"
+            : in.doraForward > 0 ? "forward: layer saves its tensors while DoRA rebuilds an adapted weight for its norm"
             : in.zero3Gather > 0 ? "forward: layer gathered (ZeRO-3), saves its tensors"
                                  : "forward: layer saves its tensors";
-        const Bytes transient = in.zero3Gather + in.ringForward;
+        // DoRA's widest linear is the layer's last or nearly when the MLP is adapted (down: an in x in x_eye), so
+        // its transients meet nearly all of the layer's saved tensors; with attention alone adapted this counts
+        // what the layer saves after that projection too (an upper bound by that much).
+        const Bytes transient = in.zero3Gather + in.ringForward + in.doraForward;
         if (!m_record && in.layers > 0) { // forward only grows: its last layer is its highest point
             at(Cat::Temporaries) += transient;
             at(Cat::Activations) += layerActs;
@@ -251,8 +255,11 @@ private:
                 = in.optimizerInBackward ? share(in.gradients, l) + share(in.optimizerTemporaries, l) : 0;
             // Ring attention's backward buffers (context parallelism) beside the layer's working set; its
             // forward buffers during the recompute are fewer (ringForward < ringBackward) and come earlier.
+            // A rebuilt layer's recompute runs DoRA's weight norm again beside the rebuilt tensors, before its
+            // backward's working set exists: the larger of the two.
+            const Bytes backwardWorking = in.backwardWorkingSet + in.layerGradientBucket + stepped + in.ringBackward;
             const Bytes working
-                = in.backwardWorkingSet + in.zero3Gather + in.layerGradientBucket + stepped + in.ringBackward;
+                = in.zero3Gather + std::max(backwardWorking, in.recompute > 0 && rebuilds ? in.doraForward : Bytes(0));
             at(Cat::Temporaries) += working;
             if (gradsAppear)
                 at(Cat::Gradients) += share(in.gradients, l);

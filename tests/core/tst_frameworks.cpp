@@ -85,6 +85,7 @@ private slots:
     void torchtitanCompiledLoss();
     void fp8AllGather();
     void loraAsPeftRunsIt();
+    void doraAsPeftRunsIt();
     void megatronAsTransformerEngineRunsIt();
     void zeroAsDeepSpeedRunsIt();
     void firstLayersCheckpointed();
@@ -687,6 +688,70 @@ void TstFrameworks::loraAsPeftRunsIt()
     const Report q = estimate(toy(qlora));
     QVERIFY(std::any_of(q.warnings.begin(), q.warnings.end(),
         [](const std::string& w) { return w.find("prepare_model_for_kbit_training") != std::string::npos; }));
+}
+
+// DoRA as PEFT 0.18.0 runs it (tuners/lora/variants.py DoraLinearVariant.forward, dora.py DoraLinearLayer@77daa8d3),
+// q (64 -> 64) and v (64 -> 32) adapted at rank 8 on the toy, 32 tokens, bf16 without autocast, so x is cast to the
+// fp32 adapters' type: (m / n - 1) * base + (m / n) * lora_B(lora_A(x)) * s keeps the base output (bf16), B's
+// output (fp32) and n, m / n - 1, m / n (fp32, one per output); the norm's transients are x_eye (in x in), A's
+// output (in x r), B A, the weight's fp32 copy, s B A and W + s B A (in x out, fp32).
+void TstFrameworks::doraAsPeftRunsIt()
+{
+    const json dora = {
+        { "framework", "hf-transformers" }, { "precision", "bf16" },
+        { "finetune",
+            { { "method", "lora" }, { "rank", 8 }, { "targets", { "q", "v" } }, { "dropout", 0.0 }, { "dora", true } } }
+    };
+    const ActivationSet a = acts(toy(dora));
+    QCOMPARE(tensorBytes(a, "LoRA q: DoRA base layer output (kept by (m / n - 1) x base)"), Bytes(2 * 32 * 64 * 2));
+    QCOMPARE(tensorBytes(a, "LoRA q: DoRA B output (kept by (m / n) x lora)"), Bytes(2 * 32 * 64 * 4));
+    QCOMPARE(tensorBytes(a, "LoRA q: DoRA weight norm n, m / n - 1 and m / n"), Bytes(2 * 3 * 64 * 4));
+    QCOMPARE(tensorBytes(a, "LoRA v: DoRA B output (kept by (m / n) x lora)"), Bytes(2 * 32 * 32 * 4));
+    json plainLora = dora;
+    plainLora["finetune"].erase("dora");
+    const ActivationSet l = acts(toy(plainLora));
+    QCOMPARE(a.bytes - l.bytes,
+        Bytes(2 * (32 * 64 * 2 + 32 * 64 * 4 + 3 * 64 * 4 + 32 * 32 * 2 + 32 * 32 * 4 + 3 * 32 * 4)));
+    // q's norm is the widest: 64 x 64 x 4 B for x_eye, B A, the weight's copy, s B A and the sum, and A's 64 x 8 x 4 B.
+    QCOMPARE(a.doraForwardBytes, Bytes(5 * 64 * 64 * 4 + 64 * 8 * 4));
+    // Under autocast (mixed-bf16) A and B run in bf16 (on autocast's cast of x_eye), x stays fp32.
+    json autocast = dora;
+    autocast["precision"] = "mixed-bf16";
+    const ActivationSet ac = acts(toy(autocast));
+    QCOMPARE(tensorBytes(ac, "LoRA q: DoRA B output (kept by (m / n) x lora)"), Bytes(2 * 32 * 64 * 2));
+    QCOMPARE(ac.doraForwardBytes,
+        Bytes(64 * 64 * 4 + 64 * 64 * 2 + 64 * 8 * 2 + 64 * 64 * 2 + 64 * 64 * 4 + 64 * 64 * 2 + 64 * 64 * 4));
+    // Dropout: base = F.linear(dropout(x), W.to(x.dtype)) keeps the fp32 weight copy and its own fp32 output; the
+    // copy leaves the transients (it is counted as kept).
+    json dropped = dora;
+    dropped["finetune"]["dropout"] = 0.05;
+    const ActivationSet d = acts(toy(dropped));
+    QCOMPARE(
+        tensorBytes(d, "LoRA q: DoRA weight in x's type (F.linear's, kept for x's gradient)"), Bytes(2 * 64 * 64 * 4));
+    QCOMPARE(tensorBytes(d, "LoRA q: DoRA base output F.linear(dropout(x), W) (kept by (m / n - 1) x base)"),
+        Bytes(2 * 32 * 64 * 4));
+    QCOMPARE(tensorBytes(d, "LoRA q: DoRA base layer output (kept by (m / n - 1) x base)"), Bytes(0));
+    QCOMPARE(d.doraForwardBytes, Bytes(4 * 64 * 64 * 4 + 64 * 8 * 4));
+    // The magnitudes train: 64 + 32 per layer beside A and B; FLOPs add B A through x_eye and the norm per forward,
+    // (2 in^2 r + 2 in r out + 4 in out) / 32 tokens per layer.
+    const Report rd = estimate(toy(dora)), rl = estimate(toy(plainLora));
+    QCOMPARE(rd.loraParams - rl.loraParams, Count(2 * (64 + 32)));
+    const double q = (2.0 * 64 * 64 * 8 + 2.0 * 64 * 8 * 64 + 4.0 * 64 * 64) / 32,
+                 v = (2.0 * 64 * 64 * 8 + 2.0 * 64 * 8 * 32 + 4.0 * 64 * 32) / 32;
+    QCOMPARE(rd.flops.perToken - rl.flops.perToken, 2 * (q + v) + 2.0 * 2 * (64 + 32));
+    QCOMPARE(rd.trainableParams - rl.trainableParams, Count(2 * (64 + 32)));
+    // PEFT's and only PEFT's; written back only when on.
+    QVERIFY(scenarioToJson(toy(dora))["run"]["finetune"]["dora"] == json(true));
+    QVERIFY(!scenarioToJson(toy(plainLora))["run"]["finetune"].contains("dora"));
+    json other = dora;
+    other["framework"] = "plain";
+    QCOMPARE(refusal(other).keyPath(), std::string("run.finetune.dora"));
+    json full = dora;
+    full["finetune"]["method"] = "full";
+    QCOMPARE(refusal(full).keyPath(), std::string("run.finetune.dora"));
+    json tp = dora;
+    tp["parallelism"] = { { "gpus", 2 }, { "tensor_parallel", 2 } };
+    QCOMPARE(refusal(tp).keyPath(), std::string("run.finetune.dora"));
 }
 
 // DeepSpeed v0.16.4 (runtime/zero/stage_1_and_2.py, stage3.py, bf16_optimizer.py@e2dc3eeb), on the toy over 4 GPUs

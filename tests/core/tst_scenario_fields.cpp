@@ -78,6 +78,7 @@ Scenario richScenario()
     sc.run.parallelism.virtualStages = 2;
     sc.run.parallelism.asyncTp = true; // written only when true
     sc.run.activationOffloading = true;
+    sc.run.finetune.dora = true; // written only when true
     sc.run.overheads.commBufferBytes = 300 * kMiB;
     sc.run.gpu = findGpu("h100-sxm-80gb");
     sc.run.checkpointing = { Checkpointing::Kind::Every, 4 };

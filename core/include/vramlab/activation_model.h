@@ -46,6 +46,7 @@ struct SavedTensorSizes {
     std::vector<SavedTensorSize> recompute; ///< checkpointing: one rebuilt layer's tensors
     /// Context parallelism: ring attention's transients of one layer, in allocation order (forward, backward).
     std::vector<Bytes> ringForward, ringBackward;
+    std::vector<Bytes> doraForward; ///< DoRA: the widest adapted linear's weight-norm transients, in allocation order
 };
 
 /// Saved tensors of one micro-batch on one GPU of a pipeline stage.
@@ -78,6 +79,10 @@ struct ActivationSet {
     /// backward but alive while one layer's attention runs (see ringAttentionBuffers()).
     Bytes ringForwardBytes = 0; ///< the widest point of one ring attention forward (also its recompute)
     Bytes ringBackwardBytes = 0; ///< the widest point of one ring attention backward
+    /// run.finetune.dora: the widest adapted linear's weight-norm transients (x_eye, B A, W + s B A), alive while
+    /// it runs forward (and again in a recompute); see doraTransients().
+    Bytes doraForwardBytes = 0;
+    std::vector<ActivationTensor> doraTransients; ///< those tensors (when explained)
     std::vector<ActivationTensor> ringBuffers; ///< those buffers by name (when explained); module says which pass
     /// run.activation_offloading: bytes of one micro-batch's saved tensors held in pinned host
     /// memory instead (already left out of `bytes`).

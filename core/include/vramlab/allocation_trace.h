@@ -31,6 +31,7 @@ struct ReplayInputs : StepInputs {
     /// Context parallelism: ring attention's transients while a layer's attention runs, forward (and its
     /// recompute) and backward, in allocation order (SavedTensorSizes::ringForward, ringBackward).
     std::vector<Bytes> ringForwardSizes, ringBackwardSizes;
+    std::vector<Bytes> doraForwardSizes; ///< DoRA's weight-norm transients of a layer's widest adapted linear
     std::vector<Bytes> residentExtras; ///< allocator tensors that stay all step: cuBLAS workspace, buckets, ...
     Bytes outsideAllocator = 0; ///< what the caching allocator never sees (CUDA context, NCCL's own buffers)
 };

@@ -23,7 +23,7 @@ struct LocalParam {
     bool expert = false; ///< ZeRO group is data-parallel / expert-parallel
     bool linear = false;
     DType frozenStorage = DType::Bf16; ///< storage of a frozen tensor (NF4 under QLoRA)
-    char loraPart = 0; ///< 'A' or 'B' for a LoRA adapter of tensor `name`
+    char loraPart = 0; ///< 'A' or 'B' for a LoRA adapter of tensor `name`, 'M' for its DoRA magnitude
     Count elements() const { return checkedMul(rows, cols, copies); }
 };
 
@@ -45,6 +45,8 @@ std::vector<LocalParam> localParameters(
 
 /// Parameters of the LoRA adapters added to `model` (rank x (in + out) per targeted linear).
 Count loraParameters(const ModelSpec& model, const Finetune& finetune);
+/// Whether run.finetune.targets adapts the linear `module` ("q", "down", ...; "all-linear" every one but lm_head).
+bool isTarget(const Finetune& finetune, std::string_view module);
 
 /// Weights, master copy, gradients and optimizer states of one GPU.
 /// Works on any parameter list, so a textbook "P parameters" case is a single tensor.

@@ -122,6 +122,9 @@ struct Finetune {
     std::optional<Nf4Format> quant; ///< run.finetune.quant; unset: the framework's (effectiveNf4Format)
     bool quantizeLmHead
         = false; ///< QLoRA: the LM head in NF4 too (Lightning's BitsandbytesPrecision without ignore_modules)
+    /// DoRA (PEFT's use_dora): a trainable magnitude per output of each adapted linear, and the norm of the
+    /// adapted weight computed in every forward (tuners/lora/dora.py@77daa8d3).
+    bool dora = false;
 };
 
 struct Inference {

@@ -65,6 +65,8 @@ struct StepInputs {
     /// Context parallelism: ring attention's buffers at their widest while one layer's attention runs,
     /// in forward (and its recompute) and in backward (activation_model.cpp ringAttentionBuffers).
     Bytes ringForward = 0, ringBackward = 0;
+    /// DoRA: the widest adapted linear's weight-norm transients, while a layer runs forward (and its recompute).
+    Bytes doraForward = 0;
     Bytes optimizerTemporaries = 0; ///< foreach AdamW's sqrt(v) list, and the like
     Count trainableParamsLocal = 0; ///< on this GPU before ZeRO sharding (communication volumes)
     Count paramsLocal = 0;
