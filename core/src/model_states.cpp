@@ -137,12 +137,24 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     const bool training = r.mode == Mode::Training;
     const PrecisionRegime reg = precisionRegime(r);
     const Bytes work = static_cast<Bytes>(bytesPerElement(reg.working));
-    const Bytes grad = static_cast<Bytes>(bytesPerElement(reg.gradients));
+    // The trainable parameters' regime. PEFT's adapters are fp32 whatever the model's type (tuners/
+    // tuners_utils.py@77daa8d3 cast_adapter_dtype, autocast_adapter_dtype=True), so are their gradients and
+    // AdamW's states (zeros_like(param)), and no master copy exists (tests/validation/dora_linear.py).
+    PrecisionRegime treg = reg;
+    if (training && r.finetune.method != FinetuneMethod::Full && frameworkProfile(r.framework).loraAdaptersFp32
+        && work < 4) {
+        treg.working = treg.gradients = DType::Fp32;
+        treg.master.reset();
+        if (bytesPerElement(treg.optimizerStates) < 4)
+            treg.optimizerStates = DType::Fp32;
+    }
+    const Bytes twork = static_cast<Bytes>(bytesPerElement(treg.working));
+    const Bytes grad = static_cast<Bytes>(bytesPerElement(treg.gradients));
     // bitsandbytes PagedAdamW (32-bit) keeps fp32 states whatever the precision (lit-gpt
     // finetune/lora.py@8641822 with quantization); they live in unified memory, which
     // torch.cuda.max_memory_allocated() does not see.
     const Bytes state
-        = r.optimizerImpl == OptimizerImpl::Paged32 ? 4 : static_cast<Bytes>(bytesPerElement(reg.optimizerStates));
+        = r.optimizerImpl == OptimizerImpl::Paged32 ? 4 : static_cast<Bytes>(bytesPerElement(treg.optimizerStates));
     const bool offloadOpt = training && par.offloadOptimizer;
     const bool offloadParams = par.offloadParams;
     const bool bf16OptimizerGrads = training && r.framework == Framework::Deepspeed && zero == 0
@@ -179,18 +191,18 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         // FSDP2 with MixedPrecisionPolicy(param_dtype=bf16) (torchtitan parallelize_llama.py@9dec370
         // apply_fsdp): the sharded parameter is the fp32 master itself; 16-bit copies exist only
         // when a block is gathered (the ZeRO-3 gathered layers in the overhead).
-        const bool noWorkingShard = training && par.fsdp2 && zero == 3 && reg.master.has_value();
+        const bool noWorkingShard = training && par.fsdp2 && zero == 3 && treg.master.has_value();
         // Kept gathered (reshard_after_forward false, or pipelining): the unsharded 16-bit weight, or with
         // fp8_all_gather the float8 linears' 1 B per element (torchao fsdp_post_all_gather), all step long.
         // (torchtitan converts the blocks' linears to float8, not the LM head: float8.py module_filter_fn).
         const Bytes gathered
-            = checkedMul(n, par.fp8AllGather && p.linear && p.name.starts_with("layers.") ? Bytes(1) : work);
+            = checkedMul(n, par.fp8AllGather && p.linear && p.name.starts_with("layers.") ? Bytes(1) : twork);
         // FSDP2's root group (the embedding, the final norm, the LM head: parameters outside the blocks) is never
         // resharded after forward (torch/distributed/_composable/fsdp/_fsdp_state.py _lazy_init: "For the root, do
         // not reshard after forward"): gathered from the step's first forward until its backward ends.
         // Without an fp32 master (pure 16-bit) the shard stays beside the gathered root.
         const bool rootGathered = training && par.fsdp2 && zero == 3 && outsideBlocks(p.name);
-        const Bytes resident = noWorkingShard ? 0 : shard(checkedMul(n, work), 3);
+        const Bytes resident = noWorkingShard ? 0 : shard(checkedMul(n, twork), 3);
         const Bytes w = keptGathered ? gathered : rootGathered ? checkedAdd(resident, gathered) : resident;
         if (rootGathered && !keptGathered)
             rootLocal = checkedAdd(rootLocal, n);
@@ -201,11 +213,11 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
             continue;
 
         const Count nOpt = shard(n, 1);
-        if (reg.master)
+        if (treg.master)
             accumulate(offloadOpt ? hostMaster : out.master, checkedMul(nOpt, 4));
         if (offloadOpt && grad == 4) {
             // ZeRO-Offload: 16-bit gradients on the GPU, the fp32 copy on the host.
-            accumulate(out.gradients, checkedMul(shard(n, 2), work));
+            accumulate(out.gradients, checkedMul(shard(n, 2), twork));
             accumulate(hostGrads, checkedMul(nOpt, 4));
         } else {
             accumulate(out.gradients, checkedMul(unshardedGrads ? n : shard(n, 2), grad));
@@ -265,8 +277,8 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         // Full training freezes only a vision tower (model.vision); PEFT freezes the base under its adapters.
         const bool full = r.finetune.method == FinetuneMethod::Full;
         out.weightsFormula = std::string(full ? "frozen vision tower: " : "frozen base: ") + frozen
-            + (full ? "; " : "; adapters ") + perParam(static_cast<double>(work)) + " x " + trainable
-            + zeroNote(dp, zero, 3);
+            + (full ? "; " : "; adapters ") + perParam(static_cast<double>(twork))
+            + (twork != work ? " (fp32: PEFT's adapters)" : "") + " x " + trainable + zeroNote(dp, zero, 3);
     }
     if (fp8Copies > 0)
         out.weightsFormula += " + 1 B fp8 copy x " + formatCount(fp8Copies) + " linear params";
@@ -293,14 +305,14 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         out.weightsFormula = (params.empty() ? std::string("no weights") : frozen) + zeroNote(dp, zero, 3);
         return out;
     }
-    out.masterFormula = reg.master ? "4 B (fp32) x " + trainable + zeroNote(dp, zero, 1) : "no master copy";
-    if (reg.master && offloadOpt)
+    out.masterFormula = treg.master ? "4 B (fp32) x " + trainable + zeroNote(dp, zero, 1) : "no master copy";
+    if (treg.master && offloadOpt)
         out.masterFormula += " -> host";
-    out.gradientsFormula = perParam(static_cast<double>(offloadOpt && grad == 4 ? work : grad)) + " ("
-        + std::string(toString(offloadOpt && grad == 4 ? reg.working : reg.gradients)) + ") x " + trainable
+    out.gradientsFormula = perParam(static_cast<double>(offloadOpt && grad == 4 ? twork : grad)) + " ("
+        + std::string(toString(offloadOpt && grad == 4 ? treg.working : treg.gradients)) + ") x " + trainable
         + zeroNote(dp, zero, 2);
     if (unshardedGrads)
-        out.gradientsFormula = perParam(static_cast<double>(grad)) + " (" + std::string(toString(reg.gradients))
+        out.gradientsFormula = perParam(static_cast<double>(grad)) + " (" + std::string(toString(treg.gradients))
             + ") x " + trainable
             + " unsharded: PyTorch pipelining turns FSDP's gradient sync off until the last micro-batch, so they "
               "accumulate whole in the reduce dtype";

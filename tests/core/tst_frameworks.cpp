@@ -682,6 +682,18 @@ void TstFrameworks::loraAsPeftRunsIt()
     const ActivationSet f = acts(toy(full));
     QCOMPARE(tensorBytes(f, "attention output (o_proj input)"), Bytes(2 * 32 * 64 * 2));
     QCOMPARE(tensorBytes(f, "attention output O (flash; also o_proj input)"), Bytes(2 * 32 * 64 * 2));
+    // PEFT's adapters are fp32 (cast_adapter_dtype): 2 layers x (8 x (64 + 64) + 8 x (64 + 32)) = 3,584 of them
+    // with fp32 gradients and fp32 AdamW states and no master copy, whatever the precision; plain keeps bf16.
+    for (const char* precision : { "bf16", "mixed-bf16" }) {
+        json run = lora;
+        run["precision"] = precision;
+        const Report rep = estimate(toy(run));
+        QCOMPARE(rep.trainableParams, Count(3584));
+        QCOMPARE(rep.bytesOf("gradients"), Bytes(3584 * 4));
+        QCOMPARE(rep.bytesOf("optimizer_states"), Bytes(3584 * 8));
+        QCOMPARE(rep.bytesOf("master_weights"), Bytes(0));
+    }
+    QCOMPARE(estimate(toy(plain)).bytesOf("gradients"), Bytes(3584 * 2));
     // QLoRA as PEFT prepares it (fp32 embedding, norms and head) is not modelled: the report says so.
     json qlora = lora;
     qlora["finetune"]["method"] = "qlora";
