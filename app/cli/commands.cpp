@@ -7,6 +7,7 @@
 #include "scenario_overrides.h"
 #include "serve_commands.h"
 #include "text_report.h"
+#include "vramlab/deepspeed_config.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
 #include "vramlab/fit.h"
@@ -25,6 +26,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -430,6 +432,35 @@ int runImportHf(const std::vector<std::string>& words)
     write("wrote " + *outPath + ": \"" + sc.name + "\" (" + imported.modelType + "), " + formatCount(c.total)
         + " parameters" + (c.active != c.total ? " (" + formatCount(c.active) + " active per token)" : std::string())
         + "\n");
+    return 0;
+}
+
+int runImportDeepSpeed(const std::vector<std::string>& words)
+{
+    CliArgs a(words, { "--into", "-o", "--output" }, {});
+    if (a.positionals().size() != 1 || !a.value("--into"))
+        throw InputError("import-deepspeed", "expected one DeepSpeed config and --into SCENARIO.json");
+    const std::string config = a.positionals().front(), into = *a.value("--into");
+    const char* option = a.value("-o") ? "-o" : "--output";
+    const auto outPath = a.value(option);
+    // Never over the scenario it started from: the run changes, so that file is the user's earlier work.
+    std::error_code ec;
+    if (outPath && (outPath->empty() || std::filesystem::equivalent(*outPath, into, ec)))
+        throw InputError(option, "expected a new file, not the scenario given to --into (" + into + ")");
+    Scenario sc = load(into);
+    const DeepSpeedImport done
+        = withFile(config, [&] { return applyDeepSpeedConfig(sc, parseJsonText(readTextFile(config), config)); });
+    withFile(config, [&] { return estimate(sc); }); // a config the run cannot take is refused here, naming the key
+    for (const std::string& line : done.applied)
+        std::fprintf(stderr, "%s: %s\n", config.c_str(), line.c_str());
+    for (const std::string& line : done.ignored)
+        std::fprintf(stderr, "%s: left out: %s\n", config.c_str(), line.c_str());
+    if (!outPath) {
+        write(scenarioFileText(sc));
+        return 0;
+    }
+    writeFileAtomically(*outPath, scenarioFileText(sc));
+    write("wrote " + *outPath + ": \"" + sc.name + "\" with " + config + "'s DeepSpeed settings\n");
     return 0;
 }
 

@@ -43,6 +43,8 @@ commands:
   keys [--json]                   every scenario key: kind, accepted values, unit, meaning
   import-hf CONFIG.json [-o OUT.json] [--name NAME]
                                   scenario from a Hugging Face config.json
+  import-deepspeed DS.json --into SCENARIO.json [-o OUT.json]
+                                  the scenario with a DeepSpeed config's run settings
   validate FILE                   check a scenario file (exit 0 valid, 2 invalid)
   snapshot FILE.pickle [--scenario S.json] [--json] [--csv CURVE.csv]
                                   a PyTorch memory snapshot: peaks, what was alive, by
@@ -60,7 +62,7 @@ struct Command {
     const char* usage; ///< what `vramlab-cli NAME --help` prints
 };
 
-const std::array<Command, 12> kCommands = { {
+const std::array<Command, 13> kCommands = { {
     { "estimate", vramlab::cli::runEstimate, R"(usage: vramlab-cli estimate FILE [--json] [--KEY VALUE ...]
        vramlab-cli estimate --preset NAME [--KEY VALUE ...] [--json]
 
@@ -148,6 +150,16 @@ Keys marked "refused" change memory in ways not modelled yet: only the value sho
 
 A scenario from a Hugging Face config.json (printed, or written to OUT.json). A config
 with keys VRAM Lab cannot account for is refused, naming them.
+)" },
+    { "import-deepspeed", vramlab::cli::runImportDeepSpeed,
+        R"(usage: vramlab-cli import-deepspeed DS.json --into SCENARIO.json [-o OUT.json]
+
+The scenario with a DeepSpeed config's run settings (framework deepspeed): ZeRO stage,
+offload, buckets, precision, micro-batch, accumulation, optimizer (printed, or written to
+OUT.json, never over SCENARIO.json). The model and the GPU count stay the scenario's.
+Each key mapped and each key left out (and why) is listed on stderr; a key that changes
+memory in a way VRAM Lab does not model is refused, naming it. Hugging Face's "auto"
+keeps the scenario's value (the buckets Trainer derives from the model are derived).
 )" },
     { "validate", vramlab::cli::runValidate, R"(usage: vramlab-cli validate FILE
 

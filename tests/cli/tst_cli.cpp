@@ -445,6 +445,42 @@ private slots:
         QVERIFY(h.out.contains("estimate FILE"));
     }
 
+    /// import-deepspeed: Trainer's ZeRO-3 config onto a scenario (stdout or a new file, never over the scenario
+    /// it started from); each mapped key on stderr; a refusal names the config file and its key (exit 2).
+    void importDeepSpeed()
+    {
+        QTemporaryDir dir;
+        const QString scenario = writeTemp(dir, "s.json", kLlamaH100);
+        const QByteArray before = kLlamaH100; // what writeTemp wrote
+        const QString ds = data("deepspeed/hf-trainer-zero3.json");
+        const QString out = dir.filePath("ds.json");
+        const Run r = cli({ "import-deepspeed", ds, "--into", scenario, "-o", out });
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.startsWith("wrote " + out.toUtf8()));
+        QVERIFY2(r.err.contains("zero_optimization.stage3_prefetch_bucket_size = auto (Hugging Face: 15,099,494)"),
+            r.err.constData());
+        const QJsonObject run = [&] {
+            QFile f(out);
+            f.open(QIODevice::ReadOnly);
+            return QJsonDocument::fromJson(f.readAll()).object()["run"].toObject();
+        }();
+        QCOMPARE(run["framework"].toString(), QStringLiteral("deepspeed"));
+        QCOMPARE(run["parallelism"].toObject()["reduce_bucket_size"].toInteger(), qint64(4096 * 4096));
+        QCOMPARE(cli({ "estimate", out }).code, 0);
+        // -o naming the scenario itself is refused before anything is read or written.
+        const Run same = cli({ "import-deepspeed", ds, "--into", scenario, "-o", scenario });
+        QCOMPARE(same.code, 2);
+        QVERIFY(same.err.contains("-o"));
+        QFile f(scenario);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), before);
+        const Run lamb
+            = cli({ "import-deepspeed", data("deepspeed/dsexamples-bing-bert-lamb.json"), "--into", scenario });
+        QCOMPARE(lamb.code, 2);
+        QVERIFY2(lamb.err.contains("dsexamples-bing-bert-lamb.json") && lamb.err.contains("optimizer.type"),
+            lamb.err.constData());
+    }
+
     void importHf()
     {
         QTemporaryDir dir;
