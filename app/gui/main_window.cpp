@@ -25,6 +25,7 @@
 #include "timeline_chart.h"
 #include "timeline_page.h"
 #include "vramlab/errors.h"
+#include "vramlab/estimator.h"
 #include "vramlab/report_text.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/serving_chart.h"
@@ -300,6 +301,26 @@ void MainWindow::buildMenus()
     });
     open->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(QStringLiteral("Open &Recent"));
+    file->addAction(QStringLiteral("Apply &DeepSpeed config…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Apply a DeepSpeed config to the run"),
+            QString(), QStringLiteral("DeepSpeed config (*.json)"));
+        if (path.isEmpty())
+            return;
+        if (const std::optional<DeepSpeedImport> done = applyDeepSpeedFile(path)) {
+            QString text = QStringLiteral("Applied (Edit > Undo takes it back):\n");
+            for (const std::string& line : done->applied)
+                text += QStringLiteral("  ") + QString::fromStdString(line) + QLatin1Char('\n');
+            text += QStringLiteral("\nLeft out:\n");
+            for (const std::string& line : done->ignored)
+                text += QStringLiteral("  ") + QString::fromStdString(line) + QLatin1Char('\n');
+            QMessageBox box(QMessageBox::Information, QStringLiteral("DeepSpeed config applied"),
+                QStringLiteral("%1 set the run's DeepSpeed settings.").arg(QFileInfo(path).fileName()), QMessageBox::Ok,
+                this);
+            box.setTextFormat(Qt::PlainText); // a file's text is never markup
+            box.setDetailedText(text);
+            box.exec();
+        }
+    });
     file->addSeparator();
     QAction* saveAct = file->addAction(QStringLiteral("&Save"), this, [this] { save(); });
     saveAct->setShortcut(QKeySequence::Save);
@@ -493,6 +514,24 @@ void MainWindow::showBanner(const QString& text)
     m_lastError = text;
     m_banner->setText(text);
     m_bannerFrame->setVisible(!text.isEmpty());
+}
+
+std::optional<DeepSpeedImport> MainWindow::applyDeepSpeedFile(const QString& path)
+{
+    const std::string file = path.toStdString();
+    try {
+        Scenario sc = m_doc->scenario();
+        DeepSpeedImport done = applyDeepSpeedConfig(sc, parseJsonText(readTextFile(file), file));
+        (void)estimate(sc); // a config the run cannot take is refused before it becomes an edit
+        m_doc->replaceScenario(sc, QStringLiteral("Apply DeepSpeed config %1").arg(QFileInfo(path).fileName()));
+        showBanner(QString());
+        return done;
+    } catch (const InputError& e) { // "FILE: key: expected ...": the file and the key it refused
+        showBanner(QStringLiteral("Not applied: ") + QString::fromUtf8(e.withFile(file).what()));
+    } catch (const SizeOverflow& e) {
+        showBanner(QStringLiteral("Not applied: %1: %2").arg(path, QString::fromUtf8(e.what())));
+    }
+    return std::nullopt;
 }
 
 bool MainWindow::openRequested(const QString& path)

@@ -4,9 +4,12 @@
 #include "autosave_file.h"
 #include "chart_export.h"
 #include "plot_theme.h"
+#include "vramlab/deepspeed_config.h"
 
 #include <QMainWindow>
 #include <QStringList>
+
+#include <optional>
 
 class QFrame;
 class QLabel;
@@ -86,6 +89,9 @@ public:
     /// Opens a scenario or a Hugging Face config.json; on failure the current scenario
     /// stays and the banner says why.
     bool openFile(const QString& path);
+    /// Applies a DeepSpeed config to the run (vramlab-cli import-deepspeed), one undoable edit; on a refusal
+    /// the scenario stays and the banner names the file and the key. Returns what it mapped and left out.
+    std::optional<DeepSpeedImport> applyDeepSpeedFile(const QString& path);
     /// Asks to save unsaved (or restored) work first; false when the user cancels.
     bool maybeSave();
     /// A file named on the command line (or dropped): restored unsaved work wins unless the

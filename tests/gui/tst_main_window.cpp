@@ -511,6 +511,31 @@ private slots:
         dark->trigger(); // back to light for the next tests
     }
 
+    /// File > Apply DeepSpeed config: Trainer's ZeRO-3 config becomes one undoable edit of the run; a config VRAM
+    /// Lab cannot model leaves the scenario as it was and the banner names the file and the key.
+    void appliesDeepSpeedConfig()
+    {
+        ScenarioDocument* doc = m_window->document();
+        const Scenario before = doc->scenario();
+        const auto done = m_window->applyDeepSpeedFile(
+            QStringLiteral(VRAMLAB_SOURCE_DIR "/tests/data/deepspeed/hf-trainer-zero3.json"));
+        QVERIFY(done && !done->applied.empty());
+        QVERIFY(doc->scenario().run.framework == Framework::Deepspeed);
+        QCOMPARE(doc->scenario().run.parallelism.zeroStage, 3);
+        QCOMPARE(doc->scenario().run.parallelism.stage3PrefetchBucketSize.value_or(0),
+            before.model.hiddenSize * before.model.hiddenSize * 9 / 10);
+        QCOMPARE(doc->report()->peak, estimate(doc->scenario()).peak);
+        doc->undoStack()->undo();
+        QVERIFY(doc->scenario().run.framework == before.run.framework);
+        QCOMPARE(doc->scenario().run.parallelism.zeroStage, before.run.parallelism.zeroStage);
+        const QString lamb = QStringLiteral(VRAMLAB_SOURCE_DIR "/tests/data/deepspeed/dsexamples-bing-bert-lamb.json");
+        QVERIFY(!m_window->applyDeepSpeedFile(lamb));
+        QVERIFY(doc->scenario().run.framework == before.run.framework);
+        QVERIFY2(m_window->lastError().contains(QStringLiteral("dsexamples-bing-bert-lamb.json"))
+                && m_window->lastError().contains(QStringLiteral("optimizer.type")),
+            qPrintable(m_window->lastError()));
+    }
+
     void commandLineWithoutDisplay()
     {
         for (const char* arg : { "--version", "--help" }) {
