@@ -183,6 +183,19 @@ void addFrameworkDetails(QVector<ParamDescriptor>& all)
         QStringLiteral("Whether an fp32 copy of each trainable weight (4 bytes a weight) is kept beside the "
                        "16-bit one the model runs; by default with mixed precision only."),
         training, QStringLiteral("Default (by precision)"));
+    const auto megatron = [](const Scenario& s) { return training(s) && s.run.framework == Framework::Megatron; };
+    all << toggle(QStringLiteral("run.precision_aware_optimizer"), g, QStringLiteral("Precision-aware optimizer"),
+        QStringLiteral("Megatron-LM's --use-precision-aware-optimizer: Transformer Engine's FusedAdam keeps the "
+                       "master weights as 16-bit remainders of the bf16 parameters (2 bytes a weight instead of 4) "
+                       "and the Adam moments in the type below."),
+        megatron);
+    all << withDefault(choice<DType>(QStringLiteral("run.optimizer_state_dtype"), g, QStringLiteral("Adam moments"),
+                           QStringLiteral("Megatron's --exp-avg-dtype and --exp-avg-sq-dtype with the precision-aware "
+                                          "optimizer: both moments in this type (bf16 halves them)."),
+                           { { QStringLiteral("FP32"), DType::Fp32 }, { QStringLiteral("BF16"), DType::Bf16 },
+                               { QStringLiteral("FP16"), DType::Fp16 } },
+                           [](const Scenario& s) { return training(s) && s.run.precisionAwareOptimizer; }),
+        QStringLiteral("Default (by precision)"));
     all << withDefault(choice<DType>(QStringLiteral("run.loss_dtype"), g, QStringLiteral("Chunked loss type"),
                            QStringLiteral("Each chunk of logits upcast to fp32 (twice the chunk's bytes) or kept in "
                                           "the logits' 16-bit type."),

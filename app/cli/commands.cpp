@@ -329,7 +329,7 @@ int runPlan(const std::vector<std::string>& words)
         const PlanCandidate& c = res.top[i];
         // Numbers in fixed columns; the setup and the reason in full, however long.
         std::snprintf(buf, sizeof buf, "%2zu. %8.3f s/step %10.0f tok/s  peak %s%10s  ", i + 1, c.time.total(),
-            c.tokensPerS, c.lowerBound ? ">=" : "", formatBytes(c.peak).c_str());
+            c.tokensPerS, c.lowerBound ? ">=" : "  ", formatBytes(c.peak).c_str());
         out << buf << c.summary() << "\n    " << c.why << "\n";
     }
     if (res.fastestUnfit)
@@ -450,7 +450,8 @@ int runImportDeepSpeed(const std::vector<std::string>& words)
     Scenario sc = load(into);
     const DeepSpeedImport done
         = withFile(config, [&] { return applyDeepSpeedConfig(sc, parseJsonText(readTextFile(config), config)); });
-    withFile(config, [&] { return estimate(sc); }); // a config the run cannot take is refused here, naming the key
+    // A run the config makes that VRAM Lab cannot take is refused here, naming the scenario's key.
+    withFile(into + " with " + config, [&] { return estimate(sc); });
     for (const std::string& line : done.applied)
         std::fprintf(stderr, "%s: %s\n", config.c_str(), line.c_str());
     for (const std::string& line : done.ignored)

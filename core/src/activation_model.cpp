@@ -741,7 +741,9 @@ void doraTransients(ActivationSet& set, const ModelSpec& m, const RunSpec& r, co
             c.add(prefix, ": x_eye cast by autocast for lora_A", "dora forward", { in, in }, x.p);
         c.add(prefix, ": lora_A(x_eye)", "dora forward", { in, r.finetune.rank }, x.loraAct);
         c.add(prefix, ": lora_weight = lora_B(lora_A(x_eye)), B A whole", "dora forward", { in, out }, x.loraAct);
-        if ((qlora || xb != x.p) && r.finetune.dropout == 0)
+        // The weight in x's type lives until forward returns; with dropout it is kept for backward (doraSaved)
+        // unless autocast's 16-bit cast of it is what F.linear keeps.
+        if ((qlora || xb != x.p) && (r.finetune.dropout == 0 || (x.autocast && xb != x.p)))
             c.add(prefix, qlora ? ": weight dequantized into x's type" : ": weight copied into x's type",
                 "dora forward", { out, in }, xb);
         c.add(prefix, ": s x lora_weight", "dora forward", { out, in }, x.loraAct);

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <string_view>
+#include <tuple>
 
 namespace vramlab {
 
@@ -23,6 +25,7 @@ public:
     Reader(Scenario& sc, DeepSpeedImport& out)
         : m_sc(sc)
         , m_run(sc.run)
+        , m_before(sc.run)
         , m_out(out)
     {
     }
@@ -30,19 +33,29 @@ public:
     void top(const json& c)
     {
         if (!c.is_object())
-            throw InputError("", "expected a DeepSpeed config: a JSON object");
-        // Precision first: the buckets below are counted in elements whatever the type.
-        const bool bf16 = on(c, "bf16"), fp16 = on(c, "fp16");
+            throw InputError("(config)", "expected a DeepSpeed config: a JSON object");
+        // What the config leaves out is DeepSpeed's default, not the scenario's (runtime/zero/config.py@e2dc3eeb: no
+        // ZeRO, no offload, its buckets; grad_accum_dtype None): only "auto" keeps the scenario's value.
+        Parallelism& p = m_run.parallelism;
+        p.zeroStage = 0;
+        p.offloadOptimizer = p.offloadParams = false;
+        p.reduceBucketSize.reset();
+        p.overlapComm.reset();
+        p.stage3PrefetchBucketSize.reset();
+        p.stage3MaxLiveParameters.reset();
+        p.stage3MaxReuseDistance.reset();
+        p.stage3ParamPersistenceThreshold.reset();
+        m_run.gradientDtype.reset();
+        const char* bf16Key = c.contains("bfloat16") ? "bfloat16" : "bf16"; // BFLOAT16_OLD, the older name
+        const bool bf16 = on(c, bf16Key), fp16 = on(c, "fp16");
         if (bf16 && fp16)
             throw InputError("fp16.enabled", "expected bf16 or fp16 enabled, not both");
+        batch(c);
         for (const auto& [key, v] : c.items()) {
-            if (key == "train_micro_batch_size_per_gpu")
-                count(key, v, 1, 1'000'000, m_run.microBatchSize, "run.micro_batch_size");
-            else if (key == "gradient_accumulation_steps")
-                count(key, v, 1, 1'000'000, m_run.gradientAccumulationSteps, "run.gradient_accumulation_steps");
-            else if (key == "train_batch_size")
-                continue; // checked below, once the micro-batch and the accumulation are known
-            else if (key == "bf16" || key == "fp16")
+            if (key == "train_micro_batch_size_per_gpu" || key == "gradient_accumulation_steps"
+                || key == "train_batch_size")
+                continue; // batch() read them
+            else if (key == "bf16" || key == "bfloat16" || key == "fp16")
                 precision(key, v);
             else if (key == "zero_optimization")
                 zero(v);
@@ -54,37 +67,92 @@ public:
                 activationCheckpointing(v);
             else if (key == "communication_data_type")
                 unlessDefault(key, v, v.is_null(), "gradients reduced in another type than the model's");
-            else if (key == "sparse_gradients" || key == "prescale_gradients")
-                unlessDefault(key, v, v.is_boolean() && !v.get<bool>(), "sparse or prescaled gradient reduction");
+            else if (key == "sparse_gradients" || key == "prescale_gradients" || key == "graph_harvesting")
+                unlessDefault(key, v, v.is_boolean() && !v.get<bool>(), key);
             else if (ignoredKey(key))
                 ignore(key, "changes no GPU memory (schedule, clipping, logging, checkpoint files)");
-            else if (featureKey(key))
-                unlessDefault(key, v, !enabled(v), "DeepSpeed's " + key);
+            else if (featureKey(key)) // only an empty section or one switched off: each changes memory when used
+                unlessDefault(key, v,
+                    v.is_object()
+                        && (v.empty()
+                            || (v.contains("enabled") && v.at("enabled").is_boolean() && !v.at("enabled").get<bool>())),
+                    "DeepSpeed's " + key);
             else
                 throw InputError(key, "not a DeepSpeed v0.16.4 config key VRAM Lab knows");
         }
+        // DeepSpeed's 16-bit modes keep fp32 master weights (BF16_Optimizer, FP16_Optimizer, ZeRO's fp32
+        // partition): "auto" makes a pure 16-bit scenario mixed.
         if (bf16 || fp16) {
             m_run.precision = bf16 ? Precision::MixedBf16 : Precision::MixedFp16;
-            applied(
-                bf16 ? "bf16.enabled" : "fp16.enabled", "true", "run.precision", bf16 ? "mixed-bf16" : "mixed-fp16");
-        } else if (!isAuto(c, "bf16") && !isAuto(c, "fp16")) {
+            applied(std::string(bf16 ? bf16Key : "fp16") + ".enabled", "true", "run.precision",
+                bf16 ? "mixed-bf16" : "mixed-fp16");
+        } else if (isAuto(c, bf16Key) || isAuto(c, "fp16")) {
+            if (m_run.precision == Precision::Bf16 || m_run.precision == Precision::Fp16) {
+                m_run.precision = m_run.precision == Precision::Bf16 ? Precision::MixedBf16 : Precision::MixedFp16;
+                applied("bf16/fp16", "auto", "run.precision",
+                    m_run.precision == Precision::MixedBf16 ? "mixed-bf16 (DeepSpeed keeps an fp32 master)"
+                                                            : "mixed-fp16 (DeepSpeed keeps an fp32 master)");
+            }
+        } else {
             m_run.precision = Precision::Fp32; // neither enabled: DeepSpeed trains in fp32
             applied("bf16/fp16", "off", "run.precision", "fp32");
         }
         m_run.framework = Framework::Deepspeed;
         m_out.applied.insert(m_out.applied.begin(), "(the config) -> run.framework = deepspeed");
-        if (const auto it = c.find("train_batch_size"); it != c.end() && !(it->is_string() && *it == "auto")) {
-            Count want = 0;
-            readCount("train_batch_size", *it, 1, 1'000'000'000, want);
-            const Count got
-                = checkedMul(m_run.microBatchSize, m_run.gradientAccumulationSteps, m_run.parallelism.sampleParallel());
-            if (want != got)
-                throw InputError("train_batch_size",
-                    "expected micro-batch x accumulation x data-parallel GPUs = " + formatCount(got)
-                        + " (DeepSpeed asserts it; the GPUs are the scenario's " + formatCount(m_run.parallelism.gpus)
-                        + "), got " + formatCount(want));
-            m_out.ignored.push_back("train_batch_size = " + formatCount(want) + ": consistent with the run");
+    }
+
+    /// runtime/config.py@e2dc3eeb _set_batch_related_parameters and _batch_assertion, with world_size the
+    /// data-parallel GPUs: the three sizes as given, the missing ones derived as DeepSpeed derives them ("auto" is
+    /// what Trainer fills in from its arguments: the scenario's).
+    void batch(const json& c)
+    {
+        const Count world = std::max<Count>(1, m_run.parallelism.sampleParallel());
+        const auto given = [&](const char* key, Count scenarioValue) -> std::optional<Count> {
+            const auto it = c.find(key);
+            if (it == c.end() || it->is_null())
+                return std::nullopt;
+            if (isAuto(*it))
+                return scenarioValue;
+            Count v = 0;
+            readCount(key, *it, 1, 1'000'000'000, v);
+            return v;
+        };
+        const std::optional<Count> micro = given("train_micro_batch_size_per_gpu", m_run.microBatchSize);
+        const std::optional<Count> accum = given("gradient_accumulation_steps", m_run.gradientAccumulationSteps);
+        const std::optional<Count> train = given("train_batch_size",
+            checkedMul(micro.value_or(m_run.microBatchSize), accum.value_or(m_run.gradientAccumulationSteps), world));
+        Count m = 0, g = 0, t = 0;
+        if (train && micro && accum) {
+            t = *train, m = *micro, g = *accum;
+        } else if (train && micro) {
+            t = *train, m = *micro, g = *train / *micro / world;
+        } else if (train && accum) {
+            t = *train, g = *accum, m = *train / world / *accum;
+        } else if (micro && accum) {
+            m = *micro, g = *accum, t = checkedMul(m, g, world);
+        } else if (train) {
+            t = *train, g = 1, m = *train / world;
+        } else if (micro) {
+            m = *micro, g = 1, t = checkedMul(m, world);
+        } else {
+            throw InputError("train_batch_size",
+                "DeepSpeed asserts that train_batch_size or train_micro_batch_size_per_gpu is given");
         }
+        if (m < 1 || g < 1 || t != checkedMul(m, g, world))
+            throw InputError("train_batch_size",
+                "expected train_batch_size = micro-batch x accumulation x data-parallel GPUs (" + formatCount(world)
+                    + ", the scenario's), as DeepSpeed asserts; got " + formatCount(t) + " with micro-batch "
+                    + formatCount(m) + " and accumulation " + formatCount(g));
+        for (const auto& [key, was, now, target] :
+            { std::tuple { "train_micro_batch_size_per_gpu", m_run.microBatchSize, m, "run.micro_batch_size" },
+                std::tuple { "gradient_accumulation_steps", m_run.gradientAccumulationSteps, g,
+                    "run.gradient_accumulation_steps" } }) {
+            const auto it = c.find(key);
+            const std::string how = it == c.end() ? "derived" : isAuto(*it) ? "auto" : formatCount(now);
+            applied(key, how, target, formatCount(now) + (now == was ? " (as it was)" : ""));
+        }
+        m_run.microBatchSize = m;
+        m_run.gradientAccumulationSteps = g;
     }
 
 private:
@@ -102,12 +170,12 @@ private:
 
     static bool ignoredKey(std::string_view k)
     {
-        for (std::string_view i : { "scheduler", "gradient_clipping", "steps_per_print", "wall_clock_breakdown",
-                 "dump_state", "tensorboard", "wandb", "csv_monitor", "comet", "flops_profiler", "comms_logger",
-                 "monitor_config", "checkpoint", "zero_allow_untested_optimizer", "zero_force_ds_cpu_optimizer",
-                 "gradient_predivide_factor", "seq_parallel_communication_data_type", "aio", "memory_breakdown",
-                 "disable_allgather", "timers", "graph_harvesting", "use_data_before_expert_parallelism",
-                 "load_universal_checkpoint", "use_node_local_storage" })
+        for (std::string_view i :
+            { "scheduler", "gradient_clipping", "steps_per_print", "wall_clock_breakdown", "dump_state", "tensorboard",
+                "wandb", "csv_monitor", "comet", "flops_profiler", "comms_logger", "monitor_config", "checkpoint",
+                "zero_allow_untested_optimizer", "zero_force_ds_cpu_optimizer", "gradient_predivide_factor",
+                "seq_parallel_communication_data_type", "aio", "memory_breakdown", "disable_allgather", "timers",
+                "use_data_before_expert_parallelism", "load_universal_checkpoint", "use_node_local_storage" })
             if (k == i)
                 return true;
         return false;
@@ -165,7 +233,7 @@ private:
     void flag(const std::string& key, const json& v, std::optional<bool>& to, const char* target)
     {
         if (isAuto(v))
-            return ignore(key, "\"auto\": DeepSpeed's default kept");
+            return ignore(key, "\"auto\": Trainer leaves it to DeepSpeed's default");
         if (!v.is_boolean())
             throw InputError(key, "expected true or false, got " + v.dump());
         to = v.get<bool>();
@@ -187,7 +255,8 @@ private:
                 && (k == "loss_scale" || k == "initial_scale_power" || k == "loss_scale_window" || k == "hysteresis"
                     || k == "consecutive_hysteresis" || k == "min_loss_scale")) {
                 ignore(path, "loss scaling keeps no GPU memory");
-            } else if (k == "auto_cast" || k == "immediate_grad_update" || k == "fp16_master_weights_and_grads") {
+            } else if (k == "auto_cast" || k == "immediate_grad_update" || k == "fp16_master_weights_and_grads"
+                || k == "check_grad_overflow") {
                 unlessDefault(path, x, x.is_boolean() && !x.get<bool>(), key + " " + k);
             } else {
                 throw InputError(path, "not a DeepSpeed v0.16.4 " + key + " key VRAM Lab knows");
@@ -195,7 +264,8 @@ private:
         }
     }
 
-    void offload(const std::string& key, const json& v, bool& to, const char* target)
+    /// offload_config.py@e2dc3eeb: DeepSpeedZeroOffloadParamConfig (`param`) or ...OptimizerConfig.
+    void offload(const std::string& key, const json& v, bool& to, const char* target, bool param)
     {
         if (!v.is_object())
             throw InputError(key, "expected an object with \"device\"");
@@ -206,11 +276,11 @@ private:
                 if (!x.is_string() || (x != "cpu" && x != "none" && x != "nvme"))
                     throw InputError(path, "expected \"cpu\", \"nvme\" or \"none\", got " + x.dump());
                 device = x.get<std::string>();
-            } else if (k == "pin_memory" || k == "buffer_count" || k == "buffer_size" || k == "max_in_cpu"
-                || k == "fast_init" || k == "pipeline_read" || k == "pipeline_write" || k == "pipeline"
-                || k == "nvme_path") {
+            } else if (k == "pin_memory" || k == "buffer_count" || k == "nvme_path"
+                || (param ? k == "buffer_size" || k == "max_in_cpu"
+                          : k == "fast_init" || k == "pipeline_read" || k == "pipeline_write" || k == "pipeline")) {
                 ignore(path, "host-side (pinned or NVMe buffers), no GPU memory");
-            } else if (k == "ratio") {
+            } else if (k == "ratio" && !param) {
                 unlessDefault(path, x, x.is_number() && x.get<double>() == 1.0, "partial optimizer offload");
             } else {
                 throw InputError(path, "not a DeepSpeed v0.16.4 offload key VRAM Lab knows");
@@ -231,13 +301,13 @@ private:
         for (const auto& [k, v] : z.items()) {
             const std::string key = "zero_optimization." + k;
             if (k == "stage") {
-                Count stage = p.zeroStage;
+                Count stage = m_before.parallelism.zeroStage; // "auto": the scenario's
                 count(key, v, 0, 3, stage, "run.parallelism.zero_stage");
                 p.zeroStage = int(stage);
             } else if (k == "offload_optimizer") {
-                offload(key, v, p.offloadOptimizer, "run.parallelism.offload_optimizer");
+                offload(key, v, p.offloadOptimizer, "run.parallelism.offload_optimizer", false);
             } else if (k == "offload_param") {
-                offload(key, v, p.offloadParams, "run.parallelism.offload_params");
+                offload(key, v, p.offloadParams, "run.parallelism.offload_params", true);
             } else if (k == "cpu_offload") { // deprecated: offload_optimizer {"device": "cpu"}
                 if (!v.is_boolean())
                     throw InputError(key, "expected true or false, got " + v.dump());
@@ -306,6 +376,7 @@ private:
             applied("optimizer.type", o.at("type").get<std::string>(), "run.optimizer", "adamw (FusedAdam)");
         } else if (type == "lion") {
             m_run.optimizer = Optimizer::Lion;
+            m_run.optimizerImpl = OptimizerImpl::Fused;
             applied("optimizer.type", o.at("type").get<std::string>(), "run.optimizer", "lion (FusedLion)");
         } else {
             throw InputError("optimizer.type",
@@ -363,6 +434,7 @@ private:
 
     Scenario& m_sc;
     RunSpec& m_run;
+    const RunSpec m_before; ///< the scenario's run: what "auto" keeps
     DeepSpeedImport& m_out;
 };
 

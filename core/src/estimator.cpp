@@ -19,6 +19,14 @@ namespace vramlab {
 
 namespace {
 
+/// Report::lowerBound gathers every reason the peak is a lower bound, "; " between them.
+void addLowerBound(Report& rep, std::string_view why)
+{
+    if (!rep.lowerBound.empty())
+        rep.lowerBound += "; ";
+    rep.lowerBound += why;
+}
+
 std::string n(Count v)
 {
     return std::to_string(v);
@@ -33,6 +41,7 @@ bool sameStateInputs(const RunSpec& a, const RunSpec& b)
         && p.tensorParallel == q.tensorParallel && p.pipelineParallel == q.pipelineParallel && p.gpus == q.gpus
         && p.expertParallel == q.expertParallel && a.mode == b.mode && a.precision == b.precision
         && a.gradientDtype == b.gradientDtype && a.masterWeights == b.masterWeights && a.fp8 == b.fp8
+        && a.precisionAwareOptimizer == b.precisionAwareOptimizer && a.optimizerStateDtype == b.optimizerStateDtype
         && a.optimizer == b.optimizer && p.fsdp2 == q.fsdp2 && a.optimizerImpl == b.optimizerImpl
         && a.finetune.doubleQuant == b.finetune.doubleQuant && a.finetune.quantizeLmHead == b.finetune.quantizeLmHead
         && a.finetune.quant == b.finetune.quant && a.framework == b.framework // the NF4 format's default
@@ -324,6 +333,28 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
                 : r.finetune.quantizeLmHead ? "run.finetune.quantize_lm_head"
                                             : "run.finetune.double_quant",
             "applies to finetune method qlora only");
+    // DeepSpeed runtime/engine.py@e2dc3eeb _do_optimizer_sanity_check: bf16 with grad_accum_dtype fp32 at ZeRO-1 and
+    // no offload runs BF16_Optimizer (bf16 gradients beside its fp32 buffer), modelled without ZeRO only.
+    if (r.framework == Framework::Deepspeed && r.mode == Mode::Training && r.precision == Precision::MixedBf16
+        && r.gradientDtype == DType::Fp32 && r.parallelism.zeroStage == 1 && !r.parallelism.offloadOptimizer)
+        throw InputError("run.gradient_dtype",
+            "DeepSpeed runs BF16_Optimizer for bf16 with fp32 gradient accumulation at ZeRO-1, which is modelled "
+            "without ZeRO only; expected it unset (the model's type) or zero_stage 0 or 2");
+    // Megatron-LM core_v0.15.0 optimizer_config.py __post_init__: the precision-aware optimizer needs Adam and the
+    // distributed optimizer; exp_avg(_sq)_dtype "can only be fp32 when not using precision-aware optimizer".
+    if (r.precisionAwareOptimizer && r.mode == Mode::Training) {
+        if (r.framework != Framework::Megatron)
+            throw InputError("run.precision_aware_optimizer", "is Megatron-LM's: expected framework \"megatron\"");
+        if (r.optimizer != Optimizer::AdamW && r.optimizer != Optimizer::Adam)
+            throw InputError("run.precision_aware_optimizer", "only supported with adam (Megatron asserts it)");
+        if (r.parallelism.zeroStage < 1)
+            throw InputError("run.precision_aware_optimizer",
+                "only supported with the distributed optimizer: expected zero_stage 1 or more");
+    }
+    if (r.optimizerStateDtype && !r.precisionAwareOptimizer && r.mode == Mode::Training)
+        throw InputError("run.optimizer_state_dtype",
+            "applies with precision_aware_optimizer (Megatron-LM asserts fp32 states without it; torch.optim keeps "
+            "the states in the parameters' type, which run.precision sets)");
     // DoRA as PEFT 0.18.0 runs it (tuners/lora/dora.py, variants.py@77daa8d3); torchtune's DoRALinear and
     // LitGPT's keep other tensors, and a tensor-parallel base shards what PEFT's norm reads whole.
     if (r.finetune.dora && r.mode == Mode::Training) {
@@ -842,10 +873,13 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         if (st.inFlight > 1)
             actFormula += " x " + n(st.inFlight) + " micro-batches in flight (1F1B)";
         if (par.pipelineSchedule == PipelineSchedule::Interleaved) {
-            const Count perChunk = st.slice.layers() / std::max<Count>(1, par.virtualStages);
-            actFormula += ", over the " + n(st.chunks) + " chunk-micro-batches of " + n(perChunk)
-                + (perChunk == 1 ? " layer" : " layers") + " alive at this rank's first backward (interleaved 1F1B, "
-                + n(par.virtualStages) + " chunks per rank: " + n(st.actSlice.layers()) + " layers' tensors in all)";
+            const Count v = std::max<Count>(1, par.virtualStages), layers = st.slice.layers();
+            const std::string perChunk = layers % v == 0
+                ? n(layers / v) + (layers / v == 1 ? " layer" : " layers")
+                : n(layers / v) + " or " + n(layers / v + 1) + " layers"; // torchtitan's uneven split
+            actFormula += ", over the " + n(st.chunks) + " chunk-micro-batches of " + perChunk
+                + " alive at this rank's first backward (interleaved 1F1B, " + n(par.virtualStages)
+                + " chunks per rank: " + n(st.actSlice.layers()) + " layers' tensors in all)";
         }
     } else {
         actFormula = "one layer's prefill working set for batch " + n(r.inference.batchSize) + " x "
@@ -956,7 +990,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     // fsdpKeepsGathered, pipelineBuffers), but torchtitan's published 405B 1F1B runs measure 11-24 % above this
     // estimate.
     if (r.fsdpAccumulatesUnsharded()) {
-        rep.lowerBound = "FSDP inside PyTorch pipelining: published runs up to 24 % above the model";
+        addLowerBound(rep, "FSDP inside PyTorch pipelining: published runs up to 24 % above the model");
         rep.warnings.push_back("run.parallelism.pipeline_parallel: FSDP inside PyTorch pipelining is a lower bound: "
                                "torchtitan's published Llama 3.1 405B 1F1B runs (FSDP 8 x TP 8 x PP 8) measure "
                                "11-24 % more reserved memory than this estimate (the interleaved run +0.1 %), a gap "
@@ -965,7 +999,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     }
     if (m.vision.enabled()) {
         if (training)
-            rep.lowerBound = "image tokens and the vision tower's activations are not modelled";
+            addLowerBound(rep, "image tokens and the vision tower's activations are not modelled");
         rep.warnings.push_back("model.vision: the vision tower's weights are loaded (frozen in training); images are "
                                "not modelled: no image tokens, no tower activations");
     }
@@ -981,7 +1015,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     // 16-bit parameter but the 4-bit ones to fp32: the residual stream, the checkpointed layer inputs and the logits
     // become fp32, and bitsandbytes then computes in fp32 (Linear4bit.set_compute_type). Not modelled yet.
     if (training && r.framework == Framework::HfTransformers && r.finetune.method == FinetuneMethod::Qlora) {
-        rep.lowerBound = "PEFT's fp32 casts for k-bit training are not modelled";
+        addLowerBound(rep, "PEFT's fp32 casts for k-bit training are not modelled");
         rep.warnings.push_back("run.framework: PEFT's prepare_model_for_kbit_training casts the embedding, the norms "
                                "and the LM head to fp32, which makes the residual stream and the logits fp32; that "
                                "is not modelled yet, so for a Hugging Face QLoRA run prepared that way this peak is "

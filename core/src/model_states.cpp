@@ -79,7 +79,8 @@ Count loraParameters(const ModelSpec& m, const Finetune& f)
     for (const ParamTensor& t : parameterTensors(m))
         if (t.linear && t.group != ParamGroup::Head && isTarget(f, t.module))
             // A (in x r) and B (r x out); DoRA adds a magnitude per output.
-            n = checkedAdd(n, checkedMul(f.rank * (t.rows + t.cols) + (f.dora ? t.cols : 0), t.copies));
+            n = checkedAdd(
+                n, checkedMul(checkedAdd(checkedMul(f.rank, t.rows + t.cols), f.dora ? t.cols : 0), t.copies));
     return n;
 }
 
@@ -149,6 +150,10 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
             treg.optimizerStates = DType::Fp32;
     }
     const Bytes twork = static_cast<Bytes>(bytesPerElement(treg.working));
+    // Megatron-LM's precision-aware optimizer with bf16 parameters (distrib_optimizer.py@0d7e02b: master_param
+    // init_shard(torch.int16) when store_param_remainders and bf16; optimizer_config.py: store_param_remainders
+    // defaults to True, Transformer Engine >= 2.1): the fp32 master is the bf16 parameter plus 16-bit remainders.
+    const Bytes masterBytes = r.precisionAwareOptimizer && treg.working == DType::Bf16 ? 2 : 4;
     const Bytes grad = static_cast<Bytes>(bytesPerElement(treg.gradients));
     // bitsandbytes PagedAdamW (32-bit) keeps fp32 states whatever the precision (lit-gpt
     // finetune/lora.py@8641822 with quantization); they live in unified memory, which
@@ -214,7 +219,7 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
 
         const Count nOpt = shard(n, 1);
         if (treg.master)
-            accumulate(offloadOpt ? hostMaster : out.master, checkedMul(nOpt, 4));
+            accumulate(offloadOpt ? hostMaster : out.master, checkedMul(nOpt, masterBytes));
         if (offloadOpt && grad == 4) {
             // ZeRO-Offload: 16-bit gradients on the GPU, the fp32 copy on the host.
             accumulate(out.gradients, checkedMul(shard(n, 2), twork));
@@ -305,7 +310,10 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         out.weightsFormula = (params.empty() ? std::string("no weights") : frozen) + zeroNote(dp, zero, 3);
         return out;
     }
-    out.masterFormula = treg.master ? "4 B (fp32) x " + trainable + zeroNote(dp, zero, 1) : "no master copy";
+    out.masterFormula = !treg.master ? "no master copy"
+        : masterBytes == 2 ? "2 B (int16 remainders of the bf16 parameters: Megatron's precision-aware optimizer) x "
+            + trainable + zeroNote(dp, zero, 1)
+                           : "4 B (fp32) x " + trainable + zeroNote(dp, zero, 1);
     if (treg.master && offloadOpt)
         out.masterFormula += " -> host";
     out.gradientsFormula = perParam(static_cast<double>(offloadOpt && grad == 4 ? twork : grad)) + " ("

@@ -126,6 +126,12 @@ void validatePipelineSchedule(const ModelSpec& m, const RunSpec& r)
         throw InputError(key,
             "expected pipeline_parallel x virtual_stages (" + n(pp * v) + ") at most model.num_layers ("
                 + n(m.numLayers) + "): every chunk holds a layer, got " + n(v));
+    // torchtitan@9dec370 generates split points for 2 stages per rank only; other counts need hand-written ones.
+    if (r.framework == Framework::Torchtitan && v != 2)
+        throw InputError(key,
+            "expected 2 with torchtitan (generate_split_points makes 2 stages per rank; other counts need "
+            "pipeline_parallel_split_points, which are not modelled), got "
+                + n(v));
     if (m.numLayers % (pp * v) != 0 && !unevenChunksModelled(r))
         throw InputError(key,
             "expected model.num_layers (" + n(m.numLayers)

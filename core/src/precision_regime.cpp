@@ -35,6 +35,8 @@ PrecisionRegime precisionRegime(const RunSpec& run)
         r.master = *run.masterWeights ? std::optional<DType>(DType::Fp32) : std::nullopt;
     if (run.masterWeights && *run.masterWeights && r.working == DType::Fp32)
         r.master = std::nullopt; // an fp32 model is its own master copy
+    if (run.optimizerStateDtype)
+        r.optimizerStates = *run.optimizerStateDtype;
     if (run.fp8)
         r.compute = DType::Fp8;
     return r;

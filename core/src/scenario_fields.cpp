@@ -649,6 +649,13 @@ const ScenarioField kFields[] = {
         "run.gradient_dtype", "Gradient type under mixed precision (default fp32)."),
     optionalBoolean<REF(s.run.masterWeights)>(
         "run.master_weights", "Whether mixed precision keeps an fp32 master copy (default yes)."),
+    when(boolean<REF(s.run.precisionAwareOptimizer)>("run.precision_aware_optimizer",
+             "Megatron-LM's --use-precision-aware-optimizer: Transformer Engine's FusedAdam keeps the master weights "
+             "(as 16-bit remainders of the bf16 parameters) and the states (in optimizer_state_dtype)."),
+        [](const Scenario& s) { return s.run.precisionAwareOptimizer; }),
+    optionalChoice<REF(s.run.optimizerStateDtype), kGradDtypeNames>("run.optimizer_state_dtype",
+        "Adam's two moments in this type (Megatron's --exp-avg-dtype/--exp-avg-sq-dtype, with "
+        "precision_aware_optimizer); default: the precision's."),
     boolean<REF(s.run.fp8)>("run.fp8",
         "FP8 GEMMs: Transformer Engine's (fp8 inputs saved, fp8 weight copies), or torchao's Float8Linear under "
         "torchtitan (fp8 weights cast in each forward)."),
@@ -744,8 +751,9 @@ const ScenarioField kFields[] = {
              "PyTorch's ScheduleInterleaved1F1B)."),
         [](const Scenario& s) { return s.run.parallelism.pipelineSchedule != PipelineSchedule::OneFOneB; }),
     when(integer<REF(s.run.parallelism.virtualStages)>("run.parallelism.virtual_stages", 1, kMaxLayers, "chunks",
-             "Interleaved 1F1B: model chunks per pipeline rank (Megatron --num-virtual-stages-per-pipeline-rank; "
-             "num_layers / (pipeline_parallel x virtual_stages) layers each)."),
+             "Interleaved 1F1B: model chunks per pipeline rank (Megatron --num-virtual-stages-per-pipeline-rank: "
+             "num_layers / (pipeline_parallel x virtual_stages) layers each; torchtitan: 2, split unevenly as its "
+             "generate_split_points does)."),
         [](const Scenario& s) { return s.run.parallelism.virtualStages != 1; }),
     when(boolean<REF(s.run.parallelism.asyncTp)>("run.parallelism.async_tp",
              "torchtitan's async TP: collectives fused with the matmuls through a symmetric-memory workspace "

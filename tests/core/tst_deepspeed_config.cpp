@@ -125,8 +125,40 @@ private slots:
         QCOMPARE(refusedKey(wrong), std::string("train_batch_size"));
         // Neither bf16 nor fp16: DeepSpeed trains in fp32.
         Scenario fp32 = base();
-        (void)applyDeepSpeedConfig(fp32, json::parse(R"({"zero_optimization": {"stage": 1}})"));
+        (void)applyDeepSpeedConfig(
+            fp32, json::parse(R"({"train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 1}})"));
         QVERIFY(fp32.run.precision == Precision::Fp32);
+    }
+
+    /// runtime/config.py@e2dc3eeb _set_batch_related_parameters: what the config leaves out is derived as DeepSpeed
+    /// derives it (8 data-parallel GPUs here), and what it does not say of ZeRO is DeepSpeed's default, not the
+    /// scenario's.
+    void deepSpeedDerivesAndDefaults()
+    {
+        Scenario sc = base();
+        sc.run.parallelism.zeroStage = 3;
+        sc.run.parallelism.offloadOptimizer = true;
+        (void)applyDeepSpeedConfig(sc, json::parse(R"({"train_batch_size": 64, "bf16": {"enabled": true}})"));
+        QCOMPARE(sc.run.microBatchSize, Count(8)); // 64 / 8 GPUs, accumulation 1
+        QCOMPARE(sc.run.gradientAccumulationSteps, Count(1));
+        QCOMPARE(sc.run.parallelism.zeroStage, 0);
+        QVERIFY(!sc.run.parallelism.offloadOptimizer);
+        Scenario both = base();
+        (void)applyDeepSpeedConfig(
+            both, json::parse(R"({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 2})"));
+        QCOMPARE(both.run.gradientAccumulationSteps, Count(4)); // 64 / 2 / 8
+        Scenario micro = base();
+        (void)applyDeepSpeedConfig(micro, json::parse(R"({"train_micro_batch_size_per_gpu": 3})"));
+        QCOMPARE(micro.run.microBatchSize, Count(3));
+        QCOMPARE(micro.run.gradientAccumulationSteps, Count(1));
+        // Lion is FusedLion; a pure 16-bit scenario under "auto" becomes DeepSpeed's mixed mode (fp32 master).
+        Scenario lion = base();
+        lion.run.precision = Precision::Bf16;
+        (void)applyDeepSpeedConfig(lion, json::parse(R"({"train_micro_batch_size_per_gpu": "auto",
+            "bf16": {"enabled": "auto"}, "optimizer": {"type": "Lion"}})"));
+        QVERIFY(lion.run.optimizer == Optimizer::Lion && lion.run.optimizerImpl == OptimizerImpl::Fused);
+        QVERIFY(lion.run.precision == Precision::MixedBf16);
+        QCOMPARE(refusedKey(json::parse(R"({"zero_optimization": {"stage": 2}})")), std::string("train_batch_size"));
     }
 
     void refusedNamingTheKey_data()
@@ -151,6 +183,13 @@ private slots:
                                        << "train_micro_batch_size_per_gpu";
         QTest::newRow("compression") << R"({"compression_training": {"enabled": true}})"
                                      << "compression_training";
+        QTest::newRow("graph harvesting") << R"({"train_micro_batch_size_per_gpu": 1, "graph_harvesting": true})"
+                                          << "graph_harvesting";
+        QTest::newRow("weight quantization")
+            << R"({"train_micro_batch_size_per_gpu": 1, "weight_quantization": {"quantized_initialization": {}}})"
+            << "weight_quantization";
+        QTest::newRow("pipeline") << R"({"train_micro_batch_size_per_gpu": 1, "pipeline": {"stages": "auto"}})"
+                                  << "pipeline";
         QTest::newRow("partial offload") << R"({"zero_optimization": {"stage": 3,
             "offload_optimizer": {"device": "cpu", "ratio": 0.3}}})"
                                          << "zero_optimization.offload_optimizer.ratio";
@@ -159,7 +198,10 @@ private slots:
     {
         QFETCH(QString, config);
         QFETCH(QString, key);
-        QCOMPARE(refusedKey(json::parse(config.toStdString())), key.toStdString());
+        json c = json::parse(config.toStdString());
+        if (!c.contains("train_micro_batch_size_per_gpu") && !c.contains("train_batch_size"))
+            c["train_micro_batch_size_per_gpu"] = 1; // DeepSpeed needs one of the two (deepSpeedDerivesAndDefaults)
+        QCOMPARE(refusedKey(c), key.toStdString());
     }
 };
 

@@ -86,6 +86,7 @@ private slots:
     void fp8AllGather();
     void loraAsPeftRunsIt();
     void doraAsPeftRunsIt();
+    void megatronPrecisionAwareOptimizer();
     void megatronAsTransformerEngineRunsIt();
     void zeroAsDeepSpeedRunsIt();
     void firstLayersCheckpointed();
@@ -764,6 +765,37 @@ void TstFrameworks::doraAsPeftRunsIt()
     json tp = dora;
     tp["parallelism"] = { { "gpus", 2 }, { "tensor_parallel", 2 } };
     QCOMPARE(refusal(tp).keyPath(), std::string("run.finetune.dora"));
+}
+
+// Megatron-LM core_v0.15.0 --use-precision-aware-optimizer (distrib_optimizer.py: master_param init_shard(int16) with
+// store_param_remainders and bf16; exp_avg/exp_avg_sq init_shard(exp_avg_dtype)): on the toy over 2 GPUs with the
+// distributed optimizer, the master shard is 2 B a weight instead of 4 and bf16 moments are 2 B each instead of 4.
+void TstFrameworks::megatronPrecisionAwareOptimizer()
+{
+    const json par = { { "gpus", 2 }, { "zero_stage", 1 } };
+    const Report base = estimate(toy({ { "framework", "megatron" }, { "parallelism", par } }));
+    const Report aware
+        = estimate(toy({ { "framework", "megatron" }, { "parallelism", par }, { "precision_aware_optimizer", true } }));
+    const Report bf16 = estimate(toy({ { "framework", "megatron" }, { "parallelism", par },
+        { "precision_aware_optimizer", true }, { "optimizer_state_dtype", "bf16" } }));
+    QVERIFY(base.bytesOf("master_weights") > 0);
+    QCOMPARE(aware.bytesOf("master_weights") * 2, base.bytesOf("master_weights"));
+    QCOMPARE(aware.bytesOf("optimizer_states"), base.bytesOf("optimizer_states"));
+    QCOMPARE(bf16.bytesOf("optimizer_states") * 2, base.bytesOf("optimizer_states"));
+    QCOMPARE(bf16.bytesOf("master_weights"), aware.bytesOf("master_weights"));
+    // The toy's P parameters, sharded over 2: master P / 2 x 2 B.
+    QCOMPARE(aware.bytesOf("master_weights"), Bytes(base.trainableParams / 2 * 2));
+    QCOMPARE(
+        refusal({ { "framework", "megatron" }, { "parallelism", par }, { "optimizer_state_dtype", "bf16" } }).keyPath(),
+        std::string("run.optimizer_state_dtype"));
+    QCOMPARE(refusal({ { "framework", "torchtitan" }, { "precision_aware_optimizer", true } }).keyPath(),
+        std::string("run.precision_aware_optimizer"));
+    QCOMPARE(refusal({ { "framework", "megatron" }, { "precision_aware_optimizer", true } }).keyPath(),
+        std::string("run.precision_aware_optimizer")); // no distributed optimizer (zero_stage 0)
+    const json back = scenarioToJson(toy({ { "framework", "megatron" }, { "parallelism", par },
+        { "precision_aware_optimizer", true }, { "optimizer_state_dtype", "bf16" } }))["run"];
+    QCOMPARE(back["precision_aware_optimizer"], json(true));
+    QCOMPARE(back["optimizer_state_dtype"], json("bf16"));
 }
 
 // DeepSpeed v0.16.4 (runtime/zero/stage_1_and_2.py, stage3.py, bf16_optimizer.py@e2dc3eeb), on the toy over 4 GPUs

@@ -79,6 +79,8 @@ Scenario richScenario()
     sc.run.parallelism.asyncTp = true; // written only when true
     sc.run.activationOffloading = true;
     sc.run.finetune.dora = true; // written only when true
+    sc.run.precisionAwareOptimizer = true; // written only when true
+    sc.run.optimizerStateDtype = DType::Bf16; // optional: set, so that it is written
     sc.run.overheads.commBufferBytes = 300 * kMiB;
     sc.run.gpu = findGpu("h100-sxm-80gb");
     sc.run.checkpointing = { Checkpointing::Kind::Every, 4 };

@@ -8,7 +8,8 @@ imports from peft.utils stubbed as they behave for a 16-bit nn.Linear base
 (dequantize_module_weight returns the parameter, gather_params_ctx does nothing, transpose
 as PEFT's). The adapted linear around it is PEFT's lora Linear.forward and
 DoraLinearVariant.forward (tuners/lora/layer.py, variants.py@77daa8d3), restated below line by
-line. One adapted q projection (64 -> 64, rank 8) of a bf16 model, input 2 x 16 tokens that
+line. One adapted projection of a bf16 model, q (64 -> 64) or v (64 -> 32: 2 KV heads), rank 8,
+input 2 x 16 tokens that
 needs its gradient, as the hidden states of a LoRA run do; bf16 without autocast and
 mixed-bf16 under CPU autocast, dropout 0 and 0.05. PyTorch 1.13 on a CPU keeps dropout's mask
 in the input's type (a GPU keeps bool): it is counted at 1 B an element, as VRAM Lab does;
@@ -18,7 +19,8 @@ Exit 0: equal to the byte; 1: different; 77: no PEFT source given.
 """
 import argparse, contextlib, gc, importlib.util, json, os, subprocess, sys, tempfile, types, weakref
 
-HIDDEN, HEADS, RANK, BATCH, SEQ = 64, 4, 8, 2, 16
+HIDDEN, HEADS, KV_HEADS, RANK, BATCH, SEQ = 64, 4, 2, 8, 2, 16
+OUT = {"q": HIDDEN, "v": HIDDEN // HEADS * KV_HEADS}
 
 
 def load_dora(peft: str):
@@ -41,14 +43,15 @@ def load_dora(peft: str):
     return mod.DoraLinearLayer
 
 
-def measure(peft: str, autocast: bool, dropout: float) -> int:
+def measure(peft: str, target: str, autocast: bool, dropout: float) -> int:
     import torch
     torch.manual_seed(0)
     DoraLinearLayer = load_dora(peft)
-    base = torch.nn.Linear(HIDDEN, HIDDEN, bias=False).to(torch.bfloat16).requires_grad_(False)
+    out_features = OUT[target]
+    base = torch.nn.Linear(HIDDEN, out_features, bias=False).to(torch.bfloat16).requires_grad_(False)
     # PEFT's adapters are fp32 (cast_adapter_dtype, autocast_adapter_dtype=True); B non-zero as after training.
     lora_A = torch.nn.Linear(HIDDEN, RANK, bias=False)
-    lora_B = torch.nn.Linear(RANK, HIDDEN, bias=False)
+    lora_B = torch.nn.Linear(RANK, out_features, bias=False)
     scaling = 16 / RANK
     dora = DoraLinearLayer(fan_in_fan_out=False)
     dora.update_layer(base_layer=base, lora_A=lora_A.weight, lora_B=lora_B.weight, scaling=scaling)
@@ -104,20 +107,22 @@ def measure(peft: str, autocast: bool, dropout: float) -> int:
     return alive
 
 
-def estimate(cli: str, autocast: bool, dropout: float) -> int:
+def estimate(cli: str, target: str, autocast: bool, dropout: float) -> int:
     doc = {"format": "vramlab.scenario", "version": 1, "name": "dora-linear",
            "model": {"vocab_size": 512, "hidden_size": HIDDEN, "num_layers": 1, "num_heads": HEADS,
+                     "num_kv_heads": KV_HEADS,
                      "ffn_hidden_size": 128, "mlp": "swiglu", "norm": "rmsnorm", "position": "rope"},
            "run": {"framework": "hf-transformers", "sequence_length": SEQ, "micro_batch_size": BATCH,
                    "precision": "mixed-bf16" if autocast else "bf16", "attention": "flash",
-                   "finetune": {"method": "lora", "rank": RANK, "alpha": 16, "dropout": dropout, "targets": ["q"],
+                   "finetune": {"method": "lora", "rank": RANK, "alpha": 16, "dropout": dropout, "targets": [target],
                                 "dora": True}}}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(doc, f)
     out = subprocess.run([cli, "estimate", f.name, "--json"], capture_output=True, text=True, check=True).stdout
     os.unlink(f.name)
     tensors = json.loads(out)["activation_tensors"]
-    return sum(t["bytes_each"] for t in tensors if t["name"].startswith("LoRA q:") and "scalar" not in t["name"])
+    return sum(t["bytes_each"] for t in tensors
+               if t["name"].startswith(f"LoRA {target}:") and "scalar" not in t["name"])
 
 
 def main() -> int:
@@ -129,12 +134,14 @@ def main() -> int:
         print("no PEFT source (--peft or VRAMLAB_PEFT_SRC): skipped")
         return 77
     bad = 0
-    for autocast in (False, True):
-        for dropout in (0.0, 0.05):
-            got, want = estimate(args.cli, autocast, dropout), measure(args.peft, autocast, dropout)
-            print(f"{'mixed-bf16 (autocast)' if autocast else 'bf16'} dropout {dropout}: measured {want} B, "
-                  f"estimated {got} B, {'equal' if got == want else 'DIFFERENT'}")
-            bad += got != want
+    for target in ("q", "v"):
+        for autocast in (False, True):
+            for dropout in (0.0, 0.05):
+                got = estimate(args.cli, target, autocast, dropout)
+                want = measure(args.peft, target, autocast, dropout)
+                print(f"{target} {'mixed-bf16 (autocast)' if autocast else 'bf16'} dropout {dropout}: measured "
+                      f"{want} B, estimated {got} B, {'equal' if got == want else 'DIFFERENT'}")
+                bad += got != want
     return 1 if bad else 0
 
 

@@ -159,6 +159,11 @@ struct RunSpec {
     Precision precision = Precision::MixedBf16;
     std::optional<DType> gradientDtype; ///< override for mixed precision
     std::optional<bool> masterWeights; ///< override for mixed precision
+    /// Megatron-LM's --use-precision-aware-optimizer (Transformer Engine's FusedAdam holds the master weights and the
+    /// states): with bf16 parameters the fp32 master is stored as 16-bit remainders (store_param_remainders).
+    bool precisionAwareOptimizer = false;
+    /// Both Adam moments in this type (Megatron's --exp-avg-dtype and --exp-avg-sq-dtype); unset: the regime's.
+    std::optional<DType> optimizerStateDtype;
     bool fp8 = false; ///< FP8 GEMMs (Transformer Engine): fp8 GEMM inputs saved, fp8 weight copies
     Optimizer optimizer = Optimizer::AdamW;
     Checkpointing checkpointing;
