@@ -99,6 +99,12 @@ public:
         }
         m_run.framework = Framework::Deepspeed;
         m_out.applied.insert(m_out.applied.begin(), "(the config) -> run.framework = deepspeed");
+        // A Hugging Face model under Trainer + DeepSpeed still computes its own loss (ForCausalLMLoss: the upcast
+        // logits and their shifted copy); the deepspeed profile's loss is plain PyTorch's.
+        if (m_before.framework == Framework::HfTransformers && !m_run.loss) {
+            m_run.loss = LossKind::HfShift;
+            m_out.applied.push_back("(the scenario's Hugging Face model) -> run.loss = hf-shift");
+        }
     }
 
     /// runtime/config.py@e2dc3eeb _set_batch_related_parameters and _batch_assertion, with world_size the

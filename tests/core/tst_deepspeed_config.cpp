@@ -158,6 +158,11 @@ private slots:
             "bf16": {"enabled": "auto"}, "optimizer": {"type": "Lion"}})"));
         QVERIFY(lion.run.optimizer == Optimizer::Lion && lion.run.optimizerImpl == OptimizerImpl::Fused);
         QVERIFY(lion.run.precision == Precision::MixedBf16);
+        // A Hugging Face run under Trainer + DeepSpeed keeps its model's loss (ForCausalLMLoss).
+        Scenario hf = base();
+        hf.run.framework = Framework::HfTransformers;
+        (void)applyDeepSpeedConfig(hf, shipped("hf-trainer-zero2.json"));
+        QVERIFY(hf.run.framework == Framework::Deepspeed && hf.run.loss == LossKind::HfShift);
         QCOMPARE(refusedKey(json::parse(R"({"zero_optimization": {"stage": 2}})")), std::string("train_batch_size"));
     }
 
