@@ -108,6 +108,7 @@ int runSweep(const std::vector<std::string>& words)
             out += "    {\n      \"fits\": ";
             out += !pt.hasVerdict ? "null" : pt.fits ? "true" : "false";
             out += ",\n      \"flops_per_step\": " + json(pt.flopsPerStep).dump();
+            out += std::string(",\n      \"lower_bound\": ") + (pt.lowerBound ? "true" : "false");
             out += ",\n      \"peak_bytes\": " + std::to_string(pt.peak);
             out += ",\n      \"per_gpu_bytes\": {";
             for (size_t j = 0; j < keys.size(); ++j)

@@ -310,15 +310,15 @@ std::string planCsv(const PlanResult& result)
 {
     std::ostringstream out;
     out << "rank,zero_stage,tensor_parallel,sequence_parallel,pipeline_parallel,expert_parallel,micro_batch,"
-           "accumulation,checkpointing,offload_optimizer,offload_params,summary,peak_bytes,fits,step_time_s,"
-           "tokens_per_s,why\n";
+           "accumulation,checkpointing,offload_optimizer,offload_params,summary,peak_bytes,fits,lower_bound,"
+           "step_time_s,tokens_per_s,why\n";
     for (std::size_t i = 0; i < result.top.size(); ++i) {
         const PlanCandidate& c = result.top[i];
         out << i + 1 << ',' << c.zeroStage << ',' << c.tensorParallel << ',' << yesNo(c.sequenceParallel) << ','
             << c.pipelineParallel << ',' << c.expertParallel << ',' << c.microBatch << ',' << c.accumulation << ','
             << csvField(toString(c.checkpointing)) << ',' << yesNo(c.offloadOptimizer) << ',' << yesNo(c.offloadParams)
-            << ',' << csvField(c.summary()) << ',' << c.peak << ',' << yesNo(c.fits) << ',' << decimal(c.time.total())
-            << ',' << decimal(c.tokensPerS) << ',' << csvField(c.why) << '\n';
+            << ',' << csvField(c.summary()) << ',' << c.peak << ',' << yesNo(c.fits) << ',' << yesNo(c.lowerBound)
+            << ',' << decimal(c.time.total()) << ',' << decimal(c.tokensPerS) << ',' << csvField(c.why) << '\n';
     }
     return out.str();
 }
@@ -331,8 +331,12 @@ std::string planMarkdown(const PlanResult& result)
     for (std::size_t i = 0; i < result.top.size(); ++i) {
         const PlanCandidate& c = result.top[i];
         out << "| " << i + 1 << " | " << markdownEscape(c.summary()) << " | " << gibText(c.peak) << " | " << c.peak
-            << " | " << (c.fits ? "yes" : "no") << " | " << decimal(c.time.total()) << " | " << decimal(c.tokensPerS)
-            << " | " << markdownEscape(c.why) << " |\n";
+            << " | "
+            << (!c.fits               ? "no"
+                       : c.lowerBound ? "maybe (lower bound)"
+                                      : "yes")
+            << " | " << decimal(c.time.total()) << " | " << decimal(c.tokensPerS) << " | " << markdownEscape(c.why)
+            << " |\n";
     }
     return out.str();
 }

@@ -321,7 +321,8 @@ void appendSweepCsvHeader(std::string& out, SweepParam param, char sep)
     out += csvField(keyPathOf(param));
     for (ComponentKind k : kReportComponents)
         out.append(1, sep).append(componentKey(k));
-    out.append(1, sep).append("total").append(1, sep).append("peak").append(1, sep).append("fits\n");
+    out.append(1, sep).append("total").append(1, sep).append("peak").append(1, sep).append("fits");
+    out.append(1, sep).append("lower_bound\n");
 }
 
 namespace {
@@ -360,14 +361,15 @@ void appendSweepTableRow(std::string& out, SweepParam param, const SweepPoint& p
             sweepColumnWidth(componentKey(kReportComponents[i])));
     appendRight(out.append(2, ' '), formatBytes(pt.total), sweepColumnWidth("total"));
     appendRight(out.append(2, ' '), formatBytes(pt.peak), sweepColumnWidth("peak"));
-    out.append("  ").append(!pt.hasVerdict ? "-" : pt.fits ? "yes" : "no").append(1, '\n');
+    out.append("  ").append(!pt.hasVerdict ? "-" : !pt.fits ? "no" : pt.lowerBound ? "maybe (lower bound)" : "yes");
+    out.append(1, '\n');
 }
 
 void appendSweepCsvRow(std::string& out, const SweepPoint& pt, char sep)
 {
     // The row in a local buffer with std::to_chars, then one append: about 300 instructions
     // a row, so a million rows take a fraction of a second.
-    char row[12 * 21 + 8]; // 11 numbers of at most 20 characters with their separators, "false\n"
+    char row[12 * 21 + 16]; // 11 numbers of at most 20 characters with their separators, "false,false\n"
     char* at = row;
     char* const end = row + sizeof row;
     auto put = [&](char c) {
@@ -386,6 +388,9 @@ void appendSweepCsvRow(std::string& out, const SweepPoint& pt, char sep)
     number(pt.peak);
     put(sep);
     for (const char* f = pt.fitsCsv(); *f != '\0'; ++f)
+        put(*f);
+    put(sep);
+    for (const char* f = pt.lowerBound ? "true" : "false"; *f != '\0'; ++f)
         put(*f);
     put('\n');
     out.append(row, static_cast<size_t>(at - row));
@@ -406,7 +411,7 @@ std::string columnsCsv(const std::vector<ChartColumn>& columns)
     out << "column";
     for (ComponentKind k : kReportComponents)
         out << ',' << componentKey(k);
-    out << ",total,peak,fits\n";
+    out << ",total,peak,fits,lower_bound\n";
     for (const ChartColumn& c : columns) {
         out << csvField(c.label); // labels come from file names
         for (ComponentKind k : kReportComponents) {
@@ -415,9 +420,10 @@ std::string columnsCsv(const std::vector<ChartColumn>& columns)
                 out << c.report->bytes(k);
         }
         if (c.report)
-            out << ',' << c.report->total << ',' << c.report->peak << ',' << c.report->fitsCsv() << '\n';
+            out << ',' << c.report->total << ',' << c.report->peak << ',' << c.report->fitsCsv() << ','
+                << (c.report->lowerBound.empty() ? "false" : "true") << '\n';
         else
-            out << ",,,invalid\n";
+            out << ",,,invalid,\n";
     }
     return out.str();
 }

@@ -88,6 +88,7 @@ SweepPoint::SweepPoint(Count v, const Report& r)
     , flopsPerStep(r.flops.perStep)
     , fits(r.fits)
     , hasVerdict(r.hasVerdict)
+    , lowerBound(!r.lowerBound.empty())
 {
     // The estimator lists the components in kReportComponents order: take them by index
     // when they are there, by key otherwise.

@@ -173,9 +173,14 @@ private slots:
             std::string(
                 "rank,zero_stage,tensor_parallel,sequence_parallel,pipeline_parallel,expert_parallel,"
                 "micro_batch,accumulation,checkpointing,offload_optimizer,offload_params,summary,peak_bytes,"
-                "fits,step_time_s,tokens_per_s,why\n"
+                "fits,lower_bound,step_time_s,tokens_per_s,why\n"
                 "1,3,2,true,1,1,4,8,full,true,false,\"ZeRO-3, TP 2 + sequence parallel, PP 1, micro-batch 4 x 8, "
-                "checkpointing full, offload optimizer\",123456789,true,1.75,12345.5,fastest\n"));
+                "checkpointing full, offload optimizer\",123456789,true,false,1.75,12345.5,fastest\n"));
+        // A row whose peak is a lower bound says so in both (torchtitan FSDP inside pipelining, say).
+        PlanResult bounded = result;
+        bounded.top[0].lowerBound = true;
+        QVERIFY(planCsv(bounded).find(",123456789,true,true,1.75,") != std::string::npos);
+        QVERIFY(planMarkdown(bounded).find("| maybe (lower bound) |") != std::string::npos);
         const std::vector<std::string> md = lines(planMarkdown(result));
         QCOMPARE(md.size(), size_t(3));
         QCOMPARE(md[2],
@@ -249,8 +254,22 @@ private slots:
         QCOMPARE(csv.size(), size_t(1 + 46));
         QCOMPARE(csv.front(),
             std::string("run.sequence_length,weights,master_weights,gradients,optimizer_states,activations,"
-                        "kv_cache,overhead,total,peak,fits"));
-        QCOMPARE(csv.back(), std::string("64,2234368,0,2234368,4468736,895492,0,570425852,580258816,581597692,"));
+                        "kv_cache,overhead,total,peak,fits,lower_bound"));
+        QCOMPARE(csv.back(), std::string("64,2234368,0,2234368,4468736,895492,0,570425852,580258816,581597692,,false"));
+    }
+
+    /// A sweep of a run whose peak is a lower bound (QLoRA under Hugging Face, PEFT's fp32 casts not modelled) says
+    /// so on every row: "fits" there may not hold.
+    void sweepRowsSayLowerBound()
+    {
+        Scenario sc = test::llama3_8b();
+        sc.run.framework = Framework::HfTransformers;
+        sc.run.finetune.method = FinetuneMethod::Qlora;
+        sc.run.parallelism = Parallelism {};
+        const std::vector<std::string> csv = lines(chartCsv(ChartKind::SweepSequence, { sc }, {}));
+        QVERIFY(csv.size() > 2);
+        for (size_t i = 1; i < csv.size(); ++i)
+            QVERIFY2(csv[i].ends_with(",true"), csv[i].c_str());
     }
 
     void sweepBoundaryIsTheFitSearch()
@@ -332,10 +351,10 @@ private slots:
         QCOMPARE(csv.size(), size_t(3));
         QCOMPARE(csv[0],
             std::string("column,weights,master_weights,gradients,optimizer_states,activations,kv_cache,overhead,total,"
-                        "peak,fits"));
-        QCOMPARE(QString::fromStdString(csv[2]), QStringLiteral("b,,,,,,,,,,invalid"));
+                        "peak,fits,lower_bound"));
+        QCOMPARE(QString::fromStdString(csv[2]), QStringLiteral("b,,,,,,,,,,invalid,"));
         QVERIFY(csv[1].starts_with("a," + std::to_string(cols[0].report->bytesOf("weights")) + ","));
-        QVERIFY(csv[1].ends_with("," + std::to_string(cols[0].report->peak) + ",false")); // 8B trained on one GPU
+        QVERIFY(csv[1].ends_with("," + std::to_string(cols[0].report->peak) + ",false,false")); // 8B trained on one GPU
         QVERIFY_THROWS_EXCEPTION(InputError, chartColumns(ChartKind::Timeline, { bad }, {}));
     }
 

@@ -45,6 +45,7 @@ struct SweepPoint {
     double flopsPerStep = 0;
     bool fits = true; ///< meaningful only with hasVerdict
     bool hasVerdict = false;
+    bool lowerBound = false; ///< the peak is only a lower bound (Report::lowerBound): "fits" may not hold
 
     SweepPoint() = default;
     SweepPoint(Count value, const Report& report);
