@@ -123,6 +123,11 @@ struct Dims {
     bool fp8Torchao; ///< run.fp8 as torchao's Float8Linear (FrameworkProfile::fp8Torchao), training
     bool fusedNorm; ///< Transformer Engine's norm kernels: the 16-bit input and fp32 statistics only
     bool fusedGlu; ///< a fused SwiGLU keeps only its input (the gate and up projections' output)
+    /// QLoRA as PEFT's prepare_model_for_kbit_training leaves it, under autocast (see makeDims): the residual stream
+    /// is fp32 and so are the 4-bit linears' outputs.
+    bool kbitFp32;
+    double residual; ///< bytes of an element of the residual stream (a checkpointed layer's input)
+    double projOut; ///< bytes of an element of a projection's output that the MLP keeps (gate, up, activation)
 };
 
 // kCompileRule: what a compiled block saves (run.compile). torch.compile traces the block's
@@ -415,18 +420,21 @@ private:
             if (downInputSaved)
                 c.add("SwiGLU output (fc2 input)", module, { x.b, x.s, width }, x.pg);
         } else if (m.gated()) {
-            c.add("gate projection output", module, { x.b, x.s, width }, x.p);
+            const std::string_view fp32 = x.kbitFp32 ? " (fp32: Linear4bit returns its input's type)" : "";
+            c.add("gate projection output", fp32, module, { x.b, x.s, width }, x.projOut);
             // kCompileRule: the activation is pointwise on the gate output and read in backward only
             // by pointwise ops (the product's and its own gradients), so the compiled block recomputes it.
             if (x.compiled)
-                c.drop({}, m.mlp == MlpKind::SwiGlu ? "SiLU output" : "GELU output", module, { x.b, x.s, width }, x.p);
+                c.drop({}, m.mlp == MlpKind::SwiGlu ? "SiLU output" : "GELU output", module, { x.b, x.s, width },
+                    x.projOut);
             else
-                c.add(m.mlp == MlpKind::SwiGlu ? "SiLU output" : "GELU output", module, { x.b, x.s, width }, x.p);
-            c.add("up projection output", module, { x.b, x.s, width }, x.p);
+                c.add(m.mlp == MlpKind::SwiGlu ? "SiLU output" : "GELU output", fp32, module, { x.b, x.s, width },
+                    x.projOut);
+            c.add("up projection output", fp32, module, { x.b, x.s, width }, x.projOut);
             if (downInputSaved)
                 c.add("gated product (down_proj input)", module, { x.b, x.s, width }, x.pg);
         } else {
-            c.add("up projection output (GELU input)", module, { x.b, x.s, width }, x.p);
+            c.add("up projection output (GELU input)", module, { x.b, x.s, width }, x.projOut);
             if (downInputSaved)
                 c.add("GELU output (down_proj input)", module, { x.b, x.s, width }, x.pg);
         }
@@ -597,6 +605,17 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
     d.fp8Torchao = r.fp8 && f.fp8Torchao && r.mode == Mode::Training;
     d.fusedNorm = f.fusedNormKernel;
     d.fusedGlu = f.fusedGlu && m.mlp == MlpKind::SwiGlu;
+    // PEFT's prepare_model_for_kbit_training (utils/other.py@77daa8d3) leaves the embedding, the norms and the LM
+    // head in fp32. Under autocast, then: the embedding's output and every residual add are fp32 (add is on no
+    // autocast list), and so is each 4-bit projection's output: bitsandbytes' Linear4bit.forward (nn/modules.py@0.48.2)
+    // computes in its compute dtype and returns .to(inp_dtype), PEFT's lora Linear4bit (tuners/lora/bnb.py@77daa8d3)
+    // clones it and adds the 16-bit adapter output in fp32. What autograd keeps of them: the layer input a checkpoint
+    // keeps, and the gate and up outputs and the activation that SiLU and the product keep. Q, K and V are cast to
+    // 16 bits by autocast for SDPA (those casts are what it keeps), the adapters keep autocast's casts as before, and
+    // the RMSNorms already keep an fp32 input.
+    d.kbitFp32 = kbitPrepared(r) && autocast && r.mode == Mode::Training;
+    d.residual = d.kbitFp32 ? 4 : d.p;
+    d.projOut = d.kbitFp32 ? 4 : d.p;
     return d;
 }
 
@@ -798,6 +817,12 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
     if (loss.kind != LossKind::Fused && !headFrozen)
         head.add("LM head input (final norm output)", "head", { x.b, x.gs, x.h },
             x.fp8Torchao ? x.p : x.pg); // torchtitan's float8 filter leaves "output" in 16-bit
+    // After prepare_model_for_kbit_training the LM head's weight is fp32 and frozen: autocast casts it to 16 bits in
+    // every forward (its weight cache holds only leaves that require grad) and the matmul keeps that cast for the
+    // input's gradient until the head's backward.
+    if (x.kbitFp32 && !r.finetune.quantizeLmHead && loss.kind != LossKind::Fused)
+        head.add("LM head weight as autocast casts it from fp32 (kept for the input's gradient)", "head",
+            { vocab, x.h }, x.p);
     if (x.compiledLoss && loss.kind == LossKind::Upcast && f.lossUpcastInGraph) {
         // torchtitan/components/loss.py@e7c0cae934df: torch.compile(cross_entropy(pred.flatten(0, 1).float(),
         // labels)) on the model's 16-bit logits; train.py@e7c0cae `del pred` before backward. By kCompileRule
@@ -1051,8 +1076,8 @@ ActivationSet trainingActivations(
     // unless whole layers are checkpointed (then they are rebuilt in backward).
     if (m.position == PositionKind::Rope && m.attentionType == AttentionType::Mha && !wholeLayers && slice.layers() > 0
         && checkpointed < slice.layers()) {
-        outside.add("RoPE cos table", "embedding", { x.s, m.headDim }, x.p);
-        outside.add("RoPE sin table", "embedding", { x.s, m.headDim }, x.p);
+        outside.add("RoPE cos table", "embedding", { x.s, m.headDim }, x.residual); // cos.to(hidden_states.dtype)
+        outside.add("RoPE sin table", "embedding", { x.s, m.headDim }, x.residual);
     }
 
     LayerTensors layer(m, r, x);
@@ -1092,7 +1117,7 @@ ActivationSet trainingActivations(
         // everything, as without checkpointing; backward rebuilds one checkpointed layer at a time.
         Collector c { set, ActivationScope::Layer, checkpointed, explain, 0, 1, saved };
         const Bytes before = set.bytes;
-        c.add("layer input (checkpoint, first layers of the stage)", "checkpoint", { x.b, x.hs, x.h }, x.p);
+        c.add("layer input (checkpoint, first layers of the stage)", "checkpoint", { x.b, x.hs, x.h }, x.residual);
         set.checkpointInputBytes = (set.bytes - before) / checkpointed;
         const Count denseCkpt = std::min(checkpointed, slice.denseLayers);
         const Count moeCkpt = checkpointed - denseCkpt;
@@ -1107,8 +1132,10 @@ ActivationSet trainingActivations(
         const Count segment = kind == Checkpointing::Kind::Full ? 1 : std::max<Count>(1, r.checkpointing.every);
         const Count segments = ceilDiv(slice.layers(), segment);
         Collector c { set, ActivationScope::Layer, segments, explain, 0, segment, saved };
-        c.add(segment == 1 ? "layer input (checkpoint)" : "segment input (checkpoint every k layers)", "checkpoint",
-            { x.b, x.hs, x.h }, x.p);
+        c.add(segment == 1
+                ? (x.kbitFp32 ? "layer input (checkpoint; fp32 residual stream)" : "layer input (checkpoint)")
+                : "segment input (checkpoint every k layers)",
+            "checkpoint", { x.b, x.hs, x.h }, x.residual);
         const Count rebuilt = std::min(segment, slice.layers());
         const ActivationSet worst = rebuiltLayer(slice.moeLayers > 0);
         set.recomputeBytes = checkedMul(worst.bytes, rebuilt);

@@ -210,6 +210,14 @@ Nf4Format effectiveNf4Format(const RunSpec& r)
     return r.finetune.quant.value_or(frameworkProfile(r.framework).nf4Format);
 }
 
+bool kbitPrepared(const RunSpec& r)
+{
+    // peft utils/other.py@77daa8d3 skips the cast for GPTQ, AQLM, EETQ, HQQ and torchao models.
+    return r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora
+        && r.framework == Framework::HfTransformers && effectiveNf4Format(r) == Nf4Format::Bitsandbytes
+        && r.finetune.prepareKbitTraining.value_or(true);
+}
+
 OptimizerImpl effectiveOptimizerImpl(const RunSpec& r)
 {
     return r.optimizerImpl.value_or(frameworkProfile(r.framework).optimizerImpl);

@@ -109,8 +109,11 @@ std::vector<LocalParam> localParameters(
             p.frozenStorage = DType::Bf16;
         // Lightning's BitsandbytesPrecision (lit-gpt finetune/lora.py@8641822) replaces the LM head too.
         const bool nf4 = quantizable || (t.group == ParamGroup::Head && t.linear && r.finetune.quantizeLmHead);
+        // PEFT's prepare_model_for_kbit_training (utils/other.py@77daa8d3): param.data.to(float32) for every 16-bit
+        // parameter that is not a Params4bit.
+        const DType unquantized = kbitPrepared(r) ? DType::Fp32 : working;
         if (r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora)
-            p.frozenStorage = !nf4                            ? working
+            p.frozenStorage = !nf4                            ? unquantized
                 : effectiveNf4Format(r) == Nf4Format::Torchao ? DType::Nf4Torchao
                 : r.finetune.doubleQuant                      ? DType::Nf4
                                                               : DType::Nf4NoDq;
@@ -268,8 +271,12 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     out.weightsFormula = perParam(static_cast<double>(work)) + " (" + std::string(toString(reg.working)) + ") x "
         + formatCount(out.trainableLocal + out.frozenLocal) + " params" + zeroNote(dp, zero, 3);
     // Frozen weights: the quantized linear layers and the rest (embeddings, norms, LM head) in 16 bits.
+    const DType unquantized = quantizedLocal == 0 ? params.front().frozenStorage
+        : kbitPrepared(r)                         ? DType::Fp32
+                                                  : DType::Bf16;
     std::string frozen = formatCount(out.frozenLocal - quantizedLocal) + " params in "
-        + std::string(toString(quantizedLocal > 0 ? DType::Bf16 : params.front().frozenStorage));
+        + std::string(toString(unquantized))
+        + (quantizedLocal > 0 && kbitPrepared(r) ? " (prepare_model_for_kbit_training)" : "");
     if (quantizedLocal > 0)
         frozen = formatCount(quantizedLocal) + " linear params in " + std::string(toString(quantizedType))
             + (quantizedType == DType::Nf4            ? " (4.127 bits with double quantization)"

@@ -86,6 +86,7 @@ private slots:
     void fp8AllGather();
     void loraAsPeftRunsIt();
     void doraAsPeftRunsIt();
+    void qloraAsPeftPreparesIt();
     void megatronPrecisionAwareOptimizer();
     void megatronAsTransformerEngineRunsIt();
     void zeroAsDeepSpeedRunsIt();
@@ -695,12 +696,77 @@ void TstFrameworks::loraAsPeftRunsIt()
         QCOMPARE(rep.bytesOf("master_weights"), Bytes(0));
     }
     QCOMPARE(estimate(toy(plain)).bytesOf("gradients"), Bytes(3584 * 2));
-    // QLoRA as PEFT prepares it (fp32 embedding, norms and head) is not modelled: the report says so.
+    // QLoRA as PEFT prepares it (fp32 embedding, norms and head) without autocast is not modelled: the report says
+    // so (qloraAsPeftPreparesIt has it under autocast).
     json qlora = lora;
     qlora["finetune"]["method"] = "qlora";
     const Report q = estimate(toy(qlora));
     QVERIFY(std::any_of(q.warnings.begin(), q.warnings.end(),
         [](const std::string& w) { return w.find("prepare_model_for_kbit_training") != std::string::npos; }));
+}
+
+// QLoRA as PEFT's prepare_model_for_kbit_training (utils/other.py@77daa8d3) leaves the model, under autocast (Trainer's
+// bf16=True): the embedding, the 5 norms and the LM head become fp32 (1,000 x 64 twice and 5 x 64 elements, 2 B more
+// each). bitsandbytes' Linear4bit returns its input's type (nn/modules.py@0.48.2: .to(inp_dtype)) and the residual
+// stream is fp32, so the gate and up outputs and SiLU's, which SiLU and the product keep, are fp32 (32 tokens x 128 x
+// 4 B in each of 2 layers), as is the layer input a checkpoint keeps (32 x 64 x 4 B) and the RoPE tables
+// (cos.to(hidden_states.dtype), 16 x 16 x 4 B); the frozen fp32 LM head weight is cast to bf16 by autocast in forward
+// and its matmul keeps that cast for the input's gradient (1,000 x 64 x 2 B).
+void TstFrameworks::qloraAsPeftPreparesIt()
+{
+    const json run = { { "framework", "hf-transformers" }, { "precision", "mixed-bf16" },
+        { "finetune", { { "method", "qlora" }, { "rank", 8 }, { "targets", { "all-linear" } } } } };
+    json off = run;
+    off["finetune"]["prepare_kbit_training"] = false;
+    const Report on = estimate(toy(run)), unprepared = estimate(toy(off));
+    QCOMPARE(on.bytesOf("weights") - unprepared.bytesOf("weights"), Bytes((1000 * 64 * 2 + 5 * 64) * 2));
+    QVERIFY2(on.lowerBound.empty(), on.lowerBound.c_str());
+    QVERIFY(unprepared.lowerBound.empty());
+    const auto mentions = [](const Report& r) {
+        return std::any_of(r.warnings.begin(), r.warnings.end(),
+            [](const std::string& w) { return w.find("prepare_kbit_training") != std::string::npos; });
+    };
+    QVERIFY(mentions(on)); // the default is said
+    QVERIFY(!mentions(unprepared));
+    const ActivationSet a = acts(toy(run)), b = acts(toy(off));
+    const Bytes mlp32 = 2 * 32 * 128 * 4;
+    QCOMPARE(tensorBytes(a, "gate projection output (fp32: Linear4bit returns its input's type)"), mlp32);
+    QCOMPARE(tensorBytes(a, "SiLU output (fp32: Linear4bit returns its input's type)"), mlp32);
+    QCOMPARE(tensorBytes(a, "up projection output (fp32: Linear4bit returns its input's type)"), mlp32);
+    QCOMPARE(tensorBytes(b, "gate projection output"), mlp32 / 2);
+    QCOMPARE(tensorBytes(a, "LM head weight as autocast casts it from fp32 (kept for the input's gradient)"),
+        Bytes(1000 * 64 * 2));
+    QCOMPARE(tensorBytes(a, "RoPE cos table"), Bytes(16 * 16 * 4));
+    QCOMPARE(tensorBytes(b, "RoPE cos table"), Bytes(16 * 16 * 2));
+    // Nothing else moves: norms kept an fp32 input already, autocast's casts feed SDPA and the adapters.
+    QCOMPARE(a.bytes - b.bytes, 3 * mlp32 / 2 + Bytes(1000 * 64 * 2) + Bytes(2 * 16 * 16 * 2));
+    json checkpointed = run;
+    checkpointed["checkpointing"] = "full";
+    QCOMPARE(
+        tensorBytes(acts(toy(checkpointed)), "layer input (checkpoint; fp32 residual stream)"), Bytes(2 * 32 * 64 * 4));
+    // Without autocast every activation becomes fp32, which is not modelled: a lower bound, said why.
+    json pure = run;
+    pure["precision"] = "bf16";
+    QVERIFY(estimate(toy(pure)).lowerBound.find("without autocast") != std::string::npos);
+    json dora = run;
+    dora["finetune"]["dora"] = true;
+    QVERIFY(estimate(toy(dora)).lowerBound.find("with DoRA") != std::string::npos);
+    // Refused where PEFT does not prepare the model, naming the key.
+    const std::string key = "run.finetune.prepare_kbit_training";
+    json lora = run;
+    lora["finetune"] = { { "method", "lora" }, { "prepare_kbit_training", true } };
+    QCOMPARE(refusal(lora).keyPath(), key);
+    json tune = run;
+    tune["framework"] = "torchtune";
+    tune["finetune"]["prepare_kbit_training"] = true;
+    QCOMPARE(refusal(tune).keyPath(), key);
+    json torchao = run;
+    torchao["finetune"]["quant"] = "torchao-nf4";
+    torchao["finetune"]["prepare_kbit_training"] = true;
+    QCOMPARE(refusal(torchao).keyPath(), key);
+    // Written back only when set.
+    QVERIFY(!scenarioToJson(toy(run))["run"]["finetune"].contains("prepare_kbit_training"));
+    QCOMPARE(scenarioToJson(toy(off))["run"]["finetune"]["prepare_kbit_training"], json(false));
 }
 
 // DoRA as PEFT 0.18.0 runs it (tuners/lora/variants.py DoraLinearVariant.forward, dora.py DoraLinearLayer@77daa8d3),

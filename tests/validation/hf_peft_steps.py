@@ -5,8 +5,9 @@
 A Llama-architecture model built from a config (random weights: nothing is downloaded) runs one training step per
 case: full fine-tuning and LoRA as a plain loop runs them over a bf16 model (no autocast), LoRA under autocast (as
 Trainer's bf16=True through accelerate), LoRA with dropout on every linear, LoRA with gradient checkpointing, and,
-where bitsandbytes is installed, QLoRA as peft's prepare_model_for_kbit_training leaves the model (recorded only: VRAM
-Lab warns that this path is not modelled yet). For each it records torch.cuda's allocator counters
+where bitsandbytes is installed, QLoRA as peft's prepare_model_for_kbit_training leaves the model, with and without
+gradient checkpointing (run.finetune.prepare_kbit_training, modelled from the source under autocast and not yet checked
+on a GPU). For each it records torch.cuda's allocator counters
 
     after the model and optimizer are set up    -> weights (+ adapters)
     after forward and loss                       -> saved activations (what backward will read), forward peak
@@ -72,6 +73,9 @@ CASES = {
                                              "dropout": 0.0}, False, True, False),
     "qlora all prepared autocast": ("mixed-bf16", {"method": "qlora", "rank": 16, "alpha": 32,
                                                    "targets": ["all-linear"], "dropout": 0.0}, True, True, True),
+    "qlora all prepared autocast no checkpointing": ("mixed-bf16", {"method": "qlora", "rank": 16, "alpha": 32,
+                                                                    "targets": ["all-linear"], "dropout": 0.0},
+                                                     True, False, True),
 }
 PEFT_TARGETS = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj", "up": "up_proj",
                 "down": "down_proj"}

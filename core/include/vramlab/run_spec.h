@@ -125,6 +125,10 @@ struct Finetune {
     /// DoRA (PEFT's use_dora): a trainable magnitude per output of each adapted linear, and the norm of the
     /// adapted weight computed in every forward (tuners/lora/dora.py@77daa8d3).
     bool dora = false;
+    /// PEFT's prepare_model_for_kbit_training (utils/other.py@77daa8d3), which TRL's SFTTrainer calls for a 4-bit
+    /// model: every 16-bit parameter but the 4-bit ones cast to fp32. Unset: on for QLoRA under hf-transformers
+    /// (kbitPrepared()).
+    std::optional<bool> prepareKbitTraining;
 };
 
 struct Inference {
