@@ -218,9 +218,12 @@ void addFrameworkDetails(QVector<ParamDescriptor>& all)
     all << withFrameworkDefault(
         choice<OptimizerImpl>(QStringLiteral("run.optimizer_impl"), g, QStringLiteral("Optimizer implementation"),
             QStringLiteral("torch.optim foreach (temporary copies of a group's states during the step), fused (none), "
-                           "or bitsandbytes' paged 32-bit AdamW (states paged to host memory)."),
+                           "or bitsandbytes' paged AdamW, 32-bit or 8-bit (the states of tensors of 100,000 "
+                           "elements or more in CUDA unified memory: outside the peak, evicted to host memory when "
+                           "the GPU runs out)."),
             { { QStringLiteral("foreach"), OptimizerImpl::Foreach }, { QStringLiteral("fused"), OptimizerImpl::Fused },
-                { QStringLiteral("Paged 32-bit"), OptimizerImpl::Paged32 } },
+                { QStringLiteral("Paged 32-bit"), OptimizerImpl::Paged32 },
+                { QStringLiteral("Paged 8-bit"), OptimizerImpl::Paged8 } },
             training));
     all << toggle(QStringLiteral("run.optimizer_in_backward"), g, QStringLiteral("Optimizer in backward"),
         QStringLiteral("Each weight is stepped and its gradient freed as soon as backward produces it, so the whole "

@@ -96,7 +96,9 @@ StepInputs stepInputs(const ModelSpec& m, const RunSpec& r, const PrecisionRegim
     in.weights = states.weights;
     in.master = states.master;
     in.gradients = states.gradients;
-    in.optimizer = states.optimizer;
+    // Paged optimizer states are outside PyTorch's allocator (model_states.h pagedOptimizer): neither the live
+    // tensors nor the replay's segments hold them.
+    in.optimizer = states.optimizer - states.pagedOptimizer;
     for (const Component& c : rep.overheadParts)
         (c.key == "zero3_gather" ? in.zero3Gather : in.baseOverhead) += c.bytes;
     in.embeddingActs = acts.embeddingBytes;
@@ -255,7 +257,12 @@ void replayAllocator(Report& rep, const ModelSpec& m, const RunSpec& r, const st
     rep.allocatorReplayed = true;
     rep.peakAllocatedBytes = p.peakAllocatedBytes;
     rep.peakReservedBytes = p.peakReservedBytes;
+    // nvidia-smi also counts the paged optimizer states, resident once a step has prefetched them, as far as the GPU
+    // holds them beside the allocator's segments (the driver evicts the rest).
     rep.peakDeviceBytes = checkedAdd(p.peakReservedBytes, in.outsideAllocator);
+    const Bytes room = r.gpu && r.gpu->memoryBytes > 0 ? std::max<Bytes>(0, r.gpu->memoryBytes - rep.peakDeviceBytes)
+                                                       : rep.pagedOptimizerBytes;
+    rep.peakDeviceBytes = checkedAdd(rep.peakDeviceBytes, std::min(rep.pagedOptimizerBytes, room));
     rep.allocatorOutOfMemory = p.outOfMemory;
     rep.allocatorExtrapolated = p.extrapolated;
     if (!p.outOfMemory || !rep.fits)
@@ -327,6 +334,9 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
     if (r.optimizerImpl == OptimizerImpl::Paged32 && r.optimizer != Optimizer::AdamW && r.optimizer != Optimizer::Adam)
         throw InputError(
             "run.optimizer_impl", "\"paged-32bit\" is bitsandbytes' PagedAdamW; expected optimizer adamw or adam");
+    if (r.optimizerImpl == OptimizerImpl::Paged8 && r.optimizer != Optimizer::AdamW8bit)
+        throw InputError(
+            "run.optimizer_impl", "\"paged-8bit\" is bitsandbytes' PagedAdamW8bit; expected optimizer adamw-8bit");
     if ((!r.finetune.doubleQuant || r.finetune.quantizeLmHead || r.finetune.quant)
         && r.finetune.method != FinetuneMethod::Qlora && r.mode == Mode::Training)
         throw InputError(r.finetune.quant   ? "run.finetune.quant"
@@ -858,6 +868,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     rep.microBatchesInFlight = st.inFlight;
     rep.stageIndex = st.index;
     rep.hostBytes = st.states.hostBytes;
+    rep.pagedOptimizerBytes = st.states.pagedOptimizer;
     rep.hostFormula = std::move(st.states.hostFormula);
     if (training && st.acts.offloadedBytes > 0) { // torchtune OffloadActivations: pinned host copies
         const Bytes offloaded = checkedMul(st.acts.offloadedBytes, st.inFlight);
@@ -989,6 +1000,25 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     }
     if (training && options.replayAllocator)
         replayAllocator(rep, m, r, tensors, st.slice, st.actSlice);
+    if (rep.pagedOptimizerBytes > 0) {
+        // The QLoRA paper's paged optimizers: the driver evicts managed pages to the host when the GPU runs out and
+        // the update pages them back, so the verdict is the allocator's peak; what does not fit beside it travels.
+        const Bytes paged = rep.pagedOptimizerBytes;
+        const Bytes evicted
+            = rep.hasVerdict ? std::min(paged, std::max<Bytes>(0, rep.peak + paged - rep.usableBytes)) : 0;
+        std::string w = "run.optimizer_impl: the paged optimizer states (" + formatBytes(paged)
+            + ") live in CUDA unified memory, outside PyTorch's allocator: the peak and "
+              "torch.cuda.max_memory_allocated "
+              "leave them out, nvidia-smi counts them once a step has run";
+        if (evicted > 0) {
+            w += "; " + formatBytes(evicted) + " of them do not fit beside the peak, so the driver evicts them to host "
+                + "memory and each update pages them back";
+            if (r.gpu && r.gpu->hostLinkGBs > 0)
+                w += " (about " + formatSeconds(2.0 * static_cast<double>(evicted) / (r.gpu->hostLinkGBs * 1e9))
+                    + " a step over the host link, not in the step time)";
+        }
+        rep.warnings.push_back(std::move(w));
+    }
 
     if (r.mode == Mode::Training && r.checkpointing.kind == Checkpointing::Kind::Selective
         && r.attention == AttentionImpl::Flash)

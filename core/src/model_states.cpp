@@ -168,7 +168,13 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     const bool bf16OptimizerGrads = training && r.framework == Framework::Deepspeed && zero == 0
         && r.precision == Precision::MixedBf16 && reg.gradients == DType::Fp32 && !offloadOpt;
 
-    Bytes hostMaster = 0, hostOptimizer = 0, hostGrads = 0, hostWeights = 0, fp8Copies = 0;
+    Bytes hostMaster = 0, hostOptimizer = 0, hostGrads = 0, hostWeights = 0, fp8Copies = 0, pagedStates = 0;
+    // bitsandbytes' paged optimizers (optim/optimizer.py@0.48.2 get_state_buffer): a state of a tensor of at least
+    // 1e5 elements comes from get_paged, cudaMallocManaged(cudaMemAttachHost), which prefetch_state moves to the GPU
+    // before each update; smaller ones are torch.zeros_like on the GPU.
+    const bool paged = training && !offloadOpt
+        && (r.optimizerImpl == OptimizerImpl::Paged32 || r.optimizerImpl == OptimizerImpl::Paged8);
+    constexpr Count kPagedMinElements = 100'000;
     const bool fp8CastEachForward = frameworkProfile(r.framework).fp8Torchao;
     const bool keptGathered = r.fsdpKeepsGathered(), unshardedGrads = r.fsdpAccumulatesUnsharded();
     Count rootLocal = 0; // FSDP2's root parameters, gathered all forward and backward
@@ -241,6 +247,8 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         case Optimizer::AdamW:
         case Optimizer::Adam:
             opt = checkedMul(nOpt, 2 * state);
+            if (paged && p.rows * p.cols >= kPagedMinElements)
+                accumulate(pagedStates, opt);
             break;
         case Optimizer::Lion:
         case Optimizer::SgdMomentum:
@@ -250,10 +258,16 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
             opt = 0;
             break;
         case Optimizer::AdamW8bit:
-            // bitsandbytes: tensors under 4096 elements keep 32-bit states; others two
-            // 8-bit states plus one fp32 absmax per block of 2048.
-            opt = p.rows * p.cols < 4096 ? checkedMul(nOpt, 8)
-                                         : checkedMul(2, checkedAdd(nOpt, 4 * ceilDiv(nOpt, 2048)));
+            // bitsandbytes (optim/optimizer.py@0.48.2 Optimizer2State.init_state): tensors under min_8bit_size
+            // (4096) elements keep 32-bit states; others two 8-bit states plus one fp32 absmax per block of 256
+            // (2048 before 0.44.0). Paged, the 8-bit states of the large ones are in unified memory, not the absmax.
+            if (p.rows * p.cols < 4096) {
+                opt = checkedMul(nOpt, 8);
+            } else {
+                opt = checkedMul(2, checkedAdd(nOpt, 4 * ceilDiv(nOpt, 256)));
+                if (paged && p.rows * p.cols >= kPagedMinElements)
+                    accumulate(pagedStates, checkedMul(nOpt, 2));
+            }
             break;
         case Optimizer::Adafactor:
             // Factored second moment (row + column fp32 vectors) for matrices, full for vectors; no momentum.
@@ -263,6 +277,7 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         accumulate(offloadOpt ? hostOptimizer : out.optimizer, opt);
     }
     accumulate(out.weights, fp8Copies);
+    out.pagedOptimizer = pagedStates;
     out.hostBytes = checkedAdd(checkedAdd(hostMaster, hostOptimizer), checkedAdd(hostGrads, hostWeights));
     if (!explain)
         return out;
@@ -352,13 +367,16 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         optName = "no state";
         break;
     case Optimizer::AdamW8bit:
-        optName = "2 states x (1 B + 4 B absmax / 2048); tensors < 4096 elements at 4 B";
+        optName = "2 states x (1 B + 4 B absmax / 256); tensors < 4096 elements at 4 B";
         break;
     case Optimizer::Adafactor:
         optName = "factored second moment: (rows + cols) x 4 B per matrix, 4 B per vector element";
         break;
     }
     out.optimizerFormula = optName + " x " + trainable + zeroNote(dp, zero, 1) + (offloadOpt ? " -> host" : "");
+    if (out.pagedOptimizer > 0)
+        out.optimizerFormula += "; " + formatBytes(out.pagedOptimizer)
+            + " of it paged (CUDA unified memory: outside PyTorch's allocator, evicted to the host under pressure)";
     out.hostFormula = out.hostBytes == 0
         ? "nothing offloaded"
         : "master " + formatBytes(hostMaster) + " + optimizer " + formatBytes(hostOptimizer) + " + fp32 gradients "

@@ -82,6 +82,8 @@ nlohmann::ordered_json reportToJson(const Report& r)
         { "activation_tensors", tensors },
         { "warnings", r.warnings },
     };
+    if (r.pagedOptimizerBytes > 0) // in the optimizer states, outside the peak and the allocator's counters
+        out["paged_optimizer_bytes"] = r.pagedOptimizerBytes;
     if (r.allocatorReplayed) { // EstimateOptions::replayAllocator: what the GPU's counters will read
         out["peak_allocated_bytes"] = r.peakAllocatedBytes;
         out["peak_reserved_bytes"] = r.peakReservedBytes;

@@ -683,7 +683,7 @@ const ScenarioField kFields[] = {
     optionalChoice<REF(s.run.lossDtype), kGradDtypeNames>(
         "run.loss_dtype", "Chunked loss: fp32 per chunk or the logits' 16-bit type."),
     optionalChoice<REF(s.run.optimizerImpl), kOptimizerImplNames>(
-        "run.optimizer_impl", "torch.optim foreach, fused, or paged 32-bit."),
+        "run.optimizer_impl", "torch.optim foreach, fused, or bitsandbytes' paged 32-bit or 8-bit (unified memory)."),
     flag<REF(s.run.optimizerInBackward)>(
         "run.optimizer_in_backward", "Each parameter stepped and its gradient freed in backward."),
     flag<REF(s.run.compile)>("run.compile",

@@ -65,8 +65,9 @@ inline constexpr ChoiceName kLossNames[]
           choiceName("fused", LossKind::Fused), choiceName("loss-parallel", LossKind::LossParallel) };
 inline constexpr ChoiceName kPipelineScheduleNames[]
     = { choiceName("1F1B", PipelineSchedule::OneFOneB), choiceName("interleaved-1F1B", PipelineSchedule::Interleaved) };
-inline constexpr ChoiceName kOptimizerImplNames[] = { choiceName("foreach", OptimizerImpl::Foreach),
-    choiceName("fused", OptimizerImpl::Fused), choiceName("paged-32bit", OptimizerImpl::Paged32) };
+inline constexpr ChoiceName kOptimizerImplNames[]
+    = { choiceName("foreach", OptimizerImpl::Foreach), choiceName("fused", OptimizerImpl::Fused),
+          choiceName("paged-32bit", OptimizerImpl::Paged32), choiceName("paged-8bit", OptimizerImpl::Paged8) };
 /// Every storage type; the fields below offer subsets of it.
 inline constexpr ChoiceName kDTypeNames[] = { choiceName("fp32", DType::Fp32), choiceName("bf16", DType::Bf16),
     choiceName("fp16", DType::Fp16), choiceName("fp8", DType::Fp8), choiceName("int8", DType::Int8),

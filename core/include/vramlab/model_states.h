@@ -31,6 +31,9 @@ struct LocalParam {
 struct ModelStateBytes {
     Bytes weights = 0, master = 0, gradients = 0, optimizer = 0;
     Bytes hostBytes = 0; ///< offloaded to host memory, per GPU process
+    /// The part of `optimizer` that bitsandbytes' paged optimizers keep in CUDA unified memory (cudaMallocManaged):
+    /// outside PyTorch's allocator, resident on the GPU after each step's prefetch, evicted to the host under pressure.
+    Bytes pagedOptimizer = 0;
     Count trainableLocal = 0, frozenLocal = 0; ///< parameters on this GPU before ZeRO sharding
     std::string weightsFormula, masterFormula, gradientsFormula, optimizerFormula, hostFormula;
     /// Weights + master copy + gradients + optimizer states on this GPU.

@@ -75,6 +75,9 @@ struct Report {
     Bytes peakAllocatedBytes = 0; ///< torch.cuda.max_memory_allocated(): live tensor blocks
     Bytes peakReservedBytes = 0; ///< torch.cuda.max_memory_reserved(): the allocator's segments
     Bytes peakDeviceBytes = 0; ///< nvidia-smi: reserved + what the allocator never sees (CUDA context, NCCL)
+    /// Optimizer states in CUDA unified memory (bitsandbytes' paged optimizers): in the optimizer bar, not in the
+    /// peak (the driver evicts them to the host when the GPU runs out), in the device figure.
+    Bytes pagedOptimizerBytes = 0;
     bool allocatorReplayed = false; ///< the replay ran and the three counters above are its
     bool allocatorOutOfMemory = false; ///< the replay found no block even after releasing the cache
     bool allocatorExtrapolated = false; ///< layers past the replayed ones added by their steady increment

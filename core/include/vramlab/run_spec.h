@@ -38,8 +38,9 @@ enum class LossKind {
 };
 
 /// torch.optim's implementation: foreach (multi-tensor, with temporaries) or fused (none);
-/// Paged32: bitsandbytes PagedAdamW, fp32 states whatever the precision, no temporaries.
-enum class OptimizerImpl { Foreach, Fused, Paged32 };
+/// Paged32: bitsandbytes PagedAdamW, fp32 states whatever the precision, no temporaries; Paged8: PagedAdamW8bit
+/// (optimizer adamw-8bit). Paged states live in CUDA unified memory (model_states.cpp).
+enum class OptimizerImpl { Foreach, Fused, Paged32, Paged8 };
 
 /// How pipeline ranks order their micro-batches (core/src/pipeline_schedule.cpp): 1F1B, or interleaved 1F1B where
 /// each rank holds `virtual_stages` chunks of the layers (Megatron-LM virtual pipeline, PyTorch's
