@@ -23,10 +23,13 @@
 #include "vramlab/step_timeline.h"
 #include "vramlab/sweep.h"
 #include "vramlab/text_escape.h"
+#include "vramlab/toml_reader.h"
+#include "vramlab/torchtitan_config.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -436,11 +439,17 @@ int runImportHf(const std::vector<std::string>& words)
     return 0;
 }
 
-int runImportDeepSpeed(const std::vector<std::string>& words)
+namespace {
+
+/// import-deepspeed and import-torchtitan: the scenario given to --into with a framework config's run settings,
+/// printed or written to a new file (never over the scenario it started from); each mapped and left-out key on
+/// stderr.
+int runImportRunConfig(const std::vector<std::string>& words, const char* command, const char* framework,
+    const std::function<ConfigImport(Scenario&, const std::string& config)>& apply)
 {
     CliArgs a(words, { "--into", "-o", "--output" }, {});
     if (a.positionals().size() != 1 || !a.value("--into"))
-        throw InputError("import-deepspeed", "expected one DeepSpeed config and --into SCENARIO.json");
+        throw InputError(command, std::string("expected one ") + framework + " config and --into SCENARIO.json");
     const std::string config = a.positionals().front(), into = *a.value("--into");
     const char* option = a.value("-o") ? "-o" : "--output";
     const auto outPath = a.value(option);
@@ -449,8 +458,7 @@ int runImportDeepSpeed(const std::vector<std::string>& words)
     if (outPath && (outPath->empty() || std::filesystem::equivalent(*outPath, into, ec)))
         throw InputError(option, "expected a new file, not the scenario given to --into (" + into + ")");
     Scenario sc = load(into);
-    const DeepSpeedImport done
-        = withFile(config, [&] { return applyDeepSpeedConfig(sc, parseJsonText(readTextFile(config), config)); });
+    const ConfigImport done = withFile(config, [&] { return apply(sc, config); });
     // A run the config makes that VRAM Lab cannot take is refused here, naming the scenario's key.
     withFile(into + " with " + config, [&] { return estimate(sc); });
     for (const std::string& line : done.applied)
@@ -462,8 +470,24 @@ int runImportDeepSpeed(const std::vector<std::string>& words)
         return 0;
     }
     writeFileAtomically(*outPath, scenarioFileText(sc));
-    write("wrote " + *outPath + ": \"" + sc.name + "\" with " + config + "'s DeepSpeed settings\n");
+    write("wrote " + *outPath + ": \"" + sc.name + "\" with " + config + "'s " + framework + " settings\n");
     return 0;
+}
+
+} // namespace
+
+int runImportDeepSpeed(const std::vector<std::string>& words)
+{
+    return runImportRunConfig(words, "import-deepspeed", "DeepSpeed", [](Scenario& sc, const std::string& config) {
+        return applyDeepSpeedConfig(sc, parseJsonText(readTextFile(config), config));
+    });
+}
+
+int runImportTorchtitan(const std::vector<std::string>& words)
+{
+    return runImportRunConfig(words, "import-torchtitan", "torchtitan", [](Scenario& sc, const std::string& config) {
+        return applyTorchtitanConfig(sc, parseTomlText(readTextFile(config, kMaxTomlFileBytes), config));
+    });
 }
 
 int runValidate(const std::vector<std::string>& words)

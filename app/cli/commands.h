@@ -18,6 +18,7 @@ int runGpus(const std::vector<std::string>& args);
 int runKeys(const std::vector<std::string>& args);
 int runImportHf(const std::vector<std::string>& args);
 int runImportDeepSpeed(const std::vector<std::string>& args);
+int runImportTorchtitan(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
 int runSnapshot(const std::vector<std::string>& args); ///< snapshot_command.cpp
 

@@ -45,6 +45,8 @@ commands:
                                   scenario from a Hugging Face config.json
   import-deepspeed DS.json --into SCENARIO.json [-o OUT.json]
                                   the scenario with a DeepSpeed config's run settings
+  import-torchtitan TRAIN.toml --into SCENARIO.json [-o OUT.json]
+                                  the scenario with a torchtitan config's model and run
   validate FILE                   check a scenario file (exit 0 valid, 2 invalid)
   snapshot FILE.pickle [--scenario S.json] [--json] [--csv CURVE.csv]
                                   a PyTorch memory snapshot: peaks, what was alive, by
@@ -62,7 +64,7 @@ struct Command {
     const char* usage; ///< what `vramlab-cli NAME --help` prints
 };
 
-const std::array<Command, 13> kCommands = { {
+const std::array<Command, 14> kCommands = { {
     { "estimate", vramlab::cli::runEstimate, R"(usage: vramlab-cli estimate FILE [--json] [--KEY VALUE ...]
        vramlab-cli estimate --preset NAME [--KEY VALUE ...] [--json]
 
@@ -160,6 +162,18 @@ OUT.json, never over SCENARIO.json). The model and the GPU count stay the scenar
 Each key mapped and each key left out (and why) is listed on stderr; a key that changes
 memory in a way VRAM Lab does not model is refused, naming it. Hugging Face's "auto"
 keeps the scenario's value (the buckets Trainer derives from the model are derived).
+)" },
+    { "import-torchtitan", vramlab::cli::runImportTorchtitan,
+        R"(usage: vramlab-cli import-torchtitan TRAIN.toml --into SCENARIO.json [-o OUT.json]
+
+The scenario with a torchtitan training config as torchtitan@9dec370ad26b reads it (a
+train_configs/*.toml; every key it leaves out takes that version's default): the model
+(llama3 8B, 70B, 405B), the parallel degrees (data_parallel_shard_degree -1 fills the
+scenario's GPU count), FSDP2 and its bf16 parameters, checkpointing, compile, float8, the
+pipeline schedule and micro-batches, loss parallelism and the optimizer (printed, or written
+to OUT.json, never over SCENARIO.json). The GPU and the GPU count stay the scenario's.
+Each key mapped and each key left out (and why) is listed on stderr; a key that changes
+memory in a way VRAM Lab does not model, or that the version does not have, is refused.
 )" },
     { "validate", vramlab::cli::runValidate, R"(usage: vramlab-cli validate FILE
 

@@ -29,6 +29,8 @@
 #include "vramlab/report_text.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/serving_chart.h"
+#include "vramlab/toml_reader.h"
+#include "vramlab/torchtitan_config.h"
 
 #include <QAction>
 #include <QApplication>
@@ -301,26 +303,10 @@ void MainWindow::buildMenus()
     });
     open->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(QStringLiteral("Open &Recent"));
-    file->addAction(QStringLiteral("Apply &DeepSpeed config…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Apply a DeepSpeed config to the run"),
-            QString(), QStringLiteral("DeepSpeed config (*.json)"));
-        if (path.isEmpty())
-            return;
-        if (const std::optional<DeepSpeedImport> done = applyDeepSpeedFile(path)) {
-            QString text = QStringLiteral("Applied (Edit > Undo takes it back):\n");
-            for (const std::string& line : done->applied)
-                text += QStringLiteral("  ") + QString::fromStdString(line) + QLatin1Char('\n');
-            text += QStringLiteral("\nLeft out:\n");
-            for (const std::string& line : done->ignored)
-                text += QStringLiteral("  ") + QString::fromStdString(line) + QLatin1Char('\n');
-            QMessageBox box(QMessageBox::Information, QStringLiteral("DeepSpeed config applied"),
-                QStringLiteral("%1 set the run's DeepSpeed settings.").arg(QFileInfo(path).fileName()), QMessageBox::Ok,
-                this);
-            box.setTextFormat(Qt::PlainText); // a file's text is never markup
-            box.setDetailedText(text);
-            box.exec();
-        }
-    });
+    addApplyConfigAction(file, QStringLiteral("Apply &DeepSpeed config…"), QStringLiteral("DeepSpeed"),
+        QStringLiteral("DeepSpeed config (*.json)"), &MainWindow::applyDeepSpeedFile);
+    addApplyConfigAction(file, QStringLiteral("Apply &torchtitan config…"), QStringLiteral("torchtitan"),
+        QStringLiteral("torchtitan config (*.toml)"), &MainWindow::applyTorchtitanFile);
     file->addSeparator();
     QAction* saveAct = file->addAction(QStringLiteral("&Save"), this, [this] { save(); });
     saveAct->setShortcut(QKeySequence::Save);
@@ -516,14 +502,40 @@ void MainWindow::showBanner(const QString& text)
     m_bannerFrame->setVisible(!text.isEmpty());
 }
 
-std::optional<DeepSpeedImport> MainWindow::applyDeepSpeedFile(const QString& path)
+void MainWindow::addApplyConfigAction(QMenu* menu, const QString& label, const QString& framework,
+    const QString& filter, std::optional<ConfigImport> (MainWindow::*apply)(const QString&))
+{
+    menu->addAction(label, this, [this, framework, filter, apply] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, QStringLiteral("Apply a %1 config to the run").arg(framework), QString(), filter);
+        if (path.isEmpty())
+            return;
+        if (const std::optional<ConfigImport> done = (this->*apply)(path)) {
+            QString text = QStringLiteral("Applied (Edit > Undo takes it back):\n");
+            for (const std::string& line : done->applied)
+                text += QStringLiteral("  ") + QString::fromStdString(line) + QLatin1Char('\n');
+            text += QStringLiteral("\nLeft out:\n");
+            for (const std::string& line : done->ignored)
+                text += QStringLiteral("  ") + QString::fromStdString(line) + QLatin1Char('\n');
+            QMessageBox box(QMessageBox::Information, QStringLiteral("%1 config applied").arg(framework),
+                QStringLiteral("%1 set the run's %2 settings.").arg(QFileInfo(path).fileName(), framework),
+                QMessageBox::Ok, this);
+            box.setTextFormat(Qt::PlainText); // a file's text is never markup
+            box.setDetailedText(text);
+            box.exec();
+        }
+    });
+}
+
+std::optional<ConfigImport> MainWindow::applyConfigFile(const QString& path, const QString& framework,
+    const std::function<ConfigImport(Scenario&, const std::string&)>& apply)
 {
     const std::string file = path.toStdString();
     try {
         Scenario sc = m_doc->scenario();
-        DeepSpeedImport done = applyDeepSpeedConfig(sc, parseJsonText(readTextFile(file), file));
+        ConfigImport done = apply(sc, file);
         (void)estimate(sc); // a config the run cannot take is refused before it becomes an edit
-        m_doc->replaceScenario(sc, QStringLiteral("Apply DeepSpeed config %1").arg(QFileInfo(path).fileName()));
+        m_doc->replaceScenario(sc, QStringLiteral("Apply %1 config %2").arg(framework, QFileInfo(path).fileName()));
         showBanner(QString());
         return done;
     } catch (const InputError& e) { // "FILE: key: expected ...": the file and the key it refused
@@ -532,6 +544,20 @@ std::optional<DeepSpeedImport> MainWindow::applyDeepSpeedFile(const QString& pat
         showBanner(QStringLiteral("Not applied: %1: %2").arg(path, QString::fromUtf8(e.what())));
     }
     return std::nullopt;
+}
+
+std::optional<DeepSpeedImport> MainWindow::applyDeepSpeedFile(const QString& path)
+{
+    return applyConfigFile(path, QStringLiteral("DeepSpeed"), [](Scenario& sc, const std::string& file) {
+        return applyDeepSpeedConfig(sc, parseJsonText(readTextFile(file), file));
+    });
+}
+
+std::optional<ConfigImport> MainWindow::applyTorchtitanFile(const QString& path)
+{
+    return applyConfigFile(path, QStringLiteral("torchtitan"), [](Scenario& sc, const std::string& file) {
+        return applyTorchtitanConfig(sc, parseTomlText(readTextFile(file, kMaxTomlFileBytes), file));
+    });
 }
 
 bool MainWindow::openRequested(const QString& path)

@@ -9,6 +9,7 @@
 #include <QMainWindow>
 #include <QStringList>
 
+#include <functional>
 #include <optional>
 
 class QFrame;
@@ -92,6 +93,8 @@ public:
     /// Applies a DeepSpeed config to the run (vramlab-cli import-deepspeed), one undoable edit; on a refusal
     /// the scenario stays and the banner names the file and the key. Returns what it mapped and left out.
     std::optional<DeepSpeedImport> applyDeepSpeedFile(const QString& path);
+    /// The same for a torchtitan TOML (vramlab-cli import-torchtitan): the model and the run, not the GPUs.
+    std::optional<ConfigImport> applyTorchtitanFile(const QString& path);
     /// Asks to save unsaved (or restored) work first; false when the user cancels.
     bool maybeSave();
     /// A file named on the command line (or dropped): restored unsaved work wins unless the
@@ -126,6 +129,13 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    /// applyDeepSpeedFile and applyTorchtitanFile: read, apply to a copy, estimate, then one undoable edit.
+    std::optional<ConfigImport> applyConfigFile(const QString& path, const QString& framework,
+        const std::function<ConfigImport(Scenario&, const std::string&)>& apply);
+    /// File > Apply … config…: pick the file, apply it, list what it mapped and left out.
+    void addApplyConfigAction(QMenu* menu, const QString& label, const QString& framework, const QString& filter,
+        std::optional<ConfigImport> (MainWindow::*apply)(const QString&));
+
     void buildMenus();
     /// The header (verdict, compute figures) and the title; each page follows the document itself.
     void updateHeader();

@@ -100,11 +100,11 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
                 || !isTarget(r.finetune, t.module) || t.copies < m.numLayers)
                 continue;
             const double in = static_cast<double>(t.rows), out = static_cast<double>(t.cols);
-            const double rank = static_cast<double>(r.finetune.rank), n = static_cast<double>(t.copies);
-            doraForward += n * (2 * in * in * rank + 2 * in * rank * out + 4 * in * out) / tokens;
+            const double rank = static_cast<double>(r.finetune.rank), copies = static_cast<double>(t.copies);
+            doraForward += copies * (2 * in * in * rank + 2 * in * rank * out + 4 * in * out) / tokens;
             if (r.finetune.dropout > 0) {
-                doraForward += n * 2 * in * out;
-                doraBackward += n * 2 * in * out;
+                doraForward += copies * 2 * in * out;
+                doraBackward += copies * 2 * in * out;
             }
         }
         f.forwardPerToken += doraForward;

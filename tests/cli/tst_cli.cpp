@@ -481,6 +481,34 @@ private slots:
             lamb.err.constData());
     }
 
+    /// torchtitan's own llama3_8b.toml@9dec370 into an 8-GPU scenario: Llama 3 8B under FSDP2 on all 8.
+    void importTorchtitan()
+    {
+        QTemporaryDir dir;
+        const QString scenario = writeTemp(dir, "s.json", kLlamaH100);
+        const QString toml = data("torchtitan/llama3_8b.toml");
+        const QString out = dir.filePath("titan.json");
+        const Run r = cli({ "import-torchtitan", toml, "--into", scenario, "-o", out });
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.startsWith("wrote " + out.toUtf8()));
+        QVERIFY2(r.err.contains("activation_checkpoint.mode = selective (op) -> run.checkpointing = selective-op"),
+            r.err.constData());
+        QVERIFY(r.err.contains("left out: optimizer.lr"));
+        const QJsonObject doc = [&] {
+            QFile f(out);
+            f.open(QIODevice::ReadOnly);
+            return QJsonDocument::fromJson(f.readAll()).object();
+        }();
+        QCOMPARE(doc["run"].toObject()["framework"].toString(), QStringLiteral("torchtitan"));
+        QCOMPARE(doc["model"].toObject()["preset"].toString(), QStringLiteral("llama-3-8b"));
+        QCOMPARE(cli({ "estimate", out }).code, 0);
+        const Run same = cli({ "import-torchtitan", toml, "--into", scenario, "-o", scenario });
+        QCOMPARE(same.code, 2);
+        const Run debug = cli({ "import-torchtitan", data("torchtitan/debug_model.toml"), "--into", scenario });
+        QCOMPARE(debug.code, 2);
+        QVERIFY2(debug.err.contains("debug_model.toml") && debug.err.contains("model.flavor"), debug.err.constData());
+    }
+
     void importHf()
     {
         QTemporaryDir dir;

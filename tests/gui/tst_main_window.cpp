@@ -536,6 +536,31 @@ private slots:
             qPrintable(m_window->lastError()));
     }
 
+    /// File > Apply torchtitan config…: the model and the run as torchtitan reads its TOML, one undoable edit;
+    /// a refused file names itself and the key, and changes nothing.
+    void appliesTorchtitanConfig()
+    {
+        ScenarioDocument* doc = m_window->document();
+        const Scenario before = doc->scenario();
+        const auto done
+            = m_window->applyTorchtitanFile(QStringLiteral(VRAMLAB_SOURCE_DIR "/tests/data/torchtitan/llama3_8b.toml"));
+        QVERIFY(done && !done->applied.empty());
+        QVERIFY(doc->scenario().run.framework == Framework::Torchtitan);
+        QCOMPARE(QString::fromStdString(doc->scenario().model.preset), QStringLiteral("llama-3-8b"));
+        QVERIFY(doc->scenario().run.checkpointing.kind == Checkpointing::Kind::SelectiveOp);
+        QCOMPARE(doc->scenario().run.parallelism.gpus, before.run.parallelism.gpus);
+        QCOMPARE(doc->report()->peak, estimate(doc->scenario()).peak);
+        doc->undoStack()->undo();
+        QVERIFY(doc->scenario().run.framework == before.run.framework);
+        QCOMPARE(doc->scenario().model.preset, before.model.preset);
+        const QString debug = QStringLiteral(VRAMLAB_SOURCE_DIR "/tests/data/torchtitan/debug_model.toml");
+        QVERIFY(!m_window->applyTorchtitanFile(debug));
+        QVERIFY(doc->scenario().run.framework == before.run.framework);
+        QVERIFY2(m_window->lastError().contains(QStringLiteral("debug_model.toml"))
+                && m_window->lastError().contains(QStringLiteral("model.flavor")),
+            qPrintable(m_window->lastError()));
+    }
+
     void commandLineWithoutDisplay()
     {
         for (const char* arg : { "--version", "--help" }) {

@@ -10,12 +10,13 @@
 
 namespace vramlab {
 
-/// What applying a DeepSpeed config did: each mapped key with the scenario key it set, and each key left out
+/// What applying a framework's config did: each mapped key with the scenario key it set, and each key left out
 /// with why (it changes no GPU memory, or "auto" kept the scenario's value).
-struct DeepSpeedImport {
+struct ConfigImport {
     std::vector<std::string> applied; ///< "zero_optimization.stage = 3 -> run.parallelism.zero_stage"
     std::vector<std::string> ignored; ///< "scheduler: the learning-rate schedule keeps no GPU memory"
 };
+using DeepSpeedImport = ConfigImport;
 
 /// Applies a DeepSpeed JSON config (the keys of DeepSpeed v0.16.4, runtime/config.py and runtime/zero/config.py
 /// @e2dc3eeb) to the scenario's run, which becomes framework "deepspeed"; the model and the GPUs stay the

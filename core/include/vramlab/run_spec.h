@@ -50,8 +50,8 @@ enum class PipelineSchedule { OneFOneB, Interleaved };
 struct Checkpointing {
     /// SelectiveOp: torchtitan's op-level selective checkpointing (its _save_list).
     /// Layers: the first `every` layers of each pipeline stage are checkpointed whole and the rest keep everything
-    /// (Megatron-LM --recompute-method block --recompute-num-layers N; torchtitan's and torchtune's every-k-th-layer
-    /// option keep the same bytes with ceil(L / k) layers checkpointed).
+    /// (Megatron-LM --recompute-method block --recompute-num-layers N; torchtitan@9dec370's every-k-th-layer option
+    /// keeps the same bytes with floor(L / k) layers checkpointed: parallelize_llama.py counts blocks from 1).
     enum class Kind { None, Full, Selective, Every, SelectiveOp, Layers };
     Kind kind = Kind::None;
     Count every = 0; ///< Kind::Every: segments of `every` consecutive layers keep only their input; Kind::Layers:

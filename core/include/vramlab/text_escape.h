@@ -4,6 +4,7 @@
 // text formats the reports are written in, so a name can never forge Markdown or a formula.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,9 @@ std::string csvField(std::string_view text);
 
 /// Whether `bytes` is well-formed UTF-8 (no overlongs, surrogates or code points > U+10FFFF).
 bool isValidUtf8(std::string_view bytes);
+
+/// Appends one Unicode scalar value (at most 0x10FFFF, no surrogate) as UTF-8.
+void appendUtf8(std::string& out, std::uint32_t codePoint);
 
 /// Text from a file or an argument made safe to echo in one line: control characters and
 /// escape sequences shown escaped (\n, \u001b, C1 controls too), bytes that are not UTF-8
