@@ -334,16 +334,20 @@ void addFinetuneDetails(QVector<ParamDescriptor>& all)
                        "and B outputs; with dropout the base linear runs again and keeps its weight. Set LoRA "
                        "dropout to 0 to save that."),
         [](const Scenario& s) { return lora(s) && s.run.framework == Framework::HfTransformers; });
-    all << optionalToggle(
-        QStringLiteral("run.finetune.prepare_kbit_training"), g, QStringLiteral("prepare_model_for_kbit_training"),
-        QStringLiteral("PEFT's preparation of a 4-bit model (TRL's SFTTrainer calls it): the embedding, norms and LM "
-                       "head become fp32, so under autocast the residual stream, the checkpointed layer inputs and "
-                       "the 4-bit layers' outputs are fp32 too. Off: a script that does not call it."),
+    all << withFrameworkDefault(choice<KbitPreparation>(QStringLiteral("run.finetune.kbit_preparation"), g,
+        QStringLiteral("4-bit preparation"),
+        QStringLiteral("What upcasts the 4-bit model's 16-bit parameters before training. TRL's SFTTrainer (the "
+                       "default): the norms to fp32, so under autocast their outputs, the 4-bit layers' outputs and "
+                       "the residual stream after the first layer are fp32. PEFT's prepare_model_for_kbit_training "
+                       "called directly: the embedding and LM head too (4 bytes a weight). None: a script that "
+                       "casts nothing."),
+        { { QStringLiteral("TRL (norms fp32)"), KbitPreparation::Trl },
+            { QStringLiteral("PEFT (embedding, norms, head fp32)"), KbitPreparation::Peft },
+            { QStringLiteral("None"), KbitPreparation::None } },
         [](const Scenario& s) {
             return qlora(s) && s.run.framework == Framework::HfTransformers
                 && effectiveNf4Format(s.run) == Nf4Format::Bitsandbytes;
-        },
-        QStringLiteral("Framework default (on)"));
+        }));
 }
 
 void addOverheads(QVector<ParamDescriptor>& all)

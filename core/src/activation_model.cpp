@@ -123,9 +123,10 @@ struct Dims {
     bool fp8Torchao; ///< run.fp8 as torchao's Float8Linear (FrameworkProfile::fp8Torchao), training
     bool fusedNorm; ///< Transformer Engine's norm kernels: the 16-bit input and fp32 statistics only
     bool fusedGlu; ///< a fused SwiGLU keeps only its input (the gate and up projections' output)
-    /// QLoRA as PEFT's prepare_model_for_kbit_training leaves it, under autocast (see makeDims): the residual stream
-    /// is fp32 and so are the 4-bit linears' outputs.
+    /// QLoRA with fp32 norms (TRL's or PEFT's preparation), under autocast (see makeDims): the residual stream is
+    /// fp32 after the first layer and so are the 4-bit linears' outputs.
     bool kbitFp32;
+    bool embeddingFp32; ///< PEFT's preparation: the embedding and the LM head are fp32 too
     double residual; ///< bytes of an element of the residual stream (a checkpointed layer's input)
     double projOut; ///< bytes of an element of a projection's output that the MLP keeps (gate, up, activation)
 };
@@ -605,15 +606,19 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
     d.fp8Torchao = r.fp8 && f.fp8Torchao && r.mode == Mode::Training;
     d.fusedNorm = f.fusedNormKernel;
     d.fusedGlu = f.fusedGlu && m.mlp == MlpKind::SwiGlu;
-    // PEFT's prepare_model_for_kbit_training (utils/other.py@77daa8d3) leaves the embedding, the norms and the LM
-    // head in fp32. Under autocast, then: the embedding's output and every residual add are fp32 (add is on no
-    // autocast list), and so is each 4-bit projection's output: bitsandbytes' Linear4bit.forward (nn/modules.py@0.48.2)
-    // computes in its compute dtype and returns .to(inp_dtype), PEFT's lora Linear4bit (tuners/lora/bnb.py@77daa8d3)
-    // clones it and adds the 16-bit adapter output in fp32. What autograd keeps of them: the layer input a checkpoint
-    // keeps, and the gate and up outputs and the activation that SiLU and the product keep. Q, K and V are cast to
-    // 16 bits by autocast for SDPA (those casts are what it keeps), the adapters keep autocast's casts as before, and
-    // the RMSNorms already keep an fp32 input.
-    d.kbitFp32 = kbitPrepared(r) && autocast && r.mode == Mode::Training;
+    // TRL's SFTTrainer (trl/models/utils.py@v0.25.0 prepare_model_for_kbit_training) casts the norms to fp32; PEFT's
+    // (utils/other.py@77daa8d3) the embedding and the LM head too. Under autocast, then, an RMSNorm returns
+    // fp32 weight * x.to(input_dtype), fp32 by type promotion (mul is on no autocast list), and each 4-bit
+    // projection returns its input's type: bitsandbytes' Linear4bit.forward (nn/modules.py@0.48.2) computes in its
+    // compute dtype and returns .to(inp_dtype), and PEFT's lora Linear4bit (tuners/lora/bnb.py@77daa8d3) clones it
+    // and adds the 16-bit adapter output in fp32. So the gate and up outputs and the activation that SiLU and the
+    // product keep are fp32, and the first layer's MLP output makes the residual stream fp32 (from the embedding on
+    // with PEFT's fp32 embedding): each later layer's checkpointed input. Q, K and V are cast to 16 bits by autocast
+    // for SDPA (those casts are what it keeps), the adapters keep autocast's casts as before, o_proj reads SDPA's
+    // 16-bit output, and the RMSNorms already keep an fp32 input.
+    const KbitPreparation prep = kbitPreparation(r);
+    d.kbitFp32 = prep != KbitPreparation::None && autocast && r.mode == Mode::Training;
+    d.embeddingFp32 = d.kbitFp32 && prep == KbitPreparation::Peft;
     d.residual = d.kbitFp32 ? 4 : d.p;
     d.projOut = d.kbitFp32 ? 4 : d.p;
     return d;
@@ -820,7 +825,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
     // After prepare_model_for_kbit_training the LM head's weight is fp32 and frozen: autocast casts it to 16 bits in
     // every forward (its weight cache holds only leaves that require grad) and the matmul keeps that cast for the
     // input's gradient until the head's backward.
-    if (x.kbitFp32 && !r.finetune.quantizeLmHead && loss.kind != LossKind::Fused)
+    if (x.embeddingFp32 && !r.finetune.quantizeLmHead && loss.kind != LossKind::Fused)
         head.add("LM head weight as autocast casts it from fp32 (kept for the input's gradient)", "head",
             { vocab, x.h }, x.p);
     if (x.compiledLoss && loss.kind == LossKind::Upcast && f.lossUpcastInGraph) {
@@ -1076,8 +1081,9 @@ ActivationSet trainingActivations(
     // unless whole layers are checkpointed (then they are rebuilt in backward).
     if (m.position == PositionKind::Rope && m.attentionType == AttentionType::Mha && !wholeLayers && slice.layers() > 0
         && checkpointed < slice.layers()) {
-        outside.add("RoPE cos table", "embedding", { x.s, m.headDim }, x.residual); // cos.to(hidden_states.dtype)
-        outside.add("RoPE sin table", "embedding", { x.s, m.headDim }, x.residual);
+        const double table = x.embeddingFp32 ? 4 : x.p; // cos.to(hidden_states.dtype), the embedding's output
+        outside.add("RoPE cos table", "embedding", { x.s, m.headDim }, table);
+        outside.add("RoPE sin table", "embedding", { x.s, m.headDim }, table);
     }
 
     LayerTensors layer(m, r, x);
@@ -1117,6 +1123,8 @@ ActivationSet trainingActivations(
         // everything, as without checkpointing; backward rebuilds one checkpointed layer at a time.
         Collector c { set, ActivationScope::Layer, checkpointed, explain, 0, 1, saved };
         const Bytes before = set.bytes;
+        // (With TRL's fp32 norms the first layer's input is 16-bit: counted at the fp32 size here, 2 b s h bytes high;
+        // Hugging Face checkpoints every layer.)
         c.add("layer input (checkpoint, first layers of the stage)", "checkpoint", { x.b, x.hs, x.h }, x.residual);
         set.checkpointInputBytes = (set.bytes - before) / checkpointed;
         const Count denseCkpt = std::min(checkpointed, slice.denseLayers);
@@ -1131,11 +1139,18 @@ ActivationSet trainingActivations(
         // Each checkpointed segment keeps only its input; one segment is rebuilt at a time.
         const Count segment = kind == Checkpointing::Kind::Full ? 1 : std::max<Count>(1, r.checkpointing.every);
         const Count segments = ceilDiv(slice.layers(), segment);
-        Collector c { set, ActivationScope::Layer, segments, explain, 0, segment, saved };
-        c.add(segment == 1
-                ? (x.kbitFp32 ? "layer input (checkpoint; fp32 residual stream)" : "layer input (checkpoint)")
-                : "segment input (checkpoint every k layers)",
-            "checkpoint", { x.b, x.hs, x.h }, x.residual);
+        // With fp32 norms but a 16-bit embedding (TRL) the first segment's input is still 16-bit.
+        const Count first16 = x.kbitFp32 && !x.embeddingFp32 && slice.first && segments > 0 ? 1 : 0;
+        const char* input = segment > 1 ? "segment input (checkpoint every k layers)"
+            : x.kbitFp32                ? "layer input (checkpoint; fp32 residual stream)"
+                                        : "layer input (checkpoint)";
+        if (first16 > 0) {
+            Collector c0 { set, ActivationScope::Layer, 1, explain, 0, segment, saved };
+            c0.add(
+                "first layer input (checkpoint; the embedding's 16-bit output)", "checkpoint", { x.b, x.hs, x.h }, x.p);
+        }
+        Collector c { set, ActivationScope::Layer, segments - first16, explain, first16 * segment, segment, saved };
+        c.add(input, "checkpoint", { x.b, x.hs, x.h }, x.residual);
         const Count rebuilt = std::min(segment, slice.layers());
         const ActivationSet worst = rebuiltLayer(slice.moeLayers > 0);
         set.recomputeBytes = checkedMul(worst.bytes, rebuilt);

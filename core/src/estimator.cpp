@@ -46,7 +46,7 @@ bool sameStateInputs(const RunSpec& a, const RunSpec& b)
         && a.finetune.doubleQuant == b.finetune.doubleQuant && a.finetune.quantizeLmHead == b.finetune.quantizeLmHead
         && a.finetune.quant == b.finetune.quant && a.framework == b.framework // the NF4 format's default
         && a.finetune.method == b.finetune.method && a.finetune.rank == b.finetune.rank
-        && a.finetune.dora == b.finetune.dora && a.finetune.prepareKbitTraining == b.finetune.prepareKbitTraining
+        && a.finetune.dora == b.finetune.dora && a.finetune.kbitPreparation == b.finetune.kbitPreparation
         && (a.finetune.method == FinetuneMethod::Full || a.finetune.targets == b.finetune.targets)
         && a.inference.weightDtype == b.inference.weightDtype;
 }
@@ -381,18 +381,19 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
             throw InputError(
                 "run.finetune.dora", "modelled with bitsandbytes' 4-bit weights (PEFT dequantize_module_weight)");
     }
-    // prepare_model_for_kbit_training is PEFT's call on a transformers model that bitsandbytes quantized.
-    if (r.finetune.prepareKbitTraining.value_or(false) && r.mode == Mode::Training) {
-        const char* key = "run.finetune.prepare_kbit_training";
+    // The upcast TRL or PEFT makes of a transformers model that bitsandbytes quantized.
+    if (r.finetune.kbitPreparation.value_or(KbitPreparation::None) != KbitPreparation::None
+        && r.mode == Mode::Training) {
+        const char* key = "run.finetune.kbit_preparation";
         if (r.finetune.method != FinetuneMethod::Qlora)
             throw InputError(key, "applies to finetune method qlora only");
         if (r.framework != Framework::HfTransformers)
             throw InputError(key,
-                "is PEFT's (prepare_model_for_kbit_training): expected framework \"hf-transformers\", got \""
+                "is TRL's or PEFT's (prepare_model_for_kbit_training): expected framework \"hf-transformers\", got \""
                     + std::string(toString(r.framework)) + "\"");
         if (effectiveNf4Format(r) != Nf4Format::Bitsandbytes)
             throw InputError(key,
-                "PEFT casts nothing for a torchao-quantized model (utils/other.py@77daa8d3): expected "
+                "TRL and PEFT cast nothing for a torchao-quantized model (utils/other.py@77daa8d3): expected "
                 "run.finetune.quant \"bnb-nf4\"");
     }
     if (r.finetune.method == FinetuneMethod::Qlora && r.mode == Mode::Training
@@ -1055,15 +1056,15 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     if (training && reg.working == DType::Fp16 && !reg.master)
         rep.warnings.push_back(
             "run.precision: pure fp16 training without master weights usually diverges; mixed-fp16 keeps an fp32 copy");
-    // peft utils/other.py@77daa8d3 prepare_model_for_kbit_training (which TRL 0.25's SFTTrainer calls) casts every
-    // 16-bit parameter but the 4-bit ones to fp32; activation_model.cpp makeDims follows what that does to the
-    // tensors under autocast, for the dense decoder layers and losses below.
-    if (kbitPrepared(r)) {
+    // The 16-bit parameters TRL's SFTTrainer (its own prepare_model_for_kbit_training, trl/models/utils.py@v0.25.0:
+    // the norms) or PEFT's (utils/other.py@77daa8d3: all of them) casts to fp32; activation_model.cpp makeDims
+    // follows what that does to the tensors under autocast, for the dense decoder layers and losses below.
+    if (const KbitPreparation prep = kbitPreparation(r); prep != KbitPreparation::None) {
         const LossKind loss = effectiveLoss(r);
         std::string unmodelled;
         if (r.precision != Precision::MixedBf16 && r.precision != Precision::MixedFp16)
             unmodelled = "without autocast (precision " + std::string(toString(r.precision))
-                + "), where every activation becomes fp32";
+                + "), where every activation after the first norm becomes fp32";
         else if (m.moe.enabled() || m.attentionType == AttentionType::Mla)
             unmodelled = "for MoE or MLA layers";
         else if (r.finetune.dora)
@@ -1072,16 +1073,19 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
             unmodelled = "with run.loss \"" + std::string(toString(loss)) + "\"";
         else if (r.parallelism.tensorParallel > 1 || pp > 1)
             unmodelled = "with tensor or pipeline parallelism";
+        const std::string what = prep == KbitPreparation::Trl
+            ? "TRL's SFTTrainer casts the norms to fp32 (its prepare_model_for_kbit_training)"
+            : "PEFT's prepare_model_for_kbit_training casts the embedding, the norms and the LM head to fp32";
         if (!unmodelled.empty()) {
-            addLowerBound(rep, "PEFT's fp32 casts for k-bit training are not modelled " + unmodelled);
-            rep.warnings.push_back("run.finetune.prepare_kbit_training: PEFT's prepare_model_for_kbit_training casts "
-                                   "the embedding, the norms and the LM head to fp32; what that does to the "
-                                   "activations is modelled under autocast for dense layers, not "
-                + unmodelled + ", so this peak is a lower bound (set the key false if the script does not call it)");
-        } else if (!r.finetune.prepareKbitTraining) {
-            rep.warnings.push_back("run.finetune.prepare_kbit_training: assumed on, as TRL's SFTTrainer runs it for "
-                                   "a 4-bit model: fp32 embedding, norms and LM head, an fp32 residual stream; set "
-                                   "it false for a script that does not call it");
+            addLowerBound(rep, "the fp32 norms' effect on k-bit training is not modelled " + unmodelled);
+            rep.warnings.push_back("run.finetune.kbit_preparation: " + what
+                + "; what that does to the activations is modelled under autocast for dense layers, not " + unmodelled
+                + ", so this peak is a lower bound (\"none\" for a script that casts nothing)");
+        } else if (!r.finetune.kbitPreparation) {
+            rep.warnings.push_back("run.finetune.kbit_preparation: assumed \"trl\": " + what
+                + ", so the norms' outputs, the residual stream after the first layer and the MLP's projections are "
+                  "fp32; \"peft\" for a script that calls PEFT's prepare_model_for_kbit_training, \"none\" for "
+                  "one that casts nothing");
         }
     }
     // Megatron-LM's --use-distributed-optimizer (optimizer/distrib_optimizer.py@0d7e02b) shards the fp32 main

@@ -210,12 +210,12 @@ Nf4Format effectiveNf4Format(const RunSpec& r)
     return r.finetune.quant.value_or(frameworkProfile(r.framework).nf4Format);
 }
 
-bool kbitPrepared(const RunSpec& r)
+KbitPreparation kbitPreparation(const RunSpec& r)
 {
-    // peft utils/other.py@77daa8d3 skips the cast for GPTQ, AQLM, EETQ, HQQ and torchao models.
-    return r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora
-        && r.framework == Framework::HfTransformers && effectiveNf4Format(r) == Nf4Format::Bitsandbytes
-        && r.finetune.prepareKbitTraining.value_or(true);
+    // peft utils/other.py@77daa8d3 (and TRL's copy) skip the cast for GPTQ, AQLM, EETQ, HQQ and torchao models.
+    const bool applies = r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora
+        && r.framework == Framework::HfTransformers && effectiveNf4Format(r) == Nf4Format::Bitsandbytes;
+    return applies ? r.finetune.kbitPreparation.value_or(KbitPreparation::Trl) : KbitPreparation::None;
 }
 
 OptimizerImpl effectiveOptimizerImpl(const RunSpec& r)

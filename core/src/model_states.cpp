@@ -110,8 +110,12 @@ std::vector<LocalParam> localParameters(
         // Lightning's BitsandbytesPrecision (lit-gpt finetune/lora.py@8641822) replaces the LM head too.
         const bool nf4 = quantizable || (t.group == ParamGroup::Head && t.linear && r.finetune.quantizeLmHead);
         // PEFT's prepare_model_for_kbit_training (utils/other.py@77daa8d3): param.data.to(float32) for every 16-bit
-        // parameter that is not a Params4bit.
-        const DType unquantized = kbitPrepared(r) ? DType::Fp32 : working;
+        // parameter that is not a Params4bit; TRL's (trl/models/utils.py@v0.25.0): those named "norm" only.
+        const KbitPreparation prep = kbitPreparation(r);
+        const DType unquantized
+            = prep == KbitPreparation::Peft || (prep == KbitPreparation::Trl && t.group == ParamGroup::Norm)
+            ? DType::Fp32
+            : working;
         if (r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora)
             p.frozenStorage = !nf4                            ? unquantized
                 : effectiveNf4Format(r) == Nf4Format::Torchao ? DType::Nf4Torchao
@@ -261,8 +265,14 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
             // bitsandbytes (optim/optimizer.py@0.48.2 Optimizer2State.init_state): tensors under min_8bit_size
             // (4096) elements keep 32-bit states; others two 8-bit states plus one fp32 absmax per block of 256
             // (2048 before 0.44.0). Paged, the 8-bit states of the large ones are in unified memory, not the absmax.
-            if (p.rows * p.cols < 4096) {
+            // transformers trainer.py create_optimizer: with a bitsandbytes 8-bit optimizer every nn.Embedding
+            // weight is registered for 32-bit states (GlobalOptimManager.register_module_override, optim_bits 32).
+            if (p.rows * p.cols < 4096
+                || (r.framework == Framework::HfTransformers
+                    && (p.name == "embed.weight" || p.name == "position.weight"))) {
                 opt = checkedMul(nOpt, 8);
+                if (paged && p.rows * p.cols >= kPagedMinElements)
+                    accumulate(pagedStates, opt);
             } else {
                 opt = checkedMul(2, checkedAdd(nOpt, 4 * ceilDiv(nOpt, 256)));
                 if (paged && p.rows * p.cols >= kPagedMinElements)
@@ -286,12 +296,16 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     out.weightsFormula = perParam(static_cast<double>(work)) + " (" + std::string(toString(reg.working)) + ") x "
         + formatCount(out.trainableLocal + out.frozenLocal) + " params" + zeroNote(dp, zero, 3);
     // Frozen weights: the quantized linear layers and the rest (embeddings, norms, LM head) in 16 bits.
+    const KbitPreparation prep = kbitPreparation(r);
     const DType unquantized = quantizedLocal == 0 ? params.front().frozenStorage
-        : kbitPrepared(r)                         ? DType::Fp32
+        : prep == KbitPreparation::Peft           ? DType::Fp32
                                                   : DType::Bf16;
     std::string frozen = formatCount(out.frozenLocal - quantizedLocal) + " params in "
         + std::string(toString(unquantized))
-        + (quantizedLocal > 0 && kbitPrepared(r) ? " (prepare_model_for_kbit_training)" : "");
+        + (quantizedLocal == 0                  ? ""
+                : prep == KbitPreparation::Peft ? " (prepare_model_for_kbit_training)"
+                : prep == KbitPreparation::Trl  ? " (the norms in fp32: TRL's preparation)"
+                                                : "");
     if (quantizedLocal > 0)
         frozen = formatCount(quantizedLocal) + " linear params in " + std::string(toString(quantizedType))
             + (quantizedType == DType::Nf4            ? " (4.127 bits with double quantization)"

@@ -34,6 +34,11 @@ std::string_view toString(Nf4Format f)
     return nameOf(kNf4FormatNames, f);
 }
 
+std::string_view toString(KbitPreparation k)
+{
+    return nameOf(kKbitPreparationNames, k);
+}
+
 std::string_view toString(LossKind l)
 {
     return nameOf(kLossNames, l);

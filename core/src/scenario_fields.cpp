@@ -780,9 +780,9 @@ const ScenarioField kFields[] = {
              "DoRA (PEFT use_dora, LoRA or QLoRA under hf-transformers): a magnitude per output of each adapted "
              "linear; every forward rebuilds the adapted weight for its norm and keeps two outputs per linear."),
         [](const Scenario& s) { return s.run.finetune.dora; }),
-    optionalBoolean<REF(s.run.finetune.prepareKbitTraining)>("run.finetune.prepare_kbit_training",
-        "QLoRA under hf-transformers: PEFT's prepare_model_for_kbit_training casts the embedding, norms and LM head "
-        "to fp32 (default: on, as TRL's SFTTrainer calls it)."),
+    optionalChoice<REF(s.run.finetune.kbitPreparation), kKbitPreparationNames>("run.finetune.kbit_preparation",
+        "QLoRA under hf-transformers: the upcast before training: trl (SFTTrainer: the norms to fp32, the default), "
+        "peft (prepare_model_for_kbit_training: the embedding, norms and LM head to fp32) or none."),
 
     integer<REF(s.run.inference.batchSize)>(
         "run.batch_size", 1, kMaxBatch, "sequences", "Inference: sequences served at once."),

@@ -6,7 +6,7 @@
 
 #include <cctype>
 #include <charconv>
-#include <set>
+#include <map>
 #include <vector>
 
 namespace vramlab {
@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kMaxDepth = 32; ///< nested arrays and inline tables
+constexpr std::size_t kMaxDepth = 32; ///< nested tables, keys, arrays and inline tables
 
 bool bareKeyChar(char c)
 {
@@ -39,7 +39,7 @@ public:
             throw InputError("(file)", "UTF-8 text, as TOML is", m_file);
         json root = json::object();
         json* table = &root;
-        std::set<std::string> headers; // tables given a [header]: TOML forbids a second one
+        std::vector<std::string> tablePath; // the current [header]
         for (;;) {
             skipBlank(true);
             if (atEnd())
@@ -49,30 +49,19 @@ public:
                 if (peek() == '[')
                     fail("a [table]; arrays of tables ([[...]]) are not read");
                 skipBlank(false);
-                const std::vector<std::string> path = keyPath();
+                tablePath = keyPath();
                 skipBlank(false);
                 expect(']', "']' closing the table header");
-                std::string dotted;
-                for (const std::string& k : path)
-                    dotted.append(dotted.empty() ? "" : ".").append(k);
-                if (!headers.insert(dotted).second)
-                    fail("each table once; [" + dotted + "] is defined twice");
-                table = &root;
-                for (const std::string& k : path) {
-                    json& next = (*table)[k];
-                    if (next.is_null())
-                        next = json::object();
-                    else if (!next.is_object())
-                        fail("a table at [" + dotted + "]; \"" + k + "\" is already a value");
-                    table = &next;
-                }
+                table = &header(root, tablePath);
                 endOfLine();
             } else {
                 const std::vector<std::string> path = keyPath();
                 skipBlank(false);
                 expect('=', "'=' after the key");
                 skipBlank(false);
-                assign(*table, path, value(0));
+                if (tablePath.size() + path.size() > kMaxDepth)
+                    fail("keys nested at most 32 deep");
+                assign(*table, tablePath, path, value(0), true);
                 endOfLine();
             }
         }
@@ -84,6 +73,8 @@ private:
         throw InputError("line " + std::to_string(m_line), expected, m_file);
     }
     bool atEnd() const { return m_pos >= m_text.size(); }
+    /// What TOML allows in no string or comment: U+0000 to U+001F but tab, and DEL.
+    static bool controlChar(char c) { return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7F; }
     char peek(std::size_t ahead = 0) const { return m_pos + ahead < m_text.size() ? m_text[m_pos + ahead] : '\0'; }
     void expect(char c, const char* what)
     {
@@ -100,8 +91,11 @@ private:
             if (c == ' ' || c == '\t') {
                 ++m_pos;
             } else if (c == '#') {
-                while (!atEnd() && peek() != '\n')
+                while (!atEnd() && peek() != '\n') {
+                    if (controlChar(peek()) && !(peek() == '\r' && peek(1) == '\n'))
+                        fail("no control characters in a comment");
                     ++m_pos;
+                }
             } else if (newlines && (c == '\n' || (c == '\r' && peek(1) == '\n'))) {
                 m_pos += c == '\r' ? 2 : 1;
                 ++m_line;
@@ -142,30 +136,103 @@ private:
             skipBlank(false);
             if (peek() != '.')
                 return path;
+            if (path.size() >= kMaxDepth)
+                fail("keys of at most 32 dotted parts");
             ++m_pos;
             skipBlank(false);
         }
     }
 
-    void assign(json& table, const std::vector<std::string>& path, json v)
+    /// How a table came to be, for TOML's rules on defining it again (as Python's tomllib applies them): a [header]
+    /// defines a table once (its implicit parents may get their own header later); dotted keys define the tables
+    /// they pass through, which a header may then not define, and may not pass through a header's table; an inline
+    /// table is closed.
+    enum class Made { Header, Parent, Dotted, Inline };
+    static std::string joined(const std::vector<std::string>& path, std::size_t n)
     {
+        std::string key;
+        for (std::size_t i = 0; i < n; ++i)
+            key.append(i ? "\x1f" : "").append(path[i]); // not "." : ["a.b"] is one key
+        return key;
+    }
+    static std::string shown(const std::vector<std::string>& path, std::size_t n)
+    {
+        std::string text;
+        for (std::size_t i = 0; i < n; ++i)
+            text.append(i ? "." : "").append(path[i]);
+        return text;
+    }
+
+    json& header(json& root, const std::vector<std::string>& path)
+    {
+        if (path.size() > kMaxDepth)
+            fail("tables nested at most 32 deep");
+        json* at = &root;
+        for (std::size_t i = 1; i <= path.size(); ++i) {
+            json& next = (*at)[path[i - 1]];
+            if (next.is_null())
+                next = json::object();
+            else if (!next.is_object())
+                fail("a table at [" + shown(path, path.size()) + "]; " + shown(path, i) + " is already a value");
+            const auto [it, fresh] = m_made.try_emplace(joined(path, i), i < path.size() ? Made::Parent : Made::Header);
+            if (!fresh && it->second == Made::Inline)
+                fail("a new table; " + shown(path, i) + " is an inline table, which cannot be extended");
+            if (!fresh && i == path.size()) {
+                if (it->second != Made::Parent)
+                    fail("each table once; [" + shown(path, i) + "] is already defined"
+                        + (it->second == Made::Dotted ? " by dotted keys" : ""));
+                it->second = Made::Header;
+            }
+            at = &next;
+        }
+        return *at;
+    }
+
+    /// `table` (at `prefix`, empty inside inline tables) gets `path` = `v`; `track`: follow TOML's rules above.
+    void assign(
+        json& table, const std::vector<std::string>& prefix, const std::vector<std::string>& path, json v, bool track)
+    {
+        std::vector<std::string> full = prefix;
         json* at = &table;
         for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+            full.push_back(path[i]);
             json& next = (*at)[path[i]];
             if (next.is_null())
                 next = json::object();
             else if (!next.is_object())
-                fail("a table at \"" + path[i] + "\"; it is already a value");
+                fail("a table at \"" + shown(full, full.size()) + "\"; it is already a value");
+            if (track) {
+                const auto [it, fresh] = m_made.try_emplace(joined(full, full.size()), Made::Dotted);
+                if (!fresh && (it->second == Made::Header || it->second == Made::Inline))
+                    fail("a new key; dotted keys cannot add to " + shown(full, full.size())
+                        + (it->second == Made::Inline ? ", an inline table" : ", a table defined by a [header]"));
+                it->second = Made::Dotted;
+            }
             at = &next;
         }
         if (at->contains(path.back()))
             fail("each key once; \"" + path.back() + "\" is defined twice");
+        full.push_back(path.back());
+        if (track && v.is_object())
+            closeInline(full, v);
         (*at)[path.back()] = std::move(v);
     }
 
-    json value(int depth)
+    /// An inline table and every table inside it are closed to later keys and headers.
+    void closeInline(std::vector<std::string>& path, const json& v)
     {
-        if (depth > kMaxDepth)
+        m_made[joined(path, path.size())] = Made::Inline;
+        for (const auto& [k, child] : v.items())
+            if (child.is_object()) {
+                path.push_back(k);
+                closeInline(path, child);
+                path.pop_back();
+            }
+    }
+
+    json value(std::size_t depth)
+    {
+        if (depth >= kMaxDepth)
             fail("arrays and inline tables nested at most 32 deep");
         const char c = peek();
         if (c == '"') {
@@ -195,7 +262,7 @@ private:
             const char c = m_text[m_pos++];
             if (c == '"')
                 return out;
-            if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
+            if (controlChar(c))
                 fail("no control characters in a string (write them as escapes)");
             if (c != '\\') {
                 out += c;
@@ -247,8 +314,11 @@ private:
     {
         ++m_pos;
         const std::size_t start = m_pos;
-        while (!atEnd() && peek() != '\'' && peek() != '\n')
+        while (!atEnd() && peek() != '\'' && peek() != '\n') {
+            if (controlChar(peek()))
+                fail("no control characters in a literal string");
             ++m_pos;
+        }
         if (peek() != '\'')
             fail("a literal string closed by ' on its line");
         std::string out(m_text.substr(start, m_pos - start));
@@ -256,7 +326,7 @@ private:
         return out;
     }
 
-    json array(int depth)
+    json array(std::size_t depth)
     {
         ++m_pos;
         json out = json::array();
@@ -277,7 +347,7 @@ private:
         }
     }
 
-    json inlineTable(int depth)
+    json inlineTable(std::size_t depth)
     {
         ++m_pos;
         json out = json::object();
@@ -291,7 +361,7 @@ private:
             skipBlank(false);
             expect('=', "'=' after the key");
             skipBlank(false);
-            assign(out, path, value(depth + 1));
+            assign(out, {}, path, value(depth + 1), false);
             skipBlank(false);
             if (peek() == '}') {
                 ++m_pos;
@@ -349,6 +419,19 @@ private:
                 fail("an integer that fits in 64 bits; got \"" + std::string(token) + "\"");
             return n;
         }
+        // TOML's float: an integer part without leading zeros, then a fraction of at least one digit and/or an
+        // exponent ("1." and "01.5" are not floats).
+        const std::size_t dot = body.find('.'), exp = body.find_first_of("eE");
+        const std::string_view whole = body.substr(0, std::min(dot, exp));
+        const bool wholeOk = !whole.empty() && (whole == "0" || whole.front() != '0')
+            && whole.find_first_not_of("0123456789") == std::string_view::npos;
+        const std::string_view frac = dot == std::string_view::npos
+            ? std::string_view()
+            : body.substr(dot + 1, std::min(exp, body.size()) - dot - 1);
+        const bool fracOk = dot == std::string_view::npos
+            || (dot < exp && !frac.empty() && frac.find_first_not_of("0123456789") == std::string_view::npos);
+        if (!wholeOk || !fracOk)
+            fail("a float with digits on both sides of '.' and no leading zeros; got \"" + std::string(token) + "\"");
         double x = 0;
         const auto [end, ec] = std::from_chars(first, last, x);
         if (ec != std::errc() || end != last)
@@ -358,6 +441,7 @@ private:
 
     std::string_view m_text;
     const std::string& m_file;
+    std::map<std::string, Made> m_made; ///< every table by its joined path
     std::size_t m_pos = 0;
     int m_line = 1;
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vramlab/torchtitan_config.h"
 
+#include "json_reader.h"
 #include "vramlab/errors.h"
 #include "vramlab/presets.h"
 #include "vramlab/units.h"
@@ -38,7 +39,8 @@ public:
         if (!v)
             return false;
         if (!v->is_boolean())
-            throw InputError(name(section, key), "expected true or false, got " + v->dump());
+            throw InputError(
+                name(section, key), "expected true or false, got " + detail::JsonObjectReader::describe(*v));
         return v->get<bool>();
     }
     Count integer(std::string_view section, std::string_view key, Count fallback, Count min, Count max) const
@@ -48,7 +50,8 @@ public:
             return fallback;
         if (!v->is_number_integer() || v->get<std::int64_t>() < min || v->get<std::int64_t>() > max)
             throw InputError(name(section, key),
-                "expected an integer from " + formatCount(min) + " to " + formatCount(max) + ", got " + v->dump());
+                "expected an integer from " + formatCount(min) + " to " + formatCount(max) + ", got "
+                    + detail::JsonObjectReader::describe(*v));
         return v->get<std::int64_t>();
     }
     std::string text(std::string_view section, std::string_view key, std::string_view fallback) const
@@ -57,7 +60,7 @@ public:
         if (!v)
             return std::string(fallback);
         if (!v->is_string())
-            throw InputError(name(section, key), "expected a string, got " + v->dump());
+            throw InputError(name(section, key), "expected a string, got " + detail::JsonObjectReader::describe(*v));
         return v->get<std::string>();
     }
     static std::string name(std::string_view section, std::string_view key)
@@ -151,6 +154,17 @@ public:
                     m_out.ignored.push_back(section + "." + key + ": " + std::string(whyLeftOut(section)));
             }
         }
+        // What the config leaves out is that version's default, not the scenario's: only the GPU, the GPU count
+        // (the launcher's) and the scenario's overhead and margin settings stay.
+        const RunSpec before = m_run;
+        m_run = RunSpec {};
+        m_run.gpu = before.gpu;
+        m_run.parallelism.gpus = before.parallelism.gpus;
+        m_run.overheads = before.overheads;
+        m_run.allocator = before.allocator;
+        m_run.mfu = before.mfu;
+        m_run.safetyMargin = before.safetyMargin;
+        m_run.inference = before.inference;
         model();
         parallel();
         precisionAndSharding();
@@ -246,7 +260,8 @@ private:
             applied("experimental.pipeline_parallel_schedule", schedule,
                 "run.parallelism.pipeline_schedule" + std::string(schedule == "1F1B" ? "" : ", virtual_stages 2"));
         }
-        if (m_cfg.flag("experimental", "enable_async_tensor_parallel")) {
+        // parallelize_llama.py reads the flag only under TP.
+        if (m_cfg.flag("experimental", "enable_async_tensor_parallel") && tp > 1) {
             p.asyncTp = true;
             applied("experimental.enable_async_tensor_parallel", "true", "run.parallelism.async_tp");
         }
@@ -282,6 +297,10 @@ private:
                 "run.parallelism.zero_stage 3, sharding fsdp2, reshard_after_forward "
                     + std::string(p.pipelineParallel > 1 ? "false (pipelining)" : "\"all but last block\"")
                     + (m_replicate > 1 ? ", fsdp_shard_group " + formatCount(p.fsdpShardGroup) + " (HSDP)" : ""));
+        else if (m_replicate > 1 && (p.tensorParallel > 1 || p.pipelineParallel > 1))
+            refuse("training.data_parallel_replicate_degree",
+                "DDP with tensor or pipeline parallelism: torchtitan@9dec370ad26b raises \"DDP has not supported > 1D "
+                "parallelism\" (parallelize_llama.py apply_ddp); use data_parallel_shard_degree (FSDP)");
         else if (m_replicate > 1)
             applied("training.data_parallel_replicate_degree", formatCount(m_replicate), "DDP (zero_stage 0)");
         const bool lossParallel = p.tensorParallel > 1 && !m_cfg.flag("training", "disable_loss_parallel");
@@ -331,15 +350,11 @@ private:
         } else if (option == "op") {
             c = { Checkpointing::Kind::SelectiveOp, 0 };
         } else {
-            Count k = 0;
-            try {
-                std::size_t used = 0;
-                k = std::stoll(option, &used);
-                if (used != option.size())
-                    k = -1;
-            } catch (const std::exception&) {
-                k = -1;
-            }
+            // parallelize_llama.py: `selective_ac_option.isdigit()`, else it raises.
+            Count k = -1;
+            if (!option.empty() && option.size() <= 9
+                && std::all_of(option.begin(), option.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+                k = std::stoll(option);
             if (k < 0)
                 refuse("activation_checkpoint.selective_ac_option",
                     "expected \"op\" or a layer count, got \"" + option + "\"");
@@ -384,8 +399,16 @@ private:
         m_run.optimizerInBackward = m_cfg.flag("optimizer", "early_step_in_backward");
         if (m_run.optimizerInBackward)
             applied("optimizer.early_step_in_backward", "true", "run.optimizer_in_backward");
-        m_run.fp8 = m_cfg.flag("float8", "enable_float8_linear");
-        m_run.parallelism.fp8AllGather = m_run.fp8 && m_cfg.flag("float8", "enable_fsdp_float8_all_gather");
+        // float8.py@9dec370ad26b Float8Handler: nothing is converted before SM89 (the GPUs without FP8 tensor cores
+        // here), and FSDP's float8 all-gather needs dp_shard above 1.
+        const bool float8 = m_cfg.flag("float8", "enable_float8_linear");
+        const bool sm89 = !m_run.gpu || m_run.gpu->fp8Tflops > 0;
+        m_run.fp8 = float8 && sm89;
+        m_run.parallelism.fp8AllGather
+            = m_run.fp8 && m_shard > 1 && m_cfg.flag("float8", "enable_fsdp_float8_all_gather");
+        if (float8 && !sm89)
+            applied("float8.enable_float8_linear", "true",
+                "nothing: torchtitan converts no linear before SM89 (" + m_run.gpu->name + " has no FP8)");
         if (m_run.fp8) {
             for (const char* k : { "scaling_type_input", "scaling_type_weight", "scaling_type_grad_output" })
                 if (m_cfg.text("float8", k, "dynamic") != "dynamic")

@@ -705,68 +705,79 @@ void TstFrameworks::loraAsPeftRunsIt()
         [](const std::string& w) { return w.find("prepare_model_for_kbit_training") != std::string::npos; }));
 }
 
-// QLoRA as PEFT's prepare_model_for_kbit_training (utils/other.py@77daa8d3) leaves the model, under autocast (Trainer's
-// bf16=True): the embedding, the 5 norms and the LM head become fp32 (1,000 x 64 twice and 5 x 64 elements, 2 B more
-// each). bitsandbytes' Linear4bit returns its input's type (nn/modules.py@0.48.2: .to(inp_dtype)) and the residual
-// stream is fp32, so the gate and up outputs and SiLU's, which SiLU and the product keep, are fp32 (32 tokens x 128 x
-// 4 B in each of 2 layers), as is the layer input a checkpoint keeps (32 x 64 x 4 B) and the RoPE tables
-// (cos.to(hidden_states.dtype), 16 x 16 x 4 B); the frozen fp32 LM head weight is cast to bf16 by autocast in forward
-// and its matmul keeps that cast for the input's gradient (1,000 x 64 x 2 B).
+// QLoRA under autocast (Trainer's bf16=True) with fp32 norms. TRL's SFTTrainer (the default; its
+// prepare_model_for_kbit_training, trl/models/utils.py@v0.25.0) casts the 5 norms to fp32 (5 x 64 elements, 2 B more
+// each); PEFT's (utils/other.py@77daa8d3) the embedding and LM head too (1,000 x 64 twice). An RMSNorm then returns
+// fp32 weight * x.to(input_dtype), fp32 by type promotion, and bitsandbytes' Linear4bit returns its input's type
+// (nn/modules.py@0.48.2: .to(inp_dtype)), so the gate and up outputs and SiLU's, which SiLU and the product keep, are
+// fp32 (32 tokens x 128 x 4 B in each of 2 layers), and after the first layer's MLP the residual stream is: a
+// checkpoint keeps the second layer's input in fp32 (32 x 64 x 4 B), the first one's in 16 bits under TRL. With
+// PEFT's fp32 embedding every input and the RoPE tables (cos.to(hidden_states.dtype), 16 x 16) are fp32, and the
+// frozen fp32 LM head weight is cast to bf16 by autocast in forward, a cast its matmul keeps for the input's gradient
+// (1,000 x 64 x 2 B).
 void TstFrameworks::qloraAsPeftPreparesIt()
 {
-    const json run = { { "framework", "hf-transformers" }, { "precision", "mixed-bf16" },
+    const json trl = { { "framework", "hf-transformers" }, { "precision", "mixed-bf16" },
         { "finetune", { { "method", "qlora" }, { "rank", 8 }, { "targets", { "all-linear" } } } } };
-    json off = run;
-    off["finetune"]["prepare_kbit_training"] = false;
-    const Report on = estimate(toy(run)), unprepared = estimate(toy(off));
-    QCOMPARE(on.bytesOf("weights") - unprepared.bytesOf("weights"), Bytes((1000 * 64 * 2 + 5 * 64) * 2));
-    QVERIFY2(on.lowerBound.empty(), on.lowerBound.c_str());
-    QVERIFY(unprepared.lowerBound.empty());
-    const auto mentions = [](const Report& r) {
+    json peft = trl, none = trl;
+    peft["finetune"]["kbit_preparation"] = "peft";
+    none["finetune"]["kbit_preparation"] = "none";
+    const Report t = estimate(toy(trl)), p = estimate(toy(peft)), n = estimate(toy(none));
+    QCOMPARE(t.bytesOf("weights") - n.bytesOf("weights"), Bytes(5 * 64 * 2));
+    QCOMPARE(p.bytesOf("weights") - n.bytesOf("weights"), Bytes((1000 * 64 * 2 + 5 * 64) * 2));
+    for (const Report* r : { &t, &p, &n })
+        QVERIFY2(r->lowerBound.empty(), r->lowerBound.c_str());
+    const auto says = [](const Report& r, const char* what) {
         return std::any_of(r.warnings.begin(), r.warnings.end(),
-            [](const std::string& w) { return w.find("prepare_kbit_training") != std::string::npos; });
+            [&](const std::string& w) { return w.find(what) != std::string::npos; });
     };
-    QVERIFY(mentions(on)); // the default is said
-    QVERIFY(!mentions(unprepared));
-    const ActivationSet a = acts(toy(run)), b = acts(toy(off));
+    QVERIFY(says(t, "kbit_preparation: assumed \"trl\"")); // the default is said
+    QVERIFY(!says(p, "kbit_preparation") && !says(n, "kbit_preparation"));
+    const ActivationSet a = acts(toy(trl)), b = acts(toy(peft)), c = acts(toy(none));
     const Bytes mlp32 = 2 * 32 * 128 * 4;
-    QCOMPARE(tensorBytes(a, "gate projection output (fp32: Linear4bit returns its input's type)"), mlp32);
-    QCOMPARE(tensorBytes(a, "SiLU output (fp32: Linear4bit returns its input's type)"), mlp32);
-    QCOMPARE(tensorBytes(a, "up projection output (fp32: Linear4bit returns its input's type)"), mlp32);
-    QCOMPARE(tensorBytes(b, "gate projection output"), mlp32 / 2);
-    QCOMPARE(tensorBytes(a, "LM head weight as autocast casts it from fp32 (kept for the input's gradient)"),
-        Bytes(1000 * 64 * 2));
-    QCOMPARE(tensorBytes(a, "RoPE cos table"), Bytes(16 * 16 * 4));
-    QCOMPARE(tensorBytes(b, "RoPE cos table"), Bytes(16 * 16 * 2));
+    for (const ActivationSet* s : { &a, &b }) {
+        QCOMPARE(tensorBytes(*s, "gate projection output (fp32: Linear4bit returns its input's type)"), mlp32);
+        QCOMPARE(tensorBytes(*s, "SiLU output (fp32: Linear4bit returns its input's type)"), mlp32);
+        QCOMPARE(tensorBytes(*s, "up projection output (fp32: Linear4bit returns its input's type)"), mlp32);
+    }
+    QCOMPARE(tensorBytes(c, "gate projection output"), mlp32 / 2);
+    const char* headCast = "LM head weight as autocast casts it from fp32 (kept for the input's gradient)";
+    QCOMPARE(tensorBytes(b, headCast), Bytes(1000 * 64 * 2));
+    QCOMPARE(tensorBytes(a, headCast), Bytes(0)); // TRL leaves the head 16-bit
+    QCOMPARE(tensorBytes(a, "RoPE cos table"), Bytes(16 * 16 * 2));
+    QCOMPARE(tensorBytes(b, "RoPE cos table"), Bytes(16 * 16 * 4));
     // Nothing else moves: norms kept an fp32 input already, autocast's casts feed SDPA and the adapters.
-    QCOMPARE(a.bytes - b.bytes, 3 * mlp32 / 2 + Bytes(1000 * 64 * 2) + Bytes(2 * 16 * 16 * 2));
-    json checkpointed = run;
+    QCOMPARE(a.bytes - c.bytes, 3 * mlp32 / 2);
+    QCOMPARE(b.bytes - c.bytes, 3 * mlp32 / 2 + Bytes(1000 * 64 * 2) + Bytes(2 * 16 * 16 * 2));
+    json checkpointed = trl;
     checkpointed["checkpointing"] = "full";
+    const ActivationSet ct = acts(toy(checkpointed));
+    QCOMPARE(tensorBytes(ct, "first layer input (checkpoint; the embedding's 16-bit output)"), Bytes(32 * 64 * 2));
+    QCOMPARE(tensorBytes(ct, "layer input (checkpoint; fp32 residual stream)"), Bytes(32 * 64 * 4));
+    checkpointed["finetune"]["kbit_preparation"] = "peft";
     QCOMPARE(
         tensorBytes(acts(toy(checkpointed)), "layer input (checkpoint; fp32 residual stream)"), Bytes(2 * 32 * 64 * 4));
-    // Without autocast every activation becomes fp32, which is not modelled: a lower bound, said why.
-    json pure = run;
+    // Without autocast every activation after the first norm becomes fp32, which is not modelled: a lower bound.
+    json pure = trl;
     pure["precision"] = "bf16";
     QVERIFY(estimate(toy(pure)).lowerBound.find("without autocast") != std::string::npos);
-    json dora = run;
+    json dora = trl;
     dora["finetune"]["dora"] = true;
     QVERIFY(estimate(toy(dora)).lowerBound.find("with DoRA") != std::string::npos);
-    // Refused where PEFT does not prepare the model, naming the key.
-    const std::string key = "run.finetune.prepare_kbit_training";
-    json lora = run;
-    lora["finetune"] = { { "method", "lora" }, { "prepare_kbit_training", true } };
+    // Refused where neither prepares the model, naming the key.
+    const std::string key = "run.finetune.kbit_preparation";
+    json lora = trl;
+    lora["finetune"] = { { "method", "lora" }, { "kbit_preparation", "peft" } };
     QCOMPARE(refusal(lora).keyPath(), key);
-    json tune = run;
+    json tune = peft;
     tune["framework"] = "torchtune";
-    tune["finetune"]["prepare_kbit_training"] = true;
     QCOMPARE(refusal(tune).keyPath(), key);
-    json torchao = run;
+    json torchao = peft;
     torchao["finetune"]["quant"] = "torchao-nf4";
-    torchao["finetune"]["prepare_kbit_training"] = true;
     QCOMPARE(refusal(torchao).keyPath(), key);
     // Written back only when set.
-    QVERIFY(!scenarioToJson(toy(run))["run"]["finetune"].contains("prepare_kbit_training"));
-    QCOMPARE(scenarioToJson(toy(off))["run"]["finetune"]["prepare_kbit_training"], json(false));
+    QVERIFY(!scenarioToJson(toy(trl))["run"]["finetune"].contains("kbit_preparation"));
+    QCOMPARE(scenarioToJson(toy(none))["run"]["finetune"]["kbit_preparation"], json("none"));
 }
 
 // DoRA as PEFT 0.18.0 runs it (tuners/lora/variants.py DoraLinearVariant.forward, dora.py DoraLinearLayer@77daa8d3),

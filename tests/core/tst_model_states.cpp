@@ -141,6 +141,20 @@ private slots:
         QCOMPARE(modelStates({ { "w", 1, 4096, 1, true } }, run).optimizer, Bytes(2 * (4096 + 4 * 16)));
     }
 
+    /// transformers trainer.py create_optimizer: with a bitsandbytes 8-bit optimizer every nn.Embedding weight gets
+    /// 32-bit states (register_module_override "optim_bits": 32): Llama 3 8B's 525M-element embedding at 8 B, not
+    /// 2 B + the absmax; the untied LM head, a Linear, stays 8-bit.
+    void huggingFaceKeepsEmbeddingStates32Bit()
+    {
+        Scenario sc = llama3_8b();
+        sc.run.optimizer = Optimizer::AdamW8bit;
+        const Bytes plain = estimate(sc).bytesOf("optimizer_states");
+        sc.run.framework = Framework::HfTransformers;
+        const Bytes hf = estimate(sc).bytesOf("optimizer_states");
+        const Bytes embed = 128'256LL * 4096;
+        QCOMPARE(hf - plain, embed * 8 - 2 * (embed + 4 * (embed / 256)));
+    }
+
     /// bitsandbytes' paged optimizers (optim/optimizer.py@0.48.2 get_state_buffer): the states of a tensor of at
     /// least 1e5 elements are cudaMallocManaged (get_paged); the 8-bit absmax and smaller tensors' states are not.
     void pagedStatesAreUnifiedMemory()

@@ -79,7 +79,7 @@ Scenario richScenario()
     sc.run.parallelism.asyncTp = true; // written only when true
     sc.run.activationOffloading = true;
     sc.run.finetune.dora = true; // written only when true
-    sc.run.finetune.prepareKbitTraining = false; // optional: set, so that it is written
+    sc.run.finetune.kbitPreparation = KbitPreparation::Peft; // optional: set, so that it is written
     sc.run.precisionAwareOptimizer = true; // written only when true
     sc.run.optimizerStateDtype = DType::Bf16; // optional: set, so that it is written
     sc.run.overheads.commBufferBytes = 300 * kMiB;

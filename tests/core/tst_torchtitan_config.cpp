@@ -3,6 +3,7 @@
 // train_configs at 9dec370ad26b (tests/data/torchtitan/SOURCES.md).
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
+#include "vramlab/gpu_catalog.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/toml_reader.h"
 #include "vramlab/torchtitan_config.h"
@@ -97,7 +98,7 @@ private slots:
                                        << "defined twice";
         QTest::newRow("duplicate table") << "[t]\n[t]\n"
                                          << "line 2"
-                                         << "defined twice";
+                                         << "already defined";
         QTest::newRow("table over a value") << "[a]\nb = 1\n[a.b]\n"
                                             << "line 3"
                                             << "already a value";
@@ -131,6 +132,32 @@ private slots:
         QTest::newRow("deep") << "a = " + QString(40, QLatin1Char('[')) + QString(40, QLatin1Char(']')) + "\n"
                               << "line 1"
                               << "32 deep";
+        QTest::newRow("header over dotted keys") << "a.b = 1\n[a]\n"
+                                                 << "line 2"
+                                                 << "by dotted keys";
+        QTest::newRow("header over a dotted sub-table") << "[a]\nb.c = 1\n[a.b]\n"
+                                                        << "line 3"
+                                                        << "by dotted keys";
+        QTest::newRow("dotted keys into a header's table") << "[a.b]\n[a]\nb.d = 2\n"
+                                                           << "line 3"
+                                                           << "defined by a [header]";
+        QTest::newRow("header over an inline table") << "a = { x = 1 }\n[a]\n"
+                                                     << "line 2"
+                                                     << "inline table";
+        QTest::newRow("dotted keys into an inline table") << "a = { x = 1 }\na.y = 2\n"
+                                                          << "line 2"
+                                                          << "inline table";
+        QTest::newRow("float without fraction digits") << "f = 1.\n"
+                                                       << "line 1"
+                                                       << "both sides";
+        QTest::newRow("float with a leading zero") << "f = 01.5\n"
+                                                   << "line 1"
+                                                   << "leading zeros";
+        QTest::newRow("deep dotted key") << "a" + QString(".a").repeated(40) + " = 1\n"
+                                         << "line 1"
+                                         << "32 dotted parts";
+        QTest::newRow("control character in a comment") << QString::fromLatin1("a = 1 # \x01\n") << "line 1"
+                                                        << "control characters";
         QTest::newRow("not utf-8") << QString::fromLatin1("a = \"\xff\"\n") << "(file)"
                                    << "UTF-8";
     }
@@ -143,6 +170,20 @@ private slots:
         QCOMPARE(QString::fromStdString(e.keyPath()), key);
         QVERIFY2(QString::fromStdString(e.expected()).contains(expected), e.what());
         QCOMPARE(QString::fromStdString(e.file()), QStringLiteral("t.toml"));
+    }
+
+    /// What TOML allows around those rules (Python's tomllib reads these): a quoted key with a dot is one key,
+    /// a header may add sub-tables to a table made by dotted keys, and an implicit parent may get its own header.
+    void tomlTablesAsTomlAllows()
+    {
+        const json t = parseTomlText("[\"a.b\"]\nx = 1\n[a.b]\ny = 2\n"
+                                     "[fruit]\napple.color = \"red\"\n[fruit.apple.texture]\nsmooth = true\n"
+                                     "[p.q.r]\n[p]\ns = 1\n",
+            "t.toml");
+        QCOMPARE(t["a.b"]["x"], json(1));
+        QCOMPARE(t["a"]["b"]["y"], json(2));
+        QCOMPARE(t["fruit"]["apple"]["texture"]["smooth"], json(true));
+        QCOMPARE(t["p"]["s"], json(1));
     }
 
     void tomlSizeLimit()
@@ -207,6 +248,51 @@ private slots:
         QCOMPARE(estimate(sc).peak, estimate(published).peak);
     }
 
+    /// What the config leaves out is torchtitan's default, not the scenario's: a scenario that was interleaved,
+    /// with Hugging Face's loss, async TP and bf16 gradients comes out as llama3_8b.toml says.
+    void defaultsNotTheScenarios()
+    {
+        Scenario sc = gpus(8);
+        sc.run.loss = LossKind::HfShift;
+        sc.run.parallelism.pipelineSchedule = PipelineSchedule::Interleaved;
+        sc.run.parallelism.virtualStages = 2;
+        sc.run.parallelism.asyncTp = true;
+        sc.run.gradientDtype = DType::Bf16;
+        applyTorchtitanConfig(sc, toml("llama3_8b.toml"));
+        QVERIFY(!sc.run.loss && !sc.run.gradientDtype && !sc.run.parallelism.asyncTp);
+        QVERIFY(sc.run.parallelism.pipelineSchedule == PipelineSchedule::OneFOneB);
+        QCOMPARE(sc.run.parallelism.virtualStages, Count(1));
+        QCOMPARE(sc.run.gpu->name, std::string("h100-sxm-80gb"));
+        // disable_loss_parallel under TP: torchtitan's own cross_entropy(pred.float()).
+        json c = toml("llama3_8b.toml");
+        c["training"]["tensor_parallel_degree"] = 2;
+        c["training"]["disable_loss_parallel"] = true;
+        applyTorchtitanConfig(sc, c);
+        QVERIFY(!sc.run.loss);
+    }
+
+    /// float8.py@9dec370 Float8Handler: no conversion before SM89, and FSDP's float8 all-gather only with dp_shard
+    /// above 1: llama3_405b.toml on 8 GPUs (TP 8, no FSDP) runs float8 without it; on A100s it runs bf16.
+    void float8AsTorchtitanDecides()
+    {
+        Scenario sc = gpus(8);
+        applyTorchtitanConfig(sc, toml("llama3_405b.toml"));
+        QVERIFY(sc.run.fp8 && !sc.run.parallelism.fp8AllGather);
+        QCOMPARE(sc.run.parallelism.zeroStage, 0);
+        QVERIFY(sc.run.parallelism.asyncTp);
+        Scenario a100 = gpus(64);
+        a100.run.gpu = findGpu("a100-80gb");
+        const ConfigImport done = applyTorchtitanConfig(a100, toml("llama3_405b.toml"));
+        QVERIFY(!a100.run.fp8 && !a100.run.parallelism.fp8AllGather);
+        QVERIFY(std::any_of(done.applied.begin(), done.applied.end(),
+            [](const std::string& l) { return l.find("before SM89") != std::string::npos; }));
+        // Async TP is read only under TP.
+        json noTp = toml("llama3_8b.toml");
+        noTp["experimental"]["enable_async_tensor_parallel"] = true;
+        applyTorchtitanConfig(sc, noTp);
+        QVERIFY(!sc.run.parallelism.asyncTp);
+    }
+
     void layerCheckpointingEveryKthBlock()
     {
         json c = toml("llama3_8b.toml");
@@ -248,6 +334,15 @@ private slots:
         kth["training"]["batch_size"] = 2; // one sequence per pipeline micro-batch
         kth["activation_checkpoint"]["selective_ac_option"] = "2";
         QCOMPARE(refusedKey(kth), std::string("activation_checkpoint.selective_ac_option"));
+        json ddp = c;
+        ddp["training"]["data_parallel_replicate_degree"] = 2;
+        ddp["training"]["data_parallel_shard_degree"] = 1;
+        ddp["training"]["tensor_parallel_degree"] = 4;
+        QCOMPARE(refusedKey(ddp), std::string("training.data_parallel_replicate_degree"));
+        json plus = c;
+        plus["activation_checkpoint"]["mode"] = "selective";
+        plus["activation_checkpoint"]["selective_ac_option"] = "+2"; // torchtitan's isdigit() refuses it
+        QCOMPARE(refusedKey(plus), std::string("activation_checkpoint.selective_ac_option"));
         json fused = c;
         fused["model"]["norm_type"] = "fused_rmsnorm";
         QCOMPARE(refusedKey(fused), std::string("model.norm_type"));

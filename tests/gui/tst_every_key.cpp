@@ -177,9 +177,9 @@ private slots:
             "[\"q\",\"k\",\"v\",\"o\",\"gate\",\"up\",\"down\"]", +1, +1);
         row("double_quant", kQlora, "", "run.finetune.double_quant", false, "false", +1);
         row("quantize_lm_head", nf4, "", "run.finetune.quantize_lm_head", false, "false", +1);
-        // Off: the embedding, norms and head stay 16-bit and the residual stream too (Gemma 3 12B, 1024 tokens).
-        row("prepare_kbit_training", kQlora, "run.framework=hf-transformers", "run.finetune.prepare_kbit_training",
-            QStringLiteral("false"), "false", -1);
+        // PEFT's preparation over TRL's default: the embedding and head in fp32 too (Gemma 3 12B, 1024 tokens).
+        row("kbit_preparation", kQlora, "run.framework=hf-transformers", "run.finetune.kbit_preparation",
+            QStringLiteral("peft"), "\"peft\"", +1);
         row("cuda_context", kLlama, "", "run.overheads.cuda_context_bytes", 1024.0, "1073741824", +1);
         row("workspace", kLlama, "", "run.overheads.workspace_bytes", 64.5, "67633152", +1);
         row("comm_buffers", kLlama, "", "run.overheads.comm_buffer_bytes", 1024.0, "1073741824", +1);
@@ -262,8 +262,8 @@ private slots:
         QTest::newRow("loss_chunks") << kLitgpt << QStringLiteral("run.loss_chunks") << n(4);
         QTest::newRow("loss_chunks_tokens") << kChunked << QStringLiteral("run.loss_chunks_tokens") << n(256);
         QTest::newRow("optimizer_impl") << kLlama << QStringLiteral("run.optimizer_impl") << QVariant("foreach");
-        QTest::newRow("prepare_kbit_training")
-            << kQlora << QStringLiteral("run.finetune.prepare_kbit_training") << QVariant("false");
+        QTest::newRow("kbit_preparation")
+            << kQlora << QStringLiteral("run.finetune.kbit_preparation") << QVariant("none");
         QTest::newRow("comm_buffer") << kLlama << QStringLiteral("run.overheads.comm_buffer_bytes") << QVariant(0.0);
         QTest::newRow("fsdp_shard_group") << kLlama << QStringLiteral("run.parallelism.fsdp_shard_group") << n(4);
         QTest::newRow("reshard") << kLlama << QStringLiteral("run.parallelism.reshard_after_forward")

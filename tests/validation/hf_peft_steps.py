@@ -6,8 +6,8 @@ A Llama-architecture model built from a config (random weights: nothing is downl
 case: full fine-tuning and LoRA as a plain loop runs them over a bf16 model (no autocast), LoRA under autocast (as
 Trainer's bf16=True through accelerate), LoRA with dropout on every linear, LoRA with gradient checkpointing, and,
 where bitsandbytes is installed, QLoRA as peft's prepare_model_for_kbit_training leaves the model, with and without
-gradient checkpointing (run.finetune.prepare_kbit_training, modelled from the source under autocast and not yet checked
-on a GPU). For each it records torch.cuda's allocator counters
+gradient checkpointing (run.finetune.kbit_preparation "peft", modelled from the source under autocast and not yet
+checked on a GPU). For each it records torch.cuda's allocator counters
 
     after the model and optimizer are set up    -> weights (+ adapters)
     after forward and loss                       -> saved activations (what backward will read), forward peak
@@ -87,7 +87,9 @@ def scenario(name: str) -> dict:
            "precision": precision, "optimizer": "adamw", "attention": "flash",
            "checkpointing": "full" if checkpointing else "none"}
     if finetune:
-        run["finetune"] = finetune
+        run["finetune"] = dict(finetune)
+        if finetune["method"] == "qlora":  # build() calls PEFT's prepare_model_for_kbit_training itself
+            run["finetune"]["kbit_preparation"] = "peft"
     return {"format": "vramlab.scenario", "version": 1, "name": f"hf_peft_steps {name}", "model": MODEL,
             "run": run}
 

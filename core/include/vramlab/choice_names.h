@@ -55,6 +55,8 @@ inline constexpr ChoiceName kFinetuneNames[] = { choiceName("full", FinetuneMeth
     choiceName("lora", FinetuneMethod::Lora), choiceName("qlora", FinetuneMethod::Qlora) };
 inline constexpr ChoiceName kNf4FormatNames[]
     = { choiceName("bnb-nf4", Nf4Format::Bitsandbytes), choiceName("torchao-nf4", Nf4Format::Torchao) };
+inline constexpr ChoiceName kKbitPreparationNames[] = { choiceName("none", KbitPreparation::None),
+    choiceName("trl", KbitPreparation::Trl), choiceName("peft", KbitPreparation::Peft) };
 inline constexpr ChoiceName kFrameworkNames[] = { choiceName("plain", Framework::Plain),
     choiceName("torchtitan", Framework::Torchtitan), choiceName("hf-transformers", Framework::HfTransformers),
     choiceName("torchtune", Framework::Torchtune), choiceName("litgpt", Framework::Litgpt),

@@ -68,9 +68,9 @@ const FrameworkProfile& frameworkProfile(Framework f);
 LossKind effectiveLoss(const RunSpec& r);
 OptimizerImpl effectiveOptimizerImpl(const RunSpec& r);
 Nf4Format effectiveNf4Format(const RunSpec& r);
-/// Whether a QLoRA training run's model is as PEFT's prepare_model_for_kbit_training leaves it (fp32 embedding,
-/// norms and LM head): run.finetune.prepare_kbit_training, by default on under hf-transformers with bitsandbytes.
-bool kbitPrepared(const RunSpec& r);
+/// How a QLoRA training run's 16-bit parameters were upcast (run.finetune.kbit_preparation): None unless QLoRA
+/// under hf-transformers with bitsandbytes' NF4; there TRL's SFTTrainer by default.
+KbitPreparation kbitPreparation(const RunSpec& r);
 
 /// The resolved loss: kind, rows per chunk and whether chunks are upcast to fp32.
 struct LossSetup {

@@ -21,6 +21,12 @@ enum class AttentionImpl { Eager, Flash };
 enum class FinetuneMethod { Full, Lora, Qlora };
 /// QLoRA's 4-bit base: bitsandbytes' Linear4bit (PEFT, LitGPT) or torchao's NF4Tensor (torchtune).
 enum class Nf4Format { Bitsandbytes, Torchao };
+/// What upcasts a bitsandbytes 4-bit model's 16-bit parameters before QLoRA training under Hugging Face:
+/// Trl: TRL's SFTTrainer (v0.25 trl/models/utils.py prepare_model_for_kbit_training: the norms to fp32; v0.24
+/// PEFT's, then peft_module_casting_to_bf16 under bf16: the embedding and LM head back to 16 bits);
+/// Peft: PEFT's prepare_model_for_kbit_training called directly (utils/other.py@77daa8d3: every 16-bit parameter
+/// that is not a Params4bit to fp32); None: neither.
+enum class KbitPreparation { None, Trl, Peft };
 
 /// The training code whose memory behaviour is modelled (core/src/framework_profile.cpp
 /// pins each to a version and cites the source of every behaviour). `Plain` is the
@@ -126,10 +132,8 @@ struct Finetune {
     /// DoRA (PEFT's use_dora): a trainable magnitude per output of each adapted linear, and the norm of the
     /// adapted weight computed in every forward (tuners/lora/dora.py@77daa8d3).
     bool dora = false;
-    /// PEFT's prepare_model_for_kbit_training (utils/other.py@77daa8d3), which TRL's SFTTrainer calls for a 4-bit
-    /// model: every 16-bit parameter but the 4-bit ones cast to fp32. Unset: on for QLoRA under hf-transformers
-    /// (kbitPrepared()).
-    std::optional<bool> prepareKbitTraining;
+    /// run.finetune.kbit_preparation; unset: TRL's for QLoRA under hf-transformers (kbitPreparation()).
+    std::optional<KbitPreparation> kbitPreparation;
 };
 
 struct Inference {
@@ -238,6 +242,7 @@ std::string toString(const Checkpointing& c);
 std::string_view toString(Framework f);
 std::string_view toString(LossKind l);
 std::string_view toString(Nf4Format f);
+std::string_view toString(KbitPreparation k);
 std::string_view toString(OptimizerImpl o);
 std::string_view toString(PipelineSchedule p);
 
