@@ -8,6 +8,7 @@
 
 #include "vramlab/gpu_catalog.h"
 #include "vramlab/model_scaling.h"
+#include "vramlab/overheads.h"
 #include "vramlab/parameter_tensors.h"
 #include "vramlab/presets.h"
 #include "vramlab/run_adaptation.h"
@@ -465,6 +466,12 @@ QVector<ParamDescriptor> build()
             return s.run.mode == Mode::Training && !s.run.serving
                 && (s.run.parallelism.asyncTp || s.run.framework == Framework::Torchtitan);
         });
+    // torch DDP (no ZeRO, no FSDP; not Megatron's or DeepSpeed's own data parallelism).
+    all << toggle(QStringLiteral("run.parallelism.gradient_as_bucket_view"), par,
+        QStringLiteral("DDP gradient as bucket view"),
+        QStringLiteral("torch DDP's gradient_as_bucket_view: the gradients live in DDP's buckets. Off (DDP's "
+                       "default), the buckets are a second copy of every gradient, allocated for the whole run."),
+        [](const Scenario& s) { return s.run.parallelism.gradientAsBucketView || torchDdp(s.run); });
     all << toggle(QStringLiteral("run.parallelism.offload_optimizer"), par, QStringLiteral("Offload optimizer"),
         QStringLiteral("Keeps optimizer states and master weights in host memory (ZeRO-Offload)."), training);
     all << toggle(QStringLiteral("run.parallelism.offload_params"), par, QStringLiteral("Offload weights"),

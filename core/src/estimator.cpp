@@ -159,7 +159,9 @@ StepInputs stepInputs(const ModelSpec& m, const RunSpec& r, const PrecisionRegim
     // zero_grad(set_to_none=True) frees them, so they reappear during each step's backward.
     // FSDP2 keeps no buffer: torchtitan train.py@9dec370 calls optimizers.zero_grad() (set_to_none)
     // before each step's forward, and the sharded gradients reappear block by block in backward.
-    in.gradientsResident = par.gpus > 1 && !par.fsdp2;
+    // torch DDP without gradient_as_bucket_view: param.grad is its own tensor, freed by zero_grad and made again in
+    // backward, beside the reducer's resident buckets (overheads.cpp ddpBucketBytes).
+    in.gradientsResident = par.gpus > 1 && !par.fsdp2 && !(torchDdp(r) && !par.gradientAsBucketView);
     return in;
 }
 
@@ -214,7 +216,7 @@ void replayAllocator(Report& rep, const ModelSpec& m, const RunSpec& r, const st
     // CUDA context, and NCCL's own cudaMalloc'd buffers (DDP's gradient buckets are PyTorch
     // tensors). cuBLAS's workspace comes from the caching allocator (PyTorch >= 1.11,
     // CublasHandlePool getNewWorkspace). The lean 512 B rounding part is what the replay models.
-    const Bytes buckets = !r.overheads.commBufferBytes ? ddpBucketBytes(r) : 0;
+    const Bytes buckets = !r.overheads.commBufferBytes ? ddpBucketBytes(r, in.gradients) : 0;
     for (const Component& c : rep.overheadParts) {
         if (c.key == "cuda_context" || c.key == "symm_mem_workspace")
             in.outsideAllocator += c.bytes;
@@ -223,8 +225,17 @@ void replayAllocator(Report& rep, const ModelSpec& m, const RunSpec& r, const st
         else if (c.key != "zero3_gather" && c.key != "allocator")
             in.residentExtras.push_back(c.bytes);
     }
-    if (buckets > 0)
+    if (buckets > 0 && torchDdp(r)) {
+        // DDP's buckets as its reducer sizes them: the first 1 MiB (dist._DEFAULT_FIRST_BUCKET_BYTES), then
+        // bucket_cap_mb (25 MiB) each, filled parameter by parameter (whole parameters, here whole MiB).
+        Bytes left = buckets;
+        for (Bytes cap = kMiB; left > 0; cap = 25 * kMiB) {
+            in.residentExtras.push_back(std::min(cap, left));
+            left -= in.residentExtras.back();
+        }
+    } else if (buckets > 0) {
         in.residentExtras.insert(in.residentExtras.end(), { buckets / 2, buckets - buckets / 2 });
+    }
     in.ringForwardSizes = std::move(sizes.ringForward);
     in.doraForwardSizes = std::move(sizes.doraForward);
     in.ringBackwardSizes = std::move(sizes.ringBackward);
@@ -945,7 +956,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
                  : "Intermediate tensors of the layer being computed; freed as the next layer runs."));
     rep.components.push_back(part(K::KvCache, kv.bytes, training && explain ? "no KV cache in training" : kv.formula,
         "Keys and values of every past token, kept so each new token attends without recomputing them."));
-    rep.overheadParts = overheadParts(m, r, rep.params, rep.activations, st.inFlight, explain);
+    rep.overheadParts = overheadParts(m, r, rep.params, rep.activations, st.inFlight, st.states.gradients, explain);
     if (st.buffers.receive > 0) {
         const bool middle = st.index > 0 && st.index < pp - 1;
         const Bytes each = st.index > 0 ? st.buffers.inputGradKept : st.buffers.outputKept; // the tensor between stages

@@ -8,8 +8,22 @@
 
 namespace vramlab {
 
-Bytes ddpBucketBytes(const RunSpec& run)
+bool torchDdp(const RunSpec& run)
 {
+    const Parallelism& par = run.parallelism;
+    return run.mode == Mode::Training && par.gpus > 1 && par.dataParallel() > 1 && par.zeroStage == 0 && !par.fsdp2
+        && run.framework != Framework::Deepspeed && run.framework != Framework::Megatron;
+}
+
+Bytes ddpBucketBytes(const RunSpec& run, Bytes gradientBytes)
+{
+    // torch/nn/parallel/distributed.py (DistributedDataParallel, gradient_as_bucket_view=False by default) and
+    // csrc/distributed/c10d/reducer.cpp initialize_buckets: each bucket's flat `gradients` tensor is allocated at
+    // construction and covers its parameters, so together they hold every gradient once more; with
+    // gradient_as_bucket_view the gradients are views of them ("the saved memory size will be equal to the total
+    // gradients size", the docstring; PyTorch PR #41954).
+    if (torchDdp(run))
+        return run.parallelism.gradientAsBucketView ? 0 : gradientBytes;
     const Parallelism& par = run.parallelism;
     const bool zeroBuckets = run.framework == Framework::Deepspeed && par.zeroStage >= 1;
     return par.gpus > 1 && par.dataParallel() > 1 && !zeroBuckets ? 2 * 25 * kMiB : 0;
@@ -55,7 +69,7 @@ DeepSpeedZero3 deepSpeedZero3(const ModelSpec& m, const RunSpec& r, const Parame
 }
 
 std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const ParameterCount& params,
-    const ActivationSet& acts, Count inFlight, bool explain)
+    const ActivationSet& acts, Count inFlight, Bytes gradientBytes, bool explain)
 {
     std::vector<Component> parts;
     parts.reserve(6);
@@ -91,8 +105,13 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
         comm = *o.commBufferBytes;
         commFormula = text(explain ? formatBytes(comm) : "", " (run.overheads.comm_buffer_bytes)");
     } else if (par.gpus > 1) {
-        comm = checkedAdd(256 * kMiB, ddpBucketBytes(r));
-        commFormula = text("NCCL buffers 256 MiB", ddpBucketBytes(r) > 0 ? " + 2 gradient buckets x 25 MiB" : "");
+        const Bytes buckets = ddpBucketBytes(r, gradientBytes);
+        comm = checkedAdd(256 * kMiB, buckets);
+        commFormula = text("NCCL buffers 256 MiB",
+            buckets == 0      ? ""
+                : torchDdp(r) ? " + DDP's gradient buckets (every gradient again; gradient_as_bucket_view false) "
+                              : " + 2 gradient buckets x 25 MiB",
+            torchDdp(r) && buckets > 0 && explain ? formatBytes(buckets) : "");
     }
     if (comm > 0)
         parts.push_back({ "comm_buffers", "Communication buffers", comm, commFormula,

@@ -755,6 +755,9 @@ const ScenarioField kFields[] = {
              "num_layers / (pipeline_parallel x virtual_stages) layers each; torchtitan: 2, split unevenly as its "
              "generate_split_points does)."),
         [](const Scenario& s) { return s.run.parallelism.virtualStages != 1; }),
+    when(boolean<REF(s.run.parallelism.gradientAsBucketView)>("run.parallelism.gradient_as_bucket_view",
+             "torch DDP's gradient_as_bucket_view: the gradients are views of its buckets instead of a second copy."),
+        [](const Scenario& s) { return s.run.parallelism.gradientAsBucketView; }),
     when(boolean<REF(s.run.parallelism.asyncTp)>("run.parallelism.async_tp",
              "torchtitan's async TP: collectives fused with the matmuls through a symmetric-memory workspace "
              "(outside PyTorch's allocator)."),

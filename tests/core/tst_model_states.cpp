@@ -141,6 +141,34 @@ private slots:
         QCOMPARE(modelStates({ { "w", 1, 4096, 1, true } }, run).optimizer, Bytes(2 * (4096 + 4 * 16)));
     }
 
+    /// torch DDP (no ZeRO, no FSDP): the Reducer's flat buckets, allocated at construction, hold every gradient
+    /// once more unless gradient_as_bucket_view (DistributedDataParallel's docstring: "the saved memory size will be
+    /// equal to the total gradients size"; PyTorch PR #41954): Llama 3 8B in mixed bf16 on 2 GPUs, 32 GB of fp32
+    /// gradients, 32 GB of buckets beside them.
+    void ddpBucketsCopyEveryGradient()
+    {
+        Scenario sc = llama3_8b();
+        sc.run.parallelism.gpus = 2;
+        const Report copy = estimate(sc);
+        const Bytes grads = copy.bytesOf("gradients");
+        QCOMPARE(grads, Bytes(P8 * 4));
+        const auto comm = [](const Report& r) {
+            for (const Component& c : r.overheadParts)
+                if (c.key == "comm_buffers")
+                    return c.bytes;
+            return Bytes(-1);
+        };
+        QCOMPARE(comm(copy), 256 * kMiB + grads);
+        sc.run.parallelism.gradientAsBucketView = true;
+        const Report view = estimate(sc);
+        QCOMPARE(comm(view), 256 * kMiB);
+        QVERIFY(copy.peak > view.peak && copy.peak - view.peak <= grads);
+        // Not DDP's: FSDP and DeepSpeed's ZeRO keep their own buffers.
+        sc.run.parallelism.gradientAsBucketView = false;
+        sc.run.parallelism.zeroStage = 3;
+        QCOMPARE(comm(estimate(sc)), 256 * kMiB + 50 * kMiB);
+    }
+
     /// transformers trainer.py create_optimizer: with a bitsandbytes 8-bit optimizer every nn.Embedding weight gets
     /// 32-bit states (register_module_override "optim_bits": 32): Llama 3 8B's 525M-element embedding at 8 B, not
     /// 2 B + the absmax; the untied LM head, a Linear, stays 8-bit.

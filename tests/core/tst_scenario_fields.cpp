@@ -77,6 +77,7 @@ Scenario richScenario()
     sc.run.parallelism.pipelineSchedule = PipelineSchedule::Interleaved; // both written only when interleaved
     sc.run.parallelism.virtualStages = 2;
     sc.run.parallelism.asyncTp = true; // written only when true
+    sc.run.parallelism.gradientAsBucketView = true; // written only when true
     sc.run.activationOffloading = true;
     sc.run.finetune.dora = true; // written only when true
     sc.run.finetune.kbitPreparation = KbitPreparation::Peft; // optional: set, so that it is written

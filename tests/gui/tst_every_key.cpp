@@ -180,6 +180,9 @@ private slots:
         // PEFT's preparation over TRL's default: the embedding and head in fp32 too (Gemma 3 12B, 1024 tokens).
         row("kbit_preparation", kQlora, "run.framework=hf-transformers", "run.finetune.kbit_preparation",
             QStringLiteral("peft"), "\"peft\"", +1);
+        // DDP's buckets as views: the second copy of every gradient goes (Llama 3 8B on 8 GPUs without ZeRO).
+        row("gradient_as_bucket_view", kLlama, "run.parallelism.zero_stage=0",
+            "run.parallelism.gradient_as_bucket_view", true, "true", -1);
         row("cuda_context", kLlama, "", "run.overheads.cuda_context_bytes", 1024.0, "1073741824", +1);
         row("workspace", kLlama, "", "run.overheads.workspace_bytes", 64.5, "67633152", +1);
         row("comm_buffers", kLlama, "", "run.overheads.comm_buffer_bytes", 1024.0, "1073741824", +1);

@@ -18,7 +18,12 @@ namespace vramlab {
 /// QLoRA's dequantized weight of the largest layer.
 /// PyTorch DDP's two 25 MiB gradient buckets in the communication buffers, where data parallelism reduces through
 /// them (DeepSpeed's ZeRO reduces through its own bucket instead: deepSpeedBucketBytes).
-Bytes ddpBucketBytes(const RunSpec& run);
+/// Whether the data parallelism is torch's DistributedDataParallel (no ZeRO, no FSDP; Megatron and DeepSpeed bring
+/// their own): its Reducer allocates flat buckets covering every trainable parameter at construction.
+bool torchDdp(const RunSpec& run);
+/// Gradient buckets data parallelism holds besides the gradients: torch DDP's reducer buckets, every gradient
+/// again (`gradientBytes`) unless gradient_as_bucket_view, else two 25 MiB buckets in flight.
+Bytes ddpBucketBytes(const RunSpec& run, Bytes gradientBytes);
 
 /// DeepSpeed ZeRO's 16-bit gradient bucket (zero_optimization.reduce_bucket_size elements, default 5e8:
 /// runtime/zero/config.py@e2dc3eeb); 0 outside DeepSpeed's ZeRO training.
@@ -35,6 +40,6 @@ struct DeepSpeedZero3 {
 DeepSpeedZero3 deepSpeedZero3(const ModelSpec& model, const RunSpec& run, const ParameterCount& params);
 
 std::vector<Component> overheadParts(const ModelSpec& model, const RunSpec& run, const ParameterCount& params,
-    const ActivationSet& activations, Count microBatchesInFlight, bool explain = true);
+    const ActivationSet& activations, Count microBatchesInFlight, Bytes gradientBytes, bool explain = true);
 
 } // namespace vramlab

@@ -86,6 +86,9 @@ struct Parallelism {
     /// torchtitan's async TP (inductor's micro_pipeline_tp): all-gather and reduce-scatter fused with the matmuls,
     /// through a symmetric-memory workspace outside the caching allocator.
     bool asyncTp = false;
+    /// torch DDP's gradient_as_bucket_view: param.grad are views of the reducer's flat buckets; false (DDP's
+    /// default) keeps the buckets as a second copy of every gradient (torchDdpBuckets()).
+    bool gradientAsBucketView = false;
     PipelineSchedule pipelineSchedule = PipelineSchedule::OneFOneB;
     /// Interleaved 1F1B: model chunks per pipeline rank (Megatron --num-virtual-stages-per-pipeline-rank); rank r
     /// holds chunks r, r + pp, r + 2 pp, ... of num_layers / (pp x virtualStages) layers each.
