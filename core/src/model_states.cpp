@@ -98,6 +98,7 @@ std::vector<LocalParam> localParameters(
     const bool inference = r.mode == Mode::Inference;
     const DType working = inference ? r.inference.weightDtype : precisionRegime(r).working;
     const Count tp = r.parallelism.tensorParallel, ep = r.parallelism.expertParallel;
+    const KbitPreparation prep = kbitPreparation(r);
     for (const ParamTensor& t : tensors) {
         // A vision tower is frozen in fine-tuning (its parameters keep requires_grad False): no gradient, no state.
         LocalParam p { t.name, t.rows, t.cols, stageCopies(t, m, s, ep),
@@ -111,7 +112,6 @@ std::vector<LocalParam> localParameters(
         const bool nf4 = quantizable || (t.group == ParamGroup::Head && t.linear && r.finetune.quantizeLmHead);
         // PEFT's prepare_model_for_kbit_training (utils/other.py@77daa8d3): param.data.to(float32) for every 16-bit
         // parameter that is not a Params4bit; TRL's (trl/models/utils.py@v0.25.0): those named "norm" only.
-        const KbitPreparation prep = kbitPreparation(r);
         const DType unquantized
             = prep == KbitPreparation::Peft || (prep == KbitPreparation::Trl && t.group == ParamGroup::Norm)
             ? DType::Fp32
@@ -231,6 +231,7 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
             continue;
 
         const Count nOpt = shard(n, 1);
+        const bool pagedTensor = paged && p.rows * p.cols >= kPagedMinElements; // get_paged, not zeros_like
         if (treg.master)
             accumulate(offloadOpt ? hostMaster : out.master, checkedMul(nOpt, masterBytes));
         if (offloadOpt && grad == 4) {
@@ -251,7 +252,7 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         case Optimizer::AdamW:
         case Optimizer::Adam:
             opt = checkedMul(nOpt, 2 * state);
-            if (paged && p.rows * p.cols >= kPagedMinElements)
+            if (pagedTensor)
                 accumulate(pagedStates, opt);
             break;
         case Optimizer::Lion:
@@ -271,11 +272,11 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
                 || (r.framework == Framework::HfTransformers
                     && (p.name == "embed.weight" || p.name == "position.weight"))) {
                 opt = checkedMul(nOpt, 8);
-                if (paged && p.rows * p.cols >= kPagedMinElements)
+                if (pagedTensor)
                     accumulate(pagedStates, opt);
             } else {
                 opt = checkedMul(2, checkedAdd(nOpt, 4 * ceilDiv(nOpt, 256)));
-                if (paged && p.rows * p.cols >= kPagedMinElements)
+                if (pagedTensor)
                     accumulate(pagedStates, checkedMul(nOpt, 2));
             }
             break;

@@ -26,6 +26,14 @@ QString data(const char* name)
     return vramlab::test::dataFile(name);
 }
 
+/// The JSON object a command wrote to `path`.
+QJsonObject jsonFile(const QString& path)
+{
+    QFile f(path);
+    f.open(QIODevice::ReadOnly);
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
 QString writeTemp(QTemporaryDir& dir, const char* name, const QByteArray& text)
 {
     const QString path = dir.filePath(QString::fromUtf8(name));
@@ -459,11 +467,7 @@ private slots:
         QVERIFY(r.out.startsWith("wrote " + out.toUtf8()));
         QVERIFY2(r.err.contains("zero_optimization.stage3_prefetch_bucket_size = auto (Hugging Face: 15,099,494)"),
             r.err.constData());
-        const QJsonObject run = [&] {
-            QFile f(out);
-            f.open(QIODevice::ReadOnly);
-            return QJsonDocument::fromJson(f.readAll()).object()["run"].toObject();
-        }();
+        const QJsonObject run = jsonFile(out)["run"].toObject();
         QCOMPARE(run["framework"].toString(), QStringLiteral("deepspeed"));
         QCOMPARE(run["parallelism"].toObject()["reduce_bucket_size"].toInteger(), qint64(4096 * 4096));
         QCOMPARE(cli({ "estimate", out }).code, 0);
@@ -494,11 +498,7 @@ private slots:
         QVERIFY2(r.err.contains("activation_checkpoint.mode = selective (op) -> run.checkpointing = selective-op"),
             r.err.constData());
         QVERIFY(r.err.contains("left out: optimizer.lr"));
-        const QJsonObject doc = [&] {
-            QFile f(out);
-            f.open(QIODevice::ReadOnly);
-            return QJsonDocument::fromJson(f.readAll()).object();
-        }();
+        const QJsonObject doc = jsonFile(out);
         QCOMPARE(doc["run"].toObject()["framework"].toString(), QStringLiteral("torchtitan"));
         QCOMPARE(doc["model"].toObject()["preset"].toString(), QStringLiteral("llama-3-8b"));
         QCOMPARE(cli({ "estimate", out }).code, 0);
