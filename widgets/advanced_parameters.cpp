@@ -196,12 +196,13 @@ void addFrameworkDetails(QVector<ParamDescriptor>& all)
                                { QStringLiteral("FP16"), DType::Fp16 } },
                            [](const Scenario& s) { return training(s) && s.run.precisionAwareOptimizer; }),
         QStringLiteral("Default (by precision)"));
-    all << withDefault(choice<DType>(QStringLiteral("run.loss_dtype"), g, QStringLiteral("Chunked loss type"),
-                           QStringLiteral("Each chunk of logits upcast to fp32 (twice the chunk's bytes) or kept in "
-                                          "the logits' 16-bit type."),
-                           { { QStringLiteral("FP32 per chunk"), DType::Fp32 }, { QStringLiteral("BF16"), DType::Bf16 },
-                               { QStringLiteral("FP16"), DType::Fp16 } },
-                           chunkedLoss),
+    all << withDefault(
+        choice<DType>(QStringLiteral("run.loss_dtype"), g, QStringLiteral("Chunked loss type"),
+            QStringLiteral("Each chunk of logits upcast to fp32 (twice the chunk's bytes; LitGPT: Fabric "
+                           "returns every chunk in fp32) or kept in the logits' 16-bit type."),
+            { { QStringLiteral("FP32"), DType::Fp32 }, { QStringLiteral("BF16"), DType::Bf16 },
+                { QStringLiteral("FP16"), DType::Fp16 } },
+            chunkedLoss),
         QStringLiteral("Framework default"));
     all << withUnset(
         integer(QStringLiteral("run.loss_chunks"), g, QStringLiteral("Loss chunks"), QStringLiteral("chunks"),

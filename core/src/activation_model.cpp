@@ -920,20 +920,30 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
               "and shifted, cross_entropy"
             : "logits.float() then cross_entropy: the fp32 log-softmax is saved";
         return;
-    case LossKind::Native:
-        head.add("log-softmax of the logits (16-bit)", "loss", { x.b, x.s, vocab }, x.p);
-        head.add("cross-entropy total weight (scalar)", "loss", { 1 }, x.p);
-        // cross_entropy on the 16-bit logits, e.g. lit_gpt/utils.py@8641822 chunked_cross_entropy
-        // with chunk_size=0 (`F.cross_entropy(logits, targets)`, no upcast); logits freed before backward.
-        set.lossForwardBytes = logits16;
-        set.lossForwardParts = { logits16, 0 };
-        set.lossBackwardBytes = checkedMul(logits16, 2);
-        holdLogits(set, f, r, logits16);
-        set.lossForwardWhat = "loss: 16-bit logits beside their saved log-softmax";
-        set.lossBackwardWhat = "loss backward: two 16-bit gradients of the logits";
-        set.lossSource
-            = "cross_entropy on the 16-bit logits, no upcast (as lit-gpt chunked_cross_entropy(chunk_size=0)@8641822)";
+    case LossKind::Native: {
+        // cross_entropy on the logits as the model returns them, e.g. lit_gpt/utils.py@8641822
+        // chunked_cross_entropy with chunk_size=0 (`F.cross_entropy(logits, targets)`, no upcast): 16-bit, or fp32
+        // where Fabric converted them (loss.logitsFp32: the 16-bit logits are gone before the log-softmax exists).
+        const double lp = loss.logitsFp32 ? 4 : x.p;
+        const Bytes logits = checkedMul(tokens, vocab, static_cast<Bytes>(lp));
+        head.add(loss.logitsFp32 ? "log-softmax of the logits (fp32, as Fabric returned them)"
+                                 : "log-softmax of the logits (16-bit)",
+            "loss", { x.b, x.s, vocab }, lp);
+        head.add("cross-entropy total weight (scalar)", "loss", { 1 }, lp);
+        set.lossForwardBytes = logits;
+        set.lossForwardParts = { logits, 0 };
+        set.lossBackwardBytes = checkedMul(logits, 2);
+        holdLogits(set, f, r, logits);
+        set.lossForwardWhat = loss.logitsFp32 ? "loss: fp32 logits beside their saved log-softmax"
+                                              : "loss: 16-bit logits beside their saved log-softmax";
+        set.lossBackwardWhat = loss.logitsFp32 ? "loss backward: two fp32 gradients of the logits"
+                                               : "loss backward: two 16-bit gradients of the logits";
+        set.lossSource = loss.logitsFp32
+            ? "cross_entropy on the logits Lightning Fabric returned in fp32 (convert_output@71aed75), no further "
+              "upcast (lit-gpt chunked_cross_entropy(chunk_size=0)@8641822)"
+            : "cross_entropy on the 16-bit logits, no upcast (as lit-gpt chunked_cross_entropy(chunk_size=0)@8641822)";
         return;
+    }
     case LossKind::Chunked: {
         // LitGPT drops the last position of each sequence (`logits[-1][..., :-1, :]`).
         const Count rows = f.shiftLogits ? tokens - x.b : tokens;
@@ -941,7 +951,7 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         // last chunk keeps no total weight).
         const Count positions = std::max<Count>(1, loss.chunkRows / std::max<Count>(1, x.b));
         const Count chunks = ceilDiv(x.s - (f.shiftLogits ? 1 : 0), positions);
-        const double lsBytes = loss.chunkUpcast ? 4 : x.p;
+        const double lsBytes = loss.chunkUpcast || loss.logitsFp32 ? 4 : x.p;
         // torchtune compile_loss compiles compute_cross_entropy (one chunk's .float() and
         // cross_entropy): by kCompileRule the graph keeps its 16-bit input chunk and two fp32
         // reductions per row; the upcast is fused into them and never materialized.
@@ -952,8 +962,8 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
             head.add("row max and sum of exponentials of every chunk (fp32)", "loss", { rows, 2 }, 4);
             head.drop({}, "log-softmax of every chunk (fp32, all kept for backward)", "loss", { rows, vocab }, 4);
         } else {
-            head.add(loss.chunkUpcast ? "log-softmax of every chunk (fp32, all kept for backward)"
-                                      : "log-softmax of every chunk (16-bit, all kept for backward)",
+            head.add(lsBytes == 4 ? "log-softmax of every chunk (fp32, all kept for backward)"
+                                  : "log-softmax of every chunk (16-bit, all kept for backward)",
                 "loss", { rows, vocab }, lsBytes);
         }
         // With b > 1 a chunk of the (b, s) targets is not contiguous: reshape(-1) copies it and
@@ -969,12 +979,15 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         // Every chunk's 16-bit logits exist at once (torchtune TransformerDecoder.chunked_output,
         // LitGPT GPT.forward(lm_head_chunk_size)); torchtune upcasts one chunk at a time.
         const Bytes upcastChunk = loss.chunkUpcast ? checkedMul(loss.chunkRows, vocab, 4) : 0;
-        const Bytes gradBytes = loss.chunkUpcast ? 4 : p;
+        const Bytes gradBytes = loss.chunkUpcast || loss.logitsFp32 ? 4 : p;
         set.lossBackwardBytes = checkedMul(loss.chunkRows, vocab, 2 * gradBytes);
+        // Fabric's fp32 copies of every chunk replace the 16-bit ones before any log-softmax exists, so the
+        // saved log-softmaxes (4 B) outweigh the 16-bit chunks that met the copies.
+        const Bytes logits = loss.logitsFp32 ? checkedMul(tokens, vocab, 4) : logits16;
         // torchtune _loss_step@1814feb: `del logits` before backward.
-        set.lossForwardBytes = checkedAdd(logits16, upcastChunk);
-        set.lossForwardParts = { logits16, upcastChunk };
-        holdLogits(set, f, r, logits16);
+        set.lossForwardBytes = checkedAdd(logits, upcastChunk);
+        set.lossForwardParts = { logits, upcastChunk };
+        holdLogits(set, f, r, logits);
         if (compiledChunks) {
             // The chunks are now saved by autograd (counted above), the fp32 math fused: one chunk's
             // 16-bit gradient is all backward writes.
@@ -988,11 +1001,15 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         }
         set.lossForwardWhat = loss.chunkUpcast
             ? "loss: every chunk's 16-bit logits, one chunk's fp32 copy, the saved log-softmaxes"
-            : "loss: every chunk's 16-bit logits beside their saved log-softmaxes";
-        set.lossBackwardWhat = loss.chunkUpcast ? "loss backward: two fp32 gradients of one chunk's logits"
-                                                : "loss backward: two 16-bit gradients of one chunk's logits";
+            : loss.logitsFp32 ? "loss: every chunk's logits in fp32 (Fabric's copies) beside their saved log-softmaxes"
+                              : "loss: every chunk's 16-bit logits beside their saved log-softmaxes";
+        set.lossBackwardWhat = gradBytes == 4 ? "loss backward: two fp32 gradients of one chunk's logits"
+                                              : "loss backward: two 16-bit gradients of one chunk's logits";
         set.lossSource = loss.chunkUpcast
             ? "chunked output, each chunk upcast to fp32 (torchtune CEWithChunkedOutputLoss@1814feb)"
+            : loss.logitsFp32
+            ? "chunked LM head, every chunk returned in fp32 by Lightning Fabric (convert_output@71aed75) and kept "
+              "through backward; cross-entropy per chunk (lit-gpt chunked_cross_entropy@8641822)"
             : "chunked LM head and cross-entropy on 16-bit chunks, logits kept through backward (lit-gpt "
               "chunked_cross_entropy@8641822)";
         return;

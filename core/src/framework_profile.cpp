@@ -132,6 +132,14 @@ FrameworkProfile litgpt()
     // positions); `logits` stays referenced through fabric.backward(loss).
     p.shiftLogits = true;
     p.logitsHeld = true;
+    // finetune/lora.py@8641822 runs the model through fabric.setup_module: _FabricModule.forward ends with
+    // `output = self._precision.convert_output(output)`, and HalfPrecision (bf16-true), MixedPrecision and
+    // BitsandbytesPrecision all return apply_to_collection(data, _convert_fp_tensor, dst_type=
+    // torch.get_default_dtype()) (lightning@71aed75, the commit lit-gpt pins: src/lightning/fabric/wrappers.py,
+    // plugins/precision/{half,amp,bitsandbytes}.py; unchanged at lightning master 2026). The default dtype is
+    // fp32 outside the forward, so the list of 16-bit lm_head chunks comes back as fp32 copies, which the loop keeps
+    // and chunked_cross_entropy's log-softmaxes are fp32.
+    p.outputToDefaultDtype = true;
     // torch.optim.AdamW(trainable_params): foreach by default in PyTorch 2.1.
     p.optimizerImpl = OptimizerImpl::Foreach;
     // lit_gpt/rmsnorm.py@8641822: norm_x = mean(x * x); x_normed = x * rsqrt(norm_x + eps);
@@ -152,6 +160,12 @@ FrameworkProfile litgpt()
     // whenever the input needs a gradient (lit-gpt@8641822 pins bitsandbytes 0.41.1): every NF4
     // linear keeps its 16-bit input, unlike a frozen nn.Linear.
     p.nf4KeepsInputs = true;
+    // lightning@71aed75 plugins/precision/bitsandbytes.py _Linear4bit._quantize_weight: `w = weight.contiguous().to(
+    // device="cuda", dtype=torch.half)` then quantize_4bit, whose state records A.dtype (bitsandbytes/functional.py@
+    // 0.41.0: fp16). MatMul4Bit.forward and backward (autograd/_functions.py@0.41.0) run
+    // `F.dequantize_4bit(B, state).to(A.dtype)`: dequantize_4bit allocates its output in the state's dtype, so under
+    // bf16 the fp16 weight and its bf16 cast exist together.
+    p.nf4DequantFromFp16 = true;
     return p;
 }
 
@@ -245,6 +259,11 @@ LossSetup lossSetup(const RunSpec& r, Count vocabLocal, Count hidden)
             rows = ceilDiv(seq, f.lossChunks > 0 ? f.lossChunks : 8);
         s.chunkRows = checkedMul(b, rows);
         s.chunkUpcast = r.lossDtype ? *r.lossDtype == DType::Fp32 : f.chunkUpcast;
+    }
+    if (f.outputToDefaultDtype && (s.kind == LossKind::Chunked || s.kind == LossKind::Native)
+        && (!r.lossDtype || *r.lossDtype == DType::Fp32)) {
+        s.logitsFp32 = true; // converted whole by the framework, not upcast chunk by chunk
+        s.chunkUpcast = false;
     } else if (s.kind == LossKind::Fused) {
         // Liger src/liger_kernel/ops/fused_linear_cross_entropy.py@e11c2d6c84e16dfebde09bae01983b64399519c1:
         // inc_factor = cdiv(V, H); chunk_size = next_power_of_2(cdiv(BT, inc_factor)).

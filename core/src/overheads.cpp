@@ -187,13 +187,19 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
         // scaled copies in bf16 (4 x 1 B) and the stacked result (2 B): 14 B per element. Compiled
         // (torchtune compiles each layer), inductor fuses the chain into one kernel writing the bf16 weight.
         const bool eagerTorchao = effectiveNf4Format(r) == Nf4Format::Torchao && !r.compile;
-        const Count perElement = eagerTorchao ? 14 : 2;
+        // Quantized from fp16 (Lightning's BitsandbytesPrecision): bitsandbytes 0.41 dequantizes into fp16 and
+        // casts to the bf16 input, both copies alive at the cast (framework_profile.cpp).
+        const bool fromFp16
+            = !eagerTorchao && frameworkProfile(r.framework).nf4DequantFromFp16 && reg.activations != DType::Fp16;
+        const Count perElement = eagerTorchao ? 14 : fromFp16 ? 4 : 2;
         const Bytes deq = checkedMul(ceilDiv(largest, par.tensorParallel), perElement);
         parts.push_back({ "dequant", "NF4 dequantization buffer", deq,
             text("largest linear weight ", explain ? formatCount(largest) : "",
-                eagerTorchao ? " params x 14 B (torchao's eager dequantization: int64 nibbles 8 B, bf16 lookups 2 B, "
-                               "scaled 2 B, stacked 2 B)"
-                             : " params x 2 B (bf16)"),
+                eagerTorchao   ? " params x 14 B (torchao's eager dequantization: int64 nibbles 8 B, bf16 lookups 2 B, "
+                                 "scaled 2 B, stacked 2 B)"
+                    : fromFp16 ? " params x 4 B (dequantized to fp16, the dtype it was quantized from, then cast to "
+                                 "bf16: both at once)"
+                               : " params x 2 B (bf16)"),
             "QLoRA turns each 4-bit weight back into bf16 just before its matrix multiply." });
     }
     return parts;

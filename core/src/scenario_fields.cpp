@@ -680,8 +680,9 @@ const ScenarioField kFields[] = {
         "run.loss_chunks", 1, kMaxTokens, "chunks", "Chunked loss: chunks along the sequence."),
     optionalInteger<REF(s.run.lossChunkTokens)>(
         "run.loss_chunks_tokens", 1, kMaxTokens, "tokens", "Chunked loss: tokens per chunk."),
-    optionalChoice<REF(s.run.lossDtype), kGradDtypeNames>(
-        "run.loss_dtype", "Chunked loss: fp32 per chunk or the logits' 16-bit type."),
+    optionalChoice<REF(s.run.lossDtype), kGradDtypeNames>("run.loss_dtype",
+        "Chunked loss: fp32 (torchtune: each chunk upcast; litgpt: Fabric's fp32 copy of every chunk) or the "
+        "logits' 16-bit type."),
     optionalChoice<REF(s.run.optimizerImpl), kOptimizerImplNames>(
         "run.optimizer_impl", "torch.optim foreach, fused, or bitsandbytes' paged 32-bit or 8-bit (unified memory)."),
     flag<REF(s.run.optimizerInBackward)>(

@@ -129,19 +129,37 @@ void TstFrameworks::torchtuneChunked()
     QCOMPARE(a.lossHeldBytes, Bytes(0));
 }
 
-// lit-gpt@8641822: 128-token lm_head chunks, bf16 cross-entropy, last position dropped, logits
-// kept through backward. 300 tokens x 2 rows: chunks of 256 tokens, 598 loss rows.
+// lit-gpt@8641822: 128-token lm_head chunks, last position dropped, logits kept through backward;
+// Lightning Fabric's convert_output (lightning@71aed75 fabric/wrappers.py, plugins/precision/half.py) hands every
+// chunk back as an fp32 copy, so the log-softmaxes, the held logits and the gradients are fp32.
+// 300 tokens x 2 rows: chunks of 256 tokens, 598 loss rows.
 void TstFrameworks::litgptChunked()
 {
     const ActivationSet a = acts(toy({ { "framework", "litgpt" }, { "sequence_length", 300 } }));
-    QCOMPARE(tensorBytes(a, "log-softmax of every chunk (16-bit, all kept for backward)"), Bytes(598 * 1000 * 2));
-    QCOMPARE(tensorBytes(a, "cross-entropy total weight of a chunk (scalar)"), Bytes(3 * 2));
-    QCOMPARE(a.lossHeldBytes, Bytes(600 * 1000 * 2));
+    QCOMPARE(tensorBytes(a, "log-softmax of every chunk (fp32, all kept for backward)"), Bytes(598 * 1000 * 4));
+    QCOMPARE(tensorBytes(a, "cross-entropy total weight of a chunk (scalar)"), Bytes(3 * 4));
+    QCOMPARE(a.lossHeldBytes, Bytes(600 * 1000 * 4));
     QCOMPARE(a.lossForwardBytes, Bytes(0));
-    QCOMPARE(a.lossBackwardBytes, Bytes(256 * 1000 * 2 * 2));
+    QCOMPARE(a.lossBackwardBytes, Bytes(256 * 1000 * 4 * 2));
     // lit_gpt/rmsnorm.py@8641822 keeps its input in bf16, not an fp32 copy.
     QCOMPARE(tensorBytes(a, "final norm: input"), Bytes(600 * 64 * 2));
     QCOMPARE(tensorBytes(a, "final norm: fp32 input"), Bytes(0));
+    // "fp32" names the same conversion; the 16-bit type is the bare module's chunks (no Fabric).
+    const ActivationSet same
+        = acts(toy({ { "framework", "litgpt" }, { "sequence_length", 300 }, { "loss_dtype", "fp32" } }));
+    QCOMPARE(same.lossHeldBytes, a.lossHeldBytes);
+    QCOMPARE(same.lossForwardBytes, Bytes(0)); // no torchtune-style per-chunk upcast
+    const ActivationSet bare
+        = acts(toy({ { "framework", "litgpt" }, { "sequence_length", 300 }, { "loss_dtype", "bf16" } }));
+    QCOMPARE(tensorBytes(bare, "log-softmax of every chunk (16-bit, all kept for backward)"), Bytes(598 * 1000 * 2));
+    QCOMPARE(bare.lossHeldBytes, Bytes(600 * 1000 * 2));
+    QCOMPARE(bare.lossBackwardBytes, Bytes(256 * 1000 * 2 * 2));
+    // run.loss "native" under litgpt: cross_entropy on Fabric's fp32 logits, no upcast of its own.
+    const ActivationSet native
+        = acts(toy({ { "framework", "litgpt" }, { "sequence_length", 300 }, { "loss", "native" } }));
+    QCOMPARE(tensorBytes(native, "log-softmax of the logits (fp32, as Fabric returned them)"), Bytes(600 * 1000 * 4));
+    QCOMPARE(native.lossHeldBytes, Bytes(600 * 1000 * 4));
+    QCOMPARE(native.lossBackwardBytes, Bytes(600 * 1000 * 8));
 }
 
 // Liger fused_linear_cross_entropy.py@e11c2d6: inc_factor = cdiv(1000, 64) = 16,

@@ -165,7 +165,8 @@ private slots:
         row("fp8_all_gather", titan, "", "run.parallelism.fp8_all_gather", true, "true", -1);
         row("gradient_dtype", kLlama, "", "run.gradient_dtype", QStringLiteral("bf16"), "\"bf16\"", -1, -1);
         row("master_weights", kLlama, "", "run.master_weights", QStringLiteral("false"), "false", -1);
-        row("loss_dtype", kLitgpt, "", "run.loss_dtype", QStringLiteral("fp32"), "\"fp32\"", +1);
+        // LitGPT's chunks as the bare module returns them (16-bit) instead of Fabric's fp32 copies.
+        row("loss_dtype", kLitgpt, "", "run.loss_dtype", QStringLiteral("bf16"), "\"bf16\"", -1);
         row("loss_chunks_fewer", optInBackward, "", "run.loss_chunks", n(1), "1", +1);
         row("loss_chunks_more", optInBackward, "", "run.loss_chunks", n(64), "64", -1);
         row("loss_chunks_tokens", kLitgpt, "", "run.loss_chunks_tokens", n(1024), "1024", +1);
@@ -176,7 +177,8 @@ private slots:
         row("targets", kQlora, "", "run.finetune.targets", QStringLiteral("q, k, v, o, gate, up, down"),
             "[\"q\",\"k\",\"v\",\"o\",\"gate\",\"up\",\"down\"]", +1, +1);
         row("double_quant", kQlora, "", "run.finetune.double_quant", false, "false", +1);
-        row("quantize_lm_head", nf4, "", "run.finetune.quantize_lm_head", false, "false", +1);
+        // A 16-bit head weighs more, but LitGPT's widest dequantization (fp16 and bf16 copies of the head) goes.
+        row("quantize_lm_head", nf4, "", "run.finetune.quantize_lm_head", false, "false", -1);
         // PEFT's preparation over TRL's default: the embedding and head in fp32 too (Gemma 3 12B, 1024 tokens).
         row("kbit_preparation", kQlora, "run.framework=hf-transformers", "run.finetune.kbit_preparation",
             QStringLiteral("peft"), "\"peft\"", +1);

@@ -27,6 +27,9 @@ struct FrameworkProfile {
     bool attentionOutputCopy = false; ///< transpose(1, 2).contiguous() copy of the attention output, read by wo
     bool fusedQkvLora = false; ///< one LoRA dropout and one A for the fused qkv linear (LitGPT LoRAQKVLinear)
     bool nf4KeepsInputs = false; ///< QLoRA's NF4 linears keep their 16-bit input (bitsandbytes MatMul4Bit)
+    /// QLoRA's NF4 weights were quantized from fp16 and each matmul dequantizes into fp16, then casts to the input's
+    /// type: an fp16 and a bf16 copy of the weight at once under bf16 (Lightning + bitsandbytes 0.41).
+    bool nf4DequantFromFp16 = false;
     /// Transformer Engine's fused norm kernels (Megatron-LM's default transformer_impl): RMSNorm and LayerNorm keep
     /// their 16-bit input and fp32 statistics per token, no fp32 copy and no normalized tensor of their own (the
     /// fused linear that reads the output keeps it as its input).
@@ -41,6 +44,9 @@ struct FrameworkProfile {
     bool fusedQkvView
         = false; ///< q, k, v are views of one fused qkv output; with as many KV heads as heads V keeps it whole
     bool logitsHeld = false; ///< the training loop keeps the logits through backward
+    /// Lightning Fabric hands the module's floating outputs back in torch's default dtype, fp32: every precision
+    /// plugin's convert_output (LitGPT's logits, every chunk of them, reach the loss in fp32).
+    bool outputToDefaultDtype = false;
     /// run.fp8 as torchao's Float8Linear (dynamic tensorwise, the LM head left in 16-bit): no resident fp8
     /// weight copy (each forward casts the gathered weight), autograd keeps each linear's fp8 input and fp8
     /// transposed unsharded weight; false: Transformer Engine's fp8 weight copies beside the weights.
@@ -77,6 +83,9 @@ struct LossSetup {
     LossKind kind = LossKind::Upcast;
     Count chunkRows = 0; ///< chunked: tokens (b x rows) of the largest chunk; fused: Liger's chunk
     bool chunkUpcast = true;
+    /// Native or chunked: the loss receives the logits already in fp32, converted whole by the framework
+    /// (FrameworkProfile::outputToDefaultDtype) unless run.loss_dtype names their 16-bit type.
+    bool logitsFp32 = false;
 };
 LossSetup lossSetup(const RunSpec& r, Count vocabLocal, Count hidden);
 
