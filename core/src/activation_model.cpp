@@ -1138,11 +1138,17 @@ ActivationSet trainingActivations(
     } else if (checkpointed > 0) {
         // The first `checkpointed` layers (dense ones first, as the stage holds them) keep their input; the rest keep
         // everything, as without checkpointing; backward rebuilds one checkpointed layer at a time.
-        Collector c { set, ActivationScope::Layer, checkpointed, explain, 0, 1, saved };
         const Bytes before = set.bytes;
-        // (With TRL's fp32 norms the first layer's input is 16-bit: counted at the fp32 size here, 2 b s h bytes high;
-        // Hugging Face checkpoints every layer.)
+        // With fp32 norms but a 16-bit embedding (TRL) the first layer's input is the embedding's 16-bit output.
+        const Count first16 = x.kbitFp32 && !x.embeddingFp32 && slice.first ? 1 : 0;
+        if (first16 > 0) {
+            Collector c0 { set, ActivationScope::Layer, 1, explain, 0, 1, saved };
+            c0.add(
+                "first layer input (checkpoint; the embedding's 16-bit output)", "checkpoint", { x.b, x.hs, x.h }, x.p);
+        }
+        Collector c { set, ActivationScope::Layer, checkpointed - first16, explain, first16, 1, saved };
         c.add("layer input (checkpoint, first layers of the stage)", "checkpoint", { x.b, x.hs, x.h }, x.residual);
+        // The timeline's per-layer share of these checkpoints (an even share; the remainder joins the other layers).
         set.checkpointInputBytes = (set.bytes - before) / checkpointed;
         const Count denseCkpt = std::min(checkpointed, slice.denseLayers);
         const Count moeCkpt = checkpointed - denseCkpt;

@@ -772,6 +772,12 @@ void TstFrameworks::qloraAsPeftPreparesIt()
     const ActivationSet ct = acts(toy(checkpointed));
     QCOMPARE(tensorBytes(ct, "first layer input (checkpoint; the embedding's 16-bit output)"), Bytes(32 * 64 * 2));
     QCOMPARE(tensorBytes(ct, "layer input (checkpoint; fp32 residual stream)"), Bytes(32 * 64 * 4));
+    // Only the first n layers checkpointed (the toy has 2): the first input is still the embedding's 16-bit output.
+    json firstLayers = trl;
+    firstLayers["checkpointing"] = json { { "layers", 2 } };
+    const ActivationSet fl = acts(toy(firstLayers));
+    QCOMPARE(tensorBytes(fl, "first layer input (checkpoint; the embedding's 16-bit output)"), Bytes(32 * 64 * 2));
+    QCOMPARE(tensorBytes(fl, "layer input (checkpoint, first layers of the stage)"), Bytes(32 * 64 * 4));
     checkpointed["finetune"]["kbit_preparation"] = "peft";
     QCOMPARE(
         tensorBytes(acts(toy(checkpointed)), "layer input (checkpoint; fp32 residual stream)"), Bytes(2 * 32 * 64 * 4));
