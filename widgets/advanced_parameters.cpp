@@ -235,19 +235,35 @@ void addFrameworkDetails(QVector<ParamDescriptor>& all)
 void addShardingDetails(QVector<ParamDescriptor>& all)
 {
     const QString g = QStringLiteral("Sharding details");
-    ParamDescriptor sharding = fieldControl(QStringLiteral("run.parallelism.sharding"), g, QStringLiteral("Sharding"),
-        QString(),
-        QStringLiteral("ZeRO-3 as DeepSpeed does it, or as PyTorch FSDP2 does it (16-bit all-gathered weights, fp32 "
-                       "reduce-scattered gradients): different gather buffers."),
-        K::Choice, 0, 0, zero3);
-    sharding.choices = { QStringLiteral("zero"), QStringLiteral("fsdp2") };
-    sharding.choiceLabels = { QStringLiteral("ZeRO-3 (DeepSpeed)"), QStringLiteral("FSDP2") };
+    ParamDescriptor sharding
+        = fieldControl(QStringLiteral("run.parallelism.sharding"), g, QStringLiteral("Sharding"), QString(),
+            QStringLiteral("ZeRO-3 as DeepSpeed does it, or as PyTorch FSDP2 (per-parameter shards) or FSDP1 (one flat "
+                           "parameter per wrapped block; Hugging Face Trainer, Lightning) does it: 16-bit all-gathered "
+                           "weights, fp32 reduce-scattered gradients, different gather buffers."),
+            K::Choice, 0, 0, zero3);
+    sharding.choices = { QStringLiteral("zero"), QStringLiteral("fsdp2"), QStringLiteral("fsdp1") };
+    sharding.choiceLabels = { QStringLiteral("ZeRO-3 (DeepSpeed)"), QStringLiteral("FSDP2"), QStringLiteral("FSDP1") };
     all << sharding;
+    const auto fsdp1On = [](const Scenario& s) { return zero3(s) && s.run.parallelism.fsdp1(); };
+    all << optionalToggle(QStringLiteral("run.parallelism.no_sync"), g, QStringLiteral("Accumulate under no_sync"),
+        QStringLiteral("FSDP1's no_sync() during gradient accumulation: every micro-batch but the last keeps the "
+                       "whole unsharded gradients instead of shards (Lightning and the Hugging Face Trainer do)."),
+        fsdp1On, QStringLiteral("Framework default"));
+    all << withFrameworkDefault(choice<FsdpWrap>(QStringLiteral("run.parallelism.fsdp_wrap"), g,
+        QStringLiteral("Adapter wrapping"),
+        QStringLiteral("FSDP1 with LoRA: adapters inside each block's flat parameter "
+                       "(LitGPT; use_orig_params then computes the frozen weights' "
+                       "gradients and keeps their inputs) or wrapped apart (PEFT's "
+                       "fsdp_auto_wrap_policy, the Hugging Face Trainer)."),
+        { { QStringLiteral("In their blocks"), FsdpWrap::Blocks }, { QStringLiteral("Apart (PEFT)"), FsdpWrap::Peft } },
+        [](const Scenario& s) {
+            return zero3(s) && s.run.parallelism.fsdp1() && s.run.finetune.method != FinetuneMethod::Full;
+        }));
     all << toggle(QStringLiteral("run.parallelism.fp8_all_gather"), g, QStringLiteral("FP8 all-gather"),
         QStringLiteral("torchao's enable_fsdp_float8_all_gather: FSDP2 gathers the float8 linears' weights in fp8, "
                        "1 byte a weight instead of 2 in the gathered layers (torchtitan with FP8 GEMMs)."),
         [](const Scenario& s) {
-            return zero3(s) && s.run.parallelism.fsdp2 && s.run.fp8 && s.run.framework == Framework::Torchtitan;
+            return zero3(s) && s.run.parallelism.fsdp2() && s.run.fp8 && s.run.framework == Framework::Torchtitan;
         });
     all << withDefault(
         jsonControl(QStringLiteral("run.parallelism.reshard_after_forward"), g, QStringLiteral("Reshard after forward"),

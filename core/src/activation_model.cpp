@@ -116,6 +116,9 @@ struct Dims {
     double loraInput;
     double loraAct; ///< bytes of an element of the adapters' activations (A's output)
     bool autocast; ///< mixed precision runs the forward under torch.autocast (accelerate, for PEFT's adapters)
+    /// FSDP1 flat parameters holding adapters (fsdp1FrozenGradients): the frozen block weights are views of a
+    /// parameter that requires grad, so their layers keep what full fine-tuning keeps, the adapters' tensors besides.
+    bool baseNeedsGrad;
     bool frozenKeepsNoInput; ///< autograd as measured for frozen weights: no x_normed, no LM head input, no mask of a
                              ///< no-grad input
     bool compiled; ///< run.compile: each block's saved set is the min-cut partitioner's (see compiledNorm)
@@ -159,7 +162,8 @@ public:
     /// does not require grad, so its first norm keeps nothing.
     void collect(Collector& c, bool moe, bool firstLayerFrozenInput) const
     {
-        const bool lora = r.mode == Mode::Training && r.finetune.method != FinetuneMethod::Full;
+        const bool adapters = r.mode == Mode::Training && r.finetune.method != FinetuneMethod::Full;
+        const bool lora = adapters && !x.baseNeedsGrad; // the base weights keep nothing for a gradient of their own
         // OLMo-2 (norm after each sublayer) keeps the same tensors under other names: q/k/v read the
         // block input instead of a norm output, and the norm reads o_proj's output (modeling_olmo2.py).
         const bool after = m.normAfterSublayers;
@@ -209,9 +213,9 @@ public:
             c.add("dropout mask after MLP (bool)", "mlp", { x.b, x.hs, x.h }, 1);
         if (m.postNorms)
             norm(c, "post-MLP norm");
-        if (lora)
+        if (adapters)
             loraAdapters(c, firstLayerFrozenInput);
-        else
+        if (!lora)
             fp8Weights(c);
     }
 
@@ -261,8 +265,8 @@ public:
         // weight * x_normed keeps x_normed only for the weight's gradient: with a frozen weight
         // (LoRA) autograd keeps the weight alone (mul's formula; checked on torch 1.13). The plain
         // profile keeps today's count (its reference suite has no LoRA case).
-        const bool frozenWeight
-            = x.frozenKeepsNoInput && r.mode == Mode::Training && r.finetune.method != FinetuneMethod::Full;
+        const bool frozenWeight = x.frozenKeepsNoInput && r.mode == Mode::Training
+            && r.finetune.method != FinetuneMethod::Full && !x.baseNeedsGrad;
         // Olmo2RMSNorm: (weight * x_normed).to(dtype) multiplies in fp32, so the fp32 x_normed is kept.
         const double normalizedBytes = frozenWeight ? 0 : m.normScaleFp32 && x.rmsNormFp32 ? 4 : x.p;
         if (x.fusedNorm) {
@@ -592,6 +596,7 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
     d.nf4Keeps = f.nf4KeepsInputs && r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora
         && effectiveNf4Format(r) == Nf4Format::Bitsandbytes; // torchao's LinearNF4 saves only the weight
     d.frozenKeepsNoInput = r.framework != Framework::Plain;
+    d.baseNeedsGrad = fsdp1FrozenGradients(r);
     // PEFT's fp32 adapters (tuners/lora/layer.py@77daa8d3): a 16-bit input is cast to fp32 for each adapted
     // linear, and lora_A keeps that copy; under autocast (mixed precision, accelerate's autocast around the
     // forward) lora_A runs in 16-bit and keeps autocast's 16-bit cast of it instead, one per adapted linear too.
@@ -1104,7 +1109,8 @@ ActivationSet trainingActivations(
     }
 
     LayerTensors layer(m, r, x);
-    const bool frozenFirst = lora && slice.first;
+    // (Under FSDP1 flat parameters with adapters the first block's weights need gradients: kept as a full block's.)
+    const bool frozenFirst = lora && slice.first && !x.baseNeedsGrad;
     Count cursor = 0; // layers are collected in order: dense, then MoE (the allocator replay places them)
     auto layerSet = [&](bool moe, Count count, bool firstFrozen) {
         Collector c { set, ActivationScope::Layer, count, explain, cursor, 1, saved };

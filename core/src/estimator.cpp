@@ -42,7 +42,7 @@ bool sameStateInputs(const RunSpec& a, const RunSpec& b)
         && p.expertParallel == q.expertParallel && a.mode == b.mode && a.precision == b.precision
         && a.gradientDtype == b.gradientDtype && a.masterWeights == b.masterWeights && a.fp8 == b.fp8
         && a.precisionAwareOptimizer == b.precisionAwareOptimizer && a.optimizerStateDtype == b.optimizerStateDtype
-        && a.optimizer == b.optimizer && p.fsdp2 == q.fsdp2 && a.optimizerImpl == b.optimizerImpl
+        && a.optimizer == b.optimizer && p.sharding == q.sharding && a.optimizerImpl == b.optimizerImpl
         && a.finetune.doubleQuant == b.finetune.doubleQuant && a.finetune.quantizeLmHead == b.finetune.quantizeLmHead
         && a.finetune.quant == b.finetune.quant && a.framework == b.framework // the NF4 format's default
         && a.finetune.method == b.finetune.method && a.finetune.rank == b.finetune.rank
@@ -161,7 +161,7 @@ StepInputs stepInputs(const ModelSpec& m, const RunSpec& r, const PrecisionRegim
     // before each step's forward, and the sharded gradients reappear block by block in backward.
     // torch DDP without gradient_as_bucket_view: param.grad is its own tensor, freed by zero_grad and made again in
     // backward, beside the reducer's resident buckets (overheads.cpp ddpBucketBytes).
-    in.gradientsResident = par.gpus > 1 && !par.fsdp2 && !(torchDdp(r) && !par.gradientAsBucketView);
+    in.gradientsResident = par.gpus > 1 && !par.fsdp2() && !par.fsdp1() && !(torchDdp(r) && !par.gradientAsBucketView);
     return in;
 }
 
@@ -316,6 +316,42 @@ void validateTorchaoNf4(const ModelSpec& m, const RunSpec& r)
     }
 }
 
+/// FSDP1 as modelled: FULL_SHARD (or HYBRID_SHARD) in the frameworks whose setup was read (core/src/
+/// framework_profile.cpp); its own keys only with it.
+void validateFsdp1(const RunSpec& r)
+{
+    const Parallelism& p = r.parallelism;
+    const bool on = p.fsdp1() && r.mode == Mode::Training;
+    for (const auto& [key, set] : { std::pair { "run.parallelism.no_sync", p.noSync.has_value() },
+             std::pair { "run.parallelism.fsdp_wrap", p.fsdpWrap.has_value() } })
+        if (set && !(on && p.zeroStage == 3))
+            throw InputError(key, "applies to FSDP1 training: expected zero_stage 3 and sharding \"fsdp1\"");
+    if (!on)
+        return;
+    if (p.zeroStage != 3)
+        throw InputError("run.parallelism.sharding",
+            "\"fsdp1\" is modelled as FULL_SHARD (or HYBRID_SHARD with fsdp_shard_group): expected zero_stage 3, got "
+                + n(p.zeroStage));
+    if (r.framework != Framework::Plain && r.framework != Framework::HfTransformers && r.framework != Framework::Litgpt)
+        throw InputError("run.parallelism.sharding",
+            "\"fsdp1\" is modelled as plain PyTorch, the Hugging Face Trainer (accelerate) and LitGPT (Lightning) "
+            "set it up; framework \""
+                + std::string(toString(r.framework)) + "\" shards otherwise");
+    if (p.pipelineParallel > 1)
+        throw InputError("run.parallelism.sharding", "\"fsdp1\" is modelled without pipeline parallelism");
+    if (p.offloadParams || p.offloadOptimizer)
+        throw InputError(p.offloadParams ? "run.parallelism.offload_params" : "run.parallelism.offload_optimizer",
+            "FSDP1's CPUOffload is not modelled; expected false with sharding \"fsdp1\"");
+    if (r.keepLastBlockGathered)
+        throw InputError("run.parallelism.reshard_after_forward",
+            "\"all but last block\" is torchtitan's FSDP2 setting; FSDP1's FULL_SHARD reshards every block");
+    // lit-gpt finetune/lora.py@8641822 raises for quantization with devices > 1, and an NF4 weight inside a flat
+    // parameter that requires grad (bnb_4bit_quant_storage) is not modelled.
+    if (r.finetune.method == FinetuneMethod::Qlora && fsdp1FrozenGradients(r))
+        throw InputError("run.parallelism.fsdp_wrap",
+            "QLoRA with its 4-bit weights inside flat parameters that require grad is not modelled; expected \"peft\"");
+}
+
 void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
 {
     const LossKind loss = effectiveLoss(r);
@@ -421,7 +457,8 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
             throw InputError("run.parallelism.async_tp",
                 "modelled as torchtitan applies it: framework torchtitan, compile true, tensor_parallel above 1 and "
                 "sequence_parallel true; expected false or no key");
-    if (r.keepAllGathered && !(r.parallelism.zeroStage == 3 && r.parallelism.fsdp2))
+    validateFsdp1(r);
+    if (r.keepAllGathered && !(r.parallelism.zeroStage == 3 && r.parallelism.fsdp2()))
         throw InputError("run.parallelism.reshard_after_forward",
             "false is modelled for FSDP2 (zero_stage 3, sharding \"fsdp2\"); expected true or no key");
     if (r.compile) {
@@ -472,7 +509,7 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
         if (value->has_value() && !deepSpeedZero3)
             throw InputError(key, "only with run.framework \"deepspeed\" and zero_stage 3 (a DeepSpeed ZeRO-3 option)");
     if (r.parallelism.fp8AllGather
-        && !(r.fp8 && frameworkProfile(r.framework).fp8Torchao && r.parallelism.zeroStage == 3 && r.parallelism.fsdp2
+        && !(r.fp8 && frameworkProfile(r.framework).fp8Torchao && r.parallelism.zeroStage == 3 && r.parallelism.fsdp2()
             && r.mode == Mode::Training))
         throw InputError("run.parallelism.fp8_all_gather",
             "true is torchao's enable_fsdp_float8_all_gather: expected run.fp8 true, framework torchtitan, "
@@ -1045,7 +1082,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     // FSDP2 inside PyTorch's pipelining: the states and the stage's buffers are the source's (RunSpec::
     // fsdpKeepsGathered, pipelineBuffers), but torchtitan's published 405B 1F1B runs measure 11-24 % above this
     // estimate.
-    if (r.fsdpAccumulatesUnsharded()) {
+    if (r.fsdp2InPipeline()) {
         addLowerBound(rep, "FSDP inside PyTorch pipelining: published runs up to 24 % above the model");
         rep.warnings.push_back("run.parallelism.pipeline_parallel: FSDP inside PyTorch pipelining is a lower bound: "
                                "torchtitan's published Llama 3.1 405B 1F1B runs (FSDP 8 x TP 8 x PP 8) measure "

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vramlab/flops_model.h"
+#include "vramlab/framework_profile.h"
 #include "vramlab/model_states.h"
 #include "vramlab/parameter_tensors.h"
 
@@ -145,6 +146,12 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
     }
     if (r.attention == AttentionImpl::Flash)
         recompute += f.attentionPerToken / 2; // FlashAttention's backward rebuilds QK^T
+    // FSDP1 flat parameters holding adapters (fsdp1FrozenGradients): backward computes the frozen block weights'
+    // gradients too, 2 FLOPs per weight per token, work the model FLOPs do not count.
+    const double frozenWeightGrads = fsdp1FrozenGradients(r)
+        ? 2.0 * (static_cast<double>(params.matmulActive) - static_cast<double>(m.vocabSize * m.hiddenSize))
+        : 0;
+    recompute += frozenWeightGrads;
 
     // Context parallelism: cp ranks share each sample (every token still attends over the whole sequence).
     const Count dp = std::max<Count>(1, r.parallelism.sampleParallel());
@@ -167,6 +174,9 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
         .append(" params + attention ")
         .append(num(f.attentionPerToken))
         .append(doraForward > 0 ? " + DoRA's weight norm" : "")
+        .append(frozenWeightGrads > 0
+                ? " (hardware: + 2 x the frozen block weights, whose FSDP1 gradients are computed)"
+                : "")
         .append(doraForward > 0 ? (r.finetune.dropout > 0 ? " and base linears again " : " ") : "")
         .append(doraForward > 0 ? num(doraForward) : "")
         .append(" = ")

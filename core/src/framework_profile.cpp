@@ -81,6 +81,12 @@ FrameworkProfile hfTransformers()
     // dropout 0. bitsandbytes autograd/_functions.py@b48ecdb3 MatMul4Bit keeps only the packed weight
     // (ctx.tensors = (None, B), since 0.43.2, commit 9e753741): nf4KeepsInputs stays false.
     p.loraAdaptersFp32 = true;
+    // Under FSDP1 (accelerate v1.10.0's default fsdp_version 1) the Trainer runs every micro-batch but the last in
+    // accelerator.no_sync (trainer.py@f4ef41c4, 4.52 era, :2547-2555), and for a PeftModel sets the plugin's
+    // auto_wrap_policy to PEFT's fsdp_auto_wrap_policy (:5240-5247; peft utils/other.py@b34d8a2c: every leaf with a
+    // trainable weight its own unit). accelerate's mixed precision is MixedPrecision(param_dtype=bf16).
+    p.fsdpNoSync = true;
+    p.fsdpWrap = FsdpWrap::Peft;
     return p;
 }
 
@@ -166,6 +172,14 @@ FrameworkProfile litgpt()
     // `F.dequantize_4bit(B, state).to(A.dtype)`: dequantize_4bit allocates its output in the state's dtype, so under
     // bf16 the fp16 weight and its bf16 cast exist together.
     p.nf4DequantFromFp16 = true;
+    // lit-gpt finetune/lora.py@8641822 with devices > 1: FSDPStrategy(auto_wrap_policy={Block},
+    // activation_checkpointing_policy={Block}, ...); lightning@71aed75 fabric/strategies/fsdp.py sets
+    // use_orig_params=True, so each Block's flat parameter holds its LoRA adapters beside the frozen weights, and
+    // `fabric.no_backward_sync(model, enabled=is_accumulating)` is `module.no_sync()`. plugins/precision/fsdp.py:
+    // bf16-mixed is MixedPrecision(param_dtype=float32) under autocast, so parameters are gathered in fp32.
+    p.fsdpNoSync = true;
+    p.fsdpWrap = FsdpWrap::Blocks;
+    p.fsdpMixedComputeFp32 = true;
     return p;
 }
 
@@ -230,6 +244,36 @@ KbitPreparation kbitPreparation(const RunSpec& r)
     const bool applies = r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora
         && r.framework == Framework::HfTransformers && effectiveNf4Format(r) == Nf4Format::Bitsandbytes;
     return applies ? r.finetune.kbitPreparation.value_or(KbitPreparation::Trl) : KbitPreparation::None;
+}
+
+bool fsdp1(const RunSpec& r)
+{
+    return r.mode == Mode::Training && r.parallelism.fsdp1() && r.parallelism.zeroStage == 3;
+}
+
+bool fsdp1UnshardedGradients(const RunSpec& r)
+{
+    // torch/distributed/fsdp/fully_sharded_data_parallel.py (v2.6.0) no_sync: "FSDP will accumulate the full model
+    // gradients (instead of gradient shards) until the eventual sync"; _runtime_utils.py _post_backward_hook
+    // returns before the reduce-scatter while not _sync_gradients.
+    return fsdp1(r) && r.gradientAccumulationSteps > 1
+        && r.parallelism.noSync.value_or(frameworkProfile(r.framework).fsdpNoSync);
+}
+
+bool fsdp1FrozenGradients(const RunSpec& r)
+{
+    // _flat_param.py (v2.6.0) _init_flat_param_and_metadata: with use_orig_params=True the flat parameter requires
+    // grad if any of its parameters does, and the frozen ones are differentiable views of it (_use_unsharded_views):
+    // "the gradient memory usage will be higher than expected (... equivalent to not freezing those parameters)".
+    return fsdp1(r) && r.finetune.method != FinetuneMethod::Full
+        && r.parallelism.fsdpWrap.value_or(frameworkProfile(r.framework).fsdpWrap) == FsdpWrap::Blocks;
+}
+
+Bytes fsdp1ComputeBytes(const RunSpec& r)
+{
+    const FrameworkProfile& f = frameworkProfile(r.framework);
+    const bool mixed = r.precision == Precision::MixedBf16 || r.precision == Precision::MixedFp16;
+    return mixed && f.fsdpMixedComputeFp32 ? 4 : static_cast<Bytes>(bytesPerElement(precisionRegime(r).working));
 }
 
 OptimizerImpl effectiveOptimizerImpl(const RunSpec& r)

@@ -180,8 +180,20 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         && (r.optimizerImpl == OptimizerImpl::Paged32 || r.optimizerImpl == OptimizerImpl::Paged8);
     constexpr Count kPagedMinElements = 100'000;
     const bool fp8CastEachForward = frameworkProfile(r.framework).fp8Torchao;
-    const bool keptGathered = r.fsdpKeepsGathered(), unshardedGrads = r.fsdpAccumulatesUnsharded();
-    Count rootLocal = 0; // FSDP2's root parameters, gathered all forward and backward
+    const bool keptGathered = r.fsdpKeepsGathered();
+    // FSDP2 and FSDP1 alike: the fp32 shard is the parameter under mixed precision (FSDP1: _flat_param.py v2.6.0
+    // _local_shard keeps the build dtype, `_mp_shard` exists only around the all-gather), and the root is never
+    // resharded after forward (FSDP1: _runtime_utils.py _post_forward_reshard, "Do not free the root's parameters
+    // in the post-forward for FULL_SHARD"). Unsharded gradients: FSDP2 inside pipelining (fp32, the reduce dtype)
+    // or FSDP1 under no_sync (the compute dtype the flat parameter was gathered in).
+    const bool fsdp = training && (par.fsdp2() || par.fsdp1()) && zero == 3;
+    const bool unshardedGrads = r.fsdp2InPipeline() || fsdp1UnshardedGradients(r);
+    // A flat parameter is gathered, and its unsharded gradient made, in MixedPrecision's param_dtype, else in its
+    // own storage type (PEFT's fp32 adapters in fp32).
+    const bool mixed = r.precision == Precision::MixedBf16 || r.precision == Precision::MixedFp16;
+    const Bytes fsdp1Compute = fsdp1ComputeBytes(r);
+    const bool frozenGrads = fsdp1FrozenGradients(r);
+    Count rootLocal = 0; // FSDP's root parameters, gathered all forward and backward
     Count quantizedLocal = 0; // frozen parameters stored below 16 bits (QLoRA NF4, int4/int8/fp8 serving)
     DType quantizedType = DType::Nf4;
     for (const LocalParam& p : params) {
@@ -197,11 +209,20 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
             }
             const Bytes w = checkedMul(storageBytes(p.frozenStorage, checkedMul(p.rows, p.cols)), p.copies);
             accumulate(offloadParams ? hostWeights : out.weights, shard(w, 3));
-            // FSDP2 gathers a frozen tensor beside its shard too: the root's, and all of them when kept gathered.
-            if (training && par.fsdp2 && zero == 3 && (keptGathered || outsideBlocks(p.name))) {
-                accumulate(out.weights, w);
+            // FSDP gathers a frozen tensor beside its shard too: the root's, and all of them when kept gathered.
+            if (fsdp && (keptGathered || outsideBlocks(p.name))) {
+                accumulate(out.weights, par.fsdp1() ? checkedMul(n, fsdp1Compute) : w);
                 if (!keptGathered)
                     rootLocal = checkedAdd(rootLocal, n);
+            }
+            // FSDP1 with adapters inside a block's flat parameter (use_orig_params=True): the frozen weights are
+            // views of a flat parameter that requires grad, so their gradients exist too, unsharded under no_sync
+            // (in the gathered dtype), else reduce-scattered into the shard's dtype (_cast_grad_to_param_dtype).
+            if (frozenGrads && !outsideBlocks(p.name)) {
+                out.frozenWithGradients = checkedAdd(out.frozenWithGradients, n);
+                const Count stored = static_cast<Count>(bytesPerElement(p.frozenStorage));
+                accumulate(out.gradients,
+                    unshardedGrads ? checkedMul(n, mixed ? fsdp1Compute : stored) : shard(checkedMul(n, stored), 3));
             }
             continue;
         }
@@ -209,17 +230,19 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         // FSDP2 with MixedPrecisionPolicy(param_dtype=bf16) (torchtitan parallelize_llama.py@9dec370
         // apply_fsdp): the sharded parameter is the fp32 master itself; 16-bit copies exist only
         // when a block is gathered (the ZeRO-3 gathered layers in the overhead).
-        const bool noWorkingShard = training && par.fsdp2 && zero == 3 && treg.master.has_value();
+        const bool noWorkingShard = fsdp && treg.master.has_value();
         // Kept gathered (reshard_after_forward false, or pipelining): the unsharded 16-bit weight, or with
         // fp8_all_gather the float8 linears' 1 B per element (torchao fsdp_post_all_gather), all step long.
         // (torchtitan converts the blocks' linears to float8, not the LM head: float8.py module_filter_fn).
-        const Bytes gathered
-            = checkedMul(n, par.fp8AllGather && p.linear && p.name.starts_with("layers.") ? Bytes(1) : twork);
+        const Bytes gathered = checkedMul(n,
+            par.fp8AllGather && p.linear && p.name.starts_with("layers.") ? Bytes(1)
+                : par.fsdp1()                                             ? fsdp1Compute
+                                                                          : twork);
         // FSDP2's root group (the embedding, the final norm, the LM head: parameters outside the blocks) is never
         // resharded after forward (torch/distributed/_composable/fsdp/_fsdp_state.py _lazy_init: "For the root, do
         // not reshard after forward"): gathered from the step's first forward until its backward ends.
         // Without an fp32 master (pure 16-bit) the shard stays beside the gathered root.
-        const bool rootGathered = training && par.fsdp2 && zero == 3 && outsideBlocks(p.name);
+        const bool rootGathered = fsdp && outsideBlocks(p.name);
         const Bytes resident = noWorkingShard ? 0 : shard(checkedMul(n, twork), 3);
         const Bytes w = keptGathered ? gathered : rootGathered ? checkedAdd(resident, gathered) : resident;
         if (rootGathered && !keptGathered)
@@ -239,7 +262,12 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
             accumulate(out.gradients, checkedMul(shard(n, 2), twork));
             accumulate(hostGrads, checkedMul(nOpt, 4));
         } else {
-            accumulate(out.gradients, checkedMul(unshardedGrads ? n : shard(n, 2), grad));
+            accumulate(out.gradients,
+                unshardedGrads ? checkedMul(n,
+                    !par.fsdp1() ? grad
+                        : mixed  ? fsdp1Compute
+                                 : twork)
+                               : checkedMul(shard(n, 2), grad));
         }
         // DeepSpeed's BF16_Optimizer (bf16 without ZeRO; runtime/bf16_optimizer.py@e2dc3eeb): beside its fp32
         // gradient buffer (the regime's fp32 gradients) the bf16 gradients stay in param.grad until the next
@@ -328,12 +356,13 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         out.weightsFormula += "; offloaded to host (ZeRO-Infinity), gathered per layer";
     const std::string root = "the root's " + formatCount(rootLocal)
         + " params (embedding, final norm, LM head) gathered from the first forward to the end of backward";
-    if (training && par.fsdp2 && zero == 3 && reg.master && out.frozenLocal == 0)
-        out.weightsFormula = "FSDP2 mixed precision: no resident " + std::string(toString(reg.working))
+    const std::string fsdpName = par.fsdp1() ? "FSDP1" : "FSDP2";
+    if (fsdp && reg.master && out.frozenLocal == 0)
+        out.weightsFormula = fsdpName + " mixed precision: no resident " + std::string(toString(reg.working))
             + " shard of the blocks (the fp32 shard is the parameter; 16-bit copies only while a block is gathered); "
             + root;
-    else if (training && par.fsdp2 && zero == 3 && rootLocal > 0)
-        out.weightsFormula += "; FSDP2: " + root;
+    else if (fsdp && rootLocal > 0)
+        out.weightsFormula += "; " + fsdpName + ": " + root;
     if (keptGathered)
         out.weightsFormula = perParam(static_cast<double>(work)) + " (" + std::string(toString(reg.working)) + ") x "
             + formatCount(out.trainableLocal + out.frozenLocal) + " params, every block kept gathered ("
@@ -356,11 +385,18 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     out.gradientsFormula = perParam(static_cast<double>(offloadOpt && grad == 4 ? twork : grad)) + " ("
         + std::string(toString(offloadOpt && grad == 4 ? treg.working : treg.gradients)) + ") x " + trainable
         + zeroNote(dp, zero, 2);
-    if (unshardedGrads)
+    if (unshardedGrads && par.fsdp1())
+        out.gradientsFormula = perParam(static_cast<double>(mixed ? fsdp1Compute : twork)) + " x " + trainable
+            + " unsharded: FSDP1's no_sync() keeps every gradient whole until the last micro-batch's backward";
+    else if (unshardedGrads)
         out.gradientsFormula = perParam(static_cast<double>(grad)) + " (" + std::string(toString(treg.gradients))
             + ") x " + trainable
             + " unsharded: PyTorch pipelining turns FSDP's gradient sync off until the last micro-batch, so they "
               "accumulate whole in the reduce dtype";
+    if (out.frozenWithGradients > 0)
+        out.gradientsFormula += " + the frozen block weights' gradients (" + formatCount(out.frozenWithGradients)
+            + " params" + (unshardedGrads ? ", unsharded" : zeroNote(dp, zero, 2))
+            + "): FSDP1 with use_orig_params computes them for every flat parameter that holds an adapter";
     if (bf16OptimizerGrads)
         out.gradientsFormula += " + the bf16 gradients BF16_Optimizer leaves in param.grad: 2 B x " + trainable;
     else if (r.framework == Framework::Deepspeed && zero >= 1 && reg.master && !r.gradientDtype)

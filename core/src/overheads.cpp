@@ -11,7 +11,7 @@ namespace vramlab {
 bool torchDdp(const RunSpec& run)
 {
     const Parallelism& par = run.parallelism;
-    return run.mode == Mode::Training && par.gpus > 1 && par.dataParallel() > 1 && par.zeroStage == 0 && !par.fsdp2
+    return run.mode == Mode::Training && par.gpus > 1 && par.dataParallel() > 1 && par.zeroStage == 0 && !par.fsdp2()
         && run.framework != Framework::Deepspeed && run.framework != Framework::Megatron;
 }
 
@@ -156,12 +156,15 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
         // fp8_all_gather: torchao's fsdp_pre_all_gather casts the float8 linears' shards, so FSDP2 gathers
         // (and holds unsharded) 1 B per element of them (torchao/float8/fsdp_utils.py@0afa4c1).
         const Count fp8 = par.fp8AllGather ? ceilDiv(params.perLayerMaxLinear, par.tensorParallel) : 0;
-        const Bytes layer = checkedAdd(fp8,
-            checkedMul(ceilDiv(params.perLayerMax, par.tensorParallel) - fp8,
-                static_cast<Count>(bytesPerElement(reg.working))));
+        // FSDP1 gathers a flat parameter in its compute dtype: fp32 under Lightning's bf16-mixed (fsdp1ComputeBytes).
+        const Count gatheredBytes
+            = par.fsdp1() ? fsdp1ComputeBytes(r) : static_cast<Count>(bytesPerElement(reg.working));
+        const Bytes layer
+            = checkedAdd(fp8, checkedMul(ceilDiv(params.perLayerMax, par.tensorParallel) - fp8, gatheredBytes));
         parts.push_back({ "zero3_gather", "ZeRO-3 gathered layers", checkedMul(2, layer),
             text("2 (current + prefetched) x largest layer ", explain ? formatCount(params.perLayerMax) : "",
-                " params x ", toString(reg.working), par.fp8AllGather ? " (its linear weights in fp8)" : ""),
+                " params x ", gatheredBytes == 4 && reg.working != DType::Fp32 ? "fp32" : toString(reg.working),
+                par.fp8AllGather ? " (its linear weights in fp8)" : ""),
             "ZeRO-3 gathers each layer's full weights before using it, and the next one ahead of time." });
     }
     // Async TP (torch/distributed/_symmetric_memory get_symm_mem_workspace): one workspace per TP group, grown to

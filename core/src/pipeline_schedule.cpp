@@ -146,7 +146,7 @@ void validatePipelineSchedule(const ModelSpec& m, const RunSpec& r)
                 + ") with interleaved 1F1B, got " + n(mb));
     // FSDP2 inside PyTorch's pipelining keeps every chunk gathered and its gradients unsharded (RunSpec::
     // fsdpKeepsGathered), so the chunks' order does not matter to it.
-    if (p.zeroStage >= 2 && !r.fsdpAccumulatesUnsharded())
+    if (p.zeroStage >= 2 && !r.fsdp2InPipeline())
         throw InputError("run.parallelism.zero_stage",
             "expected 0 or 1 with interleaved 1F1B, or 3 with sharding \"fsdp2\" (Megatron's distributed optimizer "
             "is ZeRO-1; gradients reduce-scattered and weights gathered chunk by chunk are not modelled), got "

@@ -34,6 +34,16 @@ std::string_view toString(Nf4Format f)
     return nameOf(kNf4FormatNames, f);
 }
 
+std::string_view toString(Sharding s)
+{
+    return nameOf(kShardingNames, s);
+}
+
+std::string_view toString(FsdpWrap w)
+{
+    return nameOf(kFsdpWrapNames, w);
+}
+
 std::string_view toString(KbitPreparation k)
 {
     return nameOf(kKbitPreparationNames, k);

@@ -419,7 +419,6 @@ template <auto FreeRef> ScenarioField blockCount(std::string_view key, std::stri
     return f;
 }
 
-inline constexpr ChoiceName kShardingNames[] = { { "zero", 0 }, { "fsdp2", 1 } };
 inline constexpr ChoiceName kGradDtypeNames[] = { kDTypeNames[0], kDTypeNames[1], kDTypeNames[2] }; // fp32, bf16, fp16
 inline constexpr ChoiceName kWeightDtypeNames[] = { kDTypeNames[0], kDTypeNames[1], kDTypeNames[2], kDTypeNames[3],
     kDTypeNames[4], kDTypeNames[5], kDTypeNames[6] }; // all but nf4 without DQ
@@ -710,9 +709,9 @@ const ScenarioField kFields[] = {
         "run.parallelism.offload_optimizer", "Optimizer states and master weights in host memory."),
     boolean<REF(s.run.parallelism.offloadParams)>(
         "run.parallelism.offload_params", "ZeRO-3 parameters in host memory."),
-    when(choice<REF(s.run.parallelism.fsdp2), kShardingNames>(
-             "run.parallelism.sharding", "ZeRO-3 as DeepSpeed or as PyTorch FSDP2 does it."),
-        [](const Scenario& s) { return s.run.parallelism.fsdp2; }),
+    when(choice<REF(s.run.parallelism.sharding), kShardingNames>("run.parallelism.sharding",
+             "ZeRO-3 as DeepSpeed does it, or as PyTorch FSDP2 (per-parameter shards) or FSDP1 (flat parameters)."),
+        [](const Scenario& s) { return s.run.parallelism.sharding != Sharding::Zero; }),
     when(boolean<REF(s.run.parallelism.fp8AllGather)>("run.parallelism.fp8_all_gather",
              "FSDP2 gathers the float8 linears' weights in fp8 (torchao enable_fsdp_float8_all_gather; torchtitan)."),
         [](const Scenario& s) { return s.run.parallelism.fp8AllGather; }),
@@ -756,6 +755,13 @@ const ScenarioField kFields[] = {
              "num_layers / (pipeline_parallel x virtual_stages) layers each; torchtitan: 2, split unevenly as its "
              "generate_split_points does)."),
         [](const Scenario& s) { return s.run.parallelism.virtualStages != 1; }),
+    optionalBoolean<REF(s.run.parallelism.noSync)>("run.parallelism.no_sync",
+        "FSDP1: gradient accumulation under no_sync(), every unsharded gradient kept until the last micro-batch "
+        "(default: the framework's; Lightning and the Hugging Face Trainer do)."),
+    optionalChoice<REF(s.run.parallelism.fsdpWrap), kFsdpWrapNames>("run.parallelism.fsdp_wrap",
+        "FSDP1 with adapters: \"blocks\" (each block one flat parameter with its adapters: the frozen weights' "
+        "gradients are computed too; LitGPT) or \"peft\" (PEFT's fsdp_auto_wrap_policy: adapters apart; the Hugging "
+        "Face Trainer)."),
     when(boolean<REF(s.run.parallelism.gradientAsBucketView)>("run.parallelism.gradient_as_bucket_view",
              "torch DDP's gradient_as_bucket_view: the gradients are views of its buckets instead of a second copy."),
         [](const Scenario& s) { return s.run.parallelism.gradientAsBucketView; }),

@@ -287,7 +287,7 @@ private:
         applied("training.mixed_precision_param", param + (fsdp ? "" : " (no FSDP: not applied)"),
             std::string("run.precision = ") + (m_run.precision == Precision::MixedBf16 ? "mixed-bf16" : "fp32"));
         p.zeroStage = fsdp ? 3 : 0;
-        p.fsdp2 = fsdp;
+        p.sharding = fsdp ? Sharding::Fsdp2 : Sharding::Zero;
         p.fsdpShardGroup = fsdp && m_replicate > 1 ? m_shard * p.contextParallel : 0;
         p.offloadOptimizer = p.offloadParams = false;
         m_run.keepAllGathered = fsdp && p.pipelineParallel > 1;

@@ -253,7 +253,7 @@ private slots:
         sc.run.framework = Framework::Torchtitan;
         sc.run.parallelism.gpus = 8;
         sc.run.parallelism.zeroStage = 3;
-        sc.run.parallelism.fsdp2 = true;
+        sc.run.parallelism.sharding = Sharding::Fsdp2;
         sc.run.parallelism.contextParallel = 4;
         sc.run.sequenceLength = 131072;
         sc.run.checkpointing.kind = Checkpointing::Kind::Full;

@@ -84,6 +84,7 @@ private slots:
     void torchaoFloat8();
     void torchtitanCompiledLoss();
     void fp8AllGather();
+    void fsdp1FlatParameters();
     void loraAsPeftRunsIt();
     void doraAsPeftRunsIt();
     void qloraAsPeftPreparesIt();
@@ -379,7 +380,7 @@ void TstFrameworks::keysRoundTrip()
     const Scenario fsdp = readScenario(scenarioToJson(toy({ { "parallelism",
         { { "gpus", 8 }, { "zero_stage", 3 }, { "sharding", "fsdp2" },
             { "reshard_after_forward", "all but last block" } } } })));
-    QVERIFY(fsdp.run.parallelism.fsdp2 && fsdp.run.keepLastBlockGathered);
+    QVERIFY(fsdp.run.parallelism.fsdp2() && fsdp.run.keepLastBlockGathered);
 }
 
 void TstFrameworks::badKeysNamed()
@@ -657,6 +658,75 @@ void TstFrameworks::fp8AllGather()
                 .run.parallelism.fp8AllGather);
     // Unset, the key is not written (files that load today stay byte-identical).
     QVERIFY(!scenarioToJson(toy({ { "framework", "torchtitan" } }))["run"]["parallelism"].contains("fp8_all_gather"));
+}
+
+// FSDP1 (run.parallelism.sharding "fsdp1"; /work facts: torch/distributed/fsdp v2.6.0 _flat_param.py,
+// _runtime_utils.py, fully_sharded_data_parallel.py no_sync). The toy has 202,048 parameters: 64,000 embedding and
+// LM head each, 36,992 per block, 64 in the final norm.
+void TstFrameworks::fsdp1FlatParameters()
+{
+    const json fsdp1 = { { "gpus", 2 }, { "zero_stage", 3 }, { "sharding", "fsdp1" } };
+    json fsdp2 = fsdp1;
+    fsdp2["sharding"] = "fsdp2";
+    // Full fine-tuning without accumulation: the states are FSDP2's (fp32 shard as the parameter, the root gathered
+    // from forward to backward, fp32 sharded gradients).
+    const Report one = estimate(toy({ { "parallelism", fsdp1 } })), two = estimate(toy({ { "parallelism", fsdp2 } }));
+    for (const char* key : { "weights", "master_weights", "gradients", "optimizer_states" })
+        QCOMPARE(one.bytesOf(key), two.bytesOf(key));
+    // Accumulating under no_sync keeps every gradient whole in the gathered (bf16) type: 202,048 x 2 B.
+    json sync = fsdp1;
+    sync["no_sync"] = true;
+    QCOMPARE(estimate(toy({ { "gradient_accumulation_steps", 4 }, { "parallelism", sync } })).bytesOf("gradients"),
+        Bytes(202'048 * 2));
+    // The Hugging Face Trainer accumulates under no_sync by default; plain PyTorch does not.
+    QCOMPARE(estimate(toy({ { "framework", "hf-transformers" }, { "gradient_accumulation_steps", 4 },
+                          { "parallelism", fsdp1 } }))
+                 .bytesOf("gradients"),
+        Bytes(202'048 * 2));
+    QCOMPARE(estimate(toy({ { "gradient_accumulation_steps", 4 }, { "parallelism", fsdp1 } })).bytesOf("gradients"),
+        one.bytesOf("gradients"));
+    // LoRA r8 on q and v (1,792 adapter parameters a block) inside each block's flat parameter (LitGPT's wrapping):
+    // with use_orig_params the frozen block weights get gradients too, 2 x 36,992 of them, here in bf16.
+    const json lora = { { "method", "lora" }, { "rank", 8 }, { "targets", { "q", "v" } }, { "dropout", 0.0 } };
+    auto loraRun = [&](const char* wrap, Count accumulation, bool noSync) {
+        json par = fsdp1;
+        par["fsdp_wrap"] = wrap;
+        par["no_sync"] = noSync;
+        return json { { "precision", "bf16" }, { "finetune", lora }, { "gradient_accumulation_steps", accumulation },
+            { "parallelism", par } };
+    };
+    // Unsharded under no_sync, else halved over 2 GPUs (bf16 adapters in plain PyTorch).
+    QCOMPARE(estimate(toy(loraRun("blocks", 4, true))).bytesOf("gradients"), Bytes(3'584 * 2 + 2 * 36'992 * 2));
+    QCOMPARE(estimate(toy(loraRun("blocks", 1, true))).bytesOf("gradients"), Bytes(3'584 * 2 / 2 + 36'992 * 2));
+    QCOMPARE(estimate(toy(loraRun("peft", 4, true))).bytesOf("gradients"), Bytes(3'584 * 2));
+    // Their layers keep what full fine-tuning keeps (the frozen q/k/v read the norm output for a weight gradient),
+    // and backward computes 2 FLOPs per frozen block weight per token more.
+    json hfBlocks = loraRun("blocks", 1, false), hfApart = loraRun("peft", 1, false);
+    hfBlocks["framework"] = hfApart["framework"] = "hf-transformers";
+    const Scenario blocks = toy(hfBlocks), apart = toy(hfApart);
+    QCOMPARE(tensorBytes(acts(apart), "attention input (norm output, read by q/k/v)"), Bytes(0));
+    QCOMPARE(tensorBytes(acts(blocks), "attention input (norm output, read by q/k/v)"), Bytes(2 * 32 * 64 * 2));
+    const Report rb = estimate(blocks), ra = estimate(apart);
+    // 2 blocks x 36,864 linear weights, 64 tokens a step (2 GPUs x 2 x 16).
+    QCOMPARE(rb.flops.hardwarePerStep - ra.flops.hardwarePerStep, 2.0 * 2 * 36'864 * 64);
+    // Refused where it is not modelled, naming the key.
+    json sync2 = fsdp2;
+    sync2["no_sync"] = true;
+    QCOMPARE(refusal({ { "parallelism", sync2 } }).keyPath(), std::string("run.parallelism.no_sync"));
+    json zero2 = fsdp1;
+    zero2["zero_stage"] = 2;
+    QCOMPARE(refusal({ { "parallelism", zero2 } }).keyPath(), std::string("run.parallelism.sharding"));
+    QCOMPARE(refusal({ { "framework", "torchtitan" }, { "parallelism", fsdp1 } }).keyPath(),
+        std::string("run.parallelism.sharding"));
+    json qlora = loraRun("blocks", 1, false);
+    qlora["finetune"]["method"] = "qlora";
+    QCOMPARE(refusal(qlora).keyPath(), std::string("run.parallelism.fsdp_wrap"));
+    // Written back as read; unset keys stay unwritten.
+    const json back = scenarioToJson(toy(loraRun("blocks", 4, true)))["run"]["parallelism"];
+    QCOMPARE(back["sharding"], json("fsdp1"));
+    QCOMPARE(back["fsdp_wrap"], json("blocks"));
+    QCOMPARE(back["no_sync"], json(true));
+    QVERIFY(!scenarioToJson(toy({ { "parallelism", fsdp1 } }))["run"]["parallelism"].contains("no_sync"));
 }
 
 QTEST_APPLESS_MAIN(TstFrameworks)
@@ -1233,8 +1303,8 @@ void TstFrameworks::fsdpInsidePipelining()
     QCOMPARE(pipelineRank(mega.model, mega.run, 1).buffers.receive, Bytes(0));
     RunSpec megaFsdp = mega.run;
     megaFsdp.parallelism.zeroStage = 3;
-    megaFsdp.parallelism.fsdp2 = true;
-    QVERIFY(!megaFsdp.fsdpAccumulatesUnsharded() && !megaFsdp.fsdpKeepsGathered());
+    megaFsdp.parallelism.sharding = Sharding::Fsdp2;
+    QVERIFY(!megaFsdp.fsdp2InPipeline() && !megaFsdp.fsdpKeepsGathered());
 }
 
 // torchtitan's async TP (parallelize_llama.py@9dec370: requires compile; torch _symmetric_memory

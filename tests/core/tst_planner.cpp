@@ -113,7 +113,7 @@ private slots:
     {
         Scenario sc = test::llama3_8b();
         sc.run.framework = Framework::Torchtitan;
-        sc.run.parallelism.fsdp2 = true;
+        sc.run.parallelism.sharding = Sharding::Fsdp2;
         PlanRequest req;
         req.gpus = 8;
         req.globalBatch = 16;

@@ -52,7 +52,7 @@ Scenario richScenario()
     sc.model.mla = { 512, 256, 64, 32, 64 };
     sc.run.finetune.method = FinetuneMethod::Qlora;
     sc.run.finetune.quant = Nf4Format::Bitsandbytes; // optional: set, so that it is written
-    sc.run.parallelism.fsdp2 = true;
+    sc.run.parallelism.sharding = Sharding::Fsdp2;
     sc.run.allocator.expandableSegments = true; // written only when set
     sc.run.parallelism.gpus = 8;
     sc.run.keepLastBlockGathered = true;
@@ -78,6 +78,8 @@ Scenario richScenario()
     sc.run.parallelism.virtualStages = 2;
     sc.run.parallelism.asyncTp = true; // written only when true
     sc.run.parallelism.gradientAsBucketView = true; // written only when true
+    sc.run.parallelism.noSync = false; // FSDP1's; each optional: set, so that it is written
+    sc.run.parallelism.fsdpWrap = FsdpWrap::Blocks;
     sc.run.activationOffloading = true;
     sc.run.finetune.dora = true; // written only when true
     sc.run.finetune.kbitPreparation = KbitPreparation::Peft; // optional: set, so that it is written

@@ -204,7 +204,7 @@ private slots:
         QVERIFY(r.precision == Precision::MixedBf16);
         QCOMPARE(r.parallelism.gpus, Count(8));
         QCOMPARE(r.parallelism.zeroStage, 3);
-        QVERIFY(r.parallelism.fsdp2);
+        QVERIFY(r.parallelism.fsdp2());
         QVERIFY(r.keepLastBlockGathered && !r.keepAllGathered);
         QVERIFY(r.checkpointing.kind == Checkpointing::Kind::SelectiveOp);
         QCOMPARE(r.sequenceLength, Count(8192));

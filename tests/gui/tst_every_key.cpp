@@ -196,6 +196,11 @@ private slots:
         row("reshard_after_forward", kLlama, "", "run.parallelism.reshard_after_forward",
             QStringLiteral("all but last block"), "\"all but last block\"", +1);
         row("fsdp_shard_group", kLlama, "", "run.parallelism.fsdp_shard_group", n(2), "2", +1);
+        // FSDP1 instead of DeepSpeed's ZeRO-3: the root (embedding, LM head) stays gathered from forward to backward.
+        row("sharding_fsdp1", kLlama, "", "run.parallelism.sharding", QStringLiteral("fsdp1"), "\"fsdp1\"", +1);
+        // FSDP1's no_sync over 8 micro-batches: every gradient whole (2 B x 8B) instead of fp32 shards over 8 GPUs.
+        row("no_sync", kLlama, "run.parallelism.sharding=fsdp1", "run.parallelism.no_sync", QStringLiteral("true"),
+            "true", +1);
         // DeepSpeed ZeRO-3 keeps its gradient bucket from setup: 2e9 elements instead of 5e8 is 3 GB more.
         row("reduce_bucket_size", kLlama, "run.framework=deepspeed", "run.parallelism.reduce_bucket_size",
             n(2'000'000'000), "2000000000", +1);

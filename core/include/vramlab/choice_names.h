@@ -55,6 +55,10 @@ inline constexpr ChoiceName kFinetuneNames[] = { choiceName("full", FinetuneMeth
     choiceName("lora", FinetuneMethod::Lora), choiceName("qlora", FinetuneMethod::Qlora) };
 inline constexpr ChoiceName kNf4FormatNames[]
     = { choiceName("bnb-nf4", Nf4Format::Bitsandbytes), choiceName("torchao-nf4", Nf4Format::Torchao) };
+inline constexpr ChoiceName kShardingNames[] = { choiceName("zero", Sharding::Zero),
+    choiceName("fsdp2", Sharding::Fsdp2), choiceName("fsdp1", Sharding::Fsdp1) };
+inline constexpr ChoiceName kFsdpWrapNames[]
+    = { choiceName("blocks", FsdpWrap::Blocks), choiceName("peft", FsdpWrap::Peft) };
 inline constexpr ChoiceName kKbitPreparationNames[] = { choiceName("none", KbitPreparation::None),
     choiceName("trl", KbitPreparation::Trl), choiceName("peft", KbitPreparation::Peft) };
 inline constexpr ChoiceName kFrameworkNames[] = { choiceName("plain", Framework::Plain),

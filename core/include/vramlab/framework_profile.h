@@ -65,6 +65,12 @@ struct FrameworkProfile {
     /// A compiled loss receives the 16-bit logits and upcasts them inside its graph (torchtitan's
     /// cross_entropy_loss(pred.float())); false: the model hands it fp32 logits (torchtune).
     bool lossUpcastInGraph = false;
+    /// FSDP1 (run.parallelism.sharding "fsdp1") as the framework sets it up: gradient accumulation under no_sync,
+    /// how adapters are wrapped, and whether mixed precision keeps fp32 parameters for compute (Lightning's
+    /// bf16-mixed: param_dtype fp32 under autocast) or gathers them in 16 bits (accelerate: param_dtype bf16).
+    bool fsdpNoSync = false;
+    FsdpWrap fsdpWrap = FsdpWrap::Peft;
+    bool fsdpMixedComputeFp32 = false;
 };
 
 /// The profile of `f` at its pinned version.
@@ -77,6 +83,14 @@ Nf4Format effectiveNf4Format(const RunSpec& r);
 /// How a QLoRA training run's 16-bit parameters were upcast (run.finetune.kbit_preparation): None unless QLoRA
 /// under hf-transformers with bitsandbytes' NF4; there TRL's SFTTrainer by default.
 KbitPreparation kbitPreparation(const RunSpec& r);
+
+/// FSDP1 (zero_stage 3, sharding "fsdp1") in training, as run.parallelism.no_sync and fsdp_wrap resolve: the
+/// unsharded gradients kept through gradient accumulation; frozen weights sharing a flat parameter with adapters
+/// (their gradients computed, their inputs kept); the bytes of a gathered parameter and an unsharded gradient.
+bool fsdp1(const RunSpec& r);
+bool fsdp1UnshardedGradients(const RunSpec& r);
+bool fsdp1FrozenGradients(const RunSpec& r);
+Bytes fsdp1ComputeBytes(const RunSpec& r);
 
 /// The resolved loss: kind, rows per chunk and whether chunks are upcast to fp32.
 struct LossSetup {

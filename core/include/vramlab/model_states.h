@@ -35,6 +35,8 @@ struct ModelStateBytes {
     /// outside PyTorch's allocator, resident on the GPU after each step's prefetch, evicted to the host under pressure.
     Bytes pagedOptimizer = 0;
     Count trainableLocal = 0, frozenLocal = 0; ///< parameters on this GPU before ZeRO sharding
+    /// Frozen parameters whose gradients are computed anyway (FSDP1 flat parameters holding adapters).
+    Count frozenWithGradients = 0;
     std::string weightsFormula, masterFormula, gradientsFormula, optimizerFormula, hostFormula;
     /// Weights + master copy + gradients + optimizer states on this GPU.
     Bytes total() const { return checkedAdd(checkedAdd(weights, master), checkedAdd(gradients, optimizer)); }

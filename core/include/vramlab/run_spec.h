@@ -27,6 +27,14 @@ enum class Nf4Format { Bitsandbytes, Torchao };
 /// Peft: PEFT's prepare_model_for_kbit_training called directly (utils/other.py@77daa8d3: every 16-bit parameter
 /// that is not a Params4bit to fp32); None: neither.
 enum class KbitPreparation { None, Trl, Peft };
+/// run.parallelism.sharding with zero_stage 3: ZeRO-3 as DeepSpeed does it, or PyTorch's FSDP2 (per-parameter
+/// DTensor shards) or FSDP1 (one FlatParameter per wrapped unit).
+enum class Sharding { Zero, Fsdp2, Fsdp1 };
+/// run.parallelism.fsdp_wrap (FSDP1 with adapters): Blocks, each transformer block one flat parameter with its
+/// adapters inside (Lightning's auto_wrap_policy={Block}; use_orig_params=True then computes the frozen weights'
+/// gradients too); Peft, PEFT's fsdp_auto_wrap_policy (every trainable leaf its own unit: frozen flat parameters
+/// get no gradient).
+enum class FsdpWrap { Blocks, Peft };
 
 /// The training code whose memory behaviour is modelled (core/src/framework_profile.cpp
 /// pins each to a version and cites the source of every behaviour). `Plain` is the
@@ -89,6 +97,10 @@ struct Parallelism {
     /// torch DDP's gradient_as_bucket_view: param.grad are views of the reducer's flat buckets; false (DDP's
     /// default) keeps the buckets as a second copy of every gradient (torchDdpBuckets()).
     bool gradientAsBucketView = false;
+    /// run.parallelism.no_sync (FSDP1): gradient accumulation under FullyShardedDataParallel.no_sync(), which keeps
+    /// every flat parameter's unsharded gradient until the syncing backward; unset: the framework's.
+    std::optional<bool> noSync;
+    std::optional<FsdpWrap> fsdpWrap; ///< run.parallelism.fsdp_wrap; unset: the framework's
     PipelineSchedule pipelineSchedule = PipelineSchedule::OneFOneB;
     /// Interleaved 1F1B: model chunks per pipeline rank (Megatron --num-virtual-stages-per-pipeline-rank); rank r
     /// holds chunks r, r + pp, r + 2 pp, ... of num_layers / (pp x virtualStages) layers each.
@@ -96,9 +108,11 @@ struct Parallelism {
     bool sequenceParallel = false;
     bool offloadOptimizer = false; ///< optimizer states + master weights (+ fp32 gradients) in host memory
     bool offloadParams = false; ///< ZeRO-3 parameters in host memory
-    /// run.parallelism.sharding "fsdp2": ZeRO-3 as PyTorch FSDP2 does it with mixed precision
-    /// (no resident 16-bit shard: the fp32 shard is the parameter).
-    bool fsdp2 = false;
+    /// run.parallelism.sharding: "fsdp2", ZeRO-3 as PyTorch FSDP2 does it with mixed precision (no resident 16-bit
+    /// shard: the fp32 shard is the parameter); "fsdp1", as FSDP1's flat parameters do it (core/src/model_states.cpp).
+    Sharding sharding = Sharding::Zero;
+    bool fsdp2() const { return sharding == Sharding::Fsdp2; }
+    bool fsdp1() const { return sharding == Sharding::Fsdp1; }
     /// run.parallelism.fp8_all_gather: FSDP2 all-gathers the float8 linears' weights in fp8 (torchao
     /// enable_fsdp_float8_all_gather: fsdp_pre_all_gather casts the shard), 1 B per gathered element.
     bool fp8AllGather = false;
@@ -212,15 +226,15 @@ struct RunSpec {
     /// passes reshard_after_forward False to every block with pipeline parallelism, parallelize_llama.py apply_fsdp).
     bool fsdpKeepsGathered() const
     {
-        return mode == Mode::Training && parallelism.fsdp2 && parallelism.zeroStage == 3
-            && (keepAllGathered || fsdpAccumulatesUnsharded());
+        return mode == Mode::Training && parallelism.fsdp2() && parallelism.zeroStage == 3
+            && (keepAllGathered || fsdp2InPipeline());
     }
     /// FSDP2 inside PyTorch's pipelining: set_requires_gradient_sync(False) on every micro-batch, so the gradients
     /// accumulate unsharded in the reduce dtype (fp32: _fsdp_param.py to_accumulated_grad_if_needed) until the
     /// stage's run_post_backward reduce-scatters them after the last micro-batch.
-    bool fsdpAccumulatesUnsharded() const
+    bool fsdp2InPipeline() const
     {
-        return mode == Mode::Training && parallelism.fsdp2 && parallelism.zeroStage == 3
+        return mode == Mode::Training && parallelism.fsdp2() && parallelism.zeroStage == 3
             && parallelism.pipelineParallel > 1
             && (framework == Framework::Torchtitan || framework == Framework::Plain);
     }
@@ -246,6 +260,8 @@ std::string_view toString(Framework f);
 std::string_view toString(LossKind l);
 std::string_view toString(Nf4Format f);
 std::string_view toString(KbitPreparation k);
+std::string_view toString(Sharding s);
+std::string_view toString(FsdpWrap w);
 std::string_view toString(OptimizerImpl o);
 std::string_view toString(PipelineSchedule p);
 
