@@ -98,7 +98,10 @@ std::string whyWins(const PlanCandidate& c, Bytes usable)
 
 std::string PlanCandidate::summary() const
 {
-    std::string s = "ZeRO-" + std::to_string(zeroStage) + ", TP " + std::to_string(tensorParallel)
+    std::string s = (zeroStage == 3 && sharding == Sharding::Fsdp2          ? std::string("FSDP2")
+                            : zeroStage == 3 && sharding == Sharding::Fsdp1 ? std::string("FSDP1")
+                                                                            : "ZeRO-" + std::to_string(zeroStage))
+        + ", TP " + std::to_string(tensorParallel)
         + (tensorParallel > 1 ? sequenceParallel ? " + sequence parallel" : " without sequence parallel" : "") + ", PP "
         + std::to_string(pipelineParallel);
     if (expertParallel > 1)
@@ -128,6 +131,12 @@ void setCandidate(RunSpec& r, const PlanCandidate& c, Count gpus)
     p.virtualStages = 1;
     // The base's options that only some setups can have: kept where the candidate can use them.
     p.asyncTp = p.asyncTp && c.tensorParallel > 1 && c.sequenceParallel;
+    // The base's FSDP (its sharding and FSDP1's keys) for the ZeRO-3 setups; ZeRO's own stages below that.
+    p.sharding = c.zeroStage == 3 ? c.sharding : Sharding::Zero;
+    if (p.sharding != Sharding::Fsdp1) {
+        p.noSync = std::nullopt;
+        p.fsdpWrap = std::nullopt;
+    }
     if (c.zeroStage != 3) {
         r.keepAllGathered = r.keepLastBlockGathered = false;
         p.stage3PrefetchBucketSize = p.stage3MaxLiveParameters = p.stage3MaxReuseDistance
@@ -252,6 +261,7 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
                         anyLeft = true;
                         PlanCandidate c;
                         c.zeroStage = l.zero;
+                        c.sharding = l.zero == 3 ? base.run.parallelism.sharding : Sharding::Zero;
                         c.tensorParallel = tp;
                         c.pipelineParallel = pp;
                         c.expertParallel = ep;

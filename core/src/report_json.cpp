@@ -152,13 +152,13 @@ namespace {
 json candidateToJson(const PlanCandidate& c)
 {
     const StepTimeParts& t = c.time;
-    return { { "zero_stage", c.zeroStage }, { "tensor_parallel", c.tensorParallel },
-        { "pipeline_parallel", c.pipelineParallel }, { "expert_parallel", c.expertParallel },
-        { "sequence_parallel", c.sequenceParallel }, { "micro_batch_size", c.microBatch },
-        { "gradient_accumulation_steps", c.accumulation }, { "checkpointing", toString(c.checkpointing) },
-        { "offload_optimizer", c.offloadOptimizer }, { "offload_params", c.offloadParams }, { "peak_bytes", c.peak },
-        { "lower_bound", c.lowerBound }, { "fits", c.fits }, { "step_seconds", t.total() },
-        { "tokens_per_second", c.tokensPerS },
+    return { { "zero_stage", c.zeroStage }, { "sharding", toString(c.sharding) },
+        { "tensor_parallel", c.tensorParallel }, { "pipeline_parallel", c.pipelineParallel },
+        { "expert_parallel", c.expertParallel }, { "sequence_parallel", c.sequenceParallel },
+        { "micro_batch_size", c.microBatch }, { "gradient_accumulation_steps", c.accumulation },
+        { "checkpointing", toString(c.checkpointing) }, { "offload_optimizer", c.offloadOptimizer },
+        { "offload_params", c.offloadParams }, { "peak_bytes", c.peak }, { "lower_bound", c.lowerBound },
+        { "fits", c.fits }, { "step_seconds", t.total() }, { "tokens_per_second", c.tokensPerS },
         { "seconds",
             { { "compute", t.computeS }, { "recompute", t.recomputeS }, { "data_parallel", t.dataParallelS },
                 { "tensor_parallel", t.tensorParallelS }, { "pipeline", t.pipelineS }, { "offload", t.offloadS } } },

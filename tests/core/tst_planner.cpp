@@ -4,6 +4,7 @@
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
 #include "vramlab/planner.h"
+#include "vramlab/report_json.h"
 
 #include <QtTest>
 
@@ -137,6 +138,38 @@ private slots:
         QCOMPARE(std::count_if(p.notes.begin(), p.notes.end(),
                      [](const std::string& n) { return n.starts_with("peaks marked >= are lower bounds"); }),
             1);
+    }
+
+    /// A scenario sharded with FSDP1 under the Hugging Face Trainer (no_sync by default): its ZeRO-3 rows are FSDP1,
+    /// named so; the DDP and ZeRO-1/2 setups are still weighed (without FSDP1's keys), and every row applied gives
+    /// its peak.
+    void fsdp1RowsNameFsdp1()
+    {
+        Scenario sc = test::llama3_8b();
+        sc.run.framework = Framework::HfTransformers;
+        sc.run.parallelism.zeroStage = 3;
+        sc.run.parallelism.sharding = Sharding::Fsdp1;
+        sc.run.parallelism.noSync = true;
+        PlanRequest req;
+        req.gpus = 8;
+        req.globalBatch = 64;
+        req.maxTensorParallel = 1;
+        req.topK = 1000;
+        const PlanResult p = plan(sc, req);
+        bool fsdp1 = false, other = false;
+        for (const PlanCandidate& c : p.top) {
+            QCOMPARE(c.summary().starts_with("FSDP1"), c.zeroStage == 3);
+            fsdp1 = fsdp1 || c.zeroStage == 3;
+            other = other || c.zeroStage < 3;
+            Scenario applied = sc;
+            applied.run = applyCandidate(sc.run, c, req.gpus);
+            QCOMPARE(applied.run.parallelism.fsdp1(), c.zeroStage == 3);
+            QCOMPARE(applied.run.parallelism.noSync.has_value(), c.zeroStage == 3);
+            QCOMPARE(estimate(applied).peak, c.peak);
+        }
+        QVERIFY(fsdp1 && other);
+        QCOMPARE(planToJson(p)["top"][0]["sharding"].get<std::string>(),
+            std::string(p.top.front().zeroStage == 3 ? "fsdp1" : "zero"));
     }
 
     void topKIsThePrefixOfTheFullRanking()

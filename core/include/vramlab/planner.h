@@ -23,6 +23,8 @@ struct PlanRequest {
 /// One way to run the scenario on the GPUs, with its peak and step time.
 struct PlanCandidate {
     int zeroStage = 0;
+    /// ZeRO-3 as the base scenario shards (DeepSpeed's, FSDP2 or FSDP1); the other stages are ZeRO's.
+    Sharding sharding = Sharding::Zero;
     Count tensorParallel = 1, pipelineParallel = 1, expertParallel = 1;
     Count microBatch = 1, accumulation = 1;
     /// Megatron-style sequence parallelism, on with every TP > 1 (it only saves memory); the
