@@ -38,6 +38,12 @@ public:
         // ZeRO, no offload, its buckets; grad_accum_dtype None): only "auto" keeps the scenario's value.
         Parallelism& p = m_run.parallelism;
         p.zeroStage = 0;
+        // DeepSpeed shards as DeepSpeed: none of PyTorch FSDP's settings survives (an FSDP2 or FSDP1 scenario's).
+        p.sharding = Sharding::Zero;
+        p.noSync.reset();
+        p.fsdpWrap.reset();
+        p.fp8AllGather = false;
+        m_run.keepAllGathered = m_run.keepLastBlockGathered = false;
         p.offloadOptimizer = p.offloadParams = false;
         p.reduceBucketSize.reset();
         p.overlapComm.reset();

@@ -72,6 +72,20 @@ private slots:
         QCOMPARE(back["parallelism"]["stage3_prefetch_bucket_size"], json(15'099'494));
     }
 
+    /// A scenario sharded with FSDP (FSDP1 under the Trainer, with no_sync) takes DeepSpeed's ZeRO-3, not FSDP's.
+    void fsdpScenarioBecomesDeepSpeed()
+    {
+        Scenario sc = base();
+        sc.run.framework = Framework::HfTransformers;
+        sc.run.parallelism.zeroStage = 3;
+        sc.run.parallelism.sharding = Sharding::Fsdp1;
+        sc.run.parallelism.noSync = true;
+        (void)applyDeepSpeedConfig(sc, shipped("hf-trainer-zero3.json"));
+        const Parallelism& p = sc.run.parallelism;
+        QVERIFY(p.sharding == Sharding::Zero && !p.noSync && !p.fsdpWrap);
+        QVERIFY(estimate(sc).peak > 0); // refused before: FSDP1 under framework "deepspeed"
+    }
+
     void trainerZero2AndExamples()
     {
         Scenario z2 = base();
