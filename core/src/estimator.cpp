@@ -458,6 +458,13 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
                 "modelled as torchtitan applies it: framework torchtitan, compile true, tensor_parallel above 1 and "
                 "sequence_parallel true; expected false or no key");
     validateFsdp1(r);
+    // lit-gpt finetune/lora.py@8641822 setup(): `if "mixed" in precision: raise ValueError("Quantization and mixed
+    // precision is not supported.")`.
+    if (r.framework == Framework::Litgpt && r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora
+        && (r.precision == Precision::MixedBf16 || r.precision == Precision::MixedFp16))
+        throw InputError("run.precision",
+            "LitGPT refuses quantization with mixed precision (\"Quantization and mixed precision is not "
+            "supported.\"): expected bf16 or fp16 (bf16-true, 16-true)");
     if (r.keepAllGathered && !(r.parallelism.zeroStage == 3 && r.parallelism.fsdp2()))
         throw InputError("run.parallelism.reshard_after_forward",
             "false is modelled for FSDP2 (zero_stage 3, sharding \"fsdp2\"); expected true or no key");
@@ -1104,6 +1111,16 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     if (training && reg.working == DType::Fp16 && !reg.master)
         rep.warnings.push_back(
             "run.precision: pure fp16 training without master weights usually diverges; mixed-fp16 keeps an fp32 copy");
+    if (frozenBaseFp32(r)) {
+        addLowerBound(rep,
+            "under LitGPT's bf16-mixed autocast's per-use 16-bit casts of the fp32 frozen weights are "
+            "not modelled");
+        rep.warnings.push_back("run.precision: LitGPT's mixed precision (Fabric's MixedPrecision, lit-gpt's default "
+                               "for training) keeps the model in fp32: the frozen weights are counted at 4 B, but "
+                               "what autocast keeps for backward is not modelled (a 16-bit cast of each frozen weight "
+                               "at every use, the LM head's once per chunk, and an fp32 residual stream), so this "
+                               "peak is a lower bound; precision \"bf16\" (bf16-true) is modelled");
+    }
     // The 16-bit parameters TRL's SFTTrainer (its own prepare_model_for_kbit_training, trl/models/utils.py@v0.25.0:
     // the norms) or PEFT's (utils/other.py@77daa8d3: all of them) casts to fp32; activation_model.cpp makeDims
     // follows what that does to the tensors under autocast, for the dense decoder layers and losses below.

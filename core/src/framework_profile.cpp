@@ -180,6 +180,10 @@ FrameworkProfile litgpt()
     p.fsdpNoSync = true;
     p.fsdpWrap = FsdpWrap::Blocks;
     p.fsdpMixedComputeFp32 = true;
+    // lit_gpt/utils.py@8641822 get_default_supported_precision(training=True) is "bf16-mixed": Fabric's
+    // MixedPrecision (lightning@71aed75 plugins/precision/amp.py) has no convert_module and no init dtype, so the
+    // model is built and kept in fp32 and only forward_context's torch.autocast lowers each op.
+    p.mixedKeepsModelFp32 = true;
     return p;
 }
 
@@ -244,6 +248,13 @@ KbitPreparation kbitPreparation(const RunSpec& r)
     const bool applies = r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora
         && r.framework == Framework::HfTransformers && effectiveNf4Format(r) == Nf4Format::Bitsandbytes;
     return applies ? r.finetune.kbitPreparation.value_or(KbitPreparation::Trl) : KbitPreparation::None;
+}
+
+bool frozenBaseFp32(const RunSpec& r)
+{
+    return r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Lora
+        && (r.precision == Precision::MixedBf16 || r.precision == Precision::MixedFp16)
+        && frameworkProfile(r.framework).mixedKeepsModelFp32;
 }
 
 bool fsdp1(const RunSpec& r)

@@ -116,6 +116,8 @@ std::vector<LocalParam> localParameters(
             = prep == KbitPreparation::Peft || (prep == KbitPreparation::Trl && t.group == ParamGroup::Norm)
             ? DType::Fp32
             : working;
+        if (!p.trainable && frozenBaseFp32(r))
+            p.frozenStorage = DType::Fp32; // Lightning's bf16-mixed: the module stays fp32
         if (r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora)
             p.frozenStorage = !nf4                            ? unquantized
                 : effectiveNf4Format(r) == Nf4Format::Torchao ? DType::Nf4Torchao

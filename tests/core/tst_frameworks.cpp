@@ -85,6 +85,7 @@ private slots:
     void torchtitanCompiledLoss();
     void fp8AllGather();
     void fsdp1FlatParameters();
+    void litgptMixedKeepsTheModelFp32();
     void loraAsPeftRunsIt();
     void doraAsPeftRunsIt();
     void qloraAsPeftPreparesIt();
@@ -727,6 +728,27 @@ void TstFrameworks::fsdp1FlatParameters()
     QCOMPARE(back["fsdp_wrap"], json("blocks"));
     QCOMPARE(back["no_sync"], json(true));
     QVERIFY(!scenarioToJson(toy({ { "parallelism", fsdp1 } }))["run"]["parallelism"].contains("no_sync"));
+}
+
+// Lightning's bf16-mixed (lit-gpt's default for training; lightning@71aed75 plugins/precision/amp.py: no
+// convert_module, autocast in forward): the frozen base stays fp32, 4 B for each of the toy's 202,048 weights; what
+// autocast keeps is not modelled, so the peak is a lower bound. bf16-true converts the module: 2 B.
+void TstFrameworks::litgptMixedKeepsTheModelFp32()
+{
+    const json lora = { { "method", "lora" }, { "rank", 8 }, { "targets", { "q", "v" } } };
+    const Report mixed = estimate(toy({ { "framework", "litgpt" }, { "finetune", lora } }));
+    QCOMPARE(mixed.bytesOf("weights"), Bytes(202'048 * 4 + 3'584 * 2));
+    QVERIFY(mixed.lowerBound.find("bf16-mixed") != std::string::npos);
+    const Report pure = estimate(toy({ { "framework", "litgpt" }, { "precision", "bf16" }, { "finetune", lora } }));
+    QCOMPARE(pure.bytesOf("weights"), Bytes(202'048 * 2 + 3'584 * 2));
+    QVERIFY(pure.lowerBound.empty());
+    // The Hugging Face Trainer loads the base in 16 bits under the same precision.
+    QCOMPARE(estimate(toy({ { "framework", "hf-transformers" }, { "finetune", lora } })).bytesOf("weights")
+            - Bytes(3'584 * 4),
+        Bytes(202'048 * 2));
+    // lit-gpt refuses quantization with mixed precision.
+    QCOMPARE(refusal({ { "framework", "litgpt" }, { "finetune", { { "method", "qlora" } } } }).keyPath(),
+        std::string("run.precision"));
 }
 
 QTEST_APPLESS_MAIN(TstFrameworks)

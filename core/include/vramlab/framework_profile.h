@@ -71,7 +71,13 @@ struct FrameworkProfile {
     bool fsdpNoSync = false;
     FsdpWrap fsdpWrap = FsdpWrap::Peft;
     bool fsdpMixedComputeFp32 = false;
+    /// Mixed precision leaves the module in fp32 and runs it under autocast (Lightning Fabric's MixedPrecision):
+    /// frozen weights stay fp32 (4 B), and autocast casts each one to 16 bits every time it is used.
+    bool mixedKeepsModelFp32 = false;
 };
+
+/// A LoRA run whose frozen base stays fp32 under mixed precision (FrameworkProfile::mixedKeepsModelFp32).
+bool frozenBaseFp32(const RunSpec& r);
 
 /// The profile of `f` at its pinned version.
 const FrameworkProfile& frameworkProfile(Framework f);
