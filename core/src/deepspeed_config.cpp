@@ -43,6 +43,7 @@ public:
         p.noSync.reset();
         p.fsdpWrap.reset();
         p.fp8AllGather = false;
+        p.fsdpShardGroup = 0; // HSDP's group: DeepSpeed partitions over every data-parallel rank here
         m_run.keepAllGathered = m_run.keepLastBlockGathered = false;
         p.offloadOptimizer = p.offloadParams = false;
         p.reduceBucketSize.reset();

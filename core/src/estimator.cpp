@@ -48,7 +48,10 @@ bool sameStateInputs(const RunSpec& a, const RunSpec& b)
         && a.finetune.method == b.finetune.method && a.finetune.rank == b.finetune.rank
         && a.finetune.dora == b.finetune.dora && a.finetune.kbitPreparation == b.finetune.kbitPreparation
         && (a.finetune.method == FinetuneMethod::Full || a.finetune.targets == b.finetune.targets)
-        && a.inference.weightDtype == b.inference.weightDtype;
+        && a.inference.weightDtype == b.inference.weightDtype && p.noSync == q.noSync && p.fsdpWrap == q.fsdpWrap
+        && p.fsdpShardGroup == q.fsdpShardGroup && a.keepAllGathered == b.keepAllGathered
+        && a.keepLastBlockGathered == b.keepLastBlockGathered
+        && fsdp1UnshardedGradients(a) == fsdp1UnshardedGradients(b); // no_sync holds them only with accumulation
 }
 
 /// DeepSpeed's transients around ZeRO's reduction and step (runtime/zero/stage_1_and_2.py and stage3.py@e2dc3eeb),
@@ -326,6 +329,17 @@ void validateFsdp1(const RunSpec& r)
              std::pair { "run.parallelism.fsdp_wrap", p.fsdpWrap.has_value() } })
         if (set && !(on && p.zeroStage == 3))
             throw InputError(key, "applies to FSDP1 training: expected zero_stage 3 and sharding \"fsdp1\"");
+    if (p.fsdpWrap && r.finetune.method == FinetuneMethod::Full)
+        throw InputError("run.parallelism.fsdp_wrap",
+            "applies to FSDP1 with adapters (LoRA); full fine-tuning "
+            "has no frozen weights to wrap apart");
+    // lit-gpt finetune/lora.py@8641822 setup(): "Quantization is currently not supported for multi-GPU training.
+    // Please set devices=1 when using the --quantization flag."
+    if (r.framework == Framework::Litgpt && r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora
+        && p.gpus > 1)
+        throw InputError("run.parallelism.gpus",
+            "LitGPT refuses quantization on more than one GPU (\"Quantization is currently not supported for "
+            "multi-GPU training\"): expected 1");
     if (!on)
         return;
     if (p.zeroStage != 3)
@@ -339,17 +353,28 @@ void validateFsdp1(const RunSpec& r)
                 + std::string(toString(r.framework)) + "\" shards otherwise");
     if (p.pipelineParallel > 1)
         throw InputError("run.parallelism.sharding", "\"fsdp1\" is modelled without pipeline parallelism");
+    // Lightning's FSDPStrategy and accelerate's FSDP1 plugin shard over data parallelism alone.
+    if (p.tensorParallel > 1 || p.expertParallel > 1)
+        throw InputError(p.tensorParallel > 1 ? "run.parallelism.tensor_parallel" : "run.parallelism.expert_parallel",
+            "\"fsdp1\" is modelled as the Trainer and Lightning run it, over data parallelism only: expected 1");
+    // TRL v0.25.0 trl/models/utils.py: sharded QLoRA skips prepare_model_for_kbit_training and keeps the adapters
+    // in the quant storage type (autocast_adapter_dtype=False), and FSDP1 flattens only uniform dtypes: that path
+    // (bnb_4bit_quant_storage) is not modelled.
+    if (r.finetune.method == FinetuneMethod::Qlora)
+        throw InputError("run.parallelism.sharding",
+            "QLoRA under FSDP1 (bnb_4bit_quant_storage, TRL's sharded-QLoRA path) is not modelled; expected "
+            "sharding \"zero\" or \"fsdp2\", or one GPU");
+    if (r.framework == Framework::HfTransformers && p.fsdpWrap == FsdpWrap::Blocks)
+        throw InputError("run.parallelism.fsdp_wrap",
+            "the Hugging Face Trainer wraps a PeftModel with PEFT's fsdp_auto_wrap_policy (trainer.py "
+            "_fsdp_qlora_plugin_updates), and PEFT's fp32 adapters cannot share a bf16 flat parameter: expected "
+            "\"peft\"");
     if (p.offloadParams || p.offloadOptimizer)
         throw InputError(p.offloadParams ? "run.parallelism.offload_params" : "run.parallelism.offload_optimizer",
             "FSDP1's CPUOffload is not modelled; expected false with sharding \"fsdp1\"");
     if (r.keepLastBlockGathered)
         throw InputError("run.parallelism.reshard_after_forward",
             "\"all but last block\" is torchtitan's FSDP2 setting; FSDP1's FULL_SHARD reshards every block");
-    // lit-gpt finetune/lora.py@8641822 raises for quantization with devices > 1, and an NF4 weight inside a flat
-    // parameter that requires grad (bnb_4bit_quant_storage) is not modelled.
-    if (r.finetune.method == FinetuneMethod::Qlora && fsdp1FrozenGradients(r))
-        throw InputError("run.parallelism.fsdp_wrap",
-            "QLoRA with its 4-bit weights inside flat parameters that require grad is not modelled; expected \"peft\"");
 }
 
 void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
@@ -563,7 +588,9 @@ struct EstimateCache::Impl {
     std::vector<States> states;
     size_t nextState = 0; ///< the entry to overwrite when `states` is full
     bool holdActivations = false;
-    std::optional<ActivationSet> heldActivations[3]; ///< the first, a middle and the last stage's
+    /// The first, a middle and the last stage's; apart for FSDP1 flat parameters holding adapters, whose frozen
+    /// weights keep what full fine-tuning keeps (a ZeRO-3 layout of the planner's beside its ZeRO-0 one).
+    std::optional<ActivationSet> heldActivations[2][3];
 
     /// Parameter tensors of `m`, rebuilt only when the model object changes.
     void forModel(const ModelSpec& m)
@@ -594,8 +621,9 @@ EstimateCache::~EstimateCache() = default;
 void EstimateCache::holdActivations(bool on)
 {
     m_impl->holdActivations = on;
-    for (std::optional<ActivationSet>& a : m_impl->heldActivations)
-        a.reset();
+    for (auto& byBase : m_impl->heldActivations)
+        for (std::optional<ActivationSet>& a : byBase)
+            a.reset();
 }
 
 void validateScenario(const Scenario& sc)
@@ -900,7 +928,9 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
             }
         }
         if (training) {
-            std::optional<ActivationSet>& held = memo.heldActivations[stage == 0 ? 0 : stage == pp - 1 ? 2 : 1];
+            std::optional<ActivationSet>& held = memo.heldActivations[fsdp1FrozenGradients(r) ? 1 : 0][stage == 0 ? 0
+                    : stage == pp - 1                                                                             ? 2
+                                                                                                                  : 1];
             if (!memo.holdActivations || !held)
                 s.acts = trainingActivations(m, r, s.actSlice, explain);
             else
@@ -1111,6 +1141,10 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     if (training && reg.working == DType::Fp16 && !reg.master)
         rep.warnings.push_back(
             "run.precision: pure fp16 training without master weights usually diverges; mixed-fp16 keeps an fp32 copy");
+    if (fsdp1(r) && r.framework == Framework::Litgpt && r.checkpointing.kind != Checkpointing::Kind::Full)
+        rep.warnings.push_back("run.checkpointing: lit-gpt on more than one GPU checkpoints every Block "
+                               "(FSDPStrategy(activation_checkpointing_policy={Block}), finetune/lora.py@8641822); "
+                               "\"full\" is what it runs");
     if (frozenBaseFp32(r)) {
         addLowerBound(rep,
             "under LitGPT's bf16-mixed autocast's per-use 16-bit casts of the fp32 frozen weights are "

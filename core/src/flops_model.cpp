@@ -151,14 +151,14 @@ FlopsEstimate estimateFlops(const ModelSpec& m, const RunSpec& r, const Paramete
     const double frozenWeightGrads = fsdp1FrozenGradients(r)
         ? 2.0 * (static_cast<double>(params.matmulActive) - static_cast<double>(m.vocabSize * m.hiddenSize))
         : 0;
-    recompute += frozenWeightGrads;
 
     // Context parallelism: cp ranks share each sample (every token still attends over the whole sequence).
     const Count dp = std::max<Count>(1, r.parallelism.sampleParallel());
     f.tokensPerStep = checkedMul(r.microBatchSize, r.sequenceLength, r.gradientAccumulationSteps, dp);
     const double tokens = static_cast<double>(f.tokensPerStep);
     f.perStep = f.perToken * tokens;
-    f.hardwarePerStep = (f.perToken + recompute) * tokens;
+    f.frozenGradientsPerStep = frozenWeightGrads * tokens;
+    f.hardwarePerStep = (f.perToken + recompute + frozenWeightGrads) * tokens;
     if (!explain)
         return f;
     // One buffer, appended in place: operator+ chains allocated a string per piece.
@@ -200,8 +200,9 @@ StepTimeParts stepTime(const ModelSpec& m, const RunSpec& r, const Report& rep)
     if (!(flopsPerS > 0))
         return t;
     const double gpus = static_cast<double>(par.gpus);
-    t.computeS = rep.flops.perStep / (gpus * flopsPerS);
-    t.recomputeS = (rep.flops.hardwarePerStep - rep.flops.perStep) / (gpus * flopsPerS);
+    t.computeS = (rep.flops.perStep + rep.flops.frozenGradientsPerStep) / (gpus * flopsPerS);
+    t.recomputeS
+        = (rep.flops.hardwarePerStep - rep.flops.perStep - rep.flops.frozenGradientsPerStep) / (gpus * flopsPerS);
 
     const PrecisionRegime reg = precisionRegime(r);
     const double link = g.interconnectGBs * 1e9, host = g.hostLinkGBs * 1e9;

@@ -194,14 +194,18 @@ std::vector<Component> overheadParts(const ModelSpec& m, const RunSpec& r, const
         // casts to the bf16 input, both copies alive at the cast (framework_profile.cpp).
         const bool fromFp16
             = !eagerTorchao && frameworkProfile(r.framework).nf4DequantFromFp16 && reg.activations != DType::Fp16;
-        const Count perElement = eagerTorchao ? 14 : fromFp16 ? 4 : 2;
+        const Count perElement = eagerTorchao ? 14
+            : fromFp16                        ? 2 + static_cast<Count>(bytesPerElement(reg.activations))
+                                              : 2;
         const Bytes deq = checkedMul(ceilDiv(largest, par.tensorParallel), perElement);
         parts.push_back({ "dequant", "NF4 dequantization buffer", deq,
             text("largest linear weight ", explain ? formatCount(largest) : "",
                 eagerTorchao   ? " params x 14 B (torchao's eager dequantization: int64 nibbles 8 B, bf16 lookups 2 B, "
                                  "scaled 2 B, stacked 2 B)"
-                    : fromFp16 ? " params x 4 B (dequantized to fp16, the dtype it was quantized from, then cast to "
-                                 "bf16: both at once)"
+                    : fromFp16 ? (perElement == 4 ? " params x 4 B (dequantized to fp16, the dtype it was quantized "
+                                                    "from, then cast to bf16: both at once)"
+                                                  : " params x 6 B (dequantized to fp16, the dtype it was quantized "
+                                                    "from, then cast to fp32: both at once)")
                                : " params x 2 B (bf16)"),
             "QLoRA turns each 4-bit weight back into bf16 just before its matrix multiply." });
     }

@@ -237,7 +237,8 @@ PlanResult plan(const Scenario& base, const PlanRequest& req)
             const std::vector<Count> microBatches = divisors(perReplica, perReplica);
             const Count ep = m.moe.enabled() ? std::gcd(b.parallelism.expertParallel, dp) : 1;
             // ZeRO x offload innermost: the saved tensors depend on neither, so each
-            // micro-batch and checkpointing computes them once for all eight.
+            // micro-batch and checkpointing computes them once for all eight (twice where FSDP1's block flat
+            // parameters hold adapters: the cache keeps those apart).
             struct Layout {
                 int zero, offload;
                 bool done; ///< a smaller micro-batch did not fit (or could not be estimated)

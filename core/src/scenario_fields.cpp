@@ -431,6 +431,25 @@ inline constexpr ChoiceName kKvDtypeNames[] = { kDTypeNames[0], kDTypeNames[1], 
         return expr;                                                                                                   \
     }
 
+/// run.parallelism.sharding; leaving FSDP1 drops its own keys (no_sync, fsdp_wrap), which apply to nothing else
+/// (a panel change would otherwise leave a value its hidden control cannot clear). A file states them after it.
+ScenarioField shardingField()
+{
+    ScenarioField f = when(choice<REF(s.run.parallelism.sharding), kShardingNames>("run.parallelism.sharding",
+                               "ZeRO-3 as DeepSpeed does it, or as PyTorch FSDP2 (per-parameter shards) or FSDP1 "
+                               "(flat parameters)."),
+        [](const Scenario& s) { return s.run.parallelism.sharding != Sharding::Zero; });
+    f.set = [](Scenario& s, const FieldValue& v) {
+        Parallelism& p = s.run.parallelism;
+        p.sharding = named<Sharding>(kShardingNames, v);
+        if (p.sharding != Sharding::Fsdp1) {
+            p.noSync.reset();
+            p.fsdpWrap.reset();
+        }
+    };
+    return f;
+}
+
 const ScenarioField kFields[] = {
     // --- model (spec: model) -------------------------------------------------------------
     custom(
@@ -709,9 +728,7 @@ const ScenarioField kFields[] = {
         "run.parallelism.offload_optimizer", "Optimizer states and master weights in host memory."),
     boolean<REF(s.run.parallelism.offloadParams)>(
         "run.parallelism.offload_params", "ZeRO-3 parameters in host memory."),
-    when(choice<REF(s.run.parallelism.sharding), kShardingNames>("run.parallelism.sharding",
-             "ZeRO-3 as DeepSpeed does it, or as PyTorch FSDP2 (per-parameter shards) or FSDP1 (flat parameters)."),
-        [](const Scenario& s) { return s.run.parallelism.sharding != Sharding::Zero; }),
+    shardingField(),
     when(boolean<REF(s.run.parallelism.fp8AllGather)>("run.parallelism.fp8_all_gather",
              "FSDP2 gathers the float8 linears' weights in fp8 (torchao enable_fsdp_float8_all_gather; torchtitan)."),
         [](const Scenario& s) { return s.run.parallelism.fp8AllGather; }),

@@ -8,6 +8,7 @@
 #include "vramlab/estimator.h"
 #include "vramlab/flops_model.h"
 #include "vramlab/pipeline_schedule.h"
+#include "vramlab/scenario_fields.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/step_timeline.h"
 
@@ -702,11 +703,11 @@ void TstFrameworks::fsdp1FlatParameters()
     QCOMPARE(estimate(toy(loraRun("peft", 4, true))).bytesOf("gradients"), Bytes(3'584 * 2));
     // Their layers keep what full fine-tuning keeps (the frozen q/k/v read the norm output for a weight gradient),
     // and backward computes 2 FLOPs per frozen block weight per token more.
-    json hfBlocks = loraRun("blocks", 1, false), hfApart = loraRun("peft", 1, false);
-    hfBlocks["framework"] = hfApart["framework"] = "hf-transformers";
-    const Scenario blocks = toy(hfBlocks), apart = toy(hfApart);
-    QCOMPARE(tensorBytes(acts(apart), "attention input (norm output, read by q/k/v)"), Bytes(0));
-    QCOMPARE(tensorBytes(acts(blocks), "attention input (norm output, read by q/k/v)"), Bytes(2 * 32 * 64 * 2));
+    json litBlocks = loraRun("blocks", 1, false), litApart = loraRun("peft", 1, false);
+    litBlocks["framework"] = litApart["framework"] = "litgpt";
+    const Scenario blocks = toy(litBlocks), apart = toy(litApart);
+    QCOMPARE(tensorBytes(acts(apart), "MLP input (norm output)"), Bytes(0)); // frozen gate/up keep no input
+    QCOMPARE(tensorBytes(acts(blocks), "MLP input (norm output)"), Bytes(2 * 32 * 64 * 2));
     const Report rb = estimate(blocks), ra = estimate(apart);
     // 2 blocks x 36,864 linear weights, 64 tokens a step (2 GPUs x 2 x 16).
     QCOMPARE(rb.flops.hardwarePerStep - ra.flops.hardwarePerStep, 2.0 * 2 * 36'864 * 64);
@@ -719,9 +720,24 @@ void TstFrameworks::fsdp1FlatParameters()
     QCOMPARE(refusal({ { "parallelism", zero2 } }).keyPath(), std::string("run.parallelism.sharding"));
     QCOMPARE(refusal({ { "framework", "torchtitan" }, { "parallelism", fsdp1 } }).keyPath(),
         std::string("run.parallelism.sharding"));
-    json qlora = loraRun("blocks", 1, false);
+    json qlora = loraRun("peft", 1, false);
     qlora["finetune"]["method"] = "qlora";
-    QCOMPARE(refusal(qlora).keyPath(), std::string("run.parallelism.fsdp_wrap"));
+    QCOMPARE(refusal(qlora).keyPath(), std::string("run.parallelism.sharding"));
+    json hfBlocks = loraRun("blocks", 1, false);
+    hfBlocks["framework"] = "hf-transformers";
+    QCOMPARE(refusal(hfBlocks).keyPath(), std::string("run.parallelism.fsdp_wrap"));
+    json fullWrap = fsdp1;
+    fullWrap["fsdp_wrap"] = "peft";
+    QCOMPARE(refusal({ { "parallelism", fullWrap } }).keyPath(), std::string("run.parallelism.fsdp_wrap"));
+    json tp = fsdp1;
+    tp["tensor_parallel"] = 2;
+    QCOMPARE(refusal({ { "parallelism", tp } }).keyPath(), std::string("run.parallelism.tensor_parallel"));
+    // Leaving FSDP1 drops its keys (the panel's hidden controls cannot).
+    Scenario left = toy(loraRun("blocks", 4, true));
+    const ScenarioField* sharding = findField("run.parallelism.sharding");
+    QVERIFY(sharding);
+    sharding->set(left, FieldValue(std::string("fsdp2")));
+    QVERIFY(!left.run.parallelism.noSync && !left.run.parallelism.fsdpWrap);
     // Written back as read; unset keys stay unwritten.
     const json back = scenarioToJson(toy(loraRun("blocks", 4, true)))["run"]["parallelism"];
     QCOMPARE(back["sharding"], json("fsdp1"));

@@ -172,6 +172,41 @@ private slots:
             std::string(p.top.front().zeroStage == 3 ? "fsdp1" : "zero"));
     }
 
+    /// LitGPT LoRA under FSDP1 (its adapters inside the block flat parameters, no_sync): rows with and without
+    /// accumulation, ZeRO-0..3, each row and the fastest unfit one estimated alone give the planner's peak (the
+    /// cache keeps FSDP1's unsharded gradients and full-fine-tuning activations apart from the other layouts').
+    void fsdp1LoraRowsMatchTheirEstimates()
+    {
+        Scenario sc = test::llama3_8b();
+        sc.run.framework = Framework::Litgpt;
+        sc.run.precision = Precision::Bf16;
+        sc.run.finetune.method = FinetuneMethod::Lora;
+        sc.run.finetune.targets = { "q", "v" };
+        sc.run.parallelism.zeroStage = 3;
+        sc.run.parallelism.sharding = Sharding::Fsdp1;
+        PlanRequest req;
+        req.gpus = 4;
+        req.globalBatch = 16;
+        req.maxTensorParallel = 1;
+        req.maxPipelineParallel = 1;
+        req.allowOffload = false;
+        req.topK = 1000;
+        const PlanResult p = plan(sc, req);
+        std::vector<PlanCandidate> rows = p.top;
+        if (p.fastestUnfit)
+            rows.push_back(*p.fastestUnfit);
+        bool accumulated = false, single = false, fsdp1 = false;
+        for (const PlanCandidate& c : rows) {
+            Scenario applied = sc;
+            applied.run = applyCandidate(sc.run, c, req.gpus);
+            QCOMPARE(estimate(applied).peak, c.peak);
+            accumulated = accumulated || (c.zeroStage == 3 && c.accumulation > 1);
+            single = single || (c.zeroStage == 3 && c.accumulation == 1);
+            fsdp1 = fsdp1 || c.summary().starts_with("FSDP1");
+        }
+        QVERIFY(accumulated && single && fsdp1);
+    }
+
     void topKIsThePrefixOfTheFullRanking()
     {
         // The planner keeps only the best K in a heap: its rows are the first K of the

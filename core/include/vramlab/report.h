@@ -39,7 +39,10 @@ struct StepTimeParts {
 struct FlopsEstimate {
     double perToken = 0; ///< model FLOPs per trained (or generated) token
     double perStep = 0; ///< model FLOPs of one optimizer step, all GPUs
-    double hardwarePerStep = 0; ///< + recomputation (checkpointing, flash backward)
+    double hardwarePerStep = 0; ///< + recomputation (checkpointing, flash backward) + frozenGradientsPerStep
+    /// Gradients of frozen weights computed anyway (FSDP1 flat parameters holding adapters): compute time, not
+    /// recomputation, and not model FLOPs.
+    double frozenGradientsPerStep = 0;
     double forwardPerToken = 0; ///< 2 x matmul params + attention
     double attentionPerToken = 0; ///< forward attention term (QK^T and PV)
     Count tokensPerStep = 0; ///< micro-batch x sequence x accumulation x data-parallel
