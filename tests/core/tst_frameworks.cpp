@@ -680,6 +680,15 @@ void TstFrameworks::fsdp1FlatParameters()
     sync["no_sync"] = true;
     QCOMPARE(estimate(toy({ { "gradient_accumulation_steps", 4 }, { "parallelism", sync } })).bytesOf("gradients"),
         Bytes(202'048 * 2));
+    // A cache shared across accumulation counts (sweeps, the planner) tells the unsharded gradients apart.
+    {
+        EstimateCache cache;
+        const Scenario once = toy({ { "parallelism", sync } });
+        const Scenario four = toy({ { "gradient_accumulation_steps", 4 }, { "parallelism", sync } });
+        (void)estimate(once.model, once.run, EstimateOptions { false }, &cache);
+        QCOMPARE(
+            estimate(four.model, four.run, EstimateOptions { false }, &cache).bytesOf("gradients"), Bytes(202'048 * 2));
+    }
     // The Hugging Face Trainer accumulates under no_sync by default; plain PyTorch does not.
     QCOMPARE(estimate(toy({ { "framework", "hf-transformers" }, { "gradient_accumulation_steps", 4 },
                           { "parallelism", fsdp1 } }))
@@ -762,6 +771,21 @@ void TstFrameworks::litgptMixedKeepsTheModelFp32()
     QCOMPARE(estimate(toy({ { "framework", "hf-transformers" }, { "finetune", lora } })).bytesOf("weights")
             - Bytes(3'584 * 4),
         Bytes(202'048 * 2));
+    // Lightning quantizes from fp16 and bitsandbytes 0.41 dequantizes into it, then casts to the input's type: the
+    // widest NF4 weight (the quantized LM head, 64,000) in fp16 and bf16 at once; the
+    // Hugging Face path dequantizes straight into bf16.
+    const json qlora
+        = { { "method", "qlora" }, { "rank", 8 }, { "targets", { "q", "v" } }, { "quantize_lm_head", true } };
+    auto dequant = [&](const char* framework, const char* precision) {
+        for (const Component& c :
+            estimate(toy({ { "framework", framework }, { "precision", precision }, { "finetune", qlora } }))
+                .overheadParts)
+            if (c.key == "dequant")
+                return c.bytes;
+        return Bytes(-1);
+    };
+    QCOMPARE(dequant("litgpt", "bf16"), Bytes(64'000 * 4));
+    QCOMPARE(dequant("plain", "bf16"), Bytes(64'000 * 2));
     // lit-gpt refuses quantization with mixed precision.
     QCOMPARE(refusal({ { "framework", "litgpt" }, { "finetune", { { "method", "qlora" } } } }).keyPath(),
         std::string("run.precision"));
