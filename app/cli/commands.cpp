@@ -20,6 +20,7 @@
 #include "vramlab/scenario_fields.h"
 #include "vramlab/scenario_io.h"
 #include "vramlab/scenario_name.h"
+#include "vramlab/serving_model.h"
 #include "vramlab/step_timeline.h"
 #include "vramlab/sweep.h"
 #include "vramlab/text_escape.h"
@@ -495,7 +496,13 @@ int runValidate(const std::vector<std::string>& words)
     CliArgs a(words, {}, {});
     const std::string file = onlyFile(a, "validate");
     const Scenario sc = load(file);
-    withFile(file, [&] { return estimate(sc); });
+    // A serving scenario is the engine's budget (serve-estimate): a hybrid model has no one-request estimate.
+    withFile(file, [&] {
+        if (sc.run.serving)
+            (void)servingEstimate(sc.model, sc.run);
+        else
+            (void)estimate(sc);
+    });
     for (const std::string& w : sc.warnings)
         std::fprintf(stderr, "%s: warning: %s\n", file.c_str(), w.c_str());
     write(file + ": valid scenario (" + sc.name + ")\n");

@@ -591,6 +591,14 @@ private slots:
         const Run ok = cli({ "validate", data("scenarios/gpt2-tiny.json") });
         QCOMPARE(ok.code, 0);
         QVERIFY(ok.out.contains("valid"));
+        // Every shipped scenario validates, the hybrid serving ones by their engine's budget.
+        const QDir shipped(QStringLiteral(VRAMLAB_SOURCE_DIR "/resources/scenarios"));
+        const QStringList files = shipped.entryList({ QStringLiteral("*.json") }, QDir::Files);
+        QVERIFY(files.size() >= 7);
+        for (const QString& f : files) {
+            const Run r = cli({ "validate", shipped.filePath(f) });
+            QVERIFY2(r.code == 0, qPrintable(f + QStringLiteral(": ") + r.err));
+        }
     }
 
     void badInput_data()
