@@ -431,6 +431,23 @@ inline constexpr ChoiceName kKvDtypeNames[] = { kDTypeNames[0], kDTypeNames[1], 
         return expr;                                                                                                   \
     }
 
+/// run.parallelism.zero_stage; below 3 FSDP1's own keys apply to nothing and are dropped (read before them from a
+/// file, so this only clears what a panel edit leaves behind its hidden controls).
+ScenarioField zeroStageField()
+{
+    ScenarioField f = integer<REF(s.run.parallelism.zeroStage)>(
+        "run.parallelism.zero_stage", 0, 3, "", "ZeRO stage over the data-parallel group.");
+    f.set = [](Scenario& s, const FieldValue& v) {
+        Parallelism& p = s.run.parallelism;
+        p.zeroStage = static_cast<int>(std::get<Count>(v));
+        if (p.zeroStage != 3) {
+            p.noSync.reset();
+            p.fsdpWrap.reset();
+        }
+    };
+    return f;
+}
+
 /// run.parallelism.sharding; leaving FSDP1 drops its own keys (no_sync, fsdp_wrap), which apply to nothing else
 /// (a panel change would otherwise leave a value its hidden control cannot clear). A file states them after it.
 ScenarioField shardingField()
@@ -714,8 +731,7 @@ const ScenarioField kFields[] = {
 
     integer<REF(s.run.parallelism.gpus)>(
         "run.parallelism.gpus", 1, kMaxGpus, "GPUs", "All GPUs: data x tensor x pipeline."),
-    integer<REF(s.run.parallelism.zeroStage)>(
-        "run.parallelism.zero_stage", 0, 3, "", "ZeRO stage over the data-parallel group."),
+    zeroStageField(),
     integer<REF(s.run.parallelism.tensorParallel)>(
         "run.parallelism.tensor_parallel", 1, 1024, "GPUs", "Tensor-parallel degree."),
     integer<REF(s.run.parallelism.pipelineParallel)>(

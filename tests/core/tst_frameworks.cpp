@@ -747,6 +747,10 @@ void TstFrameworks::fsdp1FlatParameters()
     QVERIFY(sharding);
     sharding->set(left, FieldValue(std::string("fsdp2")));
     QVERIFY(!left.run.parallelism.noSync && !left.run.parallelism.fsdpWrap);
+    Scenario lowered = toy(loraRun("blocks", 4, true));
+    findField("run.parallelism.zero_stage")->set(lowered, FieldValue(Count(2)));
+    QVERIFY(!lowered.run.parallelism.noSync && !lowered.run.parallelism.fsdpWrap);
+    QCOMPARE(lowered.run.parallelism.zeroStage, 2);
     // Written back as read; unset keys stay unwritten.
     const json back = scenarioToJson(toy(loraRun("blocks", 4, true)))["run"]["parallelism"];
     QCOMPARE(back["sharding"], json("fsdp1"));
