@@ -602,7 +602,7 @@ Dims makeDims(const ModelSpec& m, const RunSpec& r, Count batch, Count seq)
     // forward) lora_A runs in 16-bit and keeps autocast's 16-bit cast of it instead, one per adapted linear too.
     const bool peftCast
         = f.loraAdaptersFp32 && r.mode == Mode::Training && r.finetune.method != FinetuneMethod::Full && d.p < 4;
-    const bool autocast = r.precision == Precision::MixedBf16 || r.precision == Precision::MixedFp16;
+    const bool autocast = mixedPrecision(r.precision);
     d.loraInput = peftCast ? (autocast ? d.p : 4) : 0;
     d.autocast = autocast;
     d.loraAct = peftCast && !autocast ? 4 : d.p;

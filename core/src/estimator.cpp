@@ -486,7 +486,7 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
     // lit-gpt finetune/lora.py@8641822 setup(): `if "mixed" in precision: raise ValueError("Quantization and mixed
     // precision is not supported.")`.
     if (r.framework == Framework::Litgpt && r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora
-        && (r.precision == Precision::MixedBf16 || r.precision == Precision::MixedFp16))
+        && mixedPrecision(r.precision))
         throw InputError("run.precision",
             "LitGPT refuses quantization with mixed precision (\"Quantization and mixed precision is not "
             "supported.\"): expected bf16 or fp16 (bf16-true, 16-true)");
@@ -1161,7 +1161,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
     if (const KbitPreparation prep = kbitPreparation(r); prep != KbitPreparation::None) {
         const LossKind loss = effectiveLoss(r);
         std::string unmodelled;
-        if (r.precision != Precision::MixedBf16 && r.precision != Precision::MixedFp16)
+        if (!mixedPrecision(r.precision))
             unmodelled = "without autocast (precision " + std::string(toString(r.precision))
                 + "), where every activation after the first norm becomes fp32";
         else if (m.moe.enabled() || m.attentionType == AttentionType::Mla)

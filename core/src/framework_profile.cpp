@@ -175,14 +175,14 @@ FrameworkProfile litgpt()
     // lit-gpt finetune/lora.py@8641822 with devices > 1: FSDPStrategy(auto_wrap_policy={Block},
     // activation_checkpointing_policy={Block}, ...); lightning@71aed75 fabric/strategies/fsdp.py sets
     // use_orig_params=True, so each Block's flat parameter holds its LoRA adapters beside the frozen weights, and
-    // `fabric.no_backward_sync(model, enabled=is_accumulating)` is `module.no_sync()`. plugins/precision/fsdp.py:
-    // bf16-mixed is MixedPrecision(param_dtype=float32) under autocast, so parameters are gathered in fp32.
+    // `fabric.no_backward_sync(model, enabled=is_accumulating)` is `module.no_sync()`.
     p.fsdpNoSync = true;
     p.fsdpWrap = FsdpWrap::Blocks;
-    p.fsdpMixedComputeFp32 = true;
     // lit_gpt/utils.py@8641822 get_default_supported_precision(training=True) is "bf16-mixed": Fabric's
     // MixedPrecision (lightning@71aed75 plugins/precision/amp.py) has no convert_module and no init dtype, so the
-    // model is built and kept in fp32 and only forward_context's torch.autocast lowers each op.
+    // model is built and kept in fp32 and only forward_context's torch.autocast lowers each op; under FSDP,
+    // plugins/precision/fsdp.py makes bf16-mixed MixedPrecision(param_dtype=float32), so parameters are gathered in
+    // fp32 too.
     p.mixedKeepsModelFp32 = true;
     return p;
 }
@@ -252,8 +252,7 @@ KbitPreparation kbitPreparation(const RunSpec& r)
 
 bool frozenBaseFp32(const RunSpec& r)
 {
-    return r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Lora
-        && (r.precision == Precision::MixedBf16 || r.precision == Precision::MixedFp16)
+    return r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Lora && mixedPrecision(r.precision)
         && frameworkProfile(r.framework).mixedKeepsModelFp32;
 }
 
@@ -282,9 +281,9 @@ bool fsdp1FrozenGradients(const RunSpec& r)
 
 Bytes fsdp1ComputeBytes(const RunSpec& r)
 {
-    const FrameworkProfile& f = frameworkProfile(r.framework);
-    const bool mixed = r.precision == Precision::MixedBf16 || r.precision == Precision::MixedFp16;
-    return mixed && f.fsdpMixedComputeFp32 ? 4 : static_cast<Bytes>(bytesPerElement(precisionRegime(r).working));
+    return mixedPrecision(r.precision) && frameworkProfile(r.framework).mixedKeepsModelFp32
+        ? 4
+        : static_cast<Bytes>(bytesPerElement(precisionRegime(r).working));
 }
 
 OptimizerImpl effectiveOptimizerImpl(const RunSpec& r)
@@ -314,11 +313,6 @@ LossSetup lossSetup(const RunSpec& r, Count vocabLocal, Count hidden)
             rows = ceilDiv(seq, f.lossChunks > 0 ? f.lossChunks : 8);
         s.chunkRows = checkedMul(b, rows);
         s.chunkUpcast = r.lossDtype ? *r.lossDtype == DType::Fp32 : f.chunkUpcast;
-    }
-    if (f.outputToDefaultDtype && (s.kind == LossKind::Chunked || s.kind == LossKind::Native)
-        && (!r.lossDtype || *r.lossDtype == DType::Fp32)) {
-        s.logitsFp32 = true; // converted whole by the framework, not upcast chunk by chunk
-        s.chunkUpcast = false;
     } else if (s.kind == LossKind::Fused) {
         // Liger src/liger_kernel/ops/fused_linear_cross_entropy.py@e11c2d6c84e16dfebde09bae01983b64399519c1:
         // inc_factor = cdiv(V, H); chunk_size = next_power_of_2(cdiv(BT, inc_factor)).
@@ -326,6 +320,11 @@ LossSetup lossSetup(const RunSpec& r, Count vocabLocal, Count hidden)
         const Count inc = ceilDiv(vocabLocal, std::max<Count>(1, hidden));
         s.chunkRows = std::min(
             bt, static_cast<Count>(std::bit_ceil(static_cast<uint64_t>(ceilDiv(bt, std::max<Count>(1, inc))))));
+    }
+    if (f.outputToDefaultDtype && (s.kind == LossKind::Chunked || s.kind == LossKind::Native)
+        && (!r.lossDtype || *r.lossDtype == DType::Fp32)) {
+        s.logitsFp32 = true; // converted whole by the framework, not upcast chunk by chunk
+        s.chunkUpcast = false;
     }
     return s;
 }

@@ -192,8 +192,9 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
     const bool unshardedGrads = r.fsdp2InPipeline() || fsdp1UnshardedGradients(r);
     // A flat parameter is gathered, and its unsharded gradient made, in MixedPrecision's param_dtype, else in its
     // own storage type (PEFT's fp32 adapters in fp32).
-    const bool mixed = r.precision == Precision::MixedBf16 || r.precision == Precision::MixedFp16;
+    const bool mixed = mixedPrecision(r.precision);
     const Bytes fsdp1Compute = fsdp1ComputeBytes(r);
+    const Bytes fsdp1Trainable = mixed ? fsdp1Compute : twork; // a trainable unsharded gradient under no_sync
     const bool frozenGrads = fsdp1FrozenGradients(r);
     Count rootLocal = 0; // FSDP's root parameters, gathered all forward and backward
     Count quantizedLocal = 0; // frozen parameters stored below 16 bits (QLoRA NF4, int4/int8/fp8 serving)
@@ -265,11 +266,7 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
             accumulate(hostGrads, checkedMul(nOpt, 4));
         } else {
             accumulate(out.gradients,
-                unshardedGrads ? checkedMul(n,
-                    !par.fsdp1() ? grad
-                        : mixed  ? fsdp1Compute
-                                 : twork)
-                               : checkedMul(shard(n, 2), grad));
+                unshardedGrads ? checkedMul(n, par.fsdp1() ? fsdp1Trainable : grad) : checkedMul(shard(n, 2), grad));
         }
         // DeepSpeed's BF16_Optimizer (bf16 without ZeRO; runtime/bf16_optimizer.py@e2dc3eeb): beside its fp32
         // gradient buffer (the regime's fp32 gradients) the bf16 gradients stay in param.grad until the next
@@ -388,7 +385,7 @@ ModelStateBytes modelStates(const std::vector<LocalParam>& params, const RunSpec
         + std::string(toString(offloadOpt && grad == 4 ? treg.working : treg.gradients)) + ") x " + trainable
         + zeroNote(dp, zero, 2);
     if (unshardedGrads && par.fsdp1())
-        out.gradientsFormula = perParam(static_cast<double>(mixed ? fsdp1Compute : twork)) + " x " + trainable
+        out.gradientsFormula = perParam(static_cast<double>(fsdp1Trainable)) + " x " + trainable
             + " unsharded: FSDP1's no_sync() keeps every gradient whole until the last micro-batch's backward";
     else if (unshardedGrads)
         out.gradientsFormula = perParam(static_cast<double>(grad)) + " (" + std::string(toString(treg.gradients))

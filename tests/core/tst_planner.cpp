@@ -10,6 +10,18 @@
 
 using namespace vramlab;
 
+namespace {
+
+/// The estimate of `sc` with plan row `c` applied, as Apply and a hand-entered setup give it.
+Report appliedEstimate(const Scenario& sc, const PlanCandidate& c, Count gpus)
+{
+    Scenario applied = sc;
+    applied.run = applyCandidate(sc.run, c, gpus);
+    return estimate(applied);
+}
+
+} // namespace
+
 class TstPlanner : public QObject {
     Q_OBJECT
 private slots:
@@ -97,9 +109,7 @@ private slots:
             QCOMPARE(c.microBatch * c.accumulation * (16 / (c.tensorParallel * c.pipelineParallel)), Count(64));
             // Applying the row gives the same peak the planner ranked, and the header's and
             // Explain's step time is the row's (one step time everywhere).
-            Scenario applied = sc;
-            applied.run = applyCandidate(sc.run, c, req.gpus);
-            const Report r = estimate(applied);
+            const Report r = appliedEstimate(sc, c, req.gpus);
             QCOMPARE(r.peak, c.peak);
             QCOMPARE(r.flops.stepTimeS, c.time.total());
             QCOMPARE(r.flops.tokensPerS, c.tokensPerS);
@@ -124,9 +134,7 @@ private slots:
         const PlanResult p = plan(sc, req);
         bool marked = false, plain = false;
         for (const PlanCandidate& c : p.top) {
-            Scenario applied = sc;
-            applied.run = applyCandidate(sc.run, c, req.gpus);
-            const Report r = estimate(applied);
+            const Report r = appliedEstimate(sc, c, req.gpus);
             QCOMPARE(c.lowerBound, !r.lowerBound.empty()); // the row says what its applied estimate says
             QCOMPARE(c.lowerBound, c.pipelineParallel > 1 && c.zeroStage == 3);
             marked = marked || c.lowerBound;
@@ -150,11 +158,7 @@ private slots:
         sc.run.parallelism.zeroStage = 3;
         sc.run.parallelism.sharding = Sharding::Fsdp1;
         sc.run.parallelism.noSync = true;
-        PlanRequest req;
-        req.gpus = 8;
-        req.globalBatch = 64;
-        req.maxTensorParallel = 1;
-        req.topK = 1000;
+        const PlanRequest req { .gpus = 8, .globalBatch = 64, .topK = 1000, .maxTensorParallel = 1 };
         const PlanResult p = plan(sc, req);
         bool fsdp1 = false, other = false;
         for (const PlanCandidate& c : p.top) {
@@ -184,22 +188,19 @@ private slots:
         sc.run.finetune.targets = { "q", "v" };
         sc.run.parallelism.zeroStage = 3;
         sc.run.parallelism.sharding = Sharding::Fsdp1;
-        PlanRequest req;
-        req.gpus = 4;
-        req.globalBatch = 16;
-        req.maxTensorParallel = 1;
-        req.maxPipelineParallel = 1;
-        req.allowOffload = false;
-        req.topK = 1000;
+        const PlanRequest req { .gpus = 4,
+            .globalBatch = 16,
+            .topK = 1000,
+            .maxTensorParallel = 1,
+            .maxPipelineParallel = 1,
+            .allowOffload = false };
         const PlanResult p = plan(sc, req);
         std::vector<PlanCandidate> rows = p.top;
         if (p.fastestUnfit)
             rows.push_back(*p.fastestUnfit);
         bool accumulated = false, single = false, fsdp1 = false;
         for (const PlanCandidate& c : rows) {
-            Scenario applied = sc;
-            applied.run = applyCandidate(sc.run, c, req.gpus);
-            QCOMPARE(estimate(applied).peak, c.peak);
+            QCOMPARE(appliedEstimate(sc, c, req.gpus).peak, c.peak);
             accumulated = accumulated || (c.zeroStage == 3 && c.accumulation > 1);
             single = single || (c.zeroStage == 3 && c.accumulation == 1);
             fsdp1 = fsdp1 || c.summary().starts_with("FSDP1");

@@ -65,14 +65,13 @@ struct FrameworkProfile {
     /// A compiled loss receives the 16-bit logits and upcasts them inside its graph (torchtitan's
     /// cross_entropy_loss(pred.float())); false: the model hands it fp32 logits (torchtune).
     bool lossUpcastInGraph = false;
-    /// FSDP1 (run.parallelism.sharding "fsdp1") as the framework sets it up: gradient accumulation under no_sync,
-    /// how adapters are wrapped, and whether mixed precision keeps fp32 parameters for compute (Lightning's
-    /// bf16-mixed: param_dtype fp32 under autocast) or gathers them in 16 bits (accelerate: param_dtype bf16).
+    /// FSDP1 (run.parallelism.sharding "fsdp1") as the framework sets it up: gradient accumulation under no_sync
+    /// and how adapters are wrapped.
     bool fsdpNoSync = false;
     FsdpWrap fsdpWrap = FsdpWrap::Peft;
-    bool fsdpMixedComputeFp32 = false;
-    /// Mixed precision leaves the module in fp32 and runs it under autocast (Lightning Fabric's MixedPrecision):
-    /// frozen weights stay fp32 (4 B), and autocast casts each one to 16 bits every time it is used.
+    /// Mixed precision leaves the parameters in fp32 and runs the module under autocast (Lightning Fabric's
+    /// MixedPrecision, and FSDPPrecision's param_dtype fp32): frozen weights stay fp32 (4 B), autocast casts each one
+    /// to 16 bits every time it is used, and FSDP1 gathers in fp32 (accelerate gathers in bf16).
     bool mixedKeepsModelFp32 = false;
 };
 

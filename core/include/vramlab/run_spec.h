@@ -16,6 +16,11 @@ enum class Mode { Training, Inference };
 /// fp32; pure bf16/fp16 (model.to(dtype), no master copy); mixed: 16-bit working
 /// weights and activations, fp32 master weights, gradients and optimizer states.
 enum class Precision { Fp32, Bf16, Fp16, MixedBf16, MixedFp16 };
+/// Mixed precision: a 16-bit compute type under autocast (or MixedPrecision's param_dtype) beside fp32 parameters.
+constexpr bool mixedPrecision(Precision p)
+{
+    return p == Precision::MixedBf16 || p == Precision::MixedFp16;
+}
 enum class Optimizer { AdamW, Adam, AdamW8bit, Sgd, SgdMomentum, Lion, Adafactor };
 enum class AttentionImpl { Eager, Flash };
 enum class FinetuneMethod { Full, Lora, Qlora };
