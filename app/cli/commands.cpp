@@ -26,6 +26,8 @@
 #include "vramlab/text_escape.h"
 #include "vramlab/toml_reader.h"
 #include "vramlab/torchtitan_config.h"
+#include "vramlab/trl_config.h"
+#include "vramlab/yaml_reader.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -442,9 +444,9 @@ int runImportHf(const std::vector<std::string>& words)
 
 namespace {
 
-/// import-deepspeed and import-torchtitan: the scenario given to --into with a framework config's run settings,
-/// printed or written to a new file (never over the scenario it started from); each mapped and left-out key on
-/// stderr.
+/// import-deepspeed, import-torchtitan and import-trl: the scenario given to --into with a framework config's run
+/// settings, printed or written to a new file (never over the scenario it started from); each mapped and left-out key
+/// on stderr.
 int runImportRunConfig(const std::vector<std::string>& words, const char* command, const char* framework,
     const std::function<ConfigImport(Scenario&, const std::string& config)>& apply)
 {
@@ -488,6 +490,13 @@ int runImportTorchtitan(const std::vector<std::string>& words)
 {
     return runImportRunConfig(words, "import-torchtitan", "torchtitan", [](Scenario& sc, const std::string& config) {
         return applyTorchtitanConfig(sc, parseTomlText(readTextFile(config, kMaxTomlFileBytes), config));
+    });
+}
+
+int runImportTrl(const std::vector<std::string>& words)
+{
+    return runImportRunConfig(words, "import-trl", "TRL", [](Scenario& sc, const std::string& config) {
+        return applyTrlConfig(sc, parseYamlText(readTextFile(config, kMaxYamlFileBytes), config));
     });
 }
 

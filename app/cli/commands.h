@@ -19,6 +19,7 @@ int runKeys(const std::vector<std::string>& args);
 int runImportHf(const std::vector<std::string>& args);
 int runImportDeepSpeed(const std::vector<std::string>& args);
 int runImportTorchtitan(const std::vector<std::string>& args);
+int runImportTrl(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
 int runSnapshot(const std::vector<std::string>& args); ///< snapshot_command.cpp
 

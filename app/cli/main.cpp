@@ -47,6 +47,8 @@ commands:
                                   the scenario with a DeepSpeed config's run settings
   import-torchtitan TRAIN.toml --into SCENARIO.json [-o OUT.json]
                                   the scenario with a torchtitan config's model and run
+  import-trl SFT.yaml --into SCENARIO.json [-o OUT.json]
+                                  the scenario with a TRL (trl sft --config) YAML's run
   validate FILE                   check a scenario file (exit 0 valid, 2 invalid)
   snapshot FILE.pickle [--scenario S.json] [--json] [--csv CURVE.csv]
                                   a PyTorch memory snapshot: peaks, what was alive, by
@@ -64,7 +66,7 @@ struct Command {
     const char* usage; ///< what `vramlab-cli NAME --help` prints
 };
 
-const std::array<Command, 14> kCommands = { {
+const std::array<Command, 15> kCommands = { {
     { "estimate", vramlab::cli::runEstimate, R"(usage: vramlab-cli estimate FILE [--json] [--KEY VALUE ...]
        vramlab-cli estimate --preset NAME [--KEY VALUE ...] [--json]
 
@@ -174,6 +176,19 @@ pipeline schedule and micro-batches, loss parallelism and the optimizer (printed
 to OUT.json, never over SCENARIO.json). The GPU and the GPU count stay the scenario's.
 Each key mapped and each key left out (and why) is listed on stderr; a key that changes
 memory in a way VRAM Lab does not model, or that the version does not have, is refused.
+)" },
+    { "import-trl", vramlab::cli::runImportTrl,
+        R"(usage: vramlab-cli import-trl SFT.yaml --into SCENARIO.json [-o OUT.json]
+
+The scenario with a TRL config as `trl sft --config SFT.yaml` reads it at TRL v0.25.1 with
+transformers v4.57.1 (every key it leaves out takes that version's default): the batch and
+its shape (max_length, packing, padding-free), the precision the load dtype and bf16/fp16
+make together, the optimizer, gradient checkpointing, LoRA/QLoRA/DoRA, Liger's fused loss,
+num_processes, and an inline deepspeed config or one of TRL's shipped accelerate_config
+names (printed, or written to OUT.json, never over SCENARIO.json). The model and the GPU stay
+the scenario's. Each key mapped and each key left out (and why) is listed on stderr; a key
+that changes memory in a way VRAM Lab does not model, or that trl sft would reject, is
+refused, naming it. The YAML is read as plain data: tags, anchors and aliases are refused.
 )" },
     { "validate", vramlab::cli::runValidate, R"(usage: vramlab-cli validate FILE
 

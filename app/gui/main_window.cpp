@@ -31,6 +31,8 @@
 #include "vramlab/serving_chart.h"
 #include "vramlab/toml_reader.h"
 #include "vramlab/torchtitan_config.h"
+#include "vramlab/trl_config.h"
+#include "vramlab/yaml_reader.h"
 
 #include <QAction>
 #include <QApplication>
@@ -307,6 +309,8 @@ void MainWindow::buildMenus()
         QStringLiteral("DeepSpeed config (*.json)"), &MainWindow::applyDeepSpeedFile);
     addApplyConfigAction(file, QStringLiteral("Apply &torchtitan config…"), QStringLiteral("torchtitan"),
         QStringLiteral("torchtitan config (*.toml)"), &MainWindow::applyTorchtitanFile);
+    addApplyConfigAction(file, QStringLiteral("Apply TR&L config…"), QStringLiteral("TRL"),
+        QStringLiteral("TRL config (*.yaml *.yml)"), &MainWindow::applyTrlFile);
     file->addSeparator();
     QAction* saveAct = file->addAction(QStringLiteral("&Save"), this, [this] { save(); });
     saveAct->setShortcut(QKeySequence::Save);
@@ -557,6 +561,13 @@ std::optional<ConfigImport> MainWindow::applyTorchtitanFile(const QString& path)
 {
     return applyConfigFile(path, QStringLiteral("torchtitan"), [](Scenario& sc, const std::string& file) {
         return applyTorchtitanConfig(sc, parseTomlText(readTextFile(file, kMaxTomlFileBytes), file));
+    });
+}
+
+std::optional<ConfigImport> MainWindow::applyTrlFile(const QString& path)
+{
+    return applyConfigFile(path, QStringLiteral("TRL"), [](Scenario& sc, const std::string& file) {
+        return applyTrlConfig(sc, parseYamlText(readTextFile(file, kMaxYamlFileBytes), file));
     });
 }
 

@@ -72,4 +72,17 @@ std::string toString(const Checkpointing& c)
     return std::string(nameOf(kCheckpointingNames, c.kind));
 }
 
+RunSpec defaultRunKeepingMachine(const RunSpec& before)
+{
+    RunSpec r;
+    r.gpu = before.gpu;
+    r.parallelism.gpus = before.parallelism.gpus;
+    r.overheads = before.overheads;
+    r.allocator = before.allocator;
+    r.mfu = before.mfu;
+    r.safetyMargin = before.safetyMargin;
+    r.inference = before.inference;
+    return r;
+}
+
 } // namespace vramlab

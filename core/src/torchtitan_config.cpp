@@ -154,17 +154,8 @@ public:
                     m_out.ignored.push_back(section + "." + key + ": " + std::string(whyLeftOut(section)));
             }
         }
-        // What the config leaves out is that version's default, not the scenario's: only the GPU, the GPU count
-        // (the launcher's) and the scenario's overhead and margin settings stay.
-        const RunSpec before = m_run;
-        m_run = RunSpec {};
-        m_run.gpu = before.gpu;
-        m_run.parallelism.gpus = before.parallelism.gpus;
-        m_run.overheads = before.overheads;
-        m_run.allocator = before.allocator;
-        m_run.mfu = before.mfu;
-        m_run.safetyMargin = before.safetyMargin;
-        m_run.inference = before.inference;
+        // What the config leaves out is that version's default, not the scenario's.
+        m_run = defaultRunKeepingMachine(m_run);
         model();
         parallel();
         precisionAndSharding();

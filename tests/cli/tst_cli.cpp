@@ -509,6 +509,32 @@ private slots:
         QVERIFY2(debug.err.contains("debug_model.toml") && debug.err.contains("model.flavor"), debug.err.constData());
     }
 
+    /// import-trl: the run as trl sft reads its YAML; a hostile YAML (a Python tag) is refused naming the line.
+    void importTrl()
+    {
+        QTemporaryDir dir;
+        const QString scenario = writeTemp(dir, "s.json", kLlamaH100);
+        const QString out = dir.filePath("trl.json");
+        const Run r = cli({ "import-trl", data("trl/qlora-llama3-8b.yaml"), "--into", scenario, "-o", out });
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.startsWith("wrote " + out.toUtf8()));
+        QVERIFY2(r.err.contains("optim = paged_adamw_8bit -> run.optimizer = adamw-8bit, optimizer_impl paged-8bit"),
+            r.err.constData());
+        QVERIFY(r.err.contains("left out: learning_rate"));
+        const QJsonObject run = jsonFile(out)["run"].toObject();
+        QCOMPARE(run["framework"].toString(), QStringLiteral("hf-transformers"));
+        QCOMPARE(run["finetune"].toObject()["method"].toString(), QStringLiteral("qlora"));
+        QCOMPARE(run["parallelism"].toObject()["gpus"].toInt(), 8); // the scenario's: the YAML has no num_processes
+        QCOMPARE(cli({ "estimate", out }).code, 0);
+        QCOMPARE(cli({ "import-trl", data("trl/qlora-llama3-8b.yaml"), "--into", scenario, "-o", scenario }).code, 2);
+        const QString hostile
+            = writeTemp(dir, "evil.yaml", "max_length: !!python/object/apply:os.system [\"touch x\"]\n");
+        const Run bad = cli({ "import-trl", hostile, "--into", scenario });
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("evil.yaml: line 1:") && bad.err.contains("tags"), bad.err.constData());
+        QVERIFY(!QFile::exists(dir.filePath("x")));
+    }
+
     void importHf()
     {
         QTemporaryDir dir;

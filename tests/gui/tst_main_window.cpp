@@ -561,6 +561,33 @@ private slots:
             qPrintable(m_window->lastError()));
     }
 
+    /// File > Apply TRL config…: the run as trl sft reads the YAML, one undoable edit; a refused file changes nothing.
+    void appliesTrlConfig()
+    {
+        ScenarioDocument* doc = m_window->document();
+        const Scenario before = doc->scenario();
+        const auto done
+            = m_window->applyTrlFile(QStringLiteral(VRAMLAB_SOURCE_DIR "/tests/data/trl/qlora-llama3-8b.yaml"));
+        QVERIFY(done && !done->applied.empty());
+        QVERIFY(doc->scenario().run.framework == Framework::HfTransformers);
+        QVERIFY(doc->scenario().run.finetune.method == FinetuneMethod::Qlora);
+        QCOMPARE(doc->scenario().model.preset, before.model.preset);
+        QCOMPARE(doc->report()->peak, estimate(doc->scenario()).peak);
+        doc->undoStack()->undo();
+        QVERIFY(doc->scenario().run.finetune.method == before.run.finetune.method);
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("bad.yaml"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("max_seq_length: 4096\n");
+        f.close();
+        QVERIFY(!m_window->applyTrlFile(bad));
+        QVERIFY(doc->scenario().run.finetune.method == before.run.finetune.method);
+        QVERIFY2(m_window->lastError().contains(QStringLiteral("bad.yaml"))
+                && m_window->lastError().contains(QStringLiteral("max_seq_length")),
+            qPrintable(m_window->lastError()));
+    }
+
     void commandLineWithoutDisplay()
     {
         for (const char* arg : { "--version", "--help" }) {

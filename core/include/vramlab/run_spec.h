@@ -270,4 +270,9 @@ std::string_view toString(FsdpWrap w);
 std::string_view toString(OptimizerImpl o);
 std::string_view toString(PipelineSchedule p);
 
+/// The default run on `before`'s machine: its GPU and GPU count (the launcher's), overheads, allocator settings,
+/// efficiency, safety margin and inference settings kept. A framework's config applies onto this, since what the
+/// config leaves out is that framework's default, not the scenario's.
+RunSpec defaultRunKeepingMachine(const RunSpec& before);
+
 } // namespace vramlab

@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: MIT
+#include "vramlab/trl_config.h"
+
+#include "json_reader.h"
+#include "vramlab/errors.h"
+#include "vramlab/units.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string_view>
+
+namespace vramlab {
+
+namespace {
+
+using nlohmann::json;
+
+// Why a key changes no GPU memory of a training step.
+constexpr std::string_view kOutput = "output, logging, saving, the Hub and reports: no GPU memory of the step";
+constexpr std::string_view kData = "the dataset and its preparation: no GPU memory (the batch's shape comes from "
+                                   "max_length, packing and the batch size)";
+constexpr std::string_view kEval = "evaluation runs between training steps under no_grad, below training's peak";
+constexpr std::string_view kSchedule = "the learning rate, its schedule, clipping and seeds: no GPU memory";
+constexpr std::string_view kLoader = "the CPU data loader: no GPU memory";
+constexpr std::string_view kLauncher = "where the processes run (accelerate launch): no GPU memory";
+constexpr std::string_view kLabels = "which tokens count in the loss (label masks): the same tensors";
+
+/// Every key `trl sft` v0.25.1 accepts in its config: the fields of ScriptArguments and DatasetMixtureConfig
+/// (trl/scripts/utils.py@1cf8d56c), ModelConfig (trl/trainer/model_config.py), SFTConfig
+/// (trl/trainer/sft_config.py) and transformers v4.57.1's TrainingArguments (training_args.py@8cb5963c), and the
+/// accelerate launch options trl/cli.py forwards. "" marks a key read below; the others say why they are left out.
+const std::map<std::string_view, std::string_view>& knownKeys()
+{
+    static const std::map<std::string_view, std::string_view> keys = [] {
+        std::map<std::string_view, std::string_view> k;
+        const auto add = [&](std::initializer_list<std::string_view> names, std::string_view why) {
+            for (std::string_view n : names)
+                k.emplace(n, why);
+        };
+        // Read below.
+        add({ "per_device_train_batch_size", "per_gpu_train_batch_size", "gradient_accumulation_steps", "bf16", "fp16",
+                "optim", "optim_args", "adafactor", "gradient_checkpointing", "torch_compile", "torch_compile_backend",
+                "torch_compile_mode", "torchdynamo", "use_liger_kernel", "liger_kernel_config", "deepspeed", "fsdp",
+                "fsdp_config", "fsdp_min_num_params", "fsdp_transformer_layer_cls_to_wrap", "parallelism_config",
+                "label_smoothing_factor", "use_cpu", "no_cuda", "use_mps_device", "optim_target_modules",
+                "half_precision_backend", "fp16_backend", "max_length", "packing", "packing_strategy", "padding_free",
+                "pad_to_multiple_of", "loss_type", "activation_offloading", "dtype", "torch_dtype",
+                "attn_implementation", "use_peft", "lora_r", "lora_alpha", "lora_dropout", "lora_target_modules",
+                "lora_target_parameters", "lora_modules_to_save", "lora_task_type", "use_dora", "load_in_8bit",
+                "load_in_4bit", "bnb_4bit_quant_type", "use_bnb_nested_quant", "num_processes", "accelerate_config",
+                "config_file", "mixed_precision", "use_deepspeed", "use_fsdp", "dynamo_backend", "env" },
+            "");
+        add({ "output_dir", "overwrite_output_dir", "logging_dir", "logging_strategy", "logging_first_step",
+                "logging_steps", "logging_nan_inf_filter", "log_level", "log_level_replica", "log_on_each_node",
+                "save_strategy", "save_steps", "save_total_limit", "save_safetensors", "save_on_each_node",
+                "save_only_model", "restore_callback_states_from_checkpoint", "resume_from_checkpoint", "run_name",
+                "disable_tqdm", "report_to", "project", "trackio_space_id", "push_to_hub", "hub_model_id",
+                "hub_strategy", "hub_token", "hub_private_repo", "hub_always_push", "hub_revision",
+                "push_to_hub_model_id", "push_to_hub_organization", "push_to_hub_token", "skip_memory_metrics",
+                "include_tokens_per_second", "include_num_input_tokens_seen", "debug", "tpu_metrics_debug", "do_train",
+                "do_predict", "load_best_model_at_end", "metric_for_best_model", "greater_is_better",
+                "num_train_epochs", "max_steps" },
+            kOutput);
+        add({ "dataset_name", "dataset_config", "dataset_train_split", "dataset_test_split", "dataset_streaming",
+                "datasets", "streaming", "test_split_size", "chat_template_path", "dataset_text_field",
+                "dataset_kwargs", "dataset_num_proc", "eos_token", "pad_token", "remove_unused_columns", "label_names",
+                "group_by_length", "length_column_name", "ignore_data_skip", "data_seed" },
+            kData);
+        add({ "do_eval", "eval_strategy", "eval_steps", "eval_delay", "eval_on_start", "per_device_eval_batch_size",
+                "per_gpu_eval_batch_size", "eval_accumulation_steps", "eval_do_concat_batches",
+                "eval_use_gather_object", "batch_eval_metrics", "prediction_loss_only", "include_inputs_for_metrics",
+                "include_for_metrics", "bf16_full_eval", "fp16_full_eval", "jit_mode_eval", "eval_packing",
+                "past_index", "use_legacy_prediction_loop" },
+            kEval);
+        add({ "learning_rate", "weight_decay", "adam_beta1", "adam_beta2", "adam_epsilon", "max_grad_norm",
+                "lr_scheduler_type", "lr_scheduler_kwargs", "warmup_ratio", "warmup_steps", "seed", "full_determinism",
+                "neftune_noise_alpha", "average_tokens_across_devices" },
+            kSchedule);
+        add({ "dataloader_drop_last", "dataloader_num_workers", "dataloader_prefetch_factor", "dataloader_pin_memory",
+                "dataloader_persistent_workers" },
+            kLoader);
+        add({ "local_rank", "ddp_backend", "ddp_timeout", "tpu_num_cores", "mp_parameters", "ray_scope", "num_machines",
+                "machine_rank", "main_process_ip", "main_process_port", "gpu_ids", "same_network", "rdzv_backend",
+                "multi_gpu", "monitor_interval", "max_restarts", "main_training_function" },
+            kLauncher);
+        add({ "completion_only_loss", "assistant_only_loss" }, kLabels);
+        add({ "model_name_or_path", "model_revision", "trust_remote_code" },
+            "the model stays the scenario's (File > From config.json… imports a model's config.json)");
+        add({ "model_init_kwargs" }, "trl sft loads the model itself (trl/scripts/sft.py): SFTTrainer ignores it");
+        add({ "use_rslora" }, "rank-stabilized LoRA changes the scaling, not a tensor");
+        add({ "gradient_checkpointing_kwargs", "gradient_checkpointing_use_reentrant" },
+            "reentrant or not, a checkpointed layer keeps only its input");
+        add({ "tf32" }, "TF32 matmuls: no GPU memory");
+        add({ "fp16_opt_level" }, "apex's AMP level, read only with half_precision_backend \"apex\"");
+        add({ "ddp_find_unused_parameters", "ddp_broadcast_buffers", "ddp_bucket_cap_mb" },
+            "DDP's own settings: its buckets are the scenario's communication buffers (run.overheads)");
+        add({ "accelerator_config" }, "accelerate's batch dispatch and sampler: no GPU memory");
+        add({ "auto_find_batch_size" },
+            "halves the batch after an out-of-memory error: the estimate is for the batch given");
+        add({ "torch_empty_cache_steps" }, "empties the allocator's cache between steps: not the step's peak");
+        add({ "ignore_bias_buffers" }, "read by trl dpo only");
+        return k;
+    }();
+    return keys;
+}
+
+/// Module names of PEFT's target_modules as the scenario names them.
+std::optional<std::string> targetName(std::string_view peft)
+{
+    static const std::map<std::string_view, std::string_view> names { { "q_proj", "q" }, { "k_proj", "k" },
+        { "v_proj", "v" }, { "o_proj", "o" }, { "gate_proj", "gate" }, { "up_proj", "up" }, { "down_proj", "down" },
+        { "all-linear", "all-linear" } };
+    const auto it = names.find(peft);
+    return it == names.end() ? std::nullopt : std::optional<std::string>(it->second);
+}
+
+class Reader {
+public:
+    Reader(Scenario& sc, const json& config, ConfigImport& out)
+        : m_sc(sc)
+        , m_run(sc.run)
+        , m_c(config)
+        , m_out(out)
+    {
+    }
+
+    void apply()
+    {
+        if (!m_c.is_object())
+            throw InputError("(config)", "expected a TRL config: a YAML mapping of keys such as max_length");
+        for (const auto& [key, v] : m_c.items()) {
+            const auto k = knownKeys().find(key);
+            if (k == knownKeys().end())
+                refuse(key,
+                    key == "max_seq_length"
+                        ? "not a key of TRL v0.25.1 (SFTConfig renamed it max_length in v0.20; trl sft hands it to "
+                          "accelerate launch, which stops on it): write max_length"
+                        : "not a key of TRL v0.25.1's sft (ScriptArguments, SFTConfig with transformers v4.57.1's "
+                          "TrainingArguments, ModelConfig) nor an accelerate launch option VRAM Lab knows; trl sft "
+                          "hands it to accelerate launch, which stops on it");
+            if (!k->second.empty() && !v.is_null())
+                m_out.ignored.push_back(key + ": " + std::string(k->second));
+        }
+        // What the config leaves out is that version's default, not the scenario's.
+        m_run = defaultRunKeepingMachine(m_run);
+        m_run.mode = Mode::Training;
+        m_run.framework = Framework::HfTransformers;
+        launcher();
+        finetune();
+        precision();
+        attention();
+        batch();
+        optimizer();
+        checkpointingAndLoss();
+        refusals();
+        m_out.applied.insert(m_out.applied.begin(), "(the config) -> run.framework = hf-transformers, mode training");
+        deepSpeed();
+    }
+
+private:
+    void applied(const std::string& key, const std::string& value, const std::string& to)
+    {
+        m_out.applied.push_back(key + " = " + value + " -> " + to);
+    }
+    [[noreturn]] static void refuse(const std::string& key, const std::string& why) { throw InputError(key, why); }
+
+    const json* find(const char* key) const
+    {
+        const auto it = m_c.find(key);
+        return it == m_c.end() || it->is_null() ? nullptr : &*it;
+    }
+    /// argparse converts a string default with the field's type (HfArgumentParser: int, string_to_bool).
+    bool flag(const char* key, bool fallback) const
+    {
+        const json* v = find(key);
+        if (!v)
+            return fallback;
+        if (v->is_boolean())
+            return v->get<bool>();
+        if (v->is_string()) {
+            std::string s = v->get<std::string>();
+            std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+            if (s == "yes" || s == "true" || s == "t" || s == "y" || s == "1")
+                return true;
+            if (s == "no" || s == "false" || s == "f" || s == "n" || s == "0")
+                return false;
+        }
+        if (v->is_number_integer() && (v->get<std::int64_t>() == 0 || v->get<std::int64_t>() == 1))
+            return v->get<std::int64_t>() == 1;
+        refuse(key, "expected true or false, got " + detail::JsonObjectReader::describe(*v));
+    }
+    std::optional<Count> integer(const char* key, Count min, Count max) const
+    {
+        const json* v = find(key);
+        if (!v)
+            return std::nullopt;
+        std::int64_t n = 0;
+        bool ok = v->is_number_integer();
+        if (ok)
+            n = v->get<std::int64_t>();
+        else if (v->is_string()) {
+            const std::string& s = v->get_ref<const std::string&>();
+            ok = !s.empty() && s.size() <= 18
+                && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+            if (ok)
+                n = std::stoll(s);
+        }
+        if (!ok || n < min || n > max)
+            refuse(key,
+                "expected an integer from " + formatCount(min) + " to " + formatCount(max) + ", got "
+                    + detail::JsonObjectReader::describe(*v));
+        return n;
+    }
+    std::optional<std::string> text(const char* key) const
+    {
+        const json* v = find(key);
+        if (!v)
+            return std::nullopt;
+        if (!v->is_string())
+            refuse(key, "expected a string, got " + detail::JsonObjectReader::describe(*v));
+        return v->get<std::string>();
+    }
+
+    /// trl/cli.py@1cf8d56c: keys that are accelerate launch options go to `accelerate launch`.
+    void launcher()
+    {
+        Parallelism& p = m_run.parallelism;
+        if (const auto n = integer("num_processes", 1, 1'000'000)) {
+            p.gpus = *n;
+            applied("num_processes", formatCount(*n), "run.parallelism.gpus");
+        }
+        if (const auto name = text("accelerate_config")) {
+            // trl/accelerate_configs/*.yaml@1cf8d56c: single_gpu and multi_gpu run DDP with mixed_precision bf16
+            // (which TrainingArguments' bf16 sets anyway); the DeepSpeed and FSDP ones shard.
+            if (*name == "zero1" || *name == "zero2" || *name == "zero3") {
+                m_zeroFromAccelerate = *name->rbegin() - '0';
+                applied("accelerate_config", *name,
+                    "DeepSpeed ZeRO-" + std::string(1, *name->rbegin()) + " as trl/accelerate_configs/" + *name
+                        + ".yaml sets it (no offload)");
+            } else if (*name == "single_gpu" || *name == "multi_gpu") {
+                applied("accelerate_config", *name, *name == "multi_gpu" ? "DDP (zero_stage 0)" : "one process");
+            } else {
+                refuse("accelerate_config",
+                    "expected single_gpu, multi_gpu, zero1, zero2 or zero3 (TRL's shipped configs that VRAM Lab "
+                    "models); got \""
+                        + *name
+                        + "\" (FSDP through accelerate and a config file of your own are not read: set "
+                          "run.parallelism in the scenario)");
+            }
+        }
+        if (text("config_file"))
+            refuse("config_file",
+                "an accelerate config file is not read: use accelerate_config with one of TRL's shipped names, or "
+                "set run.parallelism in the scenario");
+        if (const auto mp = text("mixed_precision"); mp && *mp != "no")
+            refuse("mixed_precision",
+                "accelerate launch's mixed precision is not read: say it with bf16 or fp16 (TrainingArguments sets "
+                "ACCELERATE_MIXED_PRECISION from them)");
+        if (flag("use_deepspeed", false) || flag("use_fsdp", false))
+            refuse(flag("use_deepspeed", false) ? "use_deepspeed" : "use_fsdp",
+                "accelerate launch's sharding flags are not read: use accelerate_config zero1/zero2/zero3 or an "
+                "inline deepspeed config");
+        if (const auto d = text("dynamo_backend"); d && *d != "no")
+            refuse("dynamo_backend", "torch.compile of a whole transformers model is not modelled: expected \"no\"");
+        if (const json* env = find("env")) {
+            if (!env->is_object())
+                refuse("env", "expected a mapping of environment variables (TrlParser raises otherwise)");
+            for (const auto& [name, value] : env->items()) {
+                if (name != "PYTORCH_CUDA_ALLOC_CONF") {
+                    m_out.ignored.push_back("env." + name + ": an environment variable VRAM Lab does not read");
+                    continue;
+                }
+                const std::string conf = value.is_string() ? value.get<std::string>() : value.dump();
+                const bool expandable = conf.find("expandable_segments:True") != std::string::npos;
+                m_run.allocator.expandableSegments = expandable;
+                applied("env.PYTORCH_CUDA_ALLOC_CONF", conf,
+                    std::string("run.allocator.expandable_segments ") + (expandable ? "true" : "false")
+                        + " (its other options are not modelled)");
+            }
+        }
+    }
+
+    /// trl/trainer/model_config.py and get_peft_config / get_quantization_config (trl/trainer/utils.py@1cf8d56c).
+    void finetune()
+    {
+        Finetune& f = m_run.finetune;
+        const bool peft = flag("use_peft", false);
+        const bool four = flag("load_in_4bit", false);
+        if (flag("load_in_8bit", false))
+            refuse("load_in_8bit", "bitsandbytes' LLM.int8 weights in training are not modelled: expected false");
+        if (four && !peft)
+            refuse("load_in_4bit",
+                "a 4-bit model trains only with adapters (Trainer refuses a purely quantized model): expected "
+                "use_peft true");
+        f = Finetune {};
+        if (!peft) {
+            f.method = FinetuneMethod::Full;
+            applied("use_peft", "false", "run.finetune.method = full");
+            return;
+        }
+        f.method = four ? FinetuneMethod::Qlora : FinetuneMethod::Lora;
+        f.rank = integer("lora_r", 1, 1 << 20).value_or(16);
+        if (const json* a = find("lora_alpha")) {
+            if (!a->is_number())
+                refuse("lora_alpha", "expected a number, got " + detail::JsonObjectReader::describe(*a));
+            f.alpha = a->get<double>();
+        }
+        f.dropout = 0.05; // ModelConfig's default
+        if (const json* d = find("lora_dropout")) {
+            if (!d->is_number() || d->get<double>() < 0 || d->get<double>() >= 1)
+                refuse("lora_dropout",
+                    "expected a number from 0 to below 1, got " + detail::JsonObjectReader::describe(*d));
+            f.dropout = d->get<double>();
+        }
+        f.dora = flag("use_dora", false);
+        if (const auto task = text("lora_task_type"); task && *task != "CAUSAL_LM")
+            refuse("lora_task_type",
+                "expected CAUSAL_LM (the causal language model trl sft trains), got \"" + *task + "\"");
+        if (const json* m = find("lora_modules_to_save"); m && !(m->is_array() && m->empty()))
+            refuse("lora_modules_to_save",
+                "fully trained copies of whole modules beside the adapters are not modelled: expected none");
+        if (find("lora_target_parameters"))
+            m_out.ignored.push_back("lora_target_parameters: trl sft does not pass it to LoraConfig "
+                                    "(trl/trainer/utils.py get_peft_config)");
+        targets();
+        if (four) {
+            const std::string quant = text("bnb_4bit_quant_type").value_or("nf4");
+            if (quant != "nf4" && quant != "fp4")
+                refuse("bnb_4bit_quant_type", "expected nf4 or fp4, got \"" + quant + "\"");
+            f.quant = Nf4Format::Bitsandbytes;
+            f.doubleQuant = flag("use_bnb_nested_quant", false);
+            applied("load_in_4bit", "true",
+                "run.finetune.method = qlora (bitsandbytes " + quant
+                    + (quant == "fp4" ? ", stored as NF4 is: 4 bits and a scale per 64" : "") + "), double_quant "
+                    + (f.doubleQuant ? "true" : "false") + " (use_bnb_nested_quant)");
+        }
+        applied("use_peft", "true",
+            "run.finetune.method = " + std::string(four ? "qlora" : "lora") + ", rank " + formatCount(f.rank)
+                + ", dropout " + formatDouble(f.dropout, std::chars_format::general, 3) + (f.dora ? ", dora" : ""));
+    }
+
+    /// ModelConfig.__post_init__ (model_config.py@1cf8d56c) unwraps a one-element list to a string, which PEFT
+    /// matches as a regular expression against the whole module name (tuners_utils.py@77daa8d3
+    /// check_target_module_exists); two or more names match as suffixes.
+    void targets()
+    {
+        Finetune& f = m_run.finetune;
+        const json* t = find("lora_target_modules");
+        std::vector<std::string> names;
+        if (!t) {
+            // peft utils/constants.py@77daa8d3: llama, mistral, mixtral, qwen2, qwen3 and gemma3_text get
+            // ["q_proj", "v_proj"]; other model types other modules or an error.
+            const std::string& preset = m_sc.model.preset;
+            static constexpr std::string_view qv[] = { "llama-", "mistral-", "mixtral-", "qwen2.5-", "qwen3-8b",
+                "qwen3-30b-a3b", "smollm2-", "gemma-3-1b" };
+            if (std::none_of(std::begin(qv), std::end(qv), [&](std::string_view p) { return preset.starts_with(p); }))
+                refuse("lora_target_modules",
+                    "unset, PEFT picks modules by the model's model_type (utils/constants.py); VRAM Lab knows that "
+                    "choice for the Llama, Mistral, Mixtral, Qwen2/Qwen3 dense, SmolLM2 and Gemma 3 1B presets "
+                    "only: name the modules");
+            f.targets = { "q", "v" };
+            applied(
+                "lora_target_modules", "(unset)", "run.finetune.targets [q, v] (PEFT's default for the model type)");
+            return;
+        }
+        const bool single = t->is_string() || (t->is_array() && t->size() == 1);
+        if (t->is_array()) {
+            for (const json& e : *t) {
+                if (!e.is_string())
+                    refuse(
+                        "lora_target_modules", "expected module names, got " + detail::JsonObjectReader::describe(e));
+                names.push_back(e.get<std::string>());
+            }
+        } else if (t->is_string()) {
+            names.push_back(t->get<std::string>());
+        } else {
+            refuse("lora_target_modules",
+                "expected a list of module names, got " + detail::JsonObjectReader::describe(*t));
+        }
+        if (names.empty())
+            refuse("lora_target_modules", "expected at least one module name");
+        if (single && names.front() != "all-linear")
+            refuse("lora_target_modules",
+                "one name becomes a string in ModelConfig.__post_init__ (model_config.py@1cf8d56c), and PEFT reads a "
+                "string as a regular expression over the whole module name, so \""
+                    + names.front() + "\" matches no module and PEFT stops; list two or more names, or all-linear");
+        f.targets.clear();
+        for (const std::string& n : names) {
+            const auto mapped = targetName(n);
+            if (!mapped)
+                refuse("lora_target_modules",
+                    "expected q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj or all-linear (the modules "
+                    "VRAM Lab's models have), got \""
+                        + n + "\"");
+            if (std::find(f.targets.begin(), f.targets.end(), *mapped) == f.targets.end())
+                f.targets.push_back(*mapped);
+        }
+        std::string shown;
+        for (const std::string& n : f.targets)
+            shown += (shown.empty() ? "" : ", ") + n;
+        applied("lora_target_modules", t->dump(), "run.finetune.targets [" + shown + "]");
+    }
+
+    /// The load dtype (ModelConfig.dtype, default None: transformers 4.57.1 loads fp32) and Trainer's autocast (bf16
+    /// or fp16; SFTConfig: bf16 unless fp16). Trainer never casts the parameters (accelerate wraps forward in autocast
+    /// and converts its outputs to fp32).
+    void precision()
+    {
+        std::optional<std::string> dtype = text("dtype");
+        const char* dtypeKey = "dtype";
+        if (!dtype && (dtype = text("torch_dtype")))
+            dtypeKey = "torch_dtype"; // model_config.py: copied into dtype with a FutureWarning
+        const bool fp16 = flag("fp16", false);
+        const bool bf16 = find("bf16") ? flag("bf16", false) : !fp16; // sft_config.py __post_init__
+        if (bf16 && fp16)
+            refuse("fp16", "bf16 and fp16 together: TrainingArguments raises; expected one of them");
+        const std::string d = dtype.value_or("float32");
+        if (d != "auto" && d != "bfloat16" && d != "float16" && d != "float32")
+            refuse(dtypeKey, "expected auto, bfloat16, float16 or float32 (ModelConfig's choices), got \"" + d + "\"");
+        const FinetuneMethod method = m_run.finetune.method;
+        const bool adapters = method != FinetuneMethod::Full;
+        if (method == FinetuneMethod::Qlora && (!dtype || d == "auto" || d == "float32"))
+            refuse(dtypeKey,
+                !dtype ? "unset with load_in_4bit, bitsandbytes computes in fp32 and transformers loads the other "
+                         "modules in fp16 (quantizer_bnb_4bit.py): not modelled; expected bfloat16 or float16"
+                    : d == "auto"
+                    ? "auto with load_in_4bit: TRL passes it as bnb_4bit_compute_dtype and BitsAndBytesConfig fails "
+                      "(getattr(torch, \"auto\")); expected bfloat16 or float16"
+                    : "float32 with load_in_4bit (fp32 compute) is not modelled; expected bfloat16 or float16");
+        // "auto" is the checkpoint's dtype: bf16 for the models VRAM Lab has presets of.
+        const DType weights = d == "float32" ? DType::Fp32 : d == "float16" ? DType::Fp16 : DType::Bf16;
+        const std::string autocast = bf16 ? "bf16 autocast" : fp16 ? "fp16 autocast" : "no autocast";
+        const std::string weightText
+            = (dtype ? d : std::string("unset (fp32)")) + (d == "auto" ? " (taken as bf16)" : "");
+        Precision p = Precision::Fp32;
+        if (weights == DType::Fp32) {
+            if (adapters && (bf16 || fp16))
+                refuse(dtypeKey,
+                    "unset or float32, transformers loads the model in fp32 (modeling_utils.py from_pretrained): "
+                    "adapters over an fp32 base under autocast are not modelled (autocast's 16-bit casts of every "
+                    "frozen weight); expected bfloat16");
+            p = bf16 ? Precision::MixedBf16 : fp16 ? Precision::MixedFp16 : Precision::Fp32;
+        } else if ((weights == DType::Bf16 && fp16) || (weights == DType::Fp16 && bf16)) {
+            refuse(bf16 ? "bf16" : "fp16", "autocast to the other 16-bit type than the model's is not modelled");
+        } else if (weights == DType::Fp16 && fp16 && !adapters) {
+            refuse("fp16",
+                "fp16 autocast over fp16 parameters: torch's GradScaler refuses to unscale fp16 gradients; expected "
+                "dtype float32 (mixed fp16) or adapters");
+        } else {
+            const bool on = bf16 || fp16;
+            // Full fine-tuning: autocast over 16-bit parameters changes no type (pure 16-bit, no master copy).
+            // Adapters: PEFT's fp32 adapters beside the 16-bit base run under autocast as modelled for mixed.
+            p = weights == DType::Bf16 ? (adapters && on ? Precision::MixedBf16 : Precision::Bf16)
+                                       : (adapters && on ? Precision::MixedFp16 : Precision::Fp16);
+        }
+        m_run.precision = p;
+        applied(std::string(dtypeKey) + ", bf16, fp16", weightText + ", " + autocast,
+            "run.precision = " + std::string(toString(p)));
+    }
+
+    /// transformers 4.57.1: attn_implementation None is "sdpa" (modeling_utils.py); both kernels keep no s x s.
+    void attention()
+    {
+        const std::string a = text("attn_implementation").value_or("sdpa");
+        m_flashVarlen = a == "flash_attention_2" || a == "flash_attention_3" || a.starts_with("kernels-community/");
+        if (a == "eager")
+            m_run.attention = AttentionImpl::Eager;
+        else if (a == "sdpa" || m_flashVarlen)
+            m_run.attention = AttentionImpl::Flash;
+        else
+            refuse("attn_implementation",
+                "expected sdpa, eager, flash_attention_2, flash_attention_3 or a kernels-community flash kernel, got \""
+                    + a + "\"");
+        applied("attn_implementation", a, std::string("run.attention = ") + (a == "eager" ? "eager" : "flash"));
+    }
+
+    /// sft_trainer.py@1cf8d56c: each sample is truncated to max_length; without padding-free the collator pads to the
+    /// batch's longest (its peak: max_length); padding-free (padding_free, or packing with "bfd") concatenates the
+    /// micro-batch into one row of up to batch x max_length tokens.
+    void batch()
+    {
+        Count b = integer("per_device_train_batch_size", 1, 1'000'000).value_or(8);
+        if (const auto old = integer("per_gpu_train_batch_size", 1, 1'000'000))
+            b = *old; // training_args.py: the deprecated per-GPU size wins when set
+        m_run.gradientAccumulationSteps = integer("gradient_accumulation_steps", 1, 1'000'000).value_or(1);
+        if (m_c.contains("max_length") && m_c.at("max_length").is_null())
+            refuse("max_length",
+                "null trains untruncated samples, whose longest length VRAM Lab cannot know: expected a length");
+        const Count maxLength = integer("max_length", 1, 1LL << 30).value_or(1024);
+        const bool packing = flag("packing", false);
+        const std::string strategy = text("packing_strategy").value_or("bfd");
+        if (strategy != "bfd" && strategy != "wrapped")
+            refuse("packing_strategy", "expected bfd or wrapped, got \"" + strategy + "\"");
+        const bool paddingFree = flag("padding_free", false) || (packing && strategy == "bfd");
+        const Count multiple = integer("pad_to_multiple_of", 1, 1 << 20).value_or(1);
+        if (paddingFree && !m_flashVarlen)
+            refuse(flag("padding_free", false) ? "padding_free" : "packing",
+                "padding-free batches (packing with \"bfd\" is one) under sdpa or eager attention make transformers "
+                "build a tokens x tokens mask (masking_utils.py find_packed_sequence_indices), which is not modelled; "
+                "expected attn_implementation flash_attention_2");
+        const Count tokens = paddingFree ? checkedMul(b, maxLength) : maxLength;
+        m_run.sequenceLength = ceilDiv(tokens, multiple) * multiple;
+        m_run.microBatchSize = paddingFree ? 1 : b;
+        applied("per_device_train_batch_size, max_length", formatCount(b) + ", " + formatCount(maxLength),
+            paddingFree ? "run.micro_batch_size 1 x sequence_length " + formatCount(m_run.sequenceLength)
+                    + " (padding-free: the micro-batch is one row)"
+                        : "run.micro_batch_size " + formatCount(b) + " x sequence_length "
+                    + formatCount(m_run.sequenceLength) + " (padded to the longest sample: max_length at the peak)");
+        applied("gradient_accumulation_steps", formatCount(m_run.gradientAccumulationSteps),
+            "run.gradient_accumulation_steps");
+    }
+
+    /// training_args.py@8cb5963c OptimizerNames and trainer.py get_optimizer_cls_and_kwargs.
+    void optimizer()
+    {
+        std::string optim = text("optim").value_or("adamw_torch_fused");
+        if (flag("adafactor", false))
+            optim = "adafactor"; // the deprecated flag: training_args.py __post_init__
+        if (find("optim_target_modules"))
+            refuse("optim_target_modules", "GaLore and APOLLO projections are not modelled: expected none");
+        m_run.optimizerImpl.reset();
+        if (optim == "adamw_torch" || optim == "adamw_torch_fused") {
+            m_run.optimizer = Optimizer::AdamW;
+            m_run.optimizerImpl = optim == "adamw_torch" ? OptimizerImpl::Foreach : OptimizerImpl::Fused;
+        } else if (optim == "adamw_bnb_8bit" || optim == "adamw_8bit") {
+            m_run.optimizer = Optimizer::AdamW8bit;
+        } else if (optim == "paged_adamw_8bit") {
+            m_run.optimizer = Optimizer::AdamW8bit;
+            m_run.optimizerImpl = OptimizerImpl::Paged8;
+        } else if (optim == "paged_adamw_32bit") {
+            m_run.optimizer = Optimizer::AdamW;
+            m_run.optimizerImpl = OptimizerImpl::Paged32;
+        } else if (optim == "adafactor") {
+            m_run.optimizer = Optimizer::Adafactor;
+        } else if (optim == "sgd") {
+            if (find("optim_args"))
+                refuse("optim_args", "SGD's arguments (momentum) are not read: expected none with optim sgd");
+            m_run.optimizer = Optimizer::Sgd;
+        } else {
+            refuse("optim",
+                "expected adamw_torch, adamw_torch_fused, adamw_bnb_8bit, adamw_8bit, paged_adamw_8bit, "
+                "paged_adamw_32bit, adafactor or sgd (the optimizers VRAM Lab keeps states of), got \""
+                    + optim + "\"");
+        }
+        if (find("optim_args") && optim != "sgd")
+            m_out.ignored.push_back("optim_args: the optimizer's hyper-parameters keep no other states");
+        applied("optim",
+            text("optim") ? optim
+                          : optim
+                    + " (unset: transformers' default from torch 2.8; adamw_torch "
+                      "before, whose foreach update keeps temporaries)",
+            "run.optimizer = " + std::string(toString(m_run.optimizer))
+                + (m_run.optimizerImpl ? ", optimizer_impl " + std::string(toString(*m_run.optimizerImpl)) : ""));
+    }
+
+    /// SFTConfig: gradient_checkpointing defaults to true; Trainer (or, for QLoRA, TRL's
+    /// prepare_model_for_kbit_training) checkpoints every decoder layer. use_liger_kernel: Trainer applies Liger's
+    /// kernels for the model (liger_kernel/transformers/monkey_patch.py@v0.6.3: rope, rms_norm, swiglu and
+    /// fused_linear_cross_entropy on by default).
+    void checkpointingAndLoss()
+    {
+        const bool checkpointing = flag("gradient_checkpointing", true);
+        m_run.checkpointing = { checkpointing ? Checkpointing::Kind::Full : Checkpointing::Kind::None, 0 };
+        applied("gradient_checkpointing", checkpointing ? "true" : "false",
+            std::string("run.checkpointing = ") + (checkpointing ? "full" : "none"));
+        if (!flag("use_liger_kernel", false)) {
+            if (find("liger_kernel_config"))
+                m_out.ignored.push_back("liger_kernel_config: read only with use_liger_kernel");
+            return;
+        }
+        bool flce = true, ce = false, norm = true, swiglu = true;
+        if (const json* cfg = find("liger_kernel_config")) {
+            if (!cfg->is_object())
+                refuse("liger_kernel_config", "expected a mapping of kernel names to true or false");
+            for (const auto& [k, v] : cfg->items()) {
+                if (!v.is_boolean())
+                    refuse("liger_kernel_config." + k, "expected true or false");
+                const bool on = v.get<bool>();
+                if (k == "fused_linear_cross_entropy")
+                    flce = on;
+                else if (k == "cross_entropy")
+                    ce = on;
+                else if (k == "rms_norm")
+                    norm = on;
+                else if (k == "swiglu")
+                    swiglu = on;
+                else if (k != "rope")
+                    refuse("liger_kernel_config." + k,
+                        "expected rope, rms_norm, swiglu, cross_entropy or fused_linear_cross_entropy (Llama's "
+                        "kernels)");
+            }
+        }
+        if (ce && !flce)
+            refuse("liger_kernel_config.cross_entropy",
+                "Liger's cross-entropy over full logits is not modelled: expected fused_linear_cross_entropy");
+        if ((norm || swiglu) && !checkpointing)
+            refuse("use_liger_kernel",
+                "Liger's RMSNorm and SwiGLU kernels keep other tensors than transformers' modules, which is not "
+                "modelled without gradient checkpointing; set liger_kernel_config {rms_norm: false, swiglu: false}, "
+                "or gradient_checkpointing true");
+        if (flce)
+            m_run.loss = LossKind::Fused;
+        applied("use_liger_kernel", "true",
+            std::string(flce ? "run.loss = fused (Liger's fused linear cross-entropy)" : "run.loss unchanged")
+                + (norm || swiglu ? "; its RMSNorm and SwiGLU counted as transformers' modules (the recomputed "
+                                    "layer only, under gradient checkpointing: a slight overestimate)"
+                                  : ""));
+    }
+
+    void refusals()
+    {
+        if (flag("torch_compile", false) || find("torch_compile_backend") || find("torch_compile_mode")
+            || find("torchdynamo"))
+            refuse(flag("torch_compile", false)     ? "torch_compile"
+                    : find("torch_compile_backend") ? "torch_compile_backend"
+                    : find("torch_compile_mode")    ? "torch_compile_mode"
+                                                    : "torchdynamo",
+                "torch.compile of a whole transformers model is not modelled: expected it off");
+        if (const json* ls = find("label_smoothing_factor"); ls && !(ls->is_number() && ls->get<double>() == 0))
+            refuse("label_smoothing_factor",
+                "Trainer's LabelSmoother computes its own log-softmax of the logits, which is not modelled: expected "
+                "0");
+        for (const char* cpu : { "use_cpu", "no_cuda", "use_mps_device" })
+            if (flag(cpu, false))
+                refuse(cpu, "a run without a CUDA GPU: expected false");
+        if (const auto loss = text("loss_type"); loss && *loss != "nll")
+            refuse("loss_type", "expected nll (DFT's loss keeps other tensors, not modelled), got \"" + *loss + "\"");
+        if (flag("activation_offloading", false))
+            refuse("activation_offloading",
+                "TRL's offloading wraps the whole step, loss included (sft_trainer.py); modelled only as torchtune "
+                "runs it: expected false");
+        if (const auto b = text("half_precision_backend"); b && *b != "auto")
+            refuse("half_precision_backend", "expected auto (torch's autocast), got \"" + *b + "\"");
+        if (const auto b = text("fp16_backend"); b && *b != "auto")
+            refuse("fp16_backend", "expected auto (torch's autocast), got \"" + *b + "\"");
+        const json* fsdp = find("fsdp");
+        const bool fsdpOn = fsdp
+            && !((fsdp->is_string() && fsdp->get<std::string>().empty()) || (fsdp->is_array() && fsdp->empty())
+                || (fsdp->is_boolean() && !fsdp->get<bool>()));
+        if (fsdpOn)
+            refuse("fsdp",
+                "FSDP through TrainingArguments is not read: set run.parallelism (sharding fsdp1 or fsdp2) in the "
+                "scenario");
+        for (const char* k : { "fsdp_config", "fsdp_min_num_params", "fsdp_transformer_layer_cls_to_wrap" })
+            if (find(k))
+                m_out.ignored.push_back(std::string(k) + ": read only with fsdp");
+        if (find("parallelism_config"))
+            refuse("parallelism_config", "accelerate's ParallelismConfig (TP, CP) is not read: expected none");
+    }
+
+    /// An inline DeepSpeed config (TrainingArguments.deepspeed as a mapping), or the ZeRO stage of TRL's shipped
+    /// accelerate configs (accelerate's DeepSpeedPlugin: zero_stage, no offload, bf16 from mixed_precision).
+    void deepSpeed()
+    {
+        const json* ds = find("deepspeed");
+        if (ds && ds->is_string())
+            refuse("deepspeed",
+                "a DeepSpeed config file is not read from here: import this config, then apply the file with "
+                "vramlab-cli import-deepspeed (or File > Apply DeepSpeed config…)");
+        if (ds && !ds->is_object())
+            refuse("deepspeed", "expected a DeepSpeed config mapping, got " + detail::JsonObjectReader::describe(*ds));
+        if (ds && m_zeroFromAccelerate)
+            refuse("deepspeed",
+                "both an inline DeepSpeed config and accelerate_config " + text("accelerate_config").value());
+        json config;
+        if (ds) {
+            config = *ds;
+        } else if (m_zeroFromAccelerate) {
+            config = { { "zero_optimization",
+                           { { "stage", m_zeroFromAccelerate }, { "offload_optimizer", { { "device", "none" } } },
+                               { "offload_param", { { "device", "none" } } } } },
+                { "train_micro_batch_size_per_gpu", "auto" }, { "gradient_accumulation_steps", "auto" },
+                { "bf16", { { "enabled", "auto" } } }, { "fp16", { { "enabled", "auto" } } } };
+        } else {
+            return;
+        }
+        const ConfigImport sub = applyDeepSpeedConfig(m_sc, config);
+        for (const std::string& line : sub.applied)
+            m_out.applied.push_back("deepspeed: " + line);
+        for (const std::string& line : sub.ignored)
+            m_out.ignored.push_back("deepspeed: " + line);
+    }
+
+    Scenario& m_sc;
+    RunSpec& m_run;
+    const json& m_c;
+    ConfigImport& m_out;
+    bool m_flashVarlen = false;
+    int m_zeroFromAccelerate = 0;
+};
+
+} // namespace
+
+ConfigImport applyTrlConfig(Scenario& scenario, const json& config)
+{
+    ConfigImport out;
+    Scenario next = scenario; // all or nothing: a refusal leaves the scenario as it was
+    Reader(next, config, out).apply();
+    scenario = std::move(next);
+    return out;
+}
+
+} // namespace vramlab
