@@ -240,13 +240,21 @@ private:
                         + ".yaml sets it (no offload)");
             } else if (*name == "single_gpu" || *name == "multi_gpu") {
                 applied("accelerate_config", *name, *name == "multi_gpu" ? "DDP (zero_stage 0)" : "one process");
+            } else if (*name == "fsdp1") {
+                // fsdp1.yaml@1cf8d56c: fsdp_version 1, FULL_SHARD, no offload, use_orig_params; Trainer accumulates
+                // under no_sync and wraps a PeftModel with PEFT's policy (the hf-transformers profile's defaults).
+                p.zeroStage = 3;
+                p.sharding = Sharding::Fsdp1;
+                applied("accelerate_config", *name,
+                    "run.parallelism.zero_stage 3, sharding fsdp1 (FULL_SHARD, no offload, as "
+                    "trl/accelerate_configs/fsdp1.yaml sets it)");
             } else {
                 refuse("accelerate_config",
-                    "expected single_gpu, multi_gpu, zero1, zero2 or zero3 (TRL's shipped configs that VRAM Lab "
-                    "models); got \""
+                    "expected single_gpu, multi_gpu, zero1, zero2, zero3 or fsdp1 (TRL's shipped configs that VRAM "
+                    "Lab models); got \""
                         + *name
-                        + "\" (FSDP through accelerate and a config file of your own are not read: set "
-                          "run.parallelism in the scenario)");
+                        + "\" (accelerate's FSDP2 and a config file of your own are not read: set run.parallelism "
+                          "in the scenario)");
             }
         }
         if (text("config_file"))

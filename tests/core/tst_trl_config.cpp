@@ -202,6 +202,13 @@ private slots:
                  "max_length: 1000\npad_to_multiple_of: 64\n"));
         QCOMPARE(padded.run.sequenceLength, Count(3008));
         QCOMPARE(padded.run.microBatchSize, Count(1));
+        // TRL's shipped fsdp1 accelerate config: FSDP1 FULL_SHARD with the Trainer's no_sync and PEFT wrapping.
+        Scenario sharded = llama(8);
+        (void)applyTrlConfig(sharded,
+            yaml("accelerate_config: fsdp1\ndtype: bfloat16\nuse_peft: true\nlora_target_modules: all-linear\n"
+                 "gradient_accumulation_steps: 4\n"));
+        QVERIFY(sharded.run.parallelism.fsdp1() && sharded.run.parallelism.zeroStage == 3);
+        QVERIFY(estimate(sharded).peak > 0);
     }
 
     /// The load dtype and autocast together (transformers 4.57.1 never casts the parameters for training).
@@ -248,6 +255,7 @@ private slots:
             { "max_length: null\n", "max_length" },
             { "label_smoothing_factor: 0.1\n", "label_smoothing_factor" },
             { "accelerate_config: fsdp2\n", "accelerate_config" },
+            { "accelerate_config: zero3\ndeepspeed: {zero_optimization: {stage: 2}}\n", "deepspeed" },
             { "per_device_train_batch_size: many\n", "per_device_train_batch_size" },
             { "loss_type: dft\n", "loss_type" },
         };
