@@ -7,6 +7,7 @@
 #include "scenario_overrides.h"
 #include "serve_commands.h"
 #include "text_report.h"
+#include "vramlab/axolotl_config.h"
 #include "vramlab/deepspeed_config.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
@@ -444,9 +445,9 @@ int runImportHf(const std::vector<std::string>& words)
 
 namespace {
 
-/// import-deepspeed, import-torchtitan and import-trl: the scenario given to --into with a framework config's run
-/// settings, printed or written to a new file (never over the scenario it started from); each mapped and left-out key
-/// on stderr.
+/// import-deepspeed, import-torchtitan, import-trl and import-axolotl: the scenario given to --into with a framework
+/// config's run settings, printed or written to a new file (never over the scenario it started from); each mapped and
+/// left-out key on stderr.
 int runImportRunConfig(const std::vector<std::string>& words, const char* command, const char* framework,
     const std::function<ConfigImport(Scenario&, const std::string& config)>& apply)
 {
@@ -497,6 +498,13 @@ int runImportTrl(const std::vector<std::string>& words)
 {
     return runImportRunConfig(words, "import-trl", "TRL", [](Scenario& sc, const std::string& config) {
         return applyTrlConfig(sc, parseYamlText(readTextFile(config, kMaxYamlFileBytes), config));
+    });
+}
+
+int runImportAxolotl(const std::vector<std::string>& words)
+{
+    return runImportRunConfig(words, "import-axolotl", "axolotl", [](Scenario& sc, const std::string& config) {
+        return applyAxolotlConfig(sc, parseYamlText(readTextFile(config, kMaxYamlFileBytes), config));
     });
 }
 

@@ -20,6 +20,7 @@ int runImportHf(const std::vector<std::string>& args);
 int runImportDeepSpeed(const std::vector<std::string>& args);
 int runImportTorchtitan(const std::vector<std::string>& args);
 int runImportTrl(const std::vector<std::string>& args);
+int runImportAxolotl(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
 int runSnapshot(const std::vector<std::string>& args); ///< snapshot_command.cpp
 

@@ -49,6 +49,8 @@ commands:
                                   the scenario with a torchtitan config's model and run
   import-trl SFT.yaml --into SCENARIO.json [-o OUT.json]
                                   the scenario with a TRL (trl sft --config) YAML's run
+  import-axolotl CONFIG.yml --into SCENARIO.json [-o OUT.json]
+                                  the scenario with an axolotl config's run
   validate FILE                   check a scenario file (exit 0 valid, 2 invalid)
   snapshot FILE.pickle [--scenario S.json] [--json] [--csv CURVE.csv]
                                   a PyTorch memory snapshot: peaks, what was alive, by
@@ -66,7 +68,7 @@ struct Command {
     const char* usage; ///< what `vramlab-cli NAME --help` prints
 };
 
-const std::array<Command, 15> kCommands = { {
+const std::array<Command, 16> kCommands = { {
     { "estimate", vramlab::cli::runEstimate, R"(usage: vramlab-cli estimate FILE [--json] [--KEY VALUE ...]
        vramlab-cli estimate --preset NAME [--KEY VALUE ...] [--json]
 
@@ -189,6 +191,19 @@ names (printed, or written to OUT.json, never over SCENARIO.json). The model and
 the scenario's. Each key mapped and each key left out (and why) is listed on stderr; a key
 that changes memory in a way VRAM Lab does not model, or that trl sft would reject, is
 refused, naming it. The YAML is read as plain data: tags, anchors and aliases are refused.
+)" },
+    { "import-axolotl", vramlab::cli::runImportAxolotl,
+        R"(usage: vramlab-cli import-axolotl CONFIG.yml --into SCENARIO.json [-o OUT.json]
+
+The scenario with an axolotl config as `axolotl train CONFIG.yml` reads it at axolotl
+v0.13.0 (transformers v4.57.1, PEFT, bitsandbytes 0.48.2; every key it leaves out takes that
+version's default): the batch and its shape (sequence_len, multipack sample packing), the
+precision bf16 auto resolves to on the scenario's GPU, the optimizer, gradient
+checkpointing, LoRA/QLoRA/DoRA as axolotl loads them, Liger's and Cut Cross Entropy's fused
+losses, and an inline deepspeed config (printed, or written to OUT.json, never over
+SCENARIO.json). The model and the GPUs stay the scenario's. Keys axolotl's schema does not
+have are listed as dropped, as axolotl drops them; a key that changes memory in a way VRAM
+Lab does not model, or that axolotl refuses, is refused, naming it.
 )" },
     { "validate", vramlab::cli::runValidate, R"(usage: vramlab-cli validate FILE
 

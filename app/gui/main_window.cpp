@@ -24,6 +24,7 @@
 #include "sweep_page.h"
 #include "timeline_chart.h"
 #include "timeline_page.h"
+#include "vramlab/axolotl_config.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
 #include "vramlab/report_text.h"
@@ -311,6 +312,8 @@ void MainWindow::buildMenus()
         QStringLiteral("torchtitan config (*.toml)"), &MainWindow::applyTorchtitanFile);
     addApplyConfigAction(file, QStringLiteral("Apply TR&L config…"), QStringLiteral("TRL"),
         QStringLiteral("TRL config (*.yaml *.yml)"), &MainWindow::applyTrlFile);
+    addApplyConfigAction(file, QStringLiteral("Apply a&xolotl config…"), QStringLiteral("axolotl"),
+        QStringLiteral("axolotl config (*.yml *.yaml)"), &MainWindow::applyAxolotlFile);
     file->addSeparator();
     QAction* saveAct = file->addAction(QStringLiteral("&Save"), this, [this] { save(); });
     saveAct->setShortcut(QKeySequence::Save);
@@ -568,6 +571,13 @@ std::optional<ConfigImport> MainWindow::applyTrlFile(const QString& path)
 {
     return applyConfigFile(path, QStringLiteral("TRL"), [](Scenario& sc, const std::string& file) {
         return applyTrlConfig(sc, parseYamlText(readTextFile(file, kMaxYamlFileBytes), file));
+    });
+}
+
+std::optional<ConfigImport> MainWindow::applyAxolotlFile(const QString& path)
+{
+    return applyConfigFile(path, QStringLiteral("axolotl"), [](Scenario& sc, const std::string& file) {
+        return applyAxolotlConfig(sc, parseYamlText(readTextFile(file, kMaxYamlFileBytes), file));
     });
 }
 

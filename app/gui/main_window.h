@@ -96,6 +96,7 @@ public:
     /// The same for a torchtitan TOML (vramlab-cli import-torchtitan): the model and the run, not the GPUs.
     std::optional<ConfigImport> applyTorchtitanFile(const QString& path);
     std::optional<ConfigImport> applyTrlFile(const QString& path);
+    std::optional<ConfigImport> applyAxolotlFile(const QString& path);
     /// Asks to save unsaved (or restored) work first; false when the user cancels.
     bool maybeSave();
     /// A file named on the command line (or dropped): restored unsaved work wins unless the
@@ -130,8 +131,8 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    /// applyDeepSpeedFile, applyTorchtitanFile and applyTrlFile: read, apply to a copy, estimate, then one undoable
-    /// edit.
+    /// applyDeepSpeedFile, applyTorchtitanFile, applyTrlFile and applyAxolotlFile: read, apply to a copy, estimate,
+    /// then one undoable edit.
     std::optional<ConfigImport> applyConfigFile(const QString& path, const QString& framework,
         const std::function<ConfigImport(Scenario&, const std::string&)>& apply);
     /// File > Apply … config…: pick the file, apply it, list what it mapped and left out.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vramlab/trl_config.h"
 
+#include "hf_trainer_args.h"
 #include "json_reader.h"
 #include "vramlab/errors.h"
 #include "vramlab/units.h"
@@ -103,16 +104,6 @@ const std::map<std::string_view, std::string_view>& knownKeys()
         return k;
     }();
     return keys;
-}
-
-/// Module names of PEFT's target_modules as the scenario names them.
-std::optional<std::string> targetName(std::string_view peft)
-{
-    static const std::map<std::string_view, std::string_view> names { { "q_proj", "q" }, { "k_proj", "k" },
-        { "v_proj", "v" }, { "o_proj", "o" }, { "gate_proj", "gate" }, { "up_proj", "up" }, { "down_proj", "down" },
-        { "all-linear", "all-linear" } };
-    const auto it = names.find(peft);
-    return it == names.end() ? std::nullopt : std::optional<std::string>(it->second);
 }
 
 class Reader {
@@ -395,7 +386,7 @@ private:
                     + names.front() + "\" matches no module and PEFT stops; list two or more names, or all-linear");
         f.targets.clear();
         for (const std::string& n : names) {
-            const auto mapped = targetName(n);
+            const auto mapped = detail::peftTargetName(n);
             if (!mapped)
                 refuse("lora_target_modules",
                     "expected q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj or all-linear (the modules "
@@ -421,13 +412,10 @@ private:
             dtypeKey = "torch_dtype"; // model_config.py: copied into dtype with a FutureWarning
         const bool fp16 = flag("fp16", false);
         const bool bf16 = find("bf16") ? flag("bf16", false) : !fp16; // sft_config.py __post_init__
-        if (bf16 && fp16)
-            refuse("fp16", "bf16 and fp16 together: TrainingArguments raises; expected one of them");
         const std::string d = dtype.value_or("float32");
         if (d != "auto" && d != "bfloat16" && d != "float16" && d != "float32")
             refuse(dtypeKey, "expected auto, bfloat16, float16 or float32 (ModelConfig's choices), got \"" + d + "\"");
         const FinetuneMethod method = m_run.finetune.method;
-        const bool adapters = method != FinetuneMethod::Full;
         if (method == FinetuneMethod::Qlora && (!dtype || d == "auto" || d == "float32"))
             refuse(dtypeKey,
                 !dtype ? "unset with load_in_4bit, bitsandbytes computes in fp32 and transformers loads the other "
@@ -441,27 +429,8 @@ private:
         const std::string autocast = bf16 ? "bf16 autocast" : fp16 ? "fp16 autocast" : "no autocast";
         const std::string weightText
             = (dtype ? d : std::string("unset (fp32)")) + (d == "auto" ? " (taken as bf16)" : "");
-        Precision p = Precision::Fp32;
-        if (weights == DType::Fp32) {
-            if (adapters && (bf16 || fp16))
-                refuse(dtypeKey,
-                    "unset or float32, transformers loads the model in fp32 (modeling_utils.py from_pretrained): "
-                    "adapters over an fp32 base under autocast are not modelled (autocast's 16-bit casts of every "
-                    "frozen weight); expected bfloat16");
-            p = bf16 ? Precision::MixedBf16 : fp16 ? Precision::MixedFp16 : Precision::Fp32;
-        } else if ((weights == DType::Bf16 && fp16) || (weights == DType::Fp16 && bf16)) {
-            refuse(bf16 ? "bf16" : "fp16", "autocast to the other 16-bit type than the model's is not modelled");
-        } else if (weights == DType::Fp16 && fp16 && !adapters) {
-            refuse("fp16",
-                "fp16 autocast over fp16 parameters: torch's GradScaler refuses to unscale fp16 gradients; expected "
-                "dtype float32 (mixed fp16) or adapters");
-        } else {
-            const bool on = bf16 || fp16;
-            // Full fine-tuning: autocast over 16-bit parameters changes no type (pure 16-bit, no master copy).
-            // Adapters: PEFT's fp32 adapters beside the 16-bit base run under autocast as modelled for mixed.
-            p = weights == DType::Bf16 ? (adapters && on ? Precision::MixedBf16 : Precision::Bf16)
-                                       : (adapters && on ? Precision::MixedFp16 : Precision::Fp16);
-        }
+        const Precision p
+            = detail::trainerPrecision(weights, bf16, fp16, method != FinetuneMethod::Full, dtypeKey, "bf16", "fp16");
         m_run.precision = p;
         applied(std::string(dtypeKey) + ", bf16, fp16", weightText + ", " + autocast,
             "run.precision = " + std::string(toString(p)));
@@ -527,30 +496,9 @@ private:
             optim = "adafactor"; // the deprecated flag: training_args.py __post_init__
         if (find("optim_target_modules"))
             refuse("optim_target_modules", "GaLore and APOLLO projections are not modelled: expected none");
-        m_run.optimizerImpl.reset();
-        if (optim == "adamw_torch" || optim == "adamw_torch_fused") {
-            m_run.optimizer = Optimizer::AdamW;
-            m_run.optimizerImpl = optim == "adamw_torch" ? OptimizerImpl::Foreach : OptimizerImpl::Fused;
-        } else if (optim == "adamw_bnb_8bit" || optim == "adamw_8bit") {
-            m_run.optimizer = Optimizer::AdamW8bit;
-        } else if (optim == "paged_adamw_8bit") {
-            m_run.optimizer = Optimizer::AdamW8bit;
-            m_run.optimizerImpl = OptimizerImpl::Paged8;
-        } else if (optim == "paged_adamw_32bit") {
-            m_run.optimizer = Optimizer::AdamW;
-            m_run.optimizerImpl = OptimizerImpl::Paged32;
-        } else if (optim == "adafactor") {
-            m_run.optimizer = Optimizer::Adafactor;
-        } else if (optim == "sgd") {
-            if (find("optim_args"))
-                refuse("optim_args", "SGD's arguments (momentum) are not read: expected none with optim sgd");
-            m_run.optimizer = Optimizer::Sgd;
-        } else {
-            refuse("optim",
-                "expected adamw_torch, adamw_torch_fused, adamw_bnb_8bit, adamw_8bit, paged_adamw_8bit, "
-                "paged_adamw_32bit, adafactor or sgd (the optimizers VRAM Lab keeps states of), got \""
-                    + optim + "\"");
-        }
+        if (optim == "sgd" && find("optim_args"))
+            refuse("optim_args", "SGD's arguments (momentum) are not read: expected none with optim sgd");
+        detail::applyTrainerOptimizer(m_run, optim, "optim");
         if (find("optim_args") && optim != "sgd")
             m_out.ignored.push_back("optim_args: the optimizer's hyper-parameters keep no other states");
         applied("optim",
@@ -599,21 +547,9 @@ private:
                         "kernels)");
             }
         }
-        if (ce && !flce)
-            refuse("liger_kernel_config.cross_entropy",
-                "Liger's cross-entropy over full logits is not modelled: expected fused_linear_cross_entropy");
-        if ((norm || swiglu) && !checkpointing)
-            refuse("use_liger_kernel",
-                "Liger's RMSNorm and SwiGLU kernels keep other tensors than transformers' modules, which is not "
-                "modelled without gradient checkpointing; set liger_kernel_config {rms_norm: false, swiglu: false}, "
-                "or gradient_checkpointing true");
-        if (flce)
-            m_run.loss = LossKind::Fused;
         applied("use_liger_kernel", "true",
-            std::string(flce ? "run.loss = fused (Liger's fused linear cross-entropy)" : "run.loss unchanged")
-                + (norm || swiglu ? "; its RMSNorm and SwiGLU counted as transformers' modules (the recomputed "
-                                    "layer only, under gradient checkpointing: a slight overestimate)"
-                                  : ""));
+            detail::applyLiger(
+                m_run, flce, ce && !flce, norm || swiglu, "liger_kernel_config.cross_entropy", "use_liger_kernel"));
     }
 
     void refusals()

@@ -535,6 +535,26 @@ private slots:
         QVERIFY(!QFile::exists(dir.filePath("x")));
     }
 
+    /// import-axolotl: axolotl v0.13.0's own QLoRA example; its LoRA-kernels example is refused naming the key.
+    void importAxolotl()
+    {
+        QTemporaryDir dir;
+        const QString scenario = writeTemp(dir, "s.json", kLlamaH100);
+        const QString out = dir.filePath("axolotl.json");
+        const Run r = cli({ "import-axolotl", data("axolotl/llama-3-qlora.yml"), "--into", scenario, "-o", out });
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains("optimizer = paged_adamw_32bit -> run.optimizer = adamw, optimizer_impl paged-32bit"),
+            r.err.constData());
+        QVERIFY(r.err.contains("left out: wandb_project") || r.err.contains("left out: datasets"));
+        const QJsonObject run = jsonFile(out)["run"].toObject();
+        QCOMPARE(run["finetune"].toObject()["method"].toString(), QStringLiteral("qlora"));
+        QCOMPARE(run["finetune"].toObject()["kbit_preparation"].toString(), QStringLiteral("none"));
+        QCOMPARE(cli({ "estimate", out }).code, 0);
+        const Run kernels = cli({ "import-axolotl", data("axolotl/llama-3-lora-1b-kernels.yml"), "--into", scenario });
+        QCOMPARE(kernels.code, 2);
+        QVERIFY2(kernels.err.contains("lora-1b-kernels.yml: lora_mlp_kernel:"), kernels.err.constData());
+    }
+
     void importHf()
     {
         QTemporaryDir dir;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// libFuzzer target: any bytes as a TRL YAML config, read and applied to a scenario
-// (vramlab-cli import-trl).
+// libFuzzer target: any bytes as a YAML config, read and applied to a scenario as TRL's and as axolotl's
+// (vramlab-cli import-trl, import-axolotl).
+#include "vramlab/axolotl_config.h"
 #include "vramlab/errors.h"
 #include "vramlab/estimator.h"
 #include "vramlab/scenario_io.h"
@@ -19,15 +20,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             "run": {"parallelism": {"gpus": 8}, "gpu": "h100-sxm-80gb"}})",
         "base.json"));
     const std::string text(reinterpret_cast<const char*>(data), size);
+    nlohmann::json config;
     try {
-        const nlohmann::json config = vramlab::parseYamlText(text, "sft.yaml");
+        config = vramlab::parseYamlText(text, "config.yaml");
         (void)config.dump(); // whatever the reader accepts is valid JSON (UTF-8 strings)
-        vramlab::Scenario sc = base;
-        (void)vramlab::applyTrlConfig(sc, config);
-        // What the import accepts must read back and estimate without surprises (or be refused by name).
-        (void)vramlab::estimate(vramlab::readScenario(vramlab::scenarioToJson(sc)));
     } catch (const vramlab::InputError&) {
-    } catch (const vramlab::SizeOverflow&) {
+        return 0;
+    }
+    // Both YAML imports; what either accepts must read back and estimate without surprises (or be refused by name).
+    for (const auto apply : { &vramlab::applyTrlConfig, &vramlab::applyAxolotlConfig }) {
+        try {
+            vramlab::Scenario sc = base;
+            (void)apply(sc, config);
+            (void)vramlab::estimate(vramlab::readScenario(vramlab::scenarioToJson(sc)));
+        } catch (const vramlab::InputError&) {
+        } catch (const vramlab::SizeOverflow&) {
+        }
     }
     return 0;
 }

@@ -588,6 +588,23 @@ private slots:
             qPrintable(m_window->lastError()));
     }
 
+    /// File > Apply axolotl config…: axolotl's QLoRA example as one undoable edit.
+    void appliesAxolotlConfig()
+    {
+        ScenarioDocument* doc = m_window->document();
+        const Scenario before = doc->scenario();
+        const auto done
+            = m_window->applyAxolotlFile(QStringLiteral(VRAMLAB_SOURCE_DIR "/tests/data/axolotl/llama-3-qlora.yml"));
+        QVERIFY(done && !done->applied.empty());
+        QVERIFY(doc->scenario().run.finetune.method == FinetuneMethod::Qlora);
+        QCOMPARE(doc->report()->peak, estimate(doc->scenario()).peak);
+        doc->undoStack()->undo();
+        QVERIFY(doc->scenario().run.finetune.method == before.run.finetune.method);
+        QVERIFY(!m_window->applyAxolotlFile(
+            QStringLiteral(VRAMLAB_SOURCE_DIR "/tests/data/axolotl/llama-3-fft-8b-liger-fsdp.yaml")));
+        QVERIFY2(m_window->lastError().contains(QStringLiteral("fsdp")), qPrintable(m_window->lastError()));
+    }
+
     void commandLineWithoutDisplay()
     {
         for (const char* arg : { "--version", "--help" }) {

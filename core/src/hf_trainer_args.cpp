@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+#include "hf_trainer_args.h"
+
+#include "vramlab/errors.h"
+
+#include <map>
+
+namespace vramlab::detail {
+
+void applyTrainerOptimizer(RunSpec& run, const std::string& optim, const std::string& key)
+{
+    run.optimizerImpl.reset();
+    if (optim == "adamw_torch" || optim == "adamw_torch_fused") {
+        run.optimizer = Optimizer::AdamW;
+        run.optimizerImpl = optim == "adamw_torch" ? OptimizerImpl::Foreach : OptimizerImpl::Fused;
+    } else if (optim == "adamw_bnb_8bit" || optim == "adamw_8bit") {
+        run.optimizer = Optimizer::AdamW8bit;
+    } else if (optim == "paged_adamw_8bit") {
+        run.optimizer = Optimizer::AdamW8bit;
+        run.optimizerImpl = OptimizerImpl::Paged8;
+    } else if (optim == "paged_adamw_32bit") {
+        run.optimizer = Optimizer::AdamW;
+        run.optimizerImpl = OptimizerImpl::Paged32;
+    } else if (optim == "adafactor") {
+        run.optimizer = Optimizer::Adafactor;
+    } else if (optim == "sgd") {
+        run.optimizer = Optimizer::Sgd;
+    } else {
+        throw InputError(key,
+            "expected adamw_torch, adamw_torch_fused, adamw_bnb_8bit, adamw_8bit, paged_adamw_8bit, paged_adamw_32bit, "
+            "adafactor or sgd (the optimizers VRAM Lab keeps states of), got \""
+                + optim + "\"");
+    }
+}
+
+Precision trainerPrecision(DType weights, bool bf16, bool fp16, bool adapters, const std::string& weightsKey,
+    const std::string& bf16Key, const std::string& fp16Key)
+{
+    if (bf16 && fp16)
+        throw InputError(fp16Key, "bf16 and fp16 together: TrainingArguments raises; expected one of them");
+    if (weights == DType::Fp32) {
+        if (adapters && (bf16 || fp16))
+            throw InputError(weightsKey,
+                "the model loaded in fp32 with adapters under autocast is not modelled (autocast's 16-bit casts of "
+                "every frozen weight); expected it loaded in bfloat16");
+        return bf16 ? Precision::MixedBf16 : fp16 ? Precision::MixedFp16 : Precision::Fp32;
+    }
+    if ((weights == DType::Bf16 && fp16) || (weights == DType::Fp16 && bf16))
+        throw InputError(
+            bf16 ? bf16Key : fp16Key, "autocast to the other 16-bit type than the model's is not modelled");
+    if (weights == DType::Fp16 && fp16 && !adapters)
+        throw InputError(fp16Key,
+            "fp16 autocast over fp16 parameters: torch's GradScaler refuses to unscale fp16 gradients; expected the "
+            "model in fp32 (mixed fp16) or adapters");
+    const bool on = bf16 || fp16;
+    return weights == DType::Bf16 ? (adapters && on ? Precision::MixedBf16 : Precision::Bf16)
+                                  : (adapters && on ? Precision::MixedFp16 : Precision::Fp16);
+}
+
+std::optional<std::string> peftTargetName(std::string_view peft)
+{
+    static const std::map<std::string_view, std::string_view> names { { "q_proj", "q" }, { "k_proj", "k" },
+        { "v_proj", "v" }, { "o_proj", "o" }, { "gate_proj", "gate" }, { "up_proj", "up" }, { "down_proj", "down" },
+        { "all-linear", "all-linear" } };
+    const auto it = names.find(peft);
+    return it == names.end() ? std::nullopt : std::optional<std::string>(it->second);
+}
+
+std::string applyLiger(RunSpec& run, bool fusedLinearCrossEntropy, bool crossEntropy, bool normOrGlu,
+    const std::string& crossEntropyKey, const std::string& normKey)
+{
+    if (crossEntropy)
+        throw InputError(crossEntropyKey,
+            "Liger's cross-entropy over full logits is not modelled: expected its fused linear cross-entropy");
+    const bool checkpointing = run.checkpointing.kind == Checkpointing::Kind::Full;
+    if (normOrGlu && !checkpointing)
+        throw InputError(normKey,
+            "Liger's RMSNorm and SwiGLU kernels keep other tensors than transformers' modules, which is not modelled "
+            "without gradient checkpointing; turn them off, or gradient checkpointing on");
+    if (fusedLinearCrossEntropy)
+        run.loss = LossKind::Fused;
+    return std::string(
+               fusedLinearCrossEntropy ? "run.loss = fused (Liger's fused linear cross-entropy)" : "run.loss unchanged")
+        + (normOrGlu ? "; its RMSNorm and SwiGLU counted as transformers' modules (the recomputed layer only, under "
+                       "gradient checkpointing: a slight overestimate)"
+                     : "");
+}
+
+} // namespace vramlab::detail
