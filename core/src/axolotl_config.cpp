@@ -590,7 +590,8 @@ private:
         } else {
             m_run.microBatchSize = mbs;
             m_run.sequenceLength = pad == false ? seq : seq64;
-            shape = "padded to the longest sample, rounded to 64: sequence_len at the peak";
+            shape = "padded to the longest sample, rounded to 64: sequence_len at the peak"
+                + (mbs > 1 && !m_flash ? std::string(detail::kPaddingMaskCaveat) : std::string());
         }
         applied("micro_batch_size, sequence_len", formatCount(mbs) + ", " + formatCount(seq),
             "run.micro_batch_size " + formatCount(m_run.microBatchSize) + " x sequence_length "

@@ -13,6 +13,13 @@
 
 namespace vramlab::detail {
 
+/// What a padded micro-batch adds under sdpa or eager attention, said beside the shape the imports map: transformers
+/// v4.57.1 builds a [b, 1, s, s] mask whenever a batch has padding (masking_utils.py sdpa_mask), and SDPA's
+/// memory-efficient kernel keeps its 16-bit form for backward in each layer that is not checkpointed.
+inline constexpr std::string_view kPaddingMaskCaveat
+    = "; a batch with padding under sdpa or eager attention also holds a [b, 1, s, s] mask, and without gradient "
+      "checkpointing each layer its 16-bit copy: not counted";
+
 /// TrainingArguments.optim (training_args.py@8cb5963c OptimizerNames; trainer.py get_optimizer_cls_and_kwargs) as
 /// the run's optimizer and implementation. Throws InputError(key) for a name VRAM Lab keeps no states of.
 void applyTrainerOptimizer(RunSpec& run, const std::string& optim, const std::string& key);

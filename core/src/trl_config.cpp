@@ -483,7 +483,8 @@ private:
             paddingFree ? "run.micro_batch_size 1 x sequence_length " + formatCount(m_run.sequenceLength)
                     + " (padding-free: the micro-batch is one row)"
                         : "run.micro_batch_size " + formatCount(b) + " x sequence_length "
-                    + formatCount(m_run.sequenceLength) + " (padded to the longest sample: max_length at the peak)");
+                    + formatCount(m_run.sequenceLength) + " (padded to the longest sample: max_length at the peak"
+                    + (b > 1 && !m_flashVarlen ? std::string(detail::kPaddingMaskCaveat) : std::string()) + ")");
         applied("gradient_accumulation_steps", formatCount(m_run.gradientAccumulationSteps),
             "run.gradient_accumulation_steps");
     }
