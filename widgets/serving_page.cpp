@@ -16,6 +16,7 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QVBoxLayout>
 
@@ -72,7 +73,14 @@ ServingPage::ServingPage(ScenarioDocument* document, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     m_message->setObjectName(QStringLiteral("servingMessage"));
     layout->addWidget(m_message);
-    layout->addWidget(m_content, 1);
+    // Where the screen is too small for the figures, the charts and the log together (960x540 at
+    // QT_SCALE_FACTOR=2 beside a lesson), the page scrolls instead of pushing the window off the screen.
+    m_scroll = new QScrollArea(this);
+    m_scroll->setObjectName(QStringLiteral("servingScroll"));
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setWidget(m_content);
+    layout->addWidget(m_scroll, 1);
 
     auto* content = new QVBoxLayout(m_content);
     content->setContentsMargins(0, 0, 0, 0);
@@ -157,7 +165,7 @@ void ServingPage::showOnly(const QString& message)
 {
     m_message->setText(message);
     m_message->setVisible(true);
-    m_content->setVisible(false);
+    m_scroll->setVisible(false);
     m_budget->setChart({});
     m_concurrency->setCurve({});
     m_log->clear();
@@ -193,7 +201,7 @@ void ServingPage::recompute()
         return showOnly(QString::fromUtf8(error.what()));
     }
     m_message->setVisible(false);
-    m_content->setVisible(true);
+    m_scroll->setVisible(true);
     m_failure->setText(
         e.startupFails ? QStringLiteral("Startup fails: ") + QString::fromStdString(e.failure) : QString());
     m_failure->setVisible(e.startupFails);

@@ -4,6 +4,7 @@
 #include "page.h"
 
 class QLabel;
+class QScrollArea;
 class QPlainTextEdit;
 class QWidget;
 
@@ -56,6 +57,7 @@ private:
     QLabel* m_failure;
     QLabel* m_notes;
     QWidget* m_content;
+    QScrollArea* m_scroll = nullptr; ///< m_content, scrolling where the screen is too small for it
     FigureStrip* m_figures = nullptr;
     StackingSplitter* m_charts = nullptr;
     ServingBarChart* m_budget;
