@@ -64,7 +64,7 @@ const std::map<std::string, KeyUse>& knownKeys()
             "dpo_use_logits_to_keep dpo_label_smoothing dpo_norm_loss dpo_padding_free dpo_generate_during_eval "
             "pretraining_dataset device_map fp8 fp8_enable_fsdp_float8_all_gather max_prompt_len use_pose "
             "pose_split_on_token_ids pose_max_context_len pose_num_chunks pretrain_multipack_attn "
-            "pretraining_sample_concatenation streaming s2_attention flex_attn_compile_kwargs flash_attn_cross_entropy "
+            "pretraining_sample_concatenation streaming s2_attention flash_attn_cross_entropy "
             "flash_attn_rms_norm flash_attn_fuse_mlp flash_optimum unsloth_cross_entropy_loss unsloth_lora_mlp "
             "unsloth_lora_qkv unsloth_lora_o unsloth_rms_norm unsloth_rope tiled_mlp tiled_mlp_num_shards "
             "tiled_mlp_use_original_mlp llama4_linearized_experts deepcompile fsdp fsdp_config dp_shard_size "
@@ -137,6 +137,9 @@ const std::map<std::string, KeyUse>& knownKeys()
         addAll(k, "gradient_checkpointing_kwargs", Use::NoMemory,
             "reentrant or not, a checkpointed layer keeps only its input");
         addAll(k, "embeddings_skip_upcast", Use::NoMemory, "changes the model's loading, not the step");
+        addAll(k, "flex_attn_compile_kwargs", Use::NoMemory,
+            "compiles the flex-attention function only, and only under torch 2.6 (monkeypatch/attention/flex_attn.py)");
+        addAll(k, "chunked_cross_entropy_num_chunks", Use::NoMemory, "read only with chunked_cross_entropy");
         addAll(k, "auto_find_batch_size", Use::NoMemory,
             "halves the batch after an out-of-memory error: the estimate is for the batch given");
         addAll(k, "fsdp_version fsdp_final_state_dict_type", Use::NoMemory, "read only with fsdp_config");
@@ -296,7 +299,7 @@ private:
             || key == "sequence_parallel_degree" || key == "heads_k_stride" || key == "ring_attn_func"
             || key == "deepcompile")
             return "FSDP, tensor or context parallelism through axolotl: set run.parallelism in the scenario";
-        if (key.starts_with("torch_compile") || key == "flex_attn_compile_kwargs")
+        if (key.starts_with("torch_compile"))
             return "torch.compile of a whole transformers model";
         if (key.starts_with("dpo_") || key.starts_with("kto_") || key == "trl" || key == "vllm" || key == "rl_beta"
             || key.ends_with("_alpha") || key == "simpo_gamma" || key.ends_with("reward_model")
@@ -438,8 +441,8 @@ private:
             if (t->is_string()) {
                 if (t->get<std::string>() != "all-linear")
                     refuse("lora_target_modules",
-                        "a string is PEFT's regular expression over the whole module name (\"" + t->get<std::string>()
-                            + "\" matches no module): write a list");
+                        "a string is PEFT's regular expression over the whole module name, which VRAM Lab does not "
+                        "evaluate (a bare name such as \"q_proj\" matches no module): list the module names");
                 names.push_back("all-linear");
             } else if (t->is_array()) {
                 for (const json& e : *t) {
@@ -459,21 +462,8 @@ private:
             refuse("lora_target_modules",
                 "no modules: PEFT raises without target_modules (axolotl passes an empty list, not PEFT's default); "
                 "give lora_target_modules or lora_target_linear: true");
-        for (const std::string& n : names) {
-            const auto mapped = detail::peftTargetName(n);
-            if (!mapped)
-                refuse("lora_target_modules",
-                    "expected q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj or all-linear (the modules "
-                    "VRAM Lab's models have), got \""
-                        + n + "\"");
-            if (std::find(f.targets.begin(), f.targets.end(), *mapped) == f.targets.end())
-                f.targets.push_back(*mapped);
-        }
-        if (std::find(f.targets.begin(), f.targets.end(), "all-linear") != f.targets.end())
-            f.targets = { "all-linear" };
         std::string shown;
-        for (const std::string& n : f.targets)
-            shown += (shown.empty() ? "" : ", ") + n;
+        f.targets = detail::scenarioTargets(names, "lora_target_modules", shown);
         applied("lora_target_modules, lora_target_linear", "(as given)", "run.finetune.targets [" + shown + "]");
     }
 
@@ -649,10 +639,13 @@ private:
                 "keep: a slight overestimate)");
         }
         if (m_liger) {
-            const bool norm
-                = on("liger_rms_norm") || on("liger_layer_norm") || on("liger_glu_activation") || on("liger_swiglu");
+            // integrations/liger/plugin.py applies each kernel as configured (off unless set).
+            const char* normKey = nullptr;
+            for (const char* k : { "liger_rms_norm", "liger_layer_norm", "liger_glu_activation", "liger_swiglu" })
+                if (!normKey && on(k))
+                    normKey = k;
             const std::string what = detail::applyLiger(m_run, on("liger_fused_linear_cross_entropy"),
-                on("liger_cross_entropy"), norm, "liger_cross_entropy", "liger_rms_norm");
+                on("liger_cross_entropy"), normKey != nullptr, "liger_cross_entropy", normKey ? normKey : "");
             applied("plugins", "LigerPlugin", what);
         }
     }
@@ -665,15 +658,11 @@ private:
             return;
         if (ds->is_string())
             refuse("deepspeed",
-                "a DeepSpeed config file is not read from here: import this config, then apply the file with "
-                "vramlab-cli import-deepspeed (or File > Apply DeepSpeed config…)");
+                "a DeepSpeed config file is not read from here: remove this line, import the config, then apply the "
+                "file to the result with vramlab-cli import-deepspeed (or File > Apply DeepSpeed config…)");
         if (!ds->is_object())
             refuse("deepspeed", "expected a DeepSpeed config mapping, got " + detail::JsonObjectReader::describe(*ds));
-        const ConfigImport sub = applyDeepSpeedConfig(m_sc, *ds);
-        for (const std::string& line : sub.applied)
-            m_out.applied.push_back("deepspeed: " + line);
-        for (const std::string& line : sub.ignored)
-            m_out.ignored.push_back("deepspeed: " + line);
+        detail::applyInlineDeepSpeed(m_sc, *ds, m_out);
     }
 
     Scenario& m_sc;

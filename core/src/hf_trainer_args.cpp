@@ -3,6 +3,7 @@
 
 #include "vramlab/errors.h"
 
+#include <algorithm>
 #include <map>
 
 namespace vramlab::detail {
@@ -84,6 +85,93 @@ std::string applyLiger(RunSpec& run, bool fusedLinearCrossEntropy, bool crossEnt
         + (normOrGlu ? "; its RMSNorm and SwiGLU counted as transformers' modules (the recomputed layer only, under "
                        "gradient checkpointing: a slight overestimate)"
                      : "");
+}
+
+std::optional<HfCheckpoint> hfCheckpoint(const ModelSpec& model)
+{
+    // The presets' Hub config.json files (tests/data/hf, and meta-llama/Llama-2-*-hf's "torch_dtype": "float16").
+    struct Row {
+        std::string_view prefix;
+        HfCheckpoint checkpoint;
+    };
+    static const Row rows[] = {
+        { "llama-2-", { "llama", DType::Fp16 } },
+        { "llama-", { "llama", DType::Bf16 } },
+        { "smollm2-", { "llama", DType::Bf16 } },
+        { "mistral-", { "mistral", DType::Bf16 } },
+        { "mixtral-8x7b", { "mixtral", DType::Bf16 } },
+        { "mixtral-", { "mixtral", std::nullopt } },
+        { "qwen2.5-", { "qwen2", DType::Bf16 } },
+        { "qwen3-next-", { "qwen3_next", DType::Bf16 } },
+        { "qwen3-30b-a3b", { "qwen3_moe", DType::Bf16 } },
+        { "qwen3.5-", { "qwen3_5", std::nullopt } },
+        { "qwen3-", { "qwen3", DType::Bf16 } },
+        { "gemma-3-1b", { "gemma3_text", DType::Bf16 } },
+        { "gemma-3-", { "gemma3", DType::Bf16 } },
+        { "olmo-2-", { "olmo2", DType::Fp32 } },
+        { "olmoe-", { "olmoe", std::nullopt } },
+        { "phi-3-", { "phi3", DType::Bf16 } },
+        { "phi-4", { "phi3", DType::Bf16 } },
+        { "granite-3", { "granite", DType::Bf16 } },
+        { "granite-4", { "granitemoehybrid", std::nullopt } },
+        { "gpt2", { "gpt2", DType::Fp32 } },
+        { "deepseek-v2", { "deepseek_v2", DType::Bf16 } },
+        { "deepseek-v3", { "deepseek_v3", std::nullopt } }, // shipped as fp8 blocks
+        { "falcon-h1-", { "falcon_h1", std::nullopt } },
+    };
+    const std::string& preset = model.preset;
+    if (preset.empty())
+        return std::nullopt;
+    for (const Row& r : rows)
+        if (preset.starts_with(r.prefix))
+            return r.checkpoint;
+    return std::nullopt;
+}
+
+bool ligerHasKernels(std::string_view modelType)
+{
+    static constexpr std::string_view types[]
+        = { "gemma", "gemma2", "gemma3_text", "gemma3", "glm4", "llama", "llama4", "granite", "mistral", "mixtral",
+              "olmo2", "qwen2", "qwen3", "qwen3_moe", "qwen3_next", "smollm3", "phi3", "falcon_h1" };
+    return std::find(std::begin(types), std::end(types), modelType) != std::end(types);
+}
+
+bool peftDefaultsToQv(std::string_view modelType)
+{
+    static constexpr std::string_view types[]
+        = { "llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text" };
+    return std::find(std::begin(types), std::end(types), modelType) != std::end(types);
+}
+
+std::vector<std::string> scenarioTargets(
+    const std::vector<std::string>& peftNames, const std::string& key, std::string& shown)
+{
+    std::vector<std::string> targets;
+    for (const std::string& n : peftNames) {
+        const auto mapped = peftTargetName(n);
+        if (!mapped)
+            throw InputError(key,
+                "expected q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj or all-linear (the modules "
+                "VRAM Lab's models have), got \""
+                    + n + "\"");
+        if (std::find(targets.begin(), targets.end(), *mapped) == targets.end())
+            targets.push_back(*mapped);
+    }
+    if (std::find(targets.begin(), targets.end(), "all-linear") != targets.end())
+        targets = { "all-linear" };
+    shown.clear();
+    for (const std::string& t : targets)
+        shown += (shown.empty() ? "" : ", ") + t;
+    return targets;
+}
+
+void applyInlineDeepSpeed(Scenario& scenario, const nlohmann::json& config, ConfigImport& out)
+{
+    const ConfigImport sub = applyDeepSpeedConfig(scenario, config);
+    for (const std::string& line : sub.applied)
+        out.applied.push_back("deepspeed: " + line);
+    for (const std::string& line : sub.ignored)
+        out.ignored.push_back("deepspeed: " + line);
 }
 
 } // namespace vramlab::detail

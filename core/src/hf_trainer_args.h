@@ -5,7 +5,11 @@
 // optimizer name, the load dtype beside autocast, PEFT's module names, Liger's kernels (shared by the TRL and axolotl
 // imports).
 
+#include "vramlab/deepspeed_config.h"
+#include "vramlab/model_spec.h"
 #include "vramlab/run_spec.h"
+
+#include <nlohmann/json.hpp>
 
 #include <optional>
 #include <string>
@@ -40,5 +44,30 @@ std::optional<std::string> peftTargetName(std::string_view peft);
 /// Returns what was applied, for the import's list.
 std::string applyLiger(RunSpec& run, bool fusedLinearCrossEntropy, bool crossEntropy, bool normOrGlu,
     const std::string& crossEntropyKey, const std::string& normKey);
+
+/// What transformers knows of a preset's checkpoint: its config's model_type and the dtype its weights ship in
+/// (what from_pretrained's dtype "auto" loads; unset where VRAM Lab does not know it). Nothing for a model that is
+/// not a preset (its config.json was imported or its shapes given).
+struct HfCheckpoint {
+    std::string_view modelType;
+    std::optional<DType> dtype;
+};
+std::optional<HfCheckpoint> hfCheckpoint(const ModelSpec& model);
+
+/// Liger v0.6.3 has kernels for the model type (monkey_patch.py MODEL_TYPE_TO_APPLY_LIGER_FN; for any other
+/// _apply_liger_kernel_to_instance logs and changes nothing).
+bool ligerHasKernels(std::string_view modelType);
+
+/// PEFT 0.18.0's target_modules when none is given (utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_
+/// MAPPING): ["q_proj", "v_proj"] for these model types; PEFT raises for the others VRAM Lab has.
+bool peftDefaultsToQv(std::string_view modelType);
+
+/// PEFT target names as the scenario's run.finetune.targets (all-linear alone when it is among them); throws
+/// InputError(key) for a name VRAM Lab's models do not have. `shown` gets them comma-separated.
+std::vector<std::string> scenarioTargets(
+    const std::vector<std::string>& peftNames, const std::string& key, std::string& shown);
+
+/// A config's inline DeepSpeed mapping through applyDeepSpeedConfig, its lines added to `out` under "deepspeed: ".
+void applyInlineDeepSpeed(Scenario& scenario, const nlohmann::json& config, ConfigImport& out);
 
 } // namespace vramlab::detail

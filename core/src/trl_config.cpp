@@ -128,8 +128,9 @@ public:
                         ? "not a key of TRL v0.25.1 (SFTConfig renamed it max_length in v0.20; trl sft hands it to "
                           "accelerate launch, which stops on it): write max_length"
                         : "not a key of TRL v0.25.1's sft (ScriptArguments, SFTConfig with transformers v4.57.1's "
-                          "TrainingArguments, ModelConfig) nor an accelerate launch option VRAM Lab knows; trl sft "
-                          "hands it to accelerate launch, which stops on it");
+                          "TrainingArguments, ModelConfig) nor an accelerate launch option VRAM Lab reads; trl sft "
+                          "hands an unknown key to accelerate launch, which stops on it (another trl command's key "
+                          "it drops): remove it, or set what it does in the scenario");
             if (!k->second.empty() && !v.is_null())
                 m_out.ignored.push_back(key + ": " + std::string(k->second));
         }
@@ -222,8 +223,14 @@ private:
             applied("num_processes", formatCount(*n), "run.parallelism.gpus");
         }
         if (const auto name = text("accelerate_config")) {
-            // trl/accelerate_configs/*.yaml@1cf8d56c: single_gpu and multi_gpu run DDP with mixed_precision bf16
-            // (which TrainingArguments' bf16 sets anyway); the DeepSpeed and FSDP ones shard.
+            // trl/accelerate_configs/*.yaml@1cf8d56c: single_gpu one process; the others num_processes 8 (which a
+            // num_processes key overrides: launch arguments win over the config file); single_gpu and multi_gpu run
+            // with mixed_precision bf16 (which TrainingArguments' bf16 sets anyway); the DeepSpeed and FSDP ones shard.
+            if (!find("num_processes")) {
+                p.gpus = *name == "single_gpu" ? 1 : 8;
+                applied("accelerate_config", *name,
+                    "run.parallelism.gpus " + formatCount(p.gpus) + " (the shipped config's num_processes)");
+            }
             if (*name == "zero1" || *name == "zero2" || *name == "zero3") {
                 m_zeroFromAccelerate = *name->rbegin() - '0';
                 applied("accelerate_config", *name,
@@ -348,15 +355,13 @@ private:
         const json* t = find("lora_target_modules");
         std::vector<std::string> names;
         if (!t) {
-            // peft utils/constants.py@77daa8d3: llama, mistral, mixtral, qwen2, qwen3 and gemma3_text get
-            // ["q_proj", "v_proj"]; other model types other modules or an error.
-            const std::string& preset = m_sc.model.preset;
-            static constexpr std::string_view qv[] = { "llama-", "mistral-", "mixtral-", "qwen2.5-", "qwen3-8b",
-                "qwen3-30b-a3b", "smollm2-", "gemma-3-1b" };
-            if (std::none_of(std::begin(qv), std::end(qv), [&](std::string_view p) { return preset.starts_with(p); }))
+            // peft utils/constants.py@77daa8d3: ["q_proj", "v_proj"] for llama, mistral, mixtral, qwen2, qwen3 and
+            // gemma3_text; other model types other modules or an error.
+            const auto checkpoint = detail::hfCheckpoint(m_sc.model);
+            if (!checkpoint || !detail::peftDefaultsToQv(checkpoint->modelType))
                 refuse("lora_target_modules",
                     "unset, PEFT picks modules by the model's model_type (utils/constants.py); VRAM Lab knows that "
-                    "choice for the Llama, Mistral, Mixtral, Qwen2/Qwen3 dense, SmolLM2 and Gemma 3 1B presets "
+                    "choice for the Llama, Mistral, Mixtral, Qwen2, Qwen3 dense, SmolLM2 and Gemma 3 1B presets "
                     "only: name the modules");
             f.targets = { "q", "v" };
             applied(
@@ -382,22 +387,11 @@ private:
         if (single && names.front() != "all-linear")
             refuse("lora_target_modules",
                 "one name becomes a string in ModelConfig.__post_init__ (model_config.py@1cf8d56c), and PEFT reads a "
-                "string as a regular expression over the whole module name, so \""
-                    + names.front() + "\" matches no module and PEFT stops; list two or more names, or all-linear");
-        f.targets.clear();
-        for (const std::string& n : names) {
-            const auto mapped = detail::peftTargetName(n);
-            if (!mapped)
-                refuse("lora_target_modules",
-                    "expected q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj or all-linear (the modules "
-                    "VRAM Lab's models have), got \""
-                        + n + "\"");
-            if (std::find(f.targets.begin(), f.targets.end(), *mapped) == f.targets.end())
-                f.targets.push_back(*mapped);
-        }
+                "string as a regular expression over the whole module name, which VRAM Lab does not evaluate (a bare "
+                "name such as \""
+                    + names.front() + "\" matches no module and PEFT stops): list two or more names, or all-linear");
         std::string shown;
-        for (const std::string& n : f.targets)
-            shown += (shown.empty() ? "" : ", ") + n;
+        f.targets = detail::scenarioTargets(names, "lora_target_modules", shown);
         applied("lora_target_modules", t->dump(), "run.finetune.targets [" + shown + "]");
     }
 
@@ -424,13 +418,33 @@ private:
                     ? "auto with load_in_4bit: TRL passes it as bnb_4bit_compute_dtype and BitsAndBytesConfig fails "
                       "(getattr(torch, \"auto\")); expected bfloat16 or float16"
                     : "float32 with load_in_4bit (fp32 compute) is not modelled; expected bfloat16 or float16");
-        // "auto" is the checkpoint's dtype: bf16 for the models VRAM Lab has presets of.
-        const DType weights = d == "float32" ? DType::Fp32 : d == "float16" ? DType::Fp16 : DType::Bf16;
+        // "auto" is the checkpoint's dtype (from_pretrained), which VRAM Lab knows for its presets.
+        std::optional<DType> checkpoint;
+        if (d == "auto") {
+            const auto known = detail::hfCheckpoint(m_sc.model);
+            if (!known || !known->dtype)
+                refuse(dtypeKey,
+                    "auto loads the checkpoint's own dtype, which VRAM Lab does not know for this model: expected "
+                    "bfloat16, float16 or float32");
+            checkpoint = known->dtype;
+        }
+        const DType weights = checkpoint ? *checkpoint
+            : d == "float32"             ? DType::Fp32
+            : d == "float16"             ? DType::Fp16
+                                         : DType::Bf16;
         const std::string autocast = bf16 ? "bf16 autocast" : fp16 ? "fp16 autocast" : "no autocast";
-        const std::string weightText
-            = (dtype ? d : std::string("unset (fp32)")) + (d == "auto" ? " (taken as bf16)" : "");
-        const Precision p
+        const std::string weightText = (dtype ? d : std::string("unset (fp32)"))
+            + (checkpoint ? " (the checkpoint's " + std::string(toString(*checkpoint)) + ")" : "");
+        Precision p
             = detail::trainerPrecision(weights, bf16, fp16, method != FinetuneMethod::Full, dtypeKey, "bf16", "fp16");
+        // accelerate (accelerator.py prepare_model, FSDP1 under mixed precision) upcasts every trainable flat
+        // parameter to fp32: MixedPrecision(param_dtype) then gathers it in 16 bits, so the run is mixed.
+        if (m_run.parallelism.fsdp1() && (bf16 || fp16) && (p == Precision::Bf16 || p == Precision::Fp16)) {
+            p = p == Precision::Bf16 ? Precision::MixedBf16 : Precision::MixedFp16;
+            applied("accelerate_config", "fsdp1",
+                "run.precision " + std::string(toString(p))
+                    + " (accelerate upcasts the trainable flat parameters to fp32 under FSDP1 with mixed precision)");
+        }
         m_run.precision = p;
         applied(std::string(dtypeKey) + ", bf16, fp16", weightText + ", " + autocast,
             "run.precision = " + std::string(toString(p)));
@@ -524,12 +538,24 @@ private:
         if (!flag("use_liger_kernel", false)) {
             if (find("liger_kernel_config"))
                 m_out.ignored.push_back("liger_kernel_config: read only with use_liger_kernel");
-            return;
+            return sftTrainerMetrics();
         }
-        bool flce = true, ce = false, norm = true, swiglu = true;
+        const auto checkpoint = detail::hfCheckpoint(m_sc.model);
+        if (!checkpoint)
+            refuse("use_liger_kernel",
+                "Liger patches some model types only, and VRAM Lab does not know this model's: expected false, or a "
+                "preset");
+        if (!detail::ligerHasKernels(checkpoint->modelType)) {
+            m_out.ignored.push_back("use_liger_kernel: Liger v0.6.3 has no kernels for model type "
+                + std::string(checkpoint->modelType) + " (monkey_patch.py logs it and changes nothing)");
+            return sftTrainerMetrics();
+        }
+        bool flce = true, ce = false, normOrGlu = true;
+        std::string normKey = "use_liger_kernel";
         if (const json* cfg = find("liger_kernel_config")) {
             if (!cfg->is_object())
                 refuse("liger_kernel_config", "expected a mapping of kernel names to true or false");
+            bool norm = true, glu = true;
             for (const auto& [k, v] : cfg->items()) {
                 if (!v.is_boolean())
                     refuse("liger_kernel_config." + k, "expected true or false");
@@ -538,19 +564,34 @@ private:
                     flce = on;
                 else if (k == "cross_entropy")
                     ce = on;
-                else if (k == "rms_norm")
-                    norm = on;
-                else if (k == "swiglu")
-                    swiglu = on;
-                else if (k != "rope")
-                    refuse("liger_kernel_config." + k,
-                        "expected rope, rms_norm, swiglu, cross_entropy or fused_linear_cross_entropy (Llama's "
-                        "kernels)");
+                else if (k == "rms_norm" || k == "layer_norm")
+                    norm = norm && on;
+                else if (k == "swiglu" || k == "geglu")
+                    glu = glu && on;
+                else
+                    m_out.ignored.push_back("liger_kernel_config." + k
+                        + ": a rotary or model-specific kernel: the same tensors (Liger drops the arguments its patch "
+                          "function does not take)");
             }
+            normOrGlu = norm || glu;
+            normKey = "liger_kernel_config";
         }
+        if (ce && flce)
+            refuse("liger_kernel_config.cross_entropy",
+                "Liger asserts that cross_entropy and fused_linear_cross_entropy are not both true");
         applied("use_liger_kernel", "true",
-            detail::applyLiger(
-                m_run, flce, ce && !flce, norm || swiglu, "liger_kernel_config.cross_entropy", "use_liger_kernel"));
+            detail::applyLiger(m_run, flce, ce, normOrGlu, "liger_kernel_config.cross_entropy", normKey));
+        if (!flce)
+            sftTrainerMetrics();
+    }
+
+    /// sft_trainer.py@1cf8d56c compute_loss: without Liger, after forward SFTTrainer copies the (fp32, accelerate's
+    /// output conversion) logits for its token accuracy, beside the saved log-softmax.
+    void sftTrainerMetrics()
+    {
+        m_out.applied.push_back("(SFTTrainer) -> its token accuracy copies the fp32 logits after each forward "
+                                "(sft_trainer.py compute_loss): not counted, up to 4 B x micro-batch x tokens x "
+                                "vocabulary above the estimate at the end of forward");
     }
 
     void refusals()
@@ -601,8 +642,8 @@ private:
         const json* ds = find("deepspeed");
         if (ds && ds->is_string())
             refuse("deepspeed",
-                "a DeepSpeed config file is not read from here: import this config, then apply the file with "
-                "vramlab-cli import-deepspeed (or File > Apply DeepSpeed config…)");
+                "a DeepSpeed config file is not read from here: remove this line, import the config, then apply the "
+                "file to the result with vramlab-cli import-deepspeed (or File > Apply DeepSpeed config…)");
         if (ds && !ds->is_object())
             refuse("deepspeed", "expected a DeepSpeed config mapping, got " + detail::JsonObjectReader::describe(*ds));
         if (ds && m_zeroFromAccelerate)
@@ -620,11 +661,7 @@ private:
         } else {
             return;
         }
-        const ConfigImport sub = applyDeepSpeedConfig(m_sc, config);
-        for (const std::string& line : sub.applied)
-            m_out.applied.push_back("deepspeed: " + line);
-        for (const std::string& line : sub.ignored)
-            m_out.ignored.push_back("deepspeed: " + line);
+        detail::applyInlineDeepSpeed(m_sc, config, m_out);
     }
 
     Scenario& m_sc;

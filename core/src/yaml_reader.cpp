@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <optional>
+#include <regex>
 #include <vector>
 
 namespace vramlab {
@@ -144,6 +145,8 @@ private:
                 break;
             pos = nl + 1;
         }
+        if (m_text.ends_with('\n') && m_lines.size() > 1)
+            m_lines.pop_back(); // the empty text after the last line break is no line
     }
 
     void skipBlankLines()
@@ -394,7 +397,15 @@ private:
             const std::size_t spaces = raw.find_first_not_of(' ');
             const bool empty = raw.find_first_not_of(" \r") == std::string_view::npos;
             if (empty) {
-                lines.emplace_back();
+                // Spaces beyond the content's indentation are content (a literal keeps them).
+                const std::size_t spacesOnly = raw.ends_with('\r') ? raw.size() - 1 : raw.size();
+                if (contentIndent >= 0 && spacesOnly > static_cast<std::size_t>(contentIndent)) {
+                    lines.push_back(raw.substr(
+                        static_cast<std::size_t>(contentIndent), spacesOnly - static_cast<std::size_t>(contentIndent)));
+                    contentLines = lines.size();
+                } else {
+                    lines.emplace_back();
+                }
                 ++m_i;
                 continue;
             }
@@ -763,14 +774,18 @@ private:
         const auto allOf = [](std::string_view t, std::string_view chars) {
             return !t.empty() && t.find_first_not_of(chars) == std::string_view::npos;
         };
-        // Dates (PyYAML makes them datetime objects): 2001-12-14...
-        if (s.size() >= 8 && isDigit(s[0]) && isDigit(s[1]) && isDigit(s[2]) && isDigit(s[3]) && s[4] == '-')
+        // Dates and times, as PyYAML's timestamp resolver matches them (it makes them datetime objects).
+        static const std::regex timestamp("[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \\t]+)"
+                                          "[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]*)?(?:[ \\t]*(?:Z|[-+][0-9]{1,2}(?::"
+                                          "[0-9]{2})?))?");
+        if (s.size() >= 8 && isDigit(s[0]) && s[4] == '-' && std::regex_match(s, timestamp))
             fail(line, "a string, number or boolean; dates are not read (quote the value)");
         if (body.size() > 1 && body[0] == '0'
             && (allOf(body.substr(1), "01234567_") || body.starts_with("0x") || body.starts_with("0b")))
             fail(line, "a decimal integer; binary, octal and hexadecimal integers are not read (quote the value)");
-        if (body.size() > 1 && body[0] == '0' && isDigit(body[1]))
-            return s; // 09: neither PyYAML's octal nor its decimal integer
+        if (body.size() > 1 && body[0] == '0' && isDigit(body[1])
+            && body.find_first_of(".eE") == std::string_view::npos)
+            return s; // 09: neither PyYAML's octal nor its decimal integer (01.5 is a float)
         std::string digits;
         for (char c : s)
             if (c != '_')

@@ -84,6 +84,13 @@ private slots:
                                       "\"list\":[\"a\",{\"b\":1,\"c\":2},[\"x\",\"y\"]],"
                                       "\"lit\":\"one\\n  two\\n\",\"fold\":\"a b\\nc\\n\",\"strip\":\"text\"}");
         QCOMPARE(QString::fromStdString(v.dump()), QString::fromStdString(want.dump()));
+        // PyYAML's timestamp resolver takes only whole dates and times; leading zeros before a '.' make a float; a
+        // keep-chomped block at the end of the file and a literal's line of spaces keep what PyYAML keeps.
+        QCOMPARE(QString::fromStdString(yaml("run_name: 2024-06-01-llama-sft\nf: 01.5\n").dump()),
+            QStringLiteral("{\"f\":1.5,\"run_name\":\"2024-06-01-llama-sft\"}"));
+        QCOMPARE(QString::fromStdString(yaml("a: |+\n  x\n\n\n").dump()), QStringLiteral("{\"a\":\"x\\n\\n\\n\"}"));
+        QCOMPARE(
+            QString::fromStdString(yaml("a: |\n  x\n   \n  y\n").dump()), QStringLiteral("{\"a\":\"x\\n \\ny\\n\"}"));
         QVERIFY(yaml("").is_null());
         QVERIFY(yaml("# only a comment\n").is_null());
     }
@@ -194,7 +201,6 @@ private slots:
         QCOMPARE(r.finetune.dropout, 0.0);
         QCOMPARE(r.finetune.targets, (std::vector<std::string> { "q", "k", "v", "o" }));
         QVERIFY(r.precision == Precision::MixedBf16);
-        QVERIFY(estimate(sc).peak > 0);
         // pad_to_multiple_of rounds the row up.
         Scenario padded = llama();
         (void)applyTrlConfig(padded,
@@ -202,13 +208,31 @@ private slots:
                  "max_length: 1000\npad_to_multiple_of: 64\n"));
         QCOMPARE(padded.run.sequenceLength, Count(3008));
         QCOMPARE(padded.run.microBatchSize, Count(1));
-        // TRL's shipped fsdp1 accelerate config: FSDP1 FULL_SHARD with the Trainer's no_sync and PEFT wrapping.
-        Scenario sharded = llama(8);
-        (void)applyTrlConfig(sharded,
-            yaml("accelerate_config: fsdp1\ndtype: bfloat16\nuse_peft: true\nlora_target_modules: all-linear\n"
-                 "gradient_accumulation_steps: 4\n"));
+        // TRL's shipped fsdp1 accelerate config: FSDP1 FULL_SHARD over its 8 processes, with the Trainer's no_sync and
+        // PEFT wrapping; a bf16 model fully fine-tuned there is mixed, since accelerate upcasts the trainable flat
+        // parameters to fp32 (accelerator.py): 4 B of master shard beside 2 B gathered, fp32 gradients and states.
+        Scenario sharded = llama(1);
+        (void)applyTrlConfig(
+            sharded, yaml("accelerate_config: fsdp1\ndtype: bfloat16\nattn_implementation: flash_attention_2\n"));
         QVERIFY(sharded.run.parallelism.fsdp1() && sharded.run.parallelism.zeroStage == 3);
-        QVERIFY(estimate(sharded).peak > 0);
+        QCOMPARE(sharded.run.parallelism.gpus, Count(8));
+        QVERIFY(sharded.run.precision == Precision::MixedBf16);
+        const Report fsdp = estimate(sharded);
+        const Count params = fsdp.params.total;
+        QVERIFY(fsdp.bytes(ComponentKind::OptimizerStates) >= Bytes(8 * params / 8)); // fp32 m, v of a rank's eighth
+        Scenario lora = llama(1);
+        (void)applyTrlConfig(lora,
+            yaml("accelerate_config: fsdp1\ndtype: bfloat16\nuse_peft: true\n"
+                 "lora_target_modules: all-linear\ngradient_accumulation_steps: 4\n"));
+        QVERIFY(lora.run.precision == Precision::MixedBf16 && lora.run.parallelism.fsdp1());
+        // single_gpu is one process; a num_processes key wins over a shipped config's 8.
+        Scenario one = llama(8);
+        (void)applyTrlConfig(one, yaml("accelerate_config: single_gpu\n"));
+        QCOMPARE(one.run.parallelism.gpus, Count(1));
+        Scenario four = llama(1);
+        (void)applyTrlConfig(four, yaml("accelerate_config: zero3\nnum_processes: 4\n"));
+        QCOMPARE(four.run.parallelism.gpus, Count(4));
+        QCOMPARE(four.run.parallelism.zeroStage, 3);
     }
 
     /// The load dtype and autocast together (transformers 4.57.1 never casts the parameters for training).
@@ -226,7 +250,12 @@ private slots:
             == Precision::MixedBf16);
         QVERIFY(precisionOf("dtype: bfloat16\nbf16: false\nuse_peft: true\nlora_target_modules: [q_proj, v_proj]\n")
             == Precision::Bf16);
-        QVERIFY(precisionOf("dtype: auto\n") == Precision::Bf16);
+        QVERIFY(precisionOf("dtype: auto\n") == Precision::Bf16); // Llama 3's checkpoint is bf16
+        // OLMo-2 ships fp32 weights (config.json torch_dtype float32): "auto" loads fp32, under autocast mixed.
+        Scenario olmo = readScenario(json { { "format", "vramlab.scenario" }, { "version", 1 }, { "name", "o" },
+            { "model", { { "preset", "olmo-2-13b" } } }, { "run", { { "gpu", "h100-sxm-80gb" } } } });
+        (void)applyTrlConfig(olmo, yaml("dtype: auto\nattn_implementation: flash_attention_2\n"));
+        QVERIFY(olmo.run.precision == Precision::MixedBf16);
         QVERIFY(precisionOf("dtype: bfloat16\nbf16: \"no\"\n") == Precision::Bf16); // argparse's string_to_bool
     }
 
@@ -258,9 +287,25 @@ private slots:
             { "accelerate_config: zero3\ndeepspeed: {zero_optimization: {stage: 2}}\n", "deepspeed" },
             { "per_device_train_batch_size: many\n", "per_device_train_batch_size" },
             { "loss_type: dft\n", "loss_type" },
+            { "use_liger_kernel: true\nliger_kernel_config: {cross_entropy: true}\n",
+                "liger_kernel_config.cross_entropy" },
         };
         for (const auto& [text, key] : cases)
             QVERIFY2(refusedKey(text) == key, (std::string(text) + " -> \"" + refusedKey(text) + "\"").c_str());
+        // Liger has no kernels for GPT-2 (monkey_patch.py): the loss stays transformers'; PEFT has no default modules
+        // for qwen3_moe; "auto" on a model VRAM Lab knows no checkpoint of.
+        Scenario gpt2 = readScenario(json { { "format", "vramlab.scenario" }, { "version", 1 }, { "name", "g" },
+            { "model", { { "preset", "gpt2" } } }, { "run", { { "gpu", "h100-sxm-80gb" } } } });
+        const ConfigImport noLiger = applyTrlConfig(gpt2, yaml("dtype: float32\nuse_liger_kernel: true\n"));
+        QVERIFY(!gpt2.run.loss);
+        QVERIFY(std::any_of(noLiger.ignored.begin(), noLiger.ignored.end(),
+            [](const std::string& l) { return l.starts_with("use_liger_kernel: Liger v0.6.3 has no kernels"); }));
+        Scenario moe = readScenario(json { { "format", "vramlab.scenario" }, { "version", 1 }, { "name", "m" },
+            { "model", { { "preset", "qwen3-30b-a3b" } } }, { "run", { { "gpu", "h100-sxm-80gb" } } } });
+        QVERIFY_THROWS_EXCEPTION(InputError, applyTrlConfig(moe, yaml("dtype: bfloat16\nuse_peft: true\n")));
+        Scenario custom = llama();
+        custom.model.preset.clear();
+        QVERIFY_THROWS_EXCEPTION(InputError, applyTrlConfig(custom, yaml("dtype: auto\n")));
         Scenario sc = llama();
         const json before = scenarioToJson(sc);
         QVERIFY_THROWS_EXCEPTION(InputError, applyTrlConfig(sc, yaml("gradient_accumulation_steps: 4\nfsdp: true\n")));
