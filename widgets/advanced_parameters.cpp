@@ -179,6 +179,13 @@ void addFrameworkDetails(QVector<ParamDescriptor>& all)
                                { QStringLiteral("FP16"), DType::Fp16 } },
                            training),
         QStringLiteral("Default (by precision)"));
+    all << toggle(QStringLiteral("run.sft_token_accuracy"), g, QStringLiteral("SFTTrainer token accuracy"),
+        QStringLiteral(
+            "TRL's SFTTrainer under autocast (bf16 or fp16 true) copies the logits, which accelerate returns "
+            "in fp32, after each forward for its token accuracy: beside the saved log-softmax."),
+        [](const Scenario& s) {
+            return training(s) && (s.run.sftTokenAccuracy || effectiveLoss(s.run) == LossKind::HfShift);
+        });
     all << optionalToggle(QStringLiteral("run.master_weights"), g, QStringLiteral("FP32 master weights"),
         QStringLiteral("Whether an fp32 copy of each trainable weight (4 bytes a weight) is kept beside the "
                        "16-bit one the model runs; by default with mixed precision only."),

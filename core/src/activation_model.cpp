@@ -920,6 +920,17 @@ void lossTensors(Collector& head, ActivationSet& set, const ModelSpec& m, const 
         set.lossForwardParts = { logits16, checkedMul(tokens, vocab, 4) };
         set.lossBackwardBytes = checkedMul(tokens, vocab, 8);
         holdLogits(set, f, r, logits16);
+        // TRL's SFTTrainer (sft_trainer.py@1cf8d56c compute_loss): after the loss, under no_grad,
+        // outputs.logits[..., :-1, :].contiguous() and its argmax for the token accuracy. Under Trainer's autocast
+        // (whatever the parameters' type) the output logits are fp32 (accelerate convert_outputs_to_fp32), and so is
+        // the copy; without autocast 16-bit logits and their copy (2 x p) stay under the loss's own p + 4.
+        if (r.sftTokenAccuracy && loss.kind == LossKind::HfShift) {
+            const Bytes logits32 = checkedMul(tokens, vocab, 4), shifted32 = checkedMul(tokens - x.b, vocab, 4);
+            set.lossForwardBytes = checkedAdd(checkedAdd(logits32, shifted32), checkedMul(tokens - x.b, 8));
+            set.lossForwardParts = { logits32, shifted32 };
+            set.lossForwardWhat = "loss: SFTTrainer's token accuracy: the fp32 logits (accelerate's output "
+                                  "conversion) and their shifted copy beside the saved log-softmax";
+        }
         set.lossSource = loss.kind == LossKind::HfShift
             ? "HF Transformers ForCausalLMLoss (loss/loss_utils.py@8cb5963c, v4.57.1): logits.float(), labels padded "
               "and shifted, cross_entropy"

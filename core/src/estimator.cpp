@@ -395,6 +395,11 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
         throw InputError("run.loss_dtype",
             "expected fp32 (upcast per chunk) or the logits' own type ("
                 + std::string(toString(precisionRegime(r).activations)) + ")");
+    if (r.sftTokenAccuracy && r.mode == Mode::Training && loss != LossKind::HfShift)
+        throw InputError("run.sft_token_accuracy",
+            "is TRL's SFTTrainer beside transformers' loss: expected run.loss \"hf-shift\" (with Liger's fused loss "
+            "SFTTrainer keeps no logits), got \""
+                + lossName + "\"");
     if (loss == LossKind::Fused && r.parallelism.tensorParallel > 1)
         throw InputError(
             "run.loss", "\"fused\" (Liger) is modelled without tensor parallelism; expected tensor_parallel 1");

@@ -728,6 +728,8 @@ const ScenarioField kFields[] = {
         "With run.compile: the loss compiled too (default: the framework's; torchtitan since 2025 compiles it)."),
     flag<REF(s.run.activationOffloading)>("run.activation_offloading",
         "Saved activations moved to pinned host memory in forward and back in backward (torchtune)."),
+    flag<REF(s.run.sftTokenAccuracy)>("run.sft_token_accuracy",
+        "TRL's SFTTrainer under autocast: an fp32 copy of the logits after each forward for its token accuracy."),
 
     integer<REF(s.run.parallelism.gpus)>(
         "run.parallelism.gpus", 1, kMaxGpus, "GPUs", "All GPUs: data x tensor x pipeline."),

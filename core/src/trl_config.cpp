@@ -446,6 +446,7 @@ private:
                     + " (accelerate upcasts the trainable flat parameters to fp32 under FSDP1 with mixed precision)");
         }
         m_run.precision = p;
+        m_autocast = bf16 || fp16;
         applied(std::string(dtypeKey) + ", bf16, fp16", weightText + ", " + autocast,
             "run.precision = " + std::string(toString(p)));
     }
@@ -585,13 +586,16 @@ private:
             sftTrainerMetrics();
     }
 
-    /// sft_trainer.py@1cf8d56c compute_loss: without Liger, after forward SFTTrainer copies the (fp32, accelerate's
-    /// output conversion) logits for its token accuracy, beside the saved log-softmax.
+    /// sft_trainer.py@1cf8d56c compute_loss: without Liger, after forward SFTTrainer copies the logits for its token
+    /// accuracy, beside the saved log-softmax; under autocast they are fp32 (run.sft_token_accuracy). Without
+    /// autocast the 16-bit logits and their copy stay under the loss's own fp32 copy.
     void sftTrainerMetrics()
     {
-        m_out.applied.push_back("(SFTTrainer) -> its token accuracy copies the fp32 logits after each forward "
-                                "(sft_trainer.py compute_loss): not counted, up to 4 B x micro-batch x tokens x "
-                                "vocabulary above the estimate at the end of forward");
+        if (!m_autocast)
+            return;
+        m_run.sftTokenAccuracy = true;
+        applied("(SFTTrainer)", "token accuracy",
+            "run.sft_token_accuracy (a copy of the logits after each forward: sft_trainer.py compute_loss)");
     }
 
     void refusals()
@@ -669,6 +673,7 @@ private:
     const json& m_c;
     ConfigImport& m_out;
     bool m_flashVarlen = false;
+    bool m_autocast = false; ///< Trainer's bf16 or fp16 autocast
     int m_zeroFromAccelerate = 0;
 };
 

@@ -99,6 +99,7 @@ private slots:
     void fsdpInsidePipelining();
     void asyncTensorParallel();
     void deepSpeedZero3Gathers();
+    void sftTrainerTokenAccuracy();
 };
 
 // 32 tokens x 1000 vocabulary = 32,000 logits.
@@ -793,6 +794,24 @@ void TstFrameworks::litgptMixedKeepsTheModelFp32()
     // lit-gpt refuses quantization with mixed precision.
     QCOMPARE(refusal({ { "framework", "litgpt" }, { "finetune", { { "method", "qlora" } } } }).keyPath(),
         std::string("run.precision"));
+}
+
+// TRL's SFTTrainer under autocast (sft_trainer.py@1cf8d56c compute_loss): accelerate's fp32 logits (32 tokens x 1000)
+// and outputs.logits[..., :-1, :].contiguous() (2 samples x 15 positions x 1000, fp32) with its int64 argmax.
+void TstFrameworks::sftTrainerTokenAccuracy()
+{
+    const ActivationSet plain = acts(toy({ { "framework", "hf-transformers" } }));
+    QCOMPARE(plain.lossForwardBytes, Bytes(32'000 * (2 + 4)));
+    const ActivationSet sft = acts(toy({ { "framework", "hf-transformers" }, { "sft_token_accuracy", true } }));
+    QCOMPARE(sft.lossForwardBytes, Bytes(32'000 * 4 + 30'000 * 4 + 30 * 8));
+    QCOMPARE(sft.lossBackwardBytes, plain.lossBackwardBytes);
+    const Scenario back
+        = readScenario(scenarioToJson(toy({ { "framework", "hf-transformers" }, { "sft_token_accuracy", true } })));
+    QVERIFY(back.run.sftTokenAccuracy);
+    // With Liger's fused loss SFTTrainer keeps no logits: refused, naming the key.
+    QCOMPARE(
+        refusal({ { "framework", "hf-transformers" }, { "loss", "fused" }, { "sft_token_accuracy", true } }).keyPath(),
+        std::string("run.sft_token_accuracy"));
 }
 
 QTEST_APPLESS_MAIN(TstFrameworks)

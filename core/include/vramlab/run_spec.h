@@ -253,6 +253,10 @@ struct RunSpec {
     /// torchtune's OffloadActivations (enable_activation_offloading): saved tensors of the model's
     /// forward go to pinned host memory (core/src/activation_model.cpp, offloadActivations).
     bool activationOffloading = false;
+    /// run.sft_token_accuracy: TRL's SFTTrainer (v0.25.1 sft_trainer.py compute_loss) under Trainer's autocast
+    /// (bf16 or fp16 true): accelerate returns the logits in fp32 (convert_outputs_to_fp32) and SFTTrainer copies them
+    /// after each forward for its token accuracy, beside the saved log-softmax.
+    bool sftTokenAccuracy = false;
 };
 
 std::string_view toString(Precision p);
