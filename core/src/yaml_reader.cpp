@@ -107,6 +107,14 @@ private:
         throw InputError("line " + std::to_string(line), expected, m_file);
     }
     const Line& cur() const { return m_lines[m_i]; }
+    /// PyYAML's scanner reads no tab outside quoted strings, comments and block scalars ("found character '\\t'
+    /// that cannot start any token"), separators included.
+    void noTab(char c, int line) const
+    {
+        if (c == '\t')
+            fail(line,
+                "spaces, not a tab (YAML as PyYAML reads it has tabs only in quotes, comments and block scalars)");
+    }
     void checkTabs(const Line& l) const
     {
         if (l.tabIndent)
@@ -151,8 +159,12 @@ private:
 
     void skipBlankLines()
     {
-        while (m_i < m_lines.size() && isBlank(cur()))
+        while (m_i < m_lines.size() && isBlank(cur())) {
+            const std::string_view raw = m_text.substr(cur().start, lineEnd(m_i) - cur().start);
+            for (char c : raw.substr(0, raw.find('#')))
+                noTab(c, cur().number);
             ++m_i;
+        }
     }
 
     /// The node whose first line is the current one, at column `n`, inside a parent at column `parent`.
@@ -190,8 +202,10 @@ private:
             m_line = line;
             std::string name = c == '"' ? doubleQuoted() : singleQuoted();
             const bool oneLine = m_line == line;
-            while (m_pos < m_text.size() && isSpace(m_text[m_pos]) && m_text[m_pos] != '\r')
+            while (m_pos < m_text.size() && isSpace(m_text[m_pos]) && m_text[m_pos] != '\r') {
+                noTab(m_text[m_pos], line);
                 ++m_pos;
+            }
             const bool colon = oneLine && m_pos < m_text.size() && m_text[m_pos] == ':'
                 && (m_pos + 1 == m_text.size() || isSpace(m_text[m_pos + 1]) || m_text[m_pos + 1] == '\n');
             const std::size_t rest = m_pos + 1 - offsetOf(t);
@@ -208,6 +222,7 @@ private:
         for (std::size_t i = 0; i < t.size(); ++i) {
             if (t[i] == '#' && i > 0 && isSpace(t[i - 1]))
                 break;
+            noTab(t[i], line);
             if (t[i] == ':' && (i + 1 == t.size() || isSpace(t[i + 1]))) {
                 const std::string_view name = trimmedRight(t.substr(0, i));
                 if (name.empty())
@@ -259,7 +274,7 @@ private:
                 return arr;
             std::size_t k = 1;
             while (k < l.text.size() && isSpace(l.text[k]))
-                ++k;
+                noTab(l.text[k++], l.number);
             const std::string_view content = l.text.substr(k);
             if (content.empty() || content.front() == '#') {
                 ++m_i;
@@ -296,9 +311,9 @@ private:
     {
         std::size_t pos = offsetOf(rest);
         const std::size_t end = lineEnd(m_i);
-        while (pos < end && isSpace(m_text[pos]))
-            ++pos;
         const int line = cur().number;
+        while (pos < end && isSpace(m_text[pos]))
+            noTab(m_text[pos++], line);
         if (pos == end || m_text[pos] == '#') {
             ++m_i;
             return nested(parent, depth, true);
@@ -361,6 +376,7 @@ private:
                 m_segmentHadComment = true;
                 break;
             }
+            noTab(m_text[i], line);
             if (m_text[i] == ':' && (i + 1 == to || isSpace(m_text[i + 1])))
                 fail(line, "one value; \": \" inside a plain value starts a mapping here (quote the value)");
         }
@@ -460,6 +476,7 @@ private:
         while (!atEnd()) {
             const char c = peek();
             if (isSpace(c)) {
+                noTab(c, m_line);
                 ++m_pos;
             } else if (c == '\n') {
                 ++m_pos;
@@ -504,6 +521,7 @@ private:
                 break;
             if (c == '#' && m_pos > start && isSpace(m_text[m_pos - 1]))
                 break;
+            noTab(c, m_line);
             ++m_pos;
         }
         return std::string(trimmedRight(m_text.substr(start, m_pos - start)));
@@ -739,8 +757,10 @@ private:
     void endOfNode()
     {
         const std::size_t from = m_pos;
-        while (!atEnd() && isSpace(peek()))
+        while (!atEnd() && isSpace(peek())) {
+            noTab(peek(), m_line);
             ++m_pos;
+        }
         if (peek() == '#' && m_pos > from)
             while (!atEnd() && peek() != '\n')
                 ++m_pos;

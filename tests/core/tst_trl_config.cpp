@@ -91,6 +91,7 @@ private slots:
         QCOMPARE(QString::fromStdString(yaml("a: |+\n  x\n\n\n").dump()), QStringLiteral("{\"a\":\"x\\n\\n\\n\"}"));
         QCOMPARE(
             QString::fromStdString(yaml("a: |\n  x\n   \n  y\n").dump()), QStringLiteral("{\"a\":\"x\\n \\ny\\n\"}"));
+        QCOMPARE(QString::fromStdString(yaml("a: \"x\ty\" # c\td\n").dump()), QStringLiteral("{\"a\":\"x\\ty\"}"));
         QVERIFY(yaml("").is_null());
         QVERIFY(yaml("# only a comment\n").is_null());
     }
@@ -116,6 +117,8 @@ private slots:
             { "a: [1, 2\n", "line 2" },
             { "a: \"open\n", "line 1" },
             { "a: 99999999999999999999\n", "line 1" },
+            { "a: 1\nb:\t2\n", "line 2" }, // PyYAML reads tabs only in quotes, comments and block scalars
+            { "- \tx\n", "line 1" },
         };
         for (const auto& [text, line] : cases) {
             const InputError e = yamlError(text);
