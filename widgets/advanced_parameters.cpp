@@ -358,6 +358,15 @@ void addFinetuneDetails(QVector<ParamDescriptor>& all)
                        "and B outputs; with dropout the base linear runs again and keeps its weight. Set LoRA "
                        "dropout to 0 to save that."),
         [](const Scenario& s) { return lora(s) && s.run.framework == Framework::HfTransformers; });
+    all << optionalToggle(
+        QStringLiteral("run.finetune.base_fp32"), g, QStringLiteral("Frozen base in fp32"),
+        QStringLiteral("A model loaded in fp32 and run under autocast (transformers without a dtype, Lightning's "
+                       "bf16-mixed): the frozen weights cost 4 bytes each. Autocast's 16-bit casts of them are not "
+                       "modelled, so the peak is a lower bound."),
+        [](const Scenario& s) {
+            return training(s) && s.run.finetune.method == FinetuneMethod::Lora && mixedPrecision(s.run.precision);
+        },
+        QStringLiteral("Framework default"));
     all << withFrameworkDefault(choice<KbitPreparation>(QStringLiteral("run.finetune.kbit_preparation"), g,
         QStringLiteral("4-bit preparation"),
         QStringLiteral("What upcasts the 4-bit model's 16-bit parameters before training. TRL's SFTTrainer (the "

@@ -395,6 +395,10 @@ void validateFrameworkKeys(const ModelSpec& m, const RunSpec& r)
         throw InputError("run.loss_dtype",
             "expected fp32 (upcast per chunk) or the logits' own type ("
                 + std::string(toString(precisionRegime(r).activations)) + ")");
+    if (r.finetune.baseFp32.value_or(false) && r.mode == Mode::Training
+        && (r.finetune.method != FinetuneMethod::Lora || !mixedPrecision(r.precision)))
+        throw InputError("run.finetune.base_fp32",
+            "true applies to LoRA under mixed precision (a model loaded in fp32 and run under autocast)");
     if (r.sftTokenAccuracy && r.mode == Mode::Training && loss != LossKind::HfShift)
         throw InputError("run.sft_token_accuracy",
             "is TRL's SFTTrainer beside transformers' loss: expected run.loss \"hf-shift\" (with Liger's fused loss "
@@ -1150,7 +1154,7 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
         rep.warnings.push_back("run.checkpointing: lit-gpt on more than one GPU checkpoints every Block "
                                "(FSDPStrategy(activation_checkpointing_policy={Block}), finetune/lora.py@8641822); "
                                "\"full\" is what it runs");
-    if (frozenBaseFp32(r)) {
+    if (frozenBaseFp32(r) && r.framework == Framework::Litgpt && !r.finetune.baseFp32) {
         addLowerBound(rep,
             "under LitGPT's bf16-mixed autocast's per-use 16-bit casts of the fp32 frozen weights are "
             "not modelled");
@@ -1159,6 +1163,12 @@ Report estimate(const ModelSpec& m, const RunSpec& r, const EstimateOptions& opt
                                "what autocast keeps for backward is not modelled (a 16-bit cast of each frozen weight "
                                "at every use, the LM head's once per chunk, and an fp32 residual stream), so this "
                                "peak is a lower bound; precision \"bf16\" (bf16-true) is modelled");
+    } else if (frozenBaseFp32(r)) {
+        addLowerBound(rep, "autocast's 16-bit casts of the fp32 frozen weights are not modelled");
+        rep.warnings.push_back(
+            "run.finetune.base_fp32: the frozen base is counted at 4 B (fp32), but autocast's 16-bit cast of each "
+            "frozen weight, made at every use and kept for backward in each layer that is not checkpointed, is not "
+            "modelled, so this peak is a lower bound; load the model in bfloat16 for a modelled run");
     }
     // The 16-bit parameters TRL's SFTTrainer (its own prepare_model_for_kbit_training, trl/models/utils.py@v0.25.0:
     // the norms) or PEFT's (utils/other.py@77daa8d3: all of them) casts to fp32; activation_model.cpp makeDims

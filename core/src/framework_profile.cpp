@@ -253,7 +253,7 @@ KbitPreparation kbitPreparation(const RunSpec& r)
 bool frozenBaseFp32(const RunSpec& r)
 {
     return r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Lora && mixedPrecision(r.precision)
-        && frameworkProfile(r.framework).mixedKeepsModelFp32;
+        && r.finetune.baseFp32.value_or(frameworkProfile(r.framework).mixedKeepsModelFp32);
 }
 
 bool fsdp1(const RunSpec& r)

@@ -40,10 +40,7 @@ Precision trainerPrecision(DType weights, bool bf16, bool fp16, bool adapters, c
     if (bf16 && fp16)
         throw InputError(fp16Key, "bf16 and fp16 together: TrainingArguments raises; expected one of them");
     if (weights == DType::Fp32) {
-        if (adapters && (bf16 || fp16))
-            throw InputError(weightsKey,
-                "the model loaded in fp32 with adapters under autocast is not modelled (autocast's 16-bit casts of "
-                "every frozen weight); expected it loaded in bfloat16");
+        // With adapters the frozen base stays fp32 under autocast (run.finetune.base_fp32, set by the caller).
         return bf16 ? Precision::MixedBf16 : fp16 ? Precision::MixedFp16 : Precision::Fp32;
     }
     if ((weights == DType::Bf16 && fp16) || (weights == DType::Fp16 && bf16))

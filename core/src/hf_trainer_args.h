@@ -30,7 +30,8 @@ void applyTrainerOptimizer(RunSpec& run, const std::string& optim, const std::st
 
 /// The precision of a model loaded in `weights` (fp32, bf16 or fp16) under Trainer's autocast (bf16 or fp16; neither:
 /// none). Trainer never casts the parameters (accelerate wraps forward in autocast), so a 16-bit model fully
-/// fine-tuned is pure 16-bit (no master copy) and PEFT's fp32 adapters over a 16-bit base under autocast are mixed.
+/// fine-tuned is pure 16-bit (no master copy) and PEFT's fp32 adapters over a 16-bit base under autocast are mixed
+/// (over an fp32 base too, whose frozen weights stay fp32: run.finetune.base_fp32).
 /// Throws InputError naming the key at fault for what does not run or is not modelled.
 Precision trainerPrecision(DType weights, bool bf16, bool fp16, bool adapters, const std::string& weightsKey,
     const std::string& bf16Key, const std::string& fp16Key);

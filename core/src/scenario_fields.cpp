@@ -825,6 +825,8 @@ const ScenarioField kFields[] = {
              "DoRA (PEFT use_dora, LoRA or QLoRA under hf-transformers): a magnitude per output of each adapted "
              "linear; every forward rebuilds the adapted weight for its norm and keeps two outputs per linear."),
         [](const Scenario& s) { return s.run.finetune.dora; }),
+    optionalBoolean<REF(s.run.finetune.baseFp32)>("run.finetune.base_fp32",
+        "LoRA under mixed precision: the frozen base stays fp32 (a model loaded in fp32; default the framework's)."),
     optionalChoice<REF(s.run.finetune.kbitPreparation), kKbitPreparationNames>("run.finetune.kbit_preparation",
         "QLoRA under hf-transformers: the upcast before training: trl (SFTTrainer: the norms to fp32, the default), "
         "peft (prepare_model_for_kbit_training: the embedding, norms and LM head to fp32) or none."),

@@ -447,6 +447,12 @@ private:
         }
         m_run.precision = p;
         m_autocast = bf16 || fp16;
+        if (weights == DType::Fp32 && method == FinetuneMethod::Lora && m_autocast) {
+            m_run.finetune.baseFp32 = true;
+            applied(dtypeKey, dtype ? d : std::string("(unset)"),
+                "run.finetune.base_fp32 (transformers loads the model in fp32; the frozen base stays fp32 under "
+                "autocast: a lower bound, autocast's 16-bit casts of it are not modelled)");
+        }
         applied(std::string(dtypeKey) + ", bf16, fp16", weightText + ", " + autocast,
             "run.precision = " + std::string(toString(p)));
     }

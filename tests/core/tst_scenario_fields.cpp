@@ -68,6 +68,7 @@ Scenario richScenario()
     sc.run.compile = true;
     sc.run.compileLoss = true; // optional: set, so that it is written
     sc.run.sftTokenAccuracy = true; // written only when true
+    sc.run.finetune.baseFp32 = true; // optional: set, so that it is written
     sc.run.parallelism.fp8AllGather = true; // written only when set
     sc.run.parallelism.reduceBucketSize = 200'000'000; // DeepSpeed's; written only when set
     sc.run.parallelism.overlapComm = true;

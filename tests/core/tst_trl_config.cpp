@@ -260,6 +260,18 @@ private slots:
         (void)applyTrlConfig(olmo, yaml("dtype: auto\nattn_implementation: flash_attention_2\n"));
         QVERIFY(olmo.run.precision == Precision::MixedBf16);
         QVERIFY(precisionOf("dtype: bfloat16\nbf16: \"no\"\n") == Precision::Bf16); // argparse's string_to_bool
+        // `trl sft --use_peft` without a dtype: an fp32 base under bf16 autocast, its frozen weights 4 B each, the
+        // estimate a lower bound (autocast's 16-bit casts of them are not modelled).
+        Scenario fp32Base = llama();
+        (void)applyTrlConfig(fp32Base, yaml("use_peft: true\nlora_target_modules: [q_proj, v_proj]\n"));
+        QVERIFY(fp32Base.run.precision == Precision::MixedBf16 && fp32Base.run.finetune.baseFp32.value_or(false));
+        Scenario bf16Base = fp32Base;
+        bf16Base.run.finetune.baseFp32.reset();
+        const Report fp32Report = estimate(fp32Base), bf16Report = estimate(bf16Base);
+        QVERIFY(!fp32Report.lowerBound.empty() && bf16Report.lowerBound.empty());
+        // Every base parameter is frozen (the adapters are PEFT's fp32 ones either way): 2 B more each.
+        QCOMPARE(fp32Report.bytes(ComponentKind::Weights) - bf16Report.bytes(ComponentKind::Weights),
+            Bytes(2) * fp32Report.params.total);
     }
 
     /// What trl sft itself rejects, and what VRAM Lab does not model, is refused naming the key; a refusal changes
@@ -275,7 +287,6 @@ private slots:
             { "use_peft: true\nload_in_4bit: true\ndtype: auto\n", "dtype" },
             { "use_peft: true\nlora_target_modules: [q_proj]\ndtype: bfloat16\n", "lora_target_modules" },
             { "use_peft: true\nlora_target_modules: [c_attn, c_proj]\ndtype: bfloat16\n", "lora_target_modules" },
-            { "use_peft: true\nlora_target_modules: [q_proj, v_proj]\n", "dtype" },
             { "torch_compile: true\n", "torch_compile" },
             { "fsdp: full_shard auto_wrap\n", "fsdp" },
             { "deepspeed: ds_zero3.json\n", "deepspeed" },

@@ -180,6 +180,8 @@ private slots:
         // A 16-bit head weighs more, but LitGPT's widest dequantization (fp16 and bf16 copies of the head) goes.
         row("quantize_lm_head", nf4, "", "run.finetune.quantize_lm_head", false, "false", -1);
         // PEFT's preparation over TRL's default: the embedding and head in fp32 too (Gemma 3 12B, 1024 tokens).
+        row("base_fp32", kLlama, "run.finetune.method=lora", "run.finetune.base_fp32", QStringLiteral("true"), "true",
+            +1);
         // SFTTrainer's fp32 copy of the logits at the end of forward ties with the loss backward's two fp32 gradients.
         row("sft_token_accuracy", kQlora, "run.framework=hf-transformers", "run.sft_token_accuracy", true, "true", 0);
         row("kbit_preparation", kQlora, "run.framework=hf-transformers", "run.finetune.kbit_preparation",

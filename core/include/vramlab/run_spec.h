@@ -156,6 +156,9 @@ struct Finetune {
     bool dora = false;
     /// run.finetune.kbit_preparation; unset: TRL's for QLoRA under hf-transformers (kbitPreparation()).
     std::optional<KbitPreparation> kbitPreparation;
+    /// run.finetune.base_fp32: LoRA's frozen base stays fp32 under mixed precision (a model loaded in fp32 and run
+    /// under autocast, as transformers loads one without a dtype); unset: the framework's (Lightning's bf16-mixed).
+    std::optional<bool> baseFp32;
 };
 
 struct Inference {
