@@ -151,13 +151,12 @@ const std::map<std::string, KeyUse>& knownKeys()
 constexpr std::string_view kLiger = "axolotl.integrations.liger.LigerPlugin";
 constexpr std::string_view kCce = "axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin";
 
-class Reader {
+class Reader : detail::ConfigReader {
 public:
     Reader(Scenario& sc, const json& config, ConfigImport& out)
-        : m_sc(sc)
+        : ConfigReader(config, out, detail::Coercion::Pydantic)
+        , m_sc(sc)
         , m_run(sc.run)
-        , m_c(config)
-        , m_out(out)
     {
     }
 
@@ -200,82 +199,6 @@ public:
     }
 
 private:
-    void applied(const std::string& key, const std::string& value, const std::string& to)
-    {
-        m_out.applied.push_back(key + " = " + value + " -> " + to);
-    }
-    [[noreturn]] static void refuse(const std::string& key, const std::string& why) { throw InputError(key, why); }
-
-    const json* find(const char* key) const
-    {
-        const auto it = m_c.find(key);
-        return it == m_c.end() || it->is_null() ? nullptr : &*it;
-    }
-    /// pydantic's lax bool: true/false, 0/1, and the strings it accepts.
-    static std::optional<bool> asBool(const json& v)
-    {
-        if (v.is_boolean())
-            return v.get<bool>();
-        if (v.is_number_integer() && (v.get<std::int64_t>() == 0 || v.get<std::int64_t>() == 1))
-            return v.get<std::int64_t>() == 1;
-        if (v.is_string()) {
-            std::string s = v.get<std::string>();
-            std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-            for (const char* t : { "1", "on", "t", "true", "y", "yes" })
-                if (s == t)
-                    return true;
-            for (const char* f : { "0", "off", "f", "false", "n", "no" })
-                if (s == f)
-                    return false;
-        }
-        return std::nullopt;
-    }
-    std::optional<bool> flag(const char* key) const
-    {
-        const json* v = find(key);
-        if (!v)
-            return std::nullopt;
-        const auto b = asBool(*v);
-        if (!b)
-            refuse(key, "expected true or false, got " + detail::JsonObjectReader::describe(*v));
-        return b;
-    }
-    bool on(const char* key) const { return flag(key).value_or(false); }
-    std::optional<Count> integer(const char* key, Count min, Count max) const
-    {
-        const json* v = find(key);
-        if (!v)
-            return std::nullopt;
-        std::int64_t n = 0;
-        bool ok = v->is_number_integer();
-        if (ok)
-            n = v->get<std::int64_t>();
-        else if (v->is_number_float()
-            && v->get<double>() == static_cast<double>(static_cast<std::int64_t>(v->get<double>())))
-            ok = true, n = static_cast<std::int64_t>(v->get<double>()); // pydantic: 8.0 is 8
-        else if (v->is_string()) {
-            const std::string& s = v->get_ref<const std::string&>();
-            ok = !s.empty() && s.size() <= 18
-                && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-            if (ok)
-                n = std::stoll(s);
-        }
-        if (!ok || n < min || n > max)
-            refuse(key,
-                "expected an integer from " + formatCount(min) + " to " + formatCount(max) + ", got "
-                    + detail::JsonObjectReader::describe(*v));
-        return n;
-    }
-    std::optional<std::string> text(const char* key) const
-    {
-        const json* v = find(key);
-        if (!v)
-            return std::nullopt;
-        if (!v->is_string())
-            refuse(key, "expected a string, got " + detail::JsonObjectReader::describe(*v));
-        return v->get<std::string>();
-    }
-
     /// A refused key is harmless unset, false, zero, empty, or 1 for a parallel size.
     static bool active(const std::string& key, const json& v)
     {
@@ -286,7 +209,7 @@ private:
             return key.ends_with("_size") || key.ends_with("_degree") ? v.get<double>() > 1 : v.get<double>() != 0;
         if (key == "device_map" && v.is_string() && v.get<std::string>() == "auto")
             return false; // axolotl's own choice on one GPU
-        if (v.is_string() && asBool(v) == false)
+        if (v.is_string() && asBool(v, detail::Coercion::Pydantic) == false)
             return false;
         return true;
     }
@@ -365,22 +288,13 @@ private:
         f.rank = *r;
         if (const json* a = find("lora_alpha"); a && a->is_number())
             f.alpha = a->get<double>();
-        const json* d = find("lora_dropout");
-        f.dropout = 0.0; // schemas/peft.py validate_lora_dropout
-        if (d) {
-            if (!d->is_number() || d->get<double>() < 0 || d->get<double>() >= 1)
-                refuse("lora_dropout",
-                    "expected a number from 0 to below 1, got " + detail::JsonObjectReader::describe(*d));
-            f.dropout = d->get<double>();
-        }
+        f.dropout = dropout("lora_dropout").value_or(0.0); // schemas/peft.py validate_lora_dropout
         f.dora = on("peft_use_dora");
-        if (const json* m = find("lora_modules_to_save"); m && !(m->is_array() && m->empty()))
-            refuse("lora_modules_to_save",
-                "fully trained copies of whole modules beside the adapters are not modelled: expected none");
+        refuseModulesToSave("lora_modules_to_save");
         for (const char* k : { "peft_layers_to_transform", "peft_layers_pattern" })
             if (find(k))
                 refuse(k, "adapters on some layers only are not modelled: expected none");
-        loraKernels(d);
+        loraKernels();
         targets();
         if (four) {
             if (const json* kw = find("bnb_config_kwargs"); kw && !(kw->is_object() && kw->empty()))
@@ -411,7 +325,7 @@ private:
     /// schemas/config.py check_auto_enable_lora_kernels: with lora_dropout written as 0 (before its default is
     /// filled) and no kernel key set, axolotl turns its Triton LoRA kernels on (kernels/lora.py), which save other
     /// tensors than PEFT's layers.
-    void loraKernels(const json* dropout)
+    void loraKernels()
     {
         const char* kernelKeys[] = { "lora_mlp_kernel", "lora_qkv_kernel", "lora_o_kernel" };
         bool anySet = false;
@@ -423,7 +337,7 @@ private:
             anySet = anySet || find(k);
         }
         const bool unsloth = on("unsloth_lora_mlp") || on("unsloth_lora_qkv") || on("unsloth_lora_o");
-        if (!anySet && !unsloth && !find("rl") && dropout && dropout->is_number() && dropout->get<double>() == 0)
+        if (!anySet && !unsloth && !find("rl") && dropout("lora_dropout") == 0.0)
             refuse("lora_dropout",
                 "0 makes axolotl turn on its LoRA Triton kernels (check_auto_enable_lora_kernels), which save other "
                 "tensors than PEFT's layers (not modelled): set lora_mlp_kernel, lora_qkv_kernel and lora_o_kernel "
@@ -474,11 +388,11 @@ private:
     {
         const json* b = find("bf16");
         const bool autoBf16 = !b || (b->is_string() && b->get<std::string>() == "auto");
-        if (b && !autoBf16 && !asBool(*b))
+        if (b && !autoBf16 && !asBool(*b, m_coercion))
             refuse("bf16", "expected auto, true or false (axolotl refuses \"full\"), got " + b->dump());
         const bool gpuBf16 = !m_run.gpu || m_run.gpu->bf16Tflops > 0;
         std::optional<bool> fp16 = flag("fp16");
-        bool bf16 = autoBf16 ? false : *asBool(*b);
+        bool bf16 = autoBf16 ? false : *asBool(*b, m_coercion);
         if (autoBf16 && !fp16.value_or(false)) {
             bf16 = gpuBf16;
             if (!gpuBf16 && !fp16 && !on("float16"))
@@ -492,8 +406,7 @@ private:
                                                     : DType::Fp32;
         const bool autocastBf16 = bf16 || bfloat16, autocastFp16 = fp16.value_or(false) && !bf16;
         const bool adapters = m_run.finetune.method != FinetuneMethod::Full;
-        m_run.precision
-            = detail::trainerPrecision(weights, autocastBf16, autocastFp16, adapters, "bf16", "bf16", "fp16");
+        m_run.precision = detail::trainerPrecision(weights, autocastBf16, autocastFp16, adapters);
         applied("bf16, fp16",
             std::string(autoBf16 ? "auto"
                     : bf16       ? "true"
@@ -653,22 +566,12 @@ private:
     /// `deepspeed`: axolotl json.load()s a path; an inline mapping goes through the DeepSpeed import.
     void deepSpeed()
     {
-        const json* ds = find("deepspeed");
-        if (!ds)
-            return;
-        if (ds->is_string())
-            refuse("deepspeed",
-                "a DeepSpeed config file is not read from here: remove this line, import the config, then apply the "
-                "file to the result with vramlab-cli import-deepspeed (or File > Apply DeepSpeed config…)");
-        if (!ds->is_object())
-            refuse("deepspeed", "expected a DeepSpeed config mapping, got " + detail::JsonObjectReader::describe(*ds));
-        detail::applyInlineDeepSpeed(m_sc, *ds, m_out);
+        if (const json* ds = inlineDeepSpeed())
+            detail::applyInlineDeepSpeed(m_sc, *ds, m_out);
     }
 
     Scenario& m_sc;
     RunSpec& m_run;
-    const json& m_c;
-    ConfigImport& m_out;
     bool m_liger = false, m_cce = false, m_flash = false;
 };
 

@@ -1,12 +1,124 @@
 // SPDX-License-Identifier: MIT
 #include "hf_trainer_args.h"
 
+#include "json_reader.h"
 #include "vramlab/errors.h"
+#include "vramlab/units.h"
 
 #include <algorithm>
 #include <map>
 
 namespace vramlab::detail {
+
+const nlohmann::json* ConfigReader::find(const char* key) const
+{
+    const auto it = m_c.find(key);
+    return it == m_c.end() || it->is_null() ? nullptr : &*it;
+}
+
+std::optional<bool> ConfigReader::asBool(const nlohmann::json& v, Coercion coercion)
+{
+    if (v.is_boolean())
+        return v.get<bool>();
+    if (v.is_number_integer() && (v.get<std::int64_t>() == 0 || v.get<std::int64_t>() == 1))
+        return v.get<std::int64_t>() == 1;
+    if (!v.is_string())
+        return std::nullopt;
+    std::string s = v.get<std::string>();
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    const bool pydantic = coercion == Coercion::Pydantic; // on/off beside string_to_bool's words
+    if (s == "yes" || s == "true" || s == "t" || s == "y" || s == "1" || (pydantic && s == "on"))
+        return true;
+    if (s == "no" || s == "false" || s == "f" || s == "n" || s == "0" || (pydantic && s == "off"))
+        return false;
+    return std::nullopt;
+}
+
+std::optional<bool> ConfigReader::flag(const char* key) const
+{
+    const nlohmann::json* v = find(key);
+    if (!v)
+        return std::nullopt;
+    const auto b = asBool(*v, m_coercion);
+    if (!b)
+        refuse(key, "expected true or false, got " + JsonObjectReader::describe(*v));
+    return b;
+}
+
+std::optional<Count> ConfigReader::integer(const char* key, Count min, Count max) const
+{
+    const nlohmann::json* v = find(key);
+    if (!v)
+        return std::nullopt;
+    std::int64_t n = 0;
+    bool ok = v->is_number_integer();
+    if (ok) {
+        n = v->get<std::int64_t>();
+    } else if (v->is_number_float() && m_coercion == Coercion::Pydantic) { // pydantic: 8.0 is 8
+        const double x = v->get<double>();
+        ok = x >= -9e18 && x <= 9e18 && x == static_cast<double>(static_cast<std::int64_t>(x));
+        n = ok ? static_cast<std::int64_t>(x) : 0;
+    } else if (v->is_string()) {
+        const std::string& s = v->get_ref<const std::string&>();
+        ok = !s.empty() && s.size() <= 18
+            && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (ok)
+            n = std::stoll(s);
+    }
+    if (!ok || n < min || n > max)
+        refuse(key,
+            "expected an integer from " + formatCount(min) + " to " + formatCount(max) + ", got "
+                + JsonObjectReader::describe(*v));
+    return n;
+}
+
+std::optional<std::string> ConfigReader::text(const char* key) const
+{
+    const nlohmann::json* v = find(key);
+    if (!v)
+        return std::nullopt;
+    if (!v->is_string())
+        refuse(key, "expected a string, got " + JsonObjectReader::describe(*v));
+    return v->get<std::string>();
+}
+
+std::optional<double> ConfigReader::dropout(const char* key) const
+{
+    const nlohmann::json* d = find(key);
+    if (!d)
+        return std::nullopt;
+    if (!d->is_number() || d->get<double>() < 0 || d->get<double>() >= 1)
+        refuse(key, "expected a number from 0 to below 1, got " + JsonObjectReader::describe(*d));
+    return d->get<double>();
+}
+
+void ConfigReader::refuseModulesToSave(const char* key) const
+{
+    if (const nlohmann::json* m = find(key); m && !(m->is_array() && m->empty()))
+        refuse(key, "fully trained copies of whole modules beside the adapters are not modelled: expected none");
+}
+
+const nlohmann::json* ConfigReader::inlineDeepSpeed() const
+{
+    const nlohmann::json* ds = find("deepspeed");
+    if (ds && ds->is_string())
+        refuse("deepspeed",
+            "a DeepSpeed config file is not read from here: remove this line, import the config, then apply the file "
+            "to the result with vramlab-cli import-deepspeed (or File > Apply DeepSpeed config…)");
+    if (ds && !ds->is_object())
+        refuse("deepspeed", "expected a DeepSpeed config mapping, got " + JsonObjectReader::describe(*ds));
+    return ds;
+}
+
+void ConfigReader::applied(const std::string& key, const std::string& value, const std::string& to)
+{
+    m_out.applied.push_back(key + " = " + value + " -> " + to);
+}
+
+void ConfigReader::refuse(const std::string& key, const std::string& why)
+{
+    throw InputError(key, why);
+}
 
 void applyTrainerOptimizer(RunSpec& run, const std::string& optim, const std::string& key)
 {
@@ -34,9 +146,10 @@ void applyTrainerOptimizer(RunSpec& run, const std::string& optim, const std::st
     }
 }
 
-Precision trainerPrecision(DType weights, bool bf16, bool fp16, bool adapters, const std::string& weightsKey,
-    const std::string& bf16Key, const std::string& fp16Key)
+Precision trainerPrecision(DType weights, bool bf16, bool fp16, bool adapters)
 {
+    const char* bf16Key = "bf16"; // TrainingArguments' and axolotl's names alike
+    const char* fp16Key = "fp16";
     if (bf16 && fp16)
         throw InputError(fp16Key, "bf16 and fp16 together: TrainingArguments raises; expected one of them");
     if (weights == DType::Fp32) {

@@ -24,6 +24,46 @@ inline constexpr std::string_view kPaddingMaskCaveat
     = "; a batch with padding under sdpa or eager attention also holds a [b, 1, s, s] mask, and without gradient "
       "checkpointing each layer its 16-bit copy: not counted";
 
+/// How a framework coerces a YAML value to its field's type: Argparse (TRL's HfArgumentParser: a string default goes
+/// through the field's type, booleans through string_to_bool) or Pydantic (axolotl: lax mode, which also takes on/off
+/// and 8.0 for 8).
+enum class Coercion { Argparse, Pydantic };
+
+/// A YAML config's keys as one framework reads them, and the lines of the import it makes (TRL's and axolotl's
+/// readers derive from it). A key set to null reads as absent; a value of the wrong type is refused naming the key.
+class ConfigReader {
+public:
+    ConfigReader(const nlohmann::json& config, ConfigImport& out, Coercion coercion)
+        : m_c(config)
+        , m_out(out)
+        , m_coercion(coercion)
+    {
+    }
+
+protected:
+    const nlohmann::json* find(const char* key) const;
+    /// A boolean as `coercion` takes it from a value, or nothing when it is none.
+    static std::optional<bool> asBool(const nlohmann::json& v, Coercion coercion);
+    std::optional<bool> flag(const char* key) const;
+    bool on(const char* key, bool fallback = false) const { return flag(key).value_or(fallback); }
+    std::optional<Count> integer(const char* key, Count min, Count max) const;
+    std::optional<std::string> text(const char* key) const;
+    /// A dropout probability: a number from 0 to below 1.
+    std::optional<double> dropout(const char* key) const;
+    /// PEFT's modules_to_save (fully trained copies of whole modules beside the adapters) is not modelled: refused
+    /// unless absent or empty.
+    void refuseModulesToSave(const char* key) const;
+    /// TrainingArguments.deepspeed as a mapping, or null; a file path (read by the framework, not here) or another
+    /// value is refused.
+    const nlohmann::json* inlineDeepSpeed() const;
+    void applied(const std::string& key, const std::string& value, const std::string& to);
+    [[noreturn]] static void refuse(const std::string& key, const std::string& why);
+
+    const nlohmann::json& m_c;
+    ConfigImport& m_out;
+    Coercion m_coercion;
+};
+
 /// TrainingArguments.optim (training_args.py@8cb5963c OptimizerNames; trainer.py get_optimizer_cls_and_kwargs) as
 /// the run's optimizer and implementation. Throws InputError(key) for a name VRAM Lab keeps no states of.
 void applyTrainerOptimizer(RunSpec& run, const std::string& optim, const std::string& key);
@@ -33,8 +73,7 @@ void applyTrainerOptimizer(RunSpec& run, const std::string& optim, const std::st
 /// fine-tuned is pure 16-bit (no master copy) and PEFT's fp32 adapters over a 16-bit base under autocast are mixed
 /// (over an fp32 base too, whose frozen weights stay fp32: run.finetune.base_fp32).
 /// Throws InputError naming the key at fault for what does not run or is not modelled.
-Precision trainerPrecision(DType weights, bool bf16, bool fp16, bool adapters, const std::string& weightsKey,
-    const std::string& bf16Key, const std::string& fp16Key);
+Precision trainerPrecision(DType weights, bool bf16, bool fp16, bool adapters);
 
 /// A PEFT target module name (q_proj, ..., all-linear) as the scenario names it, or nothing.
 std::optional<std::string> peftTargetName(std::string_view peft);

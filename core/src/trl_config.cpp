@@ -106,13 +106,12 @@ const std::map<std::string_view, std::string_view>& knownKeys()
     return keys;
 }
 
-class Reader {
+class Reader : detail::ConfigReader {
 public:
     Reader(Scenario& sc, const json& config, ConfigImport& out)
-        : m_sc(sc)
+        : ConfigReader(config, out, detail::Coercion::Argparse)
+        , m_sc(sc)
         , m_run(sc.run)
-        , m_c(config)
-        , m_out(out)
     {
     }
 
@@ -151,69 +150,6 @@ public:
     }
 
 private:
-    void applied(const std::string& key, const std::string& value, const std::string& to)
-    {
-        m_out.applied.push_back(key + " = " + value + " -> " + to);
-    }
-    [[noreturn]] static void refuse(const std::string& key, const std::string& why) { throw InputError(key, why); }
-
-    const json* find(const char* key) const
-    {
-        const auto it = m_c.find(key);
-        return it == m_c.end() || it->is_null() ? nullptr : &*it;
-    }
-    /// argparse converts a string default with the field's type (HfArgumentParser: int, string_to_bool).
-    bool flag(const char* key, bool fallback) const
-    {
-        const json* v = find(key);
-        if (!v)
-            return fallback;
-        if (v->is_boolean())
-            return v->get<bool>();
-        if (v->is_string()) {
-            std::string s = v->get<std::string>();
-            std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-            if (s == "yes" || s == "true" || s == "t" || s == "y" || s == "1")
-                return true;
-            if (s == "no" || s == "false" || s == "f" || s == "n" || s == "0")
-                return false;
-        }
-        if (v->is_number_integer() && (v->get<std::int64_t>() == 0 || v->get<std::int64_t>() == 1))
-            return v->get<std::int64_t>() == 1;
-        refuse(key, "expected true or false, got " + detail::JsonObjectReader::describe(*v));
-    }
-    std::optional<Count> integer(const char* key, Count min, Count max) const
-    {
-        const json* v = find(key);
-        if (!v)
-            return std::nullopt;
-        std::int64_t n = 0;
-        bool ok = v->is_number_integer();
-        if (ok)
-            n = v->get<std::int64_t>();
-        else if (v->is_string()) {
-            const std::string& s = v->get_ref<const std::string&>();
-            ok = !s.empty() && s.size() <= 18
-                && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-            if (ok)
-                n = std::stoll(s);
-        }
-        if (!ok || n < min || n > max)
-            refuse(key,
-                "expected an integer from " + formatCount(min) + " to " + formatCount(max) + ", got "
-                    + detail::JsonObjectReader::describe(*v));
-        return n;
-    }
-    std::optional<std::string> text(const char* key) const
-    {
-        const json* v = find(key);
-        if (!v)
-            return std::nullopt;
-        if (!v->is_string())
-            refuse(key, "expected a string, got " + detail::JsonObjectReader::describe(*v));
-        return v->get<std::string>();
-    }
-
     /// trl/cli.py@1cf8d56c: keys that are accelerate launch options go to `accelerate launch`.
     void launcher()
     {
@@ -263,8 +199,8 @@ private:
             refuse("mixed_precision",
                 "accelerate launch's mixed precision is not read: say it with bf16 or fp16 (TrainingArguments sets "
                 "ACCELERATE_MIXED_PRECISION from them)");
-        if (flag("use_deepspeed", false) || flag("use_fsdp", false))
-            refuse(flag("use_deepspeed", false) ? "use_deepspeed" : "use_fsdp",
+        if (on("use_deepspeed", false) || on("use_fsdp", false))
+            refuse(on("use_deepspeed", false) ? "use_deepspeed" : "use_fsdp",
                 "accelerate launch's sharding flags are not read: use accelerate_config zero1/zero2/zero3 or an "
                 "inline deepspeed config");
         if (const auto d = text("dynamo_backend"); d && *d != "no")
@@ -291,9 +227,9 @@ private:
     void finetune()
     {
         Finetune& f = m_run.finetune;
-        const bool peft = flag("use_peft", false);
-        const bool four = flag("load_in_4bit", false);
-        if (flag("load_in_8bit", false))
+        const bool peft = on("use_peft", false);
+        const bool four = on("load_in_4bit", false);
+        if (on("load_in_8bit", false))
             refuse("load_in_8bit", "bitsandbytes' LLM.int8 weights in training are not modelled: expected false");
         if (four && !peft)
             refuse("load_in_4bit",
@@ -312,20 +248,12 @@ private:
                 refuse("lora_alpha", "expected a number, got " + detail::JsonObjectReader::describe(*a));
             f.alpha = a->get<double>();
         }
-        f.dropout = 0.05; // ModelConfig's default
-        if (const json* d = find("lora_dropout")) {
-            if (!d->is_number() || d->get<double>() < 0 || d->get<double>() >= 1)
-                refuse("lora_dropout",
-                    "expected a number from 0 to below 1, got " + detail::JsonObjectReader::describe(*d));
-            f.dropout = d->get<double>();
-        }
-        f.dora = flag("use_dora", false);
+        f.dropout = dropout("lora_dropout").value_or(0.05); // ModelConfig's default
+        f.dora = on("use_dora", false);
         if (const auto task = text("lora_task_type"); task && *task != "CAUSAL_LM")
             refuse("lora_task_type",
                 "expected CAUSAL_LM (the causal language model trl sft trains), got \"" + *task + "\"");
-        if (const json* m = find("lora_modules_to_save"); m && !(m->is_array() && m->empty()))
-            refuse("lora_modules_to_save",
-                "fully trained copies of whole modules beside the adapters are not modelled: expected none");
+        refuseModulesToSave("lora_modules_to_save");
         if (find("lora_target_parameters"))
             m_out.ignored.push_back("lora_target_parameters: trl sft does not pass it to LoraConfig "
                                     "(trl/trainer/utils.py get_peft_config)");
@@ -335,7 +263,7 @@ private:
             if (quant != "nf4" && quant != "fp4")
                 refuse("bnb_4bit_quant_type", "expected nf4 or fp4, got \"" + quant + "\"");
             f.quant = Nf4Format::Bitsandbytes;
-            f.doubleQuant = flag("use_bnb_nested_quant", false);
+            f.doubleQuant = on("use_bnb_nested_quant", false);
             applied("load_in_4bit", "true",
                 "run.finetune.method = qlora (bitsandbytes " + quant
                     + (quant == "fp4" ? ", stored as NF4 is: 4 bits and a scale per 64" : "") + "), double_quant "
@@ -404,8 +332,8 @@ private:
         const char* dtypeKey = "dtype";
         if (!dtype && (dtype = text("torch_dtype")))
             dtypeKey = "torch_dtype"; // model_config.py: copied into dtype with a FutureWarning
-        const bool fp16 = flag("fp16", false);
-        const bool bf16 = find("bf16") ? flag("bf16", false) : !fp16; // sft_config.py __post_init__
+        const bool fp16 = on("fp16", false);
+        const bool bf16 = find("bf16") ? on("bf16", false) : !fp16; // sft_config.py __post_init__
         const std::string d = dtype.value_or("float32");
         if (d != "auto" && d != "bfloat16" && d != "float16" && d != "float32")
             refuse(dtypeKey, "expected auto, bfloat16, float16 or float32 (ModelConfig's choices), got \"" + d + "\"");
@@ -435,8 +363,7 @@ private:
         const std::string autocast = bf16 ? "bf16 autocast" : fp16 ? "fp16 autocast" : "no autocast";
         const std::string weightText = (dtype ? d : std::string("unset (fp32)"))
             + (checkpoint ? " (the checkpoint's " + std::string(toString(*checkpoint)) + ")" : "");
-        Precision p
-            = detail::trainerPrecision(weights, bf16, fp16, method != FinetuneMethod::Full, dtypeKey, "bf16", "fp16");
+        Precision p = detail::trainerPrecision(weights, bf16, fp16, method != FinetuneMethod::Full);
         // accelerate (accelerator.py prepare_model, FSDP1 under mixed precision) upcasts every trainable flat
         // parameter to fp32: MixedPrecision(param_dtype) then gathers it in 16 bits, so the run is mixed.
         if (m_run.parallelism.fsdp1() && (bf16 || fp16) && (p == Precision::Bf16 || p == Precision::Fp16)) {
@@ -486,14 +413,14 @@ private:
             refuse("max_length",
                 "null trains untruncated samples, whose longest length VRAM Lab cannot know: expected a length");
         const Count maxLength = integer("max_length", 1, 1LL << 30).value_or(1024);
-        const bool packing = flag("packing", false);
+        const bool packing = on("packing", false);
         const std::string strategy = text("packing_strategy").value_or("bfd");
         if (strategy != "bfd" && strategy != "wrapped")
             refuse("packing_strategy", "expected bfd or wrapped, got \"" + strategy + "\"");
-        const bool paddingFree = flag("padding_free", false) || (packing && strategy == "bfd");
+        const bool paddingFree = on("padding_free", false) || (packing && strategy == "bfd");
         const Count multiple = integer("pad_to_multiple_of", 1, 1 << 20).value_or(1);
         if (paddingFree && !m_flashVarlen)
-            refuse(flag("padding_free", false) ? "padding_free" : "packing",
+            refuse(on("padding_free", false) ? "padding_free" : "packing",
                 "padding-free batches (packing with \"bfd\" is one) under sdpa or eager attention make transformers "
                 "build a tokens x tokens mask (masking_utils.py find_packed_sequence_indices), which is not modelled; "
                 "expected attn_implementation flash_attention_2");
@@ -514,7 +441,7 @@ private:
     void optimizer()
     {
         std::string optim = text("optim").value_or("adamw_torch_fused");
-        if (flag("adafactor", false))
+        if (on("adafactor", false))
             optim = "adafactor"; // the deprecated flag: training_args.py __post_init__
         if (find("optim_target_modules"))
             refuse("optim_target_modules", "GaLore and APOLLO projections are not modelled: expected none");
@@ -538,11 +465,11 @@ private:
     /// fused_linear_cross_entropy on by default).
     void checkpointingAndLoss()
     {
-        const bool checkpointing = flag("gradient_checkpointing", true);
+        const bool checkpointing = on("gradient_checkpointing", true);
         m_run.checkpointing = { checkpointing ? Checkpointing::Kind::Full : Checkpointing::Kind::None, 0 };
         applied("gradient_checkpointing", checkpointing ? "true" : "false",
             std::string("run.checkpointing = ") + (checkpointing ? "full" : "none"));
-        if (!flag("use_liger_kernel", false)) {
+        if (!on("use_liger_kernel", false)) {
             if (find("liger_kernel_config"))
                 m_out.ignored.push_back("liger_kernel_config: read only with use_liger_kernel");
             return sftTrainerMetrics();
@@ -606,9 +533,9 @@ private:
 
     void refusals()
     {
-        if (flag("torch_compile", false) || find("torch_compile_backend") || find("torch_compile_mode")
+        if (on("torch_compile", false) || find("torch_compile_backend") || find("torch_compile_mode")
             || find("torchdynamo"))
-            refuse(flag("torch_compile", false)     ? "torch_compile"
+            refuse(on("torch_compile", false)       ? "torch_compile"
                     : find("torch_compile_backend") ? "torch_compile_backend"
                     : find("torch_compile_mode")    ? "torch_compile_mode"
                                                     : "torchdynamo",
@@ -618,11 +545,11 @@ private:
                 "Trainer's LabelSmoother computes its own log-softmax of the logits, which is not modelled: expected "
                 "0");
         for (const char* cpu : { "use_cpu", "no_cuda", "use_mps_device" })
-            if (flag(cpu, false))
+            if (on(cpu))
                 refuse(cpu, "a run without a CUDA GPU: expected false");
         if (const auto loss = text("loss_type"); loss && *loss != "nll")
             refuse("loss_type", "expected nll (DFT's loss keeps other tensors, not modelled), got \"" + *loss + "\"");
-        if (flag("activation_offloading", false))
+        if (on("activation_offloading", false))
             refuse("activation_offloading",
                 "TRL's offloading wraps the whole step, loss included (sft_trainer.py); modelled only as torchtune "
                 "runs it: expected false");
@@ -649,13 +576,7 @@ private:
     /// accelerate configs (accelerate's DeepSpeedPlugin: zero_stage, no offload, bf16 from mixed_precision).
     void deepSpeed()
     {
-        const json* ds = find("deepspeed");
-        if (ds && ds->is_string())
-            refuse("deepspeed",
-                "a DeepSpeed config file is not read from here: remove this line, import the config, then apply the "
-                "file to the result with vramlab-cli import-deepspeed (or File > Apply DeepSpeed config…)");
-        if (ds && !ds->is_object())
-            refuse("deepspeed", "expected a DeepSpeed config mapping, got " + detail::JsonObjectReader::describe(*ds));
+        const json* ds = inlineDeepSpeed();
         if (ds && m_zeroFromAccelerate)
             refuse("deepspeed",
                 "both an inline DeepSpeed config and accelerate_config " + text("accelerate_config").value());
@@ -676,8 +597,6 @@ private:
 
     Scenario& m_sc;
     RunSpec& m_run;
-    const json& m_c;
-    ConfigImport& m_out;
     bool m_flashVarlen = false;
     bool m_autocast = false; ///< Trainer's bf16 or fp16 autocast
     int m_zeroFromAccelerate = 0;
