@@ -1153,8 +1153,8 @@ ActivationSet trainingActivations(
     if (kind == Checkpointing::Kind::SelectiveOp) {
         selectiveOpLayers(set, x, slice, oneLayer(false), explain, saved);
     } else if (checkpointed > 0) {
-        // The first `checkpointed` layers (dense ones first, as the stage holds them) keep their input; the rest keep
-        // everything, as without checkpointing; backward rebuilds one checkpointed layer at a time.
+        // The first `checkpointed` layers of the stage (dense or MoE where the model has them) keep their input; the
+        // rest keep everything, as without checkpointing; backward rebuilds one checkpointed layer at a time.
         const Bytes before = set.bytes;
         // With fp32 norms but a 16-bit embedding (TRL) the first layer's input is the embedding's 16-bit output.
         const Count first16 = x.kbitFp32 && !x.embeddingFp32 && slice.first ? 1 : 0;
@@ -1167,8 +1167,8 @@ ActivationSet trainingActivations(
         c.add("layer input (checkpoint, first layers of the stage)", "checkpoint", { x.b, x.hs, x.h }, x.residual);
         // The timeline's per-layer share of these checkpoints (an even share; the remainder joins the other layers).
         set.checkpointInputBytes = (set.bytes - before) / checkpointed;
-        const Count denseCkpt = std::min(checkpointed, slice.denseLayers);
-        const Count moeCkpt = checkpointed - denseCkpt;
+        const Count moeCkpt = m.moeLayersIn(slice.firstLayer, slice.firstLayer + checkpointed);
+        const Count denseCkpt = checkpointed - moeCkpt;
         const ActivationSet worst = rebuiltLayer(moeCkpt > 0);
         set.recomputeBytes = worst.bytes;
         cursor = checkpointed;

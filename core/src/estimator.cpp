@@ -707,6 +707,13 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
     if (!(m.moe.firstDenseLayers <= m.numLayers))
         throw InputError("model.moe.first_dense_layers",
             "expected at most model.num_layers (" + n(m.numLayers) + "), got " + n(m.moe.firstDenseLayers));
+    if (!(m.moe.layerInterval >= 1))
+        throw InputError("model.moe.layer_interval", "expected at least 1, got " + n(m.moe.layerInterval));
+    // A hybrid's blocks are counted by kind, not placed: where every Nth MLP falls is not known.
+    if (m.moe.enabled() && m.moe.layerInterval > 1 && m.hybrid())
+        throw InputError("model.moe.layer_interval",
+            "1 in a hybrid model (blocks without attention or an MLP are counted, not placed, so every Nth layer's "
+            "experts cannot be placed among them)");
     // OLMo-2's norms read the sublayer outputs: which of them keep tensors under LoRA, and how other
     // frameworks build the block, is not modelled (the HF eager block is).
     if (m.normAfterSublayers && r.mode == Mode::Training
@@ -735,10 +742,11 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         throw InputError("model.clamped_swiglu",
             "inference without a serving engine (gpt-oss: the engines keep its MXFP4 experts, which their "
             "weight budget does not model yet)");
-    if (r.serving && r.serving->languageModelOnly && !m.vision.qwen())
+    const bool llama4Tower = m.vision.enabled() && m.vision.kind == VisionKind::Llama4;
+    if (r.serving && r.serving->languageModelOnly && !m.vision.qwen() && !llama4Tower)
         throw InputError("run.serving.language_model_only",
-            "false without Qwen3.5's vision transformer (model.vision.kind qwen-vit): what vLLM drops of other "
-            "towers is not modelled");
+            "false without Qwen3.5's or Llama 4's vision tower (model.vision.kind qwen-vit or llama4): what vLLM "
+            "drops of other towers is not modelled");
     if (m.vision.enabled() && m.vision.qwen()) {
         const VisionSpec& v = m.vision;
         if (!(v.intermediateSize > 0 && v.numLayers > 0 && v.numHeads > 0 && v.patchSize > 0 && v.temporalPatchSize > 0
@@ -761,6 +769,8 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
             throw InputError("model.vision",
                 "expected intermediate_size, num_layers, num_heads, image_size and patch_size above 0, image_size a "
                 "multiple of patch_size and hidden_size of num_heads");
+        if (v.kind == VisionKind::Llama4 && !(v.projectorInputDim > 0 && v.outHiddenSize > 0))
+            throw InputError("model.vision", "expected projector_input_dim and out_hidden_size above 0 (Llama 4)");
         // bitsandbytes quantizes every nn.Linear of the checkpoint, the tower's too; that is not modelled.
         if (r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora)
             throw InputError("model.vision",
@@ -768,10 +778,15 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
                 "modelled); for text-only QLoRA import the language model alone (its text_config)");
         // vLLM's profiling run encodes dummy images (gpu_model_runner profile_run), an activation peak that is
         // not modelled; llama.cpp loads the tower from a separate --mmproj file.
-        if (r.serving && (r.serving->engine == ServingEngine::Vllm || r.serving->engine == ServingEngine::LlamaCpp))
+        // vLLM builds Llama 4 without its tower under --language-model-only (mllama4.py _mark_tower_model).
+        if (r.serving
+            && ((r.serving->engine == ServingEngine::Vllm && !(llama4Tower && r.serving->dropsVisionTower()))
+                || r.serving->engine == ServingEngine::LlamaCpp))
             throw InputError("model.vision",
-                "serving with sglang or hf-generate (vLLM profiles the vision encoder on dummy images and llama.cpp "
-                "loads it from an --mmproj file, neither modelled yet)");
+                std::string("serving with sglang or hf-generate (vLLM profiles the vision encoder on dummy images and "
+                            "llama.cpp loads it from an --mmproj file, neither modelled yet)")
+                    + (llama4Tower ? "; or vllm with run.serving.language_model_only, which leaves Llama 4's tower out"
+                                   : ""));
     }
     if (!(m.attentionFreeLayers >= 0 && m.attentionFreeLayers <= m.numLayers))
         throw InputError("model.attention_layers",
@@ -781,6 +796,24 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
             "expected from 0 to model.num_layers (" + n(m.numLayers) + "), got " + n(m.mlpLayers()));
     if (m.hybrid())
         validateHybrid(m, r);
+    // transformers' Llama 4 runs every expert on every token (modeling_llama4.py Llama4TextMoe: repeat, bmm), so
+    // training and hf-generate keep num_experts times a routed MoE's tensors; the engines route top-k.
+    const bool engine = r.mode != Mode::Training && r.serving && r.serving->engine != ServingEngine::HfGenerate;
+    if (m.moe.enabled() && m.moe.everyExpertEveryToken && !engine)
+        throw InputError("model.moe.every_expert_every_token",
+            "serving with vllm, sglang or llama.cpp (transformers' Llama4TextMoe runs every expert on every token, "
+            "weighting the unrouted ones by zero; the tensors that keeps in training and in hf-generate are not "
+            "modelled)");
+    if (m.chunkedLocalAttention) {
+        if (!(m.slidingWindow > 0))
+            throw InputError("model.sliding_window", "expected the chunk (above 0) with model.chunked_local_attention");
+        // transformers has no flash kernel for it and builds the chunk mask as a T x T tensor under sdpa
+        // (masking_utils.py@4.57.1 sdpa_mask): not modelled, so training and hf-generate are refused.
+        if (!engine)
+            throw InputError("model.chunked_local_attention",
+                "serving with vllm, sglang or llama.cpp (what transformers keeps for chunked attention, a T x T mask "
+                "under sdpa, is not modelled)");
+    }
     // Phi-3.5-MoE trains with SparseMixer (modeling_phimoe.py sparsemixer: Gumbel-sampled experts, a custom
     // autograd multiplier keeping the masked gates) and multiplies the MoE input by uniform noise twice
     // (input_jitter_noise): tensors no other router keeps. Its inference routes top-k like Mixtral.

@@ -110,17 +110,36 @@ void checkArchitectures(const json& root)
     }
 }
 
-/// Qwen2-MoE / Qwen3-MoE: layer i is sparse when i is not in mlp_only_layers and
-/// (i + 1) % decoder_sparse_step == 0 (modeling_qwen2_moe.py, Qwen2MoeDecoderLayer). VRAM Lab
-/// expresses a leading run of dense layers (first_dense_layers); any other pattern is refused,
-/// since pipeline stages would hold other layers than the estimate assumes.
-Count qwenDenseLeadingLayers(ConfigReader& r, Count layers)
+/// Where a model's MoE layers fall, as model.moe.first_dense_layers and model.moe.layer_interval say it: dense[i]
+/// must equal (i < leading || (i + 1) % interval != 0). Any other pattern is refused, naming `key`, since pipeline
+/// stages and llama.cpp's per-layer placement would hold other layers than the estimate assumes.
+void placeMoeLayers(const std::vector<bool>& dense, Count interval, const std::string& key, MoeSpec& moe)
 {
-    const Count step = r.opt("decoder_sparse_step", "", 1).value_or(1);
+    const Count layers = static_cast<Count>(dense.size());
+    Count leading = 0; // one past the last layer that breaks the interval's pattern
+    for (Count i = 0; i < layers; ++i)
+        if (dense[static_cast<size_t>(i)] != ((i + 1) % interval != 0))
+            leading = i + 1;
+    for (Count i = 0; i < leading; ++i)
+        if (!dense[static_cast<size_t>(i)])
+            throw InputError(key,
+                "MoE layers must follow a leading run of dense layers, then every " + std::to_string(interval)
+                    + (interval == 1 ? "" : "th") + " layer (layer " + std::to_string(i)
+                    + " has experts before dense layer " + std::to_string(leading - 1)
+                    + "): VRAM Lab models that placement only");
+    moe.firstDenseLayers = leading;
+    moe.layerInterval = interval;
+}
+
+/// Qwen2-MoE / Qwen3-MoE: layer i is sparse when i is not in mlp_only_layers and
+/// (i + 1) % decoder_sparse_step == 0 (modeling_qwen2_moe.py, Qwen2MoeDecoderLayer).
+void placeQwenMoeLayers(ConfigReader& r, Count layers, MoeSpec& moe)
+{
+    const Count step = r.opt("decoder_sparse_step", "model.moe.layer_interval", 1).value_or(1);
     // Beyond the reader's layer limit the scenario is refused anyway (num_hidden_layers, in
     // validateThroughScenarioReader); do not allocate a flag per layer for it.
     if (layers > 100'000)
-        return 0;
+        return;
     std::vector<bool> dense(static_cast<size_t>(layers), false);
     for (Count i = 0; i < layers; ++i)
         dense[static_cast<size_t>(i)] = (i + 1) % step != 0;
@@ -136,15 +155,7 @@ Count qwenDenseLeadingLayers(ConfigReader& r, Count layers)
             dense[static_cast<size_t>(v.get<long long>())] = true;
         }
     }
-    Count leading = 0;
-    while (leading < layers && dense[static_cast<size_t>(leading)])
-        ++leading;
-    for (Count i = leading; i < layers; ++i)
-        if (dense[static_cast<size_t>(i)])
-            throw InputError(step != 1 ? r.path("decoder_sparse_step") : r.path("mlp_only_layers"),
-                "dense layers must be the first ones (layer " + std::to_string(i)
-                    + " is dense after a MoE layer): VRAM Lab models a leading run of dense layers only");
-    return leading;
+    placeMoeLayers(dense, step, r.path(r.has("mlp_only_layers") ? "mlp_only_layers" : "decoder_sparse_step"), moe);
 }
 
 /// layer_types as N where every Nth layer attends fully and the others slide, the only mix of
@@ -199,6 +210,103 @@ void importGptOss(ConfigReader& r, const json& cfg, ModelSpec& m, std::vector<st
                            "scale per 32 values, about 4.25 bits each); this scenario holds every weight in "
                            "run.precision, as transformers does when it dequantizes them; MXFP4-resident experts "
                            "(vLLM, transformers with the MXFP4 kernels) are not modelled");
+}
+
+/// Llama 4's language model (models/llama4/configuration_llama4.py and modeling_llama4.py, transformers 4.57.1):
+/// no biases (the config forces attention_bias to False), a weight-free L2 norm on q and k, routed experts of
+/// intermediate_size with one shared expert of the same width behind a bias-free router, dense layers of
+/// intermediate_size_mlp; local layers attend within attention_chunk_size chunks and the NoPE layers globally.
+void importLlama4Text(ConfigReader& r, const json& cfg, ModelSpec& m)
+{
+    const Count layers = m.numLayers;
+    if (layers > 100'000) // refused by the scenario reader anyway; do not allocate a flag per layer for it
+        return;
+    m.ffnHiddenSize = r.req("intermediate_size_mlp", "model.ffn_hidden_size");
+    const Count experts = r.opt("num_local_experts", "model.moe.num_experts", 0).value_or(16);
+    if (experts > 0) {
+        m.moe.numExperts = experts;
+        m.moe.topK = r.opt("num_experts_per_tok", "model.moe.top_k", 1).value_or(1);
+        m.moe.expertFfnHiddenSize = r.req("intermediate_size", "model.moe.expert_ffn_hidden_size");
+        m.moe.sharedExperts = 1; // Llama4TextMLP(config): intermediate_size, the routed experts' width
+        m.moe.everyExpertEveryToken = true;
+        // moe_layers, or range(step - 1, L, step) from interleave_moe_layer_step (configuration_llama4.py).
+        const Count step = r.opt("interleave_moe_layer_step", "model.moe.layer_interval", 1).value_or(1);
+        std::vector<bool> dense(static_cast<size_t>(layers), true);
+        Count interval = step;
+        std::string key = r.path("interleave_moe_layer_step");
+        if (r.has("moe_layers")) {
+            key = r.path("moe_layers");
+            const json& list = cfg.at("moe_layers");
+            if (!list.is_array())
+                throw InputError(key, "expected an array of layer indices, got " + JsonObjectReader::describe(list));
+            for (const json& v : list) {
+                if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() >= layers)
+                    throw InputError(
+                        key, "expected layer indices from 0 to " + std::to_string(layers - 1) + ", got " + v.dump());
+                dense[static_cast<size_t>(v.get<long long>())] = false;
+            }
+            if (list.size() >= 2 && list[1].get<long long>() > list[0].get<long long>())
+                interval = list[1].get<long long>() - list[0].get<long long>();
+        } else {
+            for (Count i = step - 1; i < layers; i += step)
+                dense[static_cast<size_t>(i)] = false;
+        }
+        placeMoeLayers(dense, interval, key, m.moe);
+        if (m.moe.firstDenseLayers >= layers)
+            m.moe = MoeSpec {}; // no layer has experts: a dense model
+    }
+    // layer_types, else no_rope_layers (1 = RoPE and a chunked layer), else every no_rope_layer_interval-th layer
+    // NoPE and global (configuration_llama4.py: the default interval 4 makes layers 3, 7, ... global).
+    std::vector<bool> global(static_cast<size_t>(layers), false);
+    std::string where = r.path("no_rope_layer_interval");
+    if (r.has("layer_types")) {
+        where = r.path("layer_types");
+        const json& lt = cfg.at("layer_types");
+        if (!lt.is_array() || lt.size() != static_cast<size_t>(layers))
+            throw InputError(where,
+                "expected one of \"chunked_attention\" or \"full_attention\" per layer (" + std::to_string(layers)
+                    + ")");
+        for (size_t i = 0; i < lt.size(); ++i) {
+            if (lt[i] != "chunked_attention" && lt[i] != "full_attention")
+                throw InputError(where, "expected \"chunked_attention\" or \"full_attention\", got " + lt[i].dump());
+            global[i] = lt[i] == "full_attention";
+        }
+    } else if (r.has("no_rope_layers") && !cfg.at("no_rope_layers").empty()) {
+        where = r.path("no_rope_layers");
+        const json& list = cfg.at("no_rope_layers");
+        if (!list.is_array() || list.size() != static_cast<size_t>(layers))
+            throw InputError(where, "expected a 0 or 1 per layer (" + std::to_string(layers) + ")");
+        for (size_t i = 0; i < list.size(); ++i) {
+            if (list[i] != 0 && list[i] != 1)
+                throw InputError(where, "expected 0 (NoPE, global) or 1 (RoPE, chunked), got " + list[i].dump());
+            global[i] = list[i] == 0;
+        }
+    } else {
+        const Count every = r.opt("no_rope_layer_interval", "model.global_layer_interval", 1).value_or(4);
+        for (Count i = 0; i < layers; ++i)
+            global[static_cast<size_t>(i)] = (i + 1) % every == 0;
+    }
+    Count interval = 0;
+    for (Count i = 0; i < layers && interval == 0; ++i)
+        if (global[static_cast<size_t>(i)])
+            interval = i + 1;
+    const bool anyChunked = std::find(global.begin(), global.end(), false) != global.end();
+    if (!anyChunked)
+        return; // every layer attends to the whole context
+    for (Count i = 0; i < layers; ++i)
+        if (global[static_cast<size_t>(i)] != (interval > 0 && (i + 1) % interval == 0))
+            throw InputError(where,
+                "a pattern where every Nth layer attends globally and the others within chunks: VRAM Lab models "
+                "that pattern only (pipeline stages would hold other layers than the estimate assumes)");
+    // masking_utils.py@4.57.1 raises for a chunked layer without a chunk size.
+    if (!r.has("attention_chunk_size"))
+        throw InputError(r.path("attention_chunk_size"),
+            "expected the chunk of the chunked_attention layers (transformers 4.57 raises without it), got "
+                + (cfg.contains("attention_chunk_size") ? std::string("null") : std::string("nothing")));
+    m.slidingWindow = r.opt("attention_chunk_size", "model.sliding_window", 1).value_or(8192);
+    m.globalLayerInterval = interval;
+    m.chunkedLocalAttention = true;
+    r.sources["model.global_layer_interval"] = where;
 }
 
 /// The layer kinds of a hybrid model as one string, one character per block: M Mamba-2, * attention, - MLP.
@@ -446,18 +554,39 @@ void validateThroughScenarioReader(const HfImport& imported, const std::map<std:
     }
 }
 
+/// A wrapper's vision_config: an object whose model_type (default `family`) is one of `accepted`, every key
+/// accounted for by `family`'s rules. `tower` names it in the messages.
+void checkVisionConfig(
+    const json& vc, const std::string& family, const std::vector<std::string>& accepted, const std::string& tower)
+{
+    if (!vc.is_object())
+        throw InputError("vision_config", "expected an object (" + tower + "'s config)");
+    JsonObjectReader top(vc, "vision_config");
+    const std::string type = top.string("model_type").value_or(family);
+    if (std::find(accepted.begin(), accepted.end(), type) == accepted.end()) {
+        std::string names;
+        for (const std::string& a : accepted)
+            names += (names.empty() ? "" : a == accepted.back() ? " or " : ", ") + ("\"" + a + "\"");
+        throw InputError("vision_config.model_type", "expected " + names + " (" + tower + "), got \"" + type + "\"");
+    }
+    checkKeys(*findHfFamily(family), vc, "vision_config");
+}
+
+/// A tower's shape: its patches tile the image (where it has a fixed size) and its heads split its width.
+void checkTowerShape(ConfigReader& r, const VisionSpec& v, const std::string& headsKey)
+{
+    if (v.imageSize > 0 && v.imageSize % v.patchSize != 0)
+        throw InputError(
+            r.path("patch_size"), "expected a divisor of image_size (" + std::to_string(v.imageSize) + ")");
+    if (v.hiddenSize % v.numHeads != 0)
+        throw InputError(r.path(headsKey), "expected a divisor of hidden_size (" + std::to_string(v.hiddenSize) + ")");
+}
+
 /// Gemma 3's SigLIP tower (modeling_siglip.py, vision_use_head false) from its vision_config.
 VisionSpec importSiglipVision(const json& vc)
 {
-    if (!vc.is_object())
-        throw InputError("vision_config", "expected an object (the SigLIP tower's config)");
-    JsonObjectReader top(vc, "vision_config");
-    const std::string type = top.string("model_type").value_or("siglip_vision_model");
-    if (type != "siglip_vision_model")
-        throw InputError(
-            "vision_config.model_type", "expected \"siglip_vision_model\" (Gemma 3's tower), got \"" + type + "\"");
-    checkKeys(*findHfFamily("siglip_vision_model"), vc, "vision_config");
-    ConfigReader r(vc, "vision_config", type);
+    checkVisionConfig(vc, "siglip_vision_model", { "siglip_vision_model" }, "Gemma 3's tower");
+    ConfigReader r(vc, "vision_config", "siglip_vision_model");
     VisionSpec v;
     v.hiddenSize = r.req("hidden_size", "model.vision.hidden_size");
     v.intermediateSize = r.req("intermediate_size", "model.vision.intermediate_size");
@@ -466,12 +595,7 @@ VisionSpec importSiglipVision(const json& vc)
     v.imageSize = r.req("image_size", "model.vision.image_size");
     v.patchSize = r.req("patch_size", "model.vision.patch_size");
     v.channels = r.opt("num_channels", "model.vision.channels", 1).value_or(3);
-    if (v.imageSize % v.patchSize != 0)
-        throw InputError(
-            r.path("patch_size"), "expected a divisor of image_size (" + std::to_string(v.imageSize) + ")");
-    if (v.hiddenSize % v.numHeads != 0)
-        throw InputError(
-            r.path("num_attention_heads"), "expected a divisor of hidden_size (" + std::to_string(v.hiddenSize) + ")");
+    checkTowerShape(r, v, "num_attention_heads");
     return v;
 }
 
@@ -479,14 +603,7 @@ VisionSpec importSiglipVision(const json& vc)
 /// defaults (configuration_qwen3_5.py Qwen3_5VisionConfig).
 VisionSpec importQwenVision(const json& vc)
 {
-    if (!vc.is_object())
-        throw InputError("vision_config", "expected an object (the vision transformer's config)");
-    JsonObjectReader top(vc, "vision_config");
-    const std::string type = top.string("model_type").value_or("qwen3_5_vision");
-    if (type != "qwen3_5" && type != "qwen3_5_moe" && type != "qwen3_5_vision")
-        throw InputError("vision_config.model_type",
-            "expected \"qwen3_5\", \"qwen3_5_moe\" or \"qwen3_5_vision\" (Qwen3.5's tower), got \"" + type + "\"");
-    checkKeys(*findHfFamily("qwen3_5_vision"), vc, "vision_config");
+    checkVisionConfig(vc, "qwen3_5_vision", { "qwen3_5", "qwen3_5_moe", "qwen3_5_vision" }, "Qwen3.5's tower");
     ConfigReader r(vc, "vision_config", "qwen3_5_vision");
     VisionSpec v;
     v.kind = VisionKind::QwenVit;
@@ -501,9 +618,42 @@ VisionSpec importQwenVision(const json& vc)
     v.outHiddenSize = r.opt("out_hidden_size", "model.vision.out_hidden_size", 1).value_or(3584);
     v.numPositionEmbeddings
         = r.opt("num_position_embeddings", "model.vision.num_position_embeddings", 1).value_or(2304);
-    if (v.hiddenSize % v.numHeads != 0)
-        throw InputError(
-            r.path("num_heads"), "expected a divisor of hidden_size (" + std::to_string(v.hiddenSize) + ")");
+    checkTowerShape(r, v, "num_heads");
+    return v;
+}
+
+/// Llama 4's vision_config (modeling_llama4.py@4.57.1 Llama4VisionModel, Llama4VisionPixelShuffleMLP,
+/// Llama4MultiModalProjector).
+VisionSpec importLlama4Vision(const json& vc)
+{
+    checkVisionConfig(vc, "llama4_vision_model", { "llama4_vision_model" }, "Llama 4's tower");
+    ConfigReader r(vc, "vision_config", "llama4_vision_model");
+    VisionSpec v;
+    v.kind = VisionKind::Llama4;
+    // Llama4VisionConfig's defaults.
+    v.hiddenSize = r.opt("hidden_size", "model.vision.hidden_size", 1).value_or(768);
+    v.intermediateSize = r.opt("intermediate_size", "model.vision.intermediate_size", 1).value_or(5632);
+    v.numLayers = r.opt("num_hidden_layers", "model.vision.num_layers", 1).value_or(34);
+    v.numHeads = r.opt("num_attention_heads", "model.vision.num_heads", 1).value_or(16);
+    v.imageSize = r.opt("image_size", "model.vision.image_size", 1).value_or(448);
+    v.patchSize = r.opt("patch_size", "model.vision.patch_size", 1).value_or(14);
+    v.channels = r.opt("num_channels", "model.vision.channels", 1).value_or(3);
+    v.projectorInputDim = r.opt("projector_input_dim", "model.vision.projector_input_dim", 1).value_or(4096);
+    const Count adapterOut = r.opt("projector_output_dim", "", 1).value_or(4096);
+    v.outHiddenSize = r.opt("vision_output_dim", "model.vision.out_hidden_size", 1).value_or(7680);
+    checkTowerShape(r, v, "num_attention_heads");
+    // The adapter's fc1 reads the pixel-shuffled patches (hidden / ratio^2 wide) with intermediate_size inputs, and
+    // the projector reads fc2's projector_output_dim with vision_output_dim inputs: the model runs only when they
+    // agree, so a config where they differ describes no checkpoint.
+    const double ratio = r.raw().number("pixel_shuffle_ratio", 0, 1, true).value_or(0.5);
+    if (ratio <= 0 || static_cast<double>(v.hiddenSize) / (ratio * ratio) != static_cast<double>(v.intermediateSize))
+        throw InputError(r.path("pixel_shuffle_ratio"),
+            "expected hidden_size / pixel_shuffle_ratio^2 to equal intermediate_size ("
+                + std::to_string(v.intermediateSize) + "), the width Llama4VisionMLP2's fc1 reads");
+    if (adapterOut != v.outHiddenSize)
+        throw InputError(r.path("projector_output_dim"),
+            "expected vision_output_dim (" + std::to_string(v.outHiddenSize)
+                + "), the width multi_modal_projector reads from the adapter");
     return v;
 }
 
@@ -520,7 +670,7 @@ HfImport importHfConfig(const json& root)
     const json* cfgp = &root;
     std::string path;
     std::string type = topType;
-    const bool wrapper = topType == "gemma3" || topType == "qwen3_5" || topType == "qwen3_5_moe";
+    const bool wrapper = topType == "gemma3" || topType == "qwen3_5" || topType == "qwen3_5_moe" || topType == "llama4";
     if (wrapper) {
         // Multimodal Gemma 3, Qwen3.5 / Qwen3.6: the language model is text_config (model_type <wrapper>_text),
         // beside vision_config's tower; the wrapper's keys are checked too.
@@ -541,13 +691,13 @@ HfImport importHfConfig(const json& root)
     const HfFamily* family = findHfFamily(type);
     // The wrappers and their towers' configs are read only inside a wrapper, never as a model of their own.
     if (!family || type == "gemma3" || type == "qwen3_5" || type == "qwen3_5_moe" || type == "siglip_vision_model"
-        || type == "qwen3_5_vision") {
+        || type == "qwen3_5_vision" || type == "llama4" || type == "llama4_vision_model") {
         std::string keys;
         for (auto it = cfgp->begin(); it != cfgp->end(); ++it)
             keys += (keys.empty() ? "" : ", ") + it.key();
         throw InputError(path.empty() ? "model_type" : path + ".model_type",
-            "model_type \"" + type + "\" is not a family VRAM Lab models (" + supportedHfModelTypes()
-                + "), so none of its keys can be accounted for (" + keys + "); refusing rather than guessing");
+            "model_type \"" + type + "\" is not a family VRAM Lab models, so none of its keys can be accounted for ("
+                + keys + "); refusing rather than guessing. Families modelled: " + supportedHfModelTypes());
     }
     const json& cfg = *cfgp;
     checkKeys(*family, cfg, path);
@@ -574,6 +724,8 @@ HfImport importHfConfig(const json& root)
         m.vision = importSiglipVision(root.at("vision_config"));
     if ((topType == "qwen3_5" || topType == "qwen3_5_moe") && root.contains("vision_config"))
         m.vision = importQwenVision(root.at("vision_config"));
+    if (topType == "llama4" && root.contains("vision_config"))
+        m.vision = importLlama4Vision(root.at("vision_config"));
 
     if (type == "starcoder2") {
         // modeling_starcoder2.py: LayerNorm (weight and bias) before attention and MLP; q, k, v,
@@ -731,7 +883,7 @@ HfImport importHfConfig(const json& root)
             m.moe.topK = r.req("num_experts_per_tok", "model.moe.top_k", 0);
             m.moe.expertFfnHiddenSize = r.req("moe_intermediate_size", "model.moe.expert_ffn_hidden_size");
             if (m.moe.numExperts > 0 && type != "qwen3_5_moe_text") // Qwen3.5-MoE: every layer is MoE
-                m.moe.firstDenseLayers = qwenDenseLeadingLayers(r, m.numLayers);
+                placeQwenMoeLayers(r, m.numLayers, m.moe);
             if (type == "qwen2_moe" || type == "qwen3_next" || type == "qwen3_5_moe_text") {
                 const Count shared
                     = r.opt("shared_expert_intermediate_size", "model.moe.shared_expert_ffn_hidden_size", 0)
@@ -792,6 +944,8 @@ HfImport importHfConfig(const json& root)
     }
     if (type == "gpt_oss")
         importGptOss(r, cfg, m, out.warnings);
+    if (type == "llama4_text")
+        importLlama4Text(r, cfg, m);
     if (type == "nemotron_h" || type == "granitemoehybrid" || type == "falcon_h1")
         importHybrid(r, cfg, type, m, out.warnings);
     if (type == "qwen3_next" || type == "qwen3_5_text" || type == "qwen3_5_moe_text")
@@ -833,9 +987,11 @@ Scenario scenarioFromHf(const HfImport& imported, const std::string& name)
     // their inference is.
     if (imported.model.clampedSwiGlu || imported.model.moe.sparseMixer)
         sc.run.mode = Mode::Inference;
-    // Hybrid state-space models and gated attention: only the serving engines' budgets are modelled
+    // Hybrid state-space models, gated attention and Llama 4: only the serving engines' budgets are modelled
     // (validateRun), vLLM by default.
-    if (imported.model.hybrid() || imported.model.attentionOutputGate) {
+    const ModelSpec& m = imported.model;
+    if (m.hybrid() || m.attentionOutputGate || m.chunkedLocalAttention
+        || (m.moe.enabled() && m.moe.everyExpertEveryToken)) {
         sc.run.mode = Mode::Inference;
         sc.run.serving = vllmServingFor(imported.model);
     }

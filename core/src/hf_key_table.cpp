@@ -659,6 +659,76 @@ constexpr HfKeyRule kCohere[] = {
         "the tokenizer's length copied into some Cohere configs; modeling_cohere.py never reads it"),
 };
 
+// Llama 4 (models/llama4/configuration_llama4.py and modeling_llama4.py, transformers 4.57.1).
+constexpr HfKeyRule kLlama4Text[] = {
+    rule("head_dim", M, "per-head width (Llama4TextConfig default 128)"),
+    rule("intermediate_size", M, "width of each routed expert and of the shared expert (Llama4TextMLP(config))"),
+    rule("intermediate_size_mlp", M, "width of the dense layers' MLP"),
+    rule("num_local_experts", M, "routed experts per MoE layer (router output width); 0 = a dense model"),
+    rule("num_experts_per_tok", M, "experts each token is routed to in the engines (transformers runs them all)"),
+    rule("moe_layers", M, "the layers with experts; must be every Nth after a leading dense run"),
+    rule("interleave_moe_layer_step", M, "without moe_layers: layers step-1, 2 step-1, ... have experts"),
+    rule("attention_chunk_size", M, "the chunk the chunked_attention layers attend within (model.sliding_window)"),
+    rule("layer_types", M, "chunked_attention or full_attention per layer; every Nth global"),
+    rule("no_rope_layers", M, "1 = RoPE and a chunked layer, 0 = NoPE and global (without layer_types)"),
+    rule("no_rope_layer_interval", M, "without no_rope_layers: every Nth layer is NoPE and global"),
+    rule("use_qk_norm", X,
+        "Llama4TextL2Norm on q and k has no weight; its tensors matter only in training, which is refused for "
+        "Llama 4 (model.moe.every_expert_every_token)"),
+    rule("attention_bias", X, "Llama4TextConfig sets it to False after reading the file: never any bias"),
+    rule("attn_temperature_tuning", X, "scales q on the NoPE layers: a scalar per position, same shapes"),
+    rule("floor_scale", X, "a constant of the temperature tuning"),
+    rule("attn_scale", X, "a constant of the temperature tuning"),
+    rule("output_router_logits", X,
+        "collects each layer's router logits for an auxiliary loss in training, which is refused for Llama 4"),
+    rule("router_aux_loss_coef", X, "never read by modeling_llama4.py"),
+    rule("router_jitter_noise", X, "never read by modeling_llama4.py"),
+    rule("for_llm_compressor", X, "a flag of Meta's conversion; modeling_llama4.py never reads it"),
+    rule("_attn_implementation_autoset", X, "a transformers bookkeeping flag saved with the config"),
+    rule("cache_implementation", X, "generation cache class; the chunk is modelled from attention_chunk_size"),
+};
+
+// The multimodal wrapper (Llama4ForConditionalGeneration): the language model is its text_config.
+constexpr HfKeyRule kLlama4[] = {
+    rule("text_config", M, "the language model, imported as llama4_text"),
+    rule("vision_config", M,
+        "the vision tower and its adapter (model.vision, kind llama4), checked as llama4_vision_model"),
+    rule("tie_word_embeddings", X,
+        "the composite model ties by text_config.tie_word_embeddings (modeling_utils.py get_text_config), not this"),
+    rule("boi_token_index", X, "tokenizer id"),
+    rule("eoi_token_index", X, "tokenizer id"),
+    rule("image_token_index", X, "tokenizer id"),
+};
+
+// Llama 4's vision_config (modeling_llama4.py Llama4VisionModel, configuration_llama4.py Llama4VisionConfig).
+constexpr HfKeyRule kLlama4Vision[] = {
+    rule("model_type", M, "llama4_vision_model: the tower this table describes"),
+    rule("hidden_size", M, "width of the tower"),
+    rule("intermediate_size", M, "width of each encoder layer's fc1/fc2, and the adapter fc1's input"),
+    rule("num_hidden_layers", M, "encoder layers"),
+    rule("num_attention_heads", M, "heads (must divide hidden_size)"),
+    rule("image_size", M, "pixels per side: (image_size / patch_size)^2 + 1 learned positions"),
+    rule("patch_size", M, "pixels per side of a patch: the linear patch embedding's input"),
+    rule("num_channels", M, "input channels of the patch embedding (3)"),
+    rule("projector_input_dim", M, "the pixel-shuffle adapter's fc1 output width"),
+    rule("projector_output_dim", M, "the adapter fc2's width (square), equal to vision_output_dim"),
+    rule("vision_output_dim", M, "the projector's input width"),
+    rule("pixel_shuffle_ratio", M, "hidden_size / ratio^2 must equal intermediate_size, what the adapter reads"),
+    rule("hidden_act", X, "modeling_llama4.py hard-codes nn.GELU(): same shapes"),
+    rule("norm_eps", X, "never read: the LayerNorms use their default epsilon"),
+    rule("multi_modal_projector_bias", X, "never read: the projector has bias=False hard-coded"),
+    rule("vision_feature_select_strategy", X, "validated only"),
+    rule("vision_feature_layer", X, "deprecated; modeling_llama4.py never reads it"),
+    rule("rope_theta", X, "RoPE base frequency of the tower: buffers only"),
+    rule("initializer_range", X, "standard deviation of the random init; no shape"),
+    rule("projector_dropout", N, "above 0, training keeps a dropout mask (not modelled)", isZero, "0"),
+    rule("attention_dropout", N, "above 0, training keeps a dropout mask per attention score (not modelled)", isZero,
+        "0"),
+    rule("torch_dtype", X, "the checkpoint's storage dtype"),
+    rule("dtype", X, "transformers 5 spelling of torch_dtype"),
+    rule("_attn_implementation_autoset", X, "a transformers bookkeeping flag saved with the config"),
+};
+
 constexpr HfFamily kFamilies[] = {
     { "llama", "models/llama/modeling_llama.py", { kLlama, kDecoder, kCommon } },
     { "mistral", "models/mistral/modeling_mistral.py", { kMistral, kDecoder, kCommon } },
@@ -702,6 +772,10 @@ constexpr HfFamily kFamilies[] = {
     { "granitemoehybrid", "models/granitemoehybrid/modeling_granitemoehybrid.py",
         { kGraniteHybrid, kGraniteScalars, kDecoder, kCommon } },
     { "falcon_h1", "models/falcon_h1/modeling_falcon_h1.py", { kFalconH1, kDecoder, kCommon } },
+    { "llama4_text", "models/llama4/modeling_llama4.py", { kLlama4Text, kDecoder, kCommon } },
+    { "llama4", "models/llama4/modeling_llama4.py (Llama4ForConditionalGeneration)", { kLlama4, kCommon } },
+    // Only as the vision_config of a llama4 wrapper (refused as a top-level model_type).
+    { "llama4_vision_model", "models/llama4/modeling_llama4.py (Llama4VisionModel)", { kLlama4Vision } },
 };
 
 } // namespace

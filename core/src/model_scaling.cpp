@@ -39,13 +39,15 @@ ModelSpec scaleModel(const ModelSpec& base, Count targetParams)
 
     // Total = fixed part (embeddings, head, final norm, leading dense layers) + the rest of
     // the layers x one layer: solve for the layer count.
+    // With MoE every layer_interval-th layer (Llama 4 Maverick), a period of that many layers is the unit.
     const Count dense = base.moe.enabled() ? base.moe.firstDenseLayers : 0;
-    m.numLayers = dense + 1;
+    const Count period = base.moe.enabled() ? std::max<Count>(1, base.moe.layerInterval) : 1;
+    m.numLayers = dense + period;
     const Count one = countParameters(m).total;
-    m.numLayers = dense + 2;
-    const Count perLayer = std::max<Count>(1, countParameters(m).total - one);
-    const Count fixed = one - perLayer;
-    m.numLayers = dense + std::max<Count>(1, std::llround(double(targetParams - fixed) / double(perLayer)));
+    m.numLayers = dense + 2 * period;
+    const Count perPeriod = std::max<Count>(1, countParameters(m).total - one);
+    const Count fixed = one - perPeriod;
+    m.numLayers = dense + period * std::max<Count>(1, std::llround(double(targetParams - fixed) / double(perPeriod)));
 
     char name[160];
     std::snprintf(name, sizeof name, "%s scaled to %.3gB", base.name.c_str(), double(countParameters(m).total) / 1e9);

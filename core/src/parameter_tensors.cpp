@@ -187,16 +187,28 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
         // of the vision width. Qwen3_5VisionModel (modeling_qwen3_5.py): patch_embed.proj Conv3d(channels, D, [T, P,
         // P]) with a bias, pos_embed Embedding(num_position_embeddings, D), and the merger's LayerNorm(D),
         // linear_fc1 Linear(D m^2, D m^2) and linear_fc2 Linear(D m^2, out_hidden_size) with biases; no deepstack
-        // mergers. Kept out of the linear set: not LoRA targets, not tensor-parallel sharded, not quantized, frozen.
+        // mergers. Llama 4's tower (modeling_llama4.py@4.57.1 Llama4VisionModel): a bias-free linear patch
+        // embedding, a class embedding, (image/patch)^2 + 1 positions, LayerNorms before and after the encoder;
+        // then the pixel-shuffle adapter's fc1 [projector_input_dim, intermediate] and fc2 [projector_output_dim^2]
+        // and multi_modal_projector.linear_1 [hidden, vision_output_dim], all without bias.
+        // Kept out of the linear set: not LoRA targets, not tensor-parallel sharded, not quantized, frozen.
         const VisionSpec& v = m.vision;
         const Count vh = v.hiddenSize, vi = v.intermediateSize, vl = v.numLayers;
         const auto add = [&](std::string_view name, Count rows, Count cols, Count copies) {
             out.push_back({ name, ParamGroup::Vision, rows, cols, copies, copies, false, {} });
         };
         const Count patch = checkedMul(v.channels, v.patchSize, v.patchSize);
+        const bool llama4 = v.kind == VisionKind::Llama4;
         add("vision.patch_embedding.weight", v.qwen() ? checkedMul(patch, v.temporalPatchSize) : patch, vh, 1);
-        add("vision.patch_embedding.bias", 1, vh, 1);
-        add("vision.position_embedding.weight", v.qwen() ? v.numPositionEmbeddings : v.patches(), vh, 1);
+        if (!llama4)
+            add("vision.patch_embedding.bias", 1, vh, 1);
+        else
+            add("vision.class_embedding", 1, vh, 1);
+        add("vision.position_embedding.weight",
+            v.qwen()     ? v.numPositionEmbeddings
+                : llama4 ? checkedAdd(v.patches(), 1)
+                         : v.patches(),
+            vh, 1);
         add("vision.layers.layer_norms", 1, vh, checkedMul(4, vl)); // two LayerNorms, weight and bias
         add("vision.layers.attn.qkvo.weight", vh, vh, checkedMul(4, vl));
         add("vision.layers.attn.qkvo.bias", 1, vh, checkedMul(4, vl));
@@ -211,6 +223,11 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
             add("vision.merger.fc1.bias", 1, merged, 1);
             add("vision.merger.fc2.weight", merged, v.outHiddenSize, 1);
             add("vision.merger.fc2.bias", 1, v.outHiddenSize, 1);
+        } else if (llama4) {
+            add("vision.pre_and_post_layernorm", 1, vh, 4);
+            add("vision.adapter.fc1.weight", vi, v.projectorInputDim, 1);
+            add("vision.adapter.fc2.weight", v.outHiddenSize, v.outHiddenSize, 1);
+            add("vision.projector.weight", v.outHiddenSize, h, 1);
         } else {
             add("vision.post_layernorm", 1, vh, 2);
             add("vision.projector.weight", vh, h, 1);

@@ -48,12 +48,14 @@ LayerRange stageLayers(const ModelSpec& m, const RunSpec& r, Count stages, Count
     return { lo, lo + base + (stage < extra ? 1 : 0) };
 }
 
-/// The layers [lo, hi) as a slice (dense layers come first, as the model lists them).
+/// The layers [lo, hi) as a slice of dense and MoE layers, where the model places them (leading dense layers,
+/// then model.moe.layer_interval).
 StageSlice layerSlice(const ModelSpec& m, LayerRange range)
 {
     StageSlice s;
-    s.denseLayers = std::max<Count>(0, std::min(range.hi, m.denseLayers()) - range.lo);
-    s.moeLayers = (range.hi - range.lo) - s.denseLayers;
+    s.moeLayers = m.moeLayersIn(range.lo, range.hi);
+    s.denseLayers = (range.hi - range.lo) - s.moeLayers;
+    s.firstLayer = range.lo;
     return s;
 }
 

@@ -14,10 +14,13 @@ Serving vllmServingFor(const ModelSpec& model)
     Serving s;
     // Qwen3-Next's Gated DeltaNet arrived in vLLM 0.10.2, after the default version; Qwen3.5 (its vision tower
     // beside those layers) is served as its language model, --language-model-only, from 0.17.0.
-    s.engineVersion = model.vision.qwen() ? std::string("0.17.0")
-        : model.ssm.deltaNet()            ? std::string("0.10.2")
-                                          : defaultEngineVersion(ServingEngine::Vllm);
-    s.languageModelOnly = model.vision.qwen();
+    // Llama 4's tower likewise (--language-model-only, PR #34120 of February 2026: 0.17.0 is the earliest release
+    // VRAM Lab confirmed the flag in).
+    const bool dropTower = model.vision.qwen() || model.vision.kind == VisionKind::Llama4;
+    s.engineVersion = dropTower ? std::string("0.17.0")
+        : model.ssm.deltaNet()  ? std::string("0.10.2")
+                                : defaultEngineVersion(ServingEngine::Vllm);
+    s.languageModelOnly = dropTower && model.vision.enabled();
     return s;
 }
 
@@ -59,13 +62,16 @@ std::vector<std::string> adaptRunToModel(const ModelSpec& model, RunSpec& run)
                 note(e, run.serving ? "mode serving" : "mode training", "inference");
                 run.mode = Mode::Inference;
                 run.serving.reset();
-            } else if ((key == "model.vision" && model.vision.qwen()
+            } else if ((key == "model.vision" && (model.vision.qwen() || model.vision.kind == VisionKind::Llama4)
                            && !(run.serving && run.serving->dropsVisionTower()))
+                || ((key == "model.moe.every_expert_every_token" || key == "model.chunked_local_attention")
+                    && (!run.serving || run.serving->engine == ServingEngine::HfGenerate))
                 || ((key == "model.ssm" || key == "model.attention_output_gate")
                     && (!run.serving || run.serving->engine == ServingEngine::HfGenerate
                         || run.serving->engine == ServingEngine::LlamaCpp))) {
                 // Hybrid state-space models and gated attention: vLLM's and SGLang's budgets are modelled,
-                // training, generate() and llama.cpp are not; Qwen3.5's tower only as vLLM leaves it out.
+                // training, generate() and llama.cpp are not; Qwen3.5's and Llama 4's towers only as vLLM leaves
+                // them out; Llama 4 only in the engines (transformers runs every expert on every token).
                 const std::string from = run.serving ? std::string(toString(run.serving->engine))
                     : run.mode == Mode::Training     ? "mode training"
                                                      : "mode inference";

@@ -392,6 +392,10 @@ bool qwenVision(const Scenario& s)
 {
     return s.model.vision.enabled() && s.model.vision.qwen();
 }
+bool llama4Vision(const Scenario& s)
+{
+    return s.model.vision.enabled() && s.model.vision.kind == VisionKind::Llama4;
+}
 bool ssm(const Scenario& s)
 {
     return s.model.ssm.enabled();
@@ -531,6 +535,10 @@ const ScenarioField kFields[] = {
         "model.sliding_window", 0, kMaxTokens, "tokens", "Local attention window; 0 = full attention."),
     integer<REF(s.model.globalLayerInterval)>("model.global_layer_interval", 0, kMaxLayers, "layers",
         "With a window: every Nth layer is global (Gemma 3: 6); 0 = all local."),
+    when(boolean<REF(s.model.chunkedLocalAttention)>("model.chunked_local_attention",
+             "The local layers attend within fixed chunks of sliding_window tokens, not a sliding window (Llama 4's "
+             "attention_chunk_size)."),
+        [](const Scenario& s) { return s.model.chunkedLocalAttention; }),
     choice<REF(s.model.attentionType), kAttentionTypeNames>(
         "model.attention_type", "MHA/GQA/MQA, or DeepSeek's multi-head latent attention."),
     when(integer<REF(s.model.moe.numExperts)>(
@@ -552,6 +560,10 @@ const ScenarioField kFields[] = {
     when(integer<REF(s.model.moe.firstDenseLayers)>("model.moe.first_dense_layers", 0, kMaxLayers, "layers",
              "Leading layers with a dense MLP of ffn_hidden_size."),
         moeEnabled),
+    when(integer<REF(s.model.moe.layerInterval)>("model.moe.layer_interval", 1, kMaxLayers, "layers",
+             "After the leading dense layers, layer i (from 0) has experts when (i + 1) is a multiple of this and a "
+             "dense MLP of ffn_hidden_size otherwise (Llama 4 Maverick: 2)."),
+        [](const Scenario& s) { return s.model.moe.enabled() && s.model.moe.layerInterval != 1; }),
     when(
         boolean<REF(s.model.moe.routerBias)>("model.moe.router_bias", "Per-expert router bias (DeepSeek-V3, gpt-oss)."),
         moeEnabled),
@@ -566,6 +578,10 @@ const ScenarioField kFields[] = {
     when(boolean<REF(s.model.moe.sharedExpertGate)>(
              "model.moe.shared_expert_gate", "A sigmoid gate scales the shared expert (Qwen2-MoE)."),
         [](const Scenario& s) { return s.model.moe.enabled() && s.model.moe.sharedExpertGate; }),
+    when(boolean<REF(s.model.moe.everyExpertEveryToken)>("model.moe.every_expert_every_token",
+             "Every expert runs on every token, the unrouted ones weighted by zero (transformers' Llama 4): serving "
+             "engines are modelled, training and hf-generate inference are refused."),
+        [](const Scenario& s) { return s.model.moe.enabled() && s.model.moe.everyExpertEveryToken; }),
     when(boolean<REF(s.model.moe.sparseMixer)>("model.moe.sparse_mixer",
              "SparseMixer routing and input jitter in training (Phi-3.5-MoE): inference and serving are modelled, "
              "training is refused."),
@@ -590,8 +606,9 @@ const ScenarioField kFields[] = {
         vision),
     when(integer<REF(s.model.vision.channels)>("model.vision.channels", 1, 16, "", "Image channels (3: RGB)."), vision),
     when(choice<REF(s.model.vision.kind), kVisionKindNames>("model.vision.kind",
-             "The image encoder: SigLIP with Gemma 3's projector (default), or Qwen3.5's vision transformer."),
-        qwenVision),
+             "The image encoder: SigLIP with Gemma 3's projector (default), Qwen3.5's vision transformer, or "
+             "Llama 4's tower with its pixel-shuffle adapter."),
+        [](const Scenario& s) { return s.model.vision.enabled() && s.model.vision.kind != VisionKind::Siglip; }),
     when(integer<REF(s.model.vision.temporalPatchSize)>("model.vision.temporal_patch_size", 1, 1'000, "frames",
              "Frames one patch spans (Qwen: the Conv3d's depth)."),
         qwenVision),
@@ -599,8 +616,12 @@ const ScenarioField kFields[] = {
              "Patches per side the merger joins into one language-model token (Qwen)."),
         qwenVision),
     when(integer<REF(s.model.vision.outHiddenSize)>("model.vision.out_hidden_size", 1, kMaxHidden, "",
-             "The merger's output width, the language model's hidden size (Qwen)."),
-        qwenVision),
+             "The tower's output width: Qwen's merger (the language model's hidden size), Llama 4's "
+             "vision_output_dim (the adapter's output, the projector's input)."),
+        [](const Scenario& s) { return qwenVision(s) || llama4Vision(s); }),
+    when(integer<REF(s.model.vision.projectorInputDim)>("model.vision.projector_input_dim", 1, kMaxHidden, "",
+             "Llama 4: the pixel-shuffle adapter's inner width (fc1's output)."),
+        llama4Vision),
     when(integer<REF(s.model.vision.numPositionEmbeddings)>("model.vision.num_position_embeddings", 1, 10'000'000,
              "positions", "Learned positions of the tower, interpolated to each image (Qwen)."),
         qwenVision),

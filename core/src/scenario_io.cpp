@@ -121,7 +121,9 @@ ModelSpec readModel(const json& doc, std::vector<std::string>& warnings)
         if (missing)
             throw InputError(std::string("model.") + key, "required (directly or from model.preset)");
     }
-    if (m.ffnHiddenSize == 0 && !(m.moe.enabled() && m.moe.expertFfnHiddenSize > 0 && m.moe.firstDenseLayers == 0))
+    if (m.ffnHiddenSize == 0
+        && !(m.moe.enabled() && m.moe.expertFfnHiddenSize > 0 && m.moe.firstDenseLayers == 0
+            && m.moe.layerInterval == 1))
         throw InputError("model.ffn_hidden_size", "required (directly or from model.preset)");
     // Heads given without kv heads (or head_dim) re-derive the defaults from the new head count.
     if (present(doc, "num_heads") && !present(doc, "num_kv_heads"))

@@ -81,15 +81,27 @@ void llamaCppEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
 
     const Count nLayer = m.numLayers;
     const Count kWidth = std::max<Count>(1, m.numKvHeads) * m.headDim, vWidth = kWidth;
-    // Interleaved sliding-window models (Gemma 2/3, Cohere2, gpt-oss: a global layer every N) get
-    // llama_kv_cache_iswa from PR #13194 (May 2025, build b5450 on): the SWA layers keep
-    // min(n_ctx, GGML_PAD(n_swa x n_seq_max + n_ubatch, n_pad)) cells unless --swa-full
-    // (src/llama-kv-cache-iswa.cpp). Earlier builds, and all-local models such as Mistral v0.1
+    // Interleaved sliding-window models (Gemma 2/3, Cohere2, gpt-oss: a global layer every N; Llama 4's chunks) get
+    // llama_kv_cache_unified_iswa from PR #13194 (e298d2fb, May 2025, build b5429 on): the SWA layers keep
+    // min(n_ctx, GGML_PAD(n_swa x n_seq_max + n_batch, n_pad)) cells unless --swa-full (src/llama-kv-cache.cpp@b5429),
+    // n_ubatch in place of n_batch from b5554 (PR #13833), padded to 256 with or without flash attention from b6981
+    // (PR #17046, src/llama-kv-cache-iswa.cpp). Earlier builds, and all-local models such as Mistral v0.1
     // (llama.cpp runs its llama architecture without a window), keep n_ctx cells in every layer.
-    const bool iswa = m.slidingWindow > 0 && m.globalLayerInterval > 0 && !s.swaFull
-        && versionKey(s.engineVersion.substr(s.engineVersion.rfind('b', 0) == 0 ? 1 : 0)) >= versionKey("5450");
-    const Count swaCells
-        = iswa ? std::min(e.nCtxPadded, roundUp(m.slidingWindow + s.nUbatch, s.flashAttn ? 256 : 32)) : e.nCtxPadded;
+    const long build = versionKey(s.engineVersion.substr(s.engineVersion.rfind('b', 0) == 0 ? 1 : 0));
+    if (m.chunkedLocalAttention) {
+        // src/llama-model.cpp LLM_ARCH_LLAMA4 (b5074, PR #12791): n_swa 8192 and a global layer every 4th are
+        // hard-coded, whatever the model's config says.
+        if (build < versionKey("5074"))
+            throw InputError("run.serving.engine_version", "b5074 or later for Llama 4 (PR #12791, its first build)");
+        if (m.slidingWindow != 8192 || m.globalLayerInterval != 4)
+            throw InputError("model.sliding_window",
+                "8192 with model.global_layer_interval 4 for llama.cpp, which hard-codes Llama 4's chunks and pattern");
+    }
+    const bool iswa = m.slidingWindow > 0 && m.globalLayerInterval > 0 && !s.swaFull && build >= versionKey("5429");
+    const Count swaCells = iswa ? std::min(e.nCtxPadded,
+                               roundUp(m.slidingWindow + (build >= versionKey("5554") ? s.nUbatch : s.nBatch),
+                                   s.flashAttn || build >= versionKey("6981") ? 256 : 32))
+                                : e.nCtxPadded;
     for (Count il = 0; il < nLayer; ++il) {
         LlamaCppDevice& d = device(layerDevice(il, nLayer, s.nGpuLayers, cumulative));
         ++d.layers;
@@ -112,9 +124,9 @@ void llamaCppEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
                         : (t.name.rfind("layers.mlp.", 0) == 0 ? std::max<Count>(1, m.denseLayers()) : nLayer))
                                               : 1;
         for (Count il = 0; il < (perLayer ? nLayer : 1); ++il) {
-            if (perLayer && t.name.rfind("moe_layers.", 0) == 0 && il < m.moe.firstDenseLayers)
+            if (perLayer && t.name.rfind("moe_layers.", 0) == 0 && !m.isMoeLayer(il))
                 continue;
-            if (perLayer && t.name.rfind("layers.mlp.", 0) == 0 && il >= m.denseLayers())
+            if (perLayer && t.name.rfind("layers.mlp.", 0) == 0 && m.isMoeLayer(il))
                 continue;
             // 1-D tensors stay F32 in GGUF; 2-D ones take the file type's choice for them.
             const Bytes bytes = t.rows == 1
@@ -133,7 +145,7 @@ void llamaCppEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     e.kvCacheTokens = e.nCtxPadded;
     e.maxConcurrency = 1;
     if (m.slidingWindow > 0 && !iswa)
-        e.warnings.push_back("sliding-window layers keep the full context here (llama.cpp before b5450, --swa-full, or "
+        e.warnings.push_back("sliding-window layers keep the full context here (llama.cpp before b5429, --swa-full, or "
                              "a model without global layers)");
     if (!s.computeBufferBytes)
         e.warnings.push_back("compute buffers (graph reservation for n_ubatch) are not modelled; set "

@@ -60,6 +60,19 @@ void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     if (m.numHeads % tp != 0)
         throw InputError("run.parallelism.tensor_parallel",
             "expected a divisor of model.num_heads (" + std::to_string(m.numHeads) + "), got " + std::to_string(tp));
+    // Llama 4 arrived in v0.4.5 (PR #5092). From v0.5.8 Llama4ForConditionalGeneration (the tower loaded) gets a
+    // hybrid pool by default, its chunked layers a share swa_full_tokens_ratio of the full pool
+    // (configs/model_config.py is_hybrid_swa_model, model_runner_kv_cache_mixin.py); not modelled. Before, and for
+    // the text-only Llama4ForCausalLM, every layer takes the full pool (--hybrid-kvcache-ratio unset).
+    if (m.chunkedLocalAttention) {
+        const long v = versionKey(e.engineVersion);
+        if (v < versionKey("0.4.5"))
+            throw InputError("run.serving.engine_version", "0.4.5 or later for Llama 4 (PR #5092, its first release)");
+        if (m.vision.enabled() && v >= versionKey("0.5.8"))
+            throw InputError("run.serving.engine_version",
+                "before 0.5.8 for Llama 4 with its vision tower (from 0.5.8 SGLang gives the chunked layers a pool of "
+                "swa_full_tokens_ratio x the full one, which is not modelled yet)");
+    }
     // python/sglang/srt/server_args.py (v0.4.x __post_init__): mem_fraction_static by tensor parallel size;
     // model_runner.py (v0.3-v0.4): "if self.is_multimodal: self.mem_fraction_static *= 0.95".
     const double mfsGiven = s.memFractionStatic.value_or(tp >= 16 ? 0.79

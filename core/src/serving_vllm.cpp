@@ -114,6 +114,8 @@ void logLines(ServingEstimate& e, int rule, const Serving& s)
     }
 }
 
+bool kvSizeFromConcurrency(long v);
+
 /// vLLM V1's KV cache of a hybrid model: attention and Mamba-2 layers share one pool of equal pages (PR #20840,
 /// v0.10.0: vllm/model_executor/models/config.py HybridAttentionMambaModelConfig.verify_and_update_config; groups
 /// and block counts in vllm/v1/core/kv_cache_utils.py). A request holds cdiv(max_model_len, block) blocks per
@@ -164,9 +166,9 @@ void hybridCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, long 
     e.gpuBlocks = k.blocks;
     e.maxConcurrency = static_cast<double>(k.blocks) / static_cast<double>(perRequest);
     // "GPU KV cache size": num_blocks // groups x the smallest block (max_model_len for a Mamba group without prefix
-    // caching, the attention block in align mode) until 0.23; from 0.24 int(concurrency x max_model_len)
-    // (get_kv_cache_capacity).
-    e.kvCacheTokens = v < versionKey("0.24.0")
+    // caching, the attention block in align mode) until 0.20; from 0.21 int(concurrency x max_model_len)
+    // (get_kv_cache_capacity, PR #41069).
+    e.kvCacheTokens = !kvSizeFromConcurrency(v)
         ? checkedMul(k.blocks / (attnGroups + mambaGroups), align ? block : std::min(block, L))
         : static_cast<Count>(e.maxConcurrency * static_cast<double>(L));
     k.stateBytes = static_cast<Bytes>(static_cast<double>(checkedMul(k.blocks, page, groupSize))
@@ -177,6 +179,82 @@ void hybridCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, long 
             + gib(checkedMul(perRequest, page, groupSize)) + " GiB KV cache is needed, which is larger than the "
             + "available KV cache memory (" + gib(k.kvCacheBytes) + " GiB). Try increasing `gpu_memory_utilization` "
             + "or decreasing `max_model_len` when initializing the engine.";
+    }
+}
+
+/// "GPU KV cache size" is int(max_concurrency x max_model_len) from 0.21.0 (PR #41069, merged after the 0.20
+/// branch cut), num_blocks // groups x the smallest block before (kv_cache_utils.py _report_kv_cache_config).
+bool kvSizeFromConcurrency(long v)
+{
+    return v >= versionKey("0.21.0");
+}
+
+/// Whether vLLM gives the model's local layers their own KV cache spec, in the versions VRAM Lab models as V1
+/// (0.9.2 and later): sliding windows always (SlidingWindowSpec, PR #14097; beside full layers through the hybrid
+/// KV cache manager of PR #17996, 0.9.1); Llama 4's chunks from 0.10.0 (ChunkedLocalAttentionSpec, PR #19351),
+/// except 0.10.1-0.13.x, where VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 0 (PR #21761; 1
+/// from PR #29627, December 2025) and disables the hybrid manager, so every layer is full attention.
+bool localLayersOwnSpec(const ModelSpec& m, long v)
+{
+    if (m.slidingWindow <= 0 || m.localLayers() <= 0 || v < versionKey("0.9.2"))
+        return false;
+    if (!m.chunkedLocalAttention)
+        return true;
+    return v >= versionKey("0.10.0") && !(v >= versionKey("0.10.1") && v < versionKey("0.14.0"));
+}
+
+/// vLLM V1's KV cache when local layers have their own spec (vllm/v1/core/kv_cache_utils.py get_kv_cache_config,
+/// vllm/v1/kv_cache_interface.py; /work facts: tests/data/published/serving/ACCOUNTING_FACTS.md). Layers are
+/// bucketed by spec, split into groups of the smaller bucket's size (the last one padded); group_size tensors each
+/// hold one page per block for one layer of every group, so num_blocks = available // page // group_size. One
+/// request at max_model_len needs cdiv(L, block) blocks per full group, cdiv(min(W - 1 + X, L), block) + 1 per
+/// sliding-window group and cdiv(min(C + X, L), block) per chunked group, where X is max_num_batched_tokens, or
+/// twice it from 0.26.0 with async scheduling on (PR #47728: max_in_flight_tokens).
+void windowedCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, long v, ServingEstimate& e, ServingRank& k)
+{
+    if (v >= versionKey("0.25.0") && v < versionKey("0.26.0"))
+        throw InputError("run.serving.engine_version",
+            "a version other than 0.25.x for a model with sliding-window or chunked layers (whether 0.25 already "
+            "counts two batches in flight for them, PR #47728, is not pinned)");
+    const Count L = e.maxModelLen, bs = s.blockSize, T = e.maxNumBatchedTokens;
+    const Count nLocal = m.localLayers(), nGlobal = m.globalLayers();
+    const Count X = v >= versionKey("0.26.0") ? checkedMul(2, T) : T;
+    if (v >= versionKey("0.26.0"))
+        e.warnings.push_back("vLLM " + e.engineVersion
+            + " keeps twice max_num_batched_tokens in flight for the local layers (async scheduling, on by default; "
+              "--no-async-scheduling halves it): assumed on");
+    const Count W = m.slidingWindow;
+    const Count localBlocks = m.chunkedLocalAttention ? ceilDiv(std::min(W + X, L), bs)
+                                                      : checkedAdd(ceilDiv(std::min(W - 1 + X, L), bs), 1);
+    const Count fullBlocks = ceilDiv(L, bs);
+    // Equal buckets, or buckets within 1.5x of each other, are grouped by newer heuristics (PR #29303 at 1.25x,
+    // November 2025; PR #36684 at 1.5x, March 2026) in releases not pinned here: only distinct n:1 patterns are
+    // modelled (every Nth layer global with N >= 3, or N = 2 with an even layer count).
+    const Count lo = nGlobal > 0 ? std::min(nGlobal, nLocal) : nLocal, hi = std::max(nGlobal, nLocal);
+    if (nGlobal > 0 && lo != hi && 2 * hi < 3 * lo)
+        throw InputError("model.global_layer_interval",
+            "a pattern whose local and global layer counts are equal or at least 1.5x apart (here "
+                + std::to_string(nLocal) + " and " + std::to_string(nGlobal)
+                + "): how vLLM groups these changed in releases VRAM Lab has not pinned");
+    const Count groupSize = lo;
+    const Count localGroups = ceilDiv(nLocal, groupSize), globalGroups = nGlobal > 0 ? ceilDiv(nGlobal, groupSize) : 0;
+    const Count groups = localGroups + globalGroups;
+    const Bytes page = checkedMul(bs, kvBytesPerToken(m, tp, 1, kv));
+    const Count perRequest = checkedAdd(checkedMul(localGroups, localBlocks), checkedMul(globalGroups, fullBlocks));
+    k.kvBytesPerToken = kvBytesPerToken(m, tp, m.attentionLayers(), kv);
+    k.blocks = k.kvCacheBytes > 0 ? k.kvCacheBytes / page / groupSize : 0;
+    e.gpuBlocks = k.blocks;
+    e.maxConcurrency = static_cast<double>(k.blocks) / static_cast<double>(perRequest);
+    e.kvCacheTokens = kvSizeFromConcurrency(v) ? static_cast<Count>(e.maxConcurrency * static_cast<double>(L))
+                                               : checkedMul(k.blocks / groups, bs);
+    // check_enough_kv_cache_memory: every layer's max_memory_usage_bytes (no padding layers) must fit.
+    const Bytes needed = checkedMul(checkedAdd(checkedMul(nLocal, localBlocks), checkedMul(nGlobal, fullBlocks)), page);
+    if (k.blocks > 0 && needed > k.kvCacheBytes) {
+        e.startupFails = true;
+        e.failure = "To serve at least one request with the models's max seq len (" + std::to_string(L) + "), ("
+            + gib(needed) + " GiB KV cache is needed, which is larger than the available KV cache memory ("
+            + gib(k.kvCacheBytes) + " GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` "
+            + "when initializing the engine.";
     }
 }
 
@@ -222,6 +300,10 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         throw InputError("run.serving.engine_version",
             "0.10.0 or later for a hybrid state-space model (V1's hybrid KV cache, PR #20840); the V0 Mamba cache "
             "manager is not modelled");
+    if (s.languageModelOnly && m.vision.kind == VisionKind::Llama4 && v < versionKey("0.17.0"))
+        throw InputError("run.serving.language_model_only",
+            "false before vLLM 0.17.0 (--language-model-only arrived in February 2026, PR #34120; 0.17.0 is the "
+            "earliest release VRAM Lab confirmed it in)");
     if (m.vision.qwen() && v < versionKey("0.17.0"))
         throw InputError("run.serving.engine_version",
             "0.17.0 or later for a Qwen3.5 checkpoint (the earliest vLLM release VRAM Lab confirmed it in)");
@@ -245,6 +327,13 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
                 "false before vLLM 0.17.0 for a Gated DeltaNet model (the mamba_cache_mode \"align\" of 0.17.0 and "
                 "later is modelled; earlier versions' handling is not)");
     }
+    const bool windowed = !m.ssm.enabled() && localLayersOwnSpec(m, v);
+    if (windowed && pp > 1)
+        throw InputError("run.parallelism.pipeline_parallel",
+            "1 for a model whose sliding-window or chunked layers vLLM caches apart (each stage's own groups of "
+            "them are not modelled)");
+    if (m.chunkedLocalAttention && v < versionKey("0.8.3"))
+        throw InputError("run.serving.engine_version", "0.8.3 or later for Llama 4 (PR #16104, its first release)");
     const Bytes budget = static_cast<Bytes>(gpuMemoryUtilizationOrDefault(s) * static_cast<double>(e.totalGpuBytes));
     // Memory outside torch's allocator: not derivable from the model (CUDA context, lazily loaded
     // kernels, NCCL); run.serving.non_torch_gib, default the scenario's CUDA context (+ NCCL buffers
@@ -285,6 +374,11 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
             e.ranks.push_back(k);
             break;
         }
+        if (windowed) { // pipeline parallelism is refused for these (above): one rank
+            windowedCache(m, s, tp, kv, v, e, k);
+            e.ranks.push_back(k);
+            break;
+        }
         // Blocks without attention (a hybrid model's MLP-only blocks) keep no KV; pipeline stages are whole
         // models for those (validateRun).
         k.kvBytesPerToken = kvBytesPerToken(m, tp, m.hybrid() ? m.attentionLayers() : st.layers(), kv);
@@ -295,14 +389,15 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
             e.cpuBlocks = static_cast<Count>(s.swapSpaceGib * static_cast<double>(kGiB)) / blockBytes;
         e.ranks.push_back(k);
     }
-    if (m.ssm.enabled()) {
+    if (m.ssm.enabled() || windowed) { // one rank, its groups' accounting done above
         const ServingRank& k = e.ranks.front();
         e.kvCacheBytes = k.kvCacheBytes;
         if (k.blocks <= 0) {
             e.startupFails = true;
             e.failure = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
                         "initializing the engine.";
-        } else if (!e.startupFails && v >= versionKey("0.19.0") && !s.enforceEager && e.maxNumSeqs > k.blocks) {
+        } else if (m.ssm.enabled() && !e.startupFails && v >= versionKey("0.19.0") && !s.enforceEager
+            && e.maxNumSeqs > k.blocks) {
             // PR #38270 (merged 2026-03-26, in 0.19.0; reported on 0.23.1, 0.25.1 and 0.28.0, vllm#49064): CUDA-graph
             // capture needs one Mamba block per decode sequence, and the engine refuses to start without them.
             e.startupFails = true;
@@ -312,7 +407,7 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
                   "Please lower max_num_seqs to at most "
                 + std::to_string(k.blocks) + " or increase gpu_memory_utilization.";
         }
-        if (!s.mambaSsmCacheDtype && !m.ssm.stateDtype)
+        if (m.ssm.enabled() && !s.mambaSsmCacheDtype && !m.ssm.stateDtype)
             e.warnings.push_back("run.serving.mamba_ssm_cache_dtype unset: the scan's state is taken in "
                 + std::string(v >= versionKey("0.10.2") ? "the conv state's dtype" : "kv_cache_dtype")
                 + "; vLLM reads some models' config.json for it (Nemotron-H since Dec 2025, fp32 for Qwen3.5): set "

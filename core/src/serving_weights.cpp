@@ -17,7 +17,7 @@ Count paddedVocab(Count vocab)
     return roundUp(vocab, 64);
 }
 
-/// Copies of a per-layer tensor that fall in the stage (dense MLPs sit in the first layers).
+/// Copies of a per-layer tensor that fall in the stage (dense MLPs where the model places them).
 Count stageCopies(const ParamTensor& t, const ModelSpec& m, const Stage& st)
 {
     if (t.group == ParamGroup::Embedding || t.group == ParamGroup::Position || t.group == ParamGroup::Head)
@@ -28,9 +28,8 @@ Count stageCopies(const ParamTensor& t, const ModelSpec& m, const Stage& st)
         return st.holdsHead ? 1 : 0;
     if (st.first == 0 && st.last == m.numLayers) // every layer: hybrid models' kinds need no split
         return t.copies;
-    const Count dense = m.denseLayers();
-    const Count denseIn = std::max<Count>(0, std::min(st.last, dense) - std::min(st.first, dense));
-    const Count moeIn = st.layers() - denseIn;
+    const Count moeIn = m.moeLayersIn(st.first, st.last);
+    const Count denseIn = st.layers() - moeIn;
     if (t.name.rfind("moe_layers.", 0) == 0)
         return m.moeLayers() == 0 ? 0 : t.copies / m.moeLayers() * moeIn;
     if (t.name.rfind("layers.mlp.", 0) == 0)

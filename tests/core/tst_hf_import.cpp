@@ -81,6 +81,8 @@ const char* const kConfigs[] = {
     "qwen3.5-35b-a3b.json",
     "glm-4-9b-0414.json",
     "aya-23-8b.json",
+    "llama-4-scout-17b-16e.json",
+    "llama-4-maverick-17b-128e-instruct.json",
 };
 
 /// What an import gives: parameters, and the memory and time of a training step (flash and
@@ -91,6 +93,7 @@ struct Fingerprint {
     Bytes trainPeak = 0, eagerPeak = 0, inferTotal = 0;
     double trainFlops = 0;
     Bytes servingWeights = 0, servingActivations = 0, kvPerToken = 0, statePerSequence = 0; ///< hybrid models
+    double concurrency = 0; ///< Llama 4: vLLM's requests at max_model_len in a fixed cache (the chunk's share)
     bool operator==(const Fingerprint&) const = default;
 };
 
@@ -102,15 +105,22 @@ Fingerprint fingerprint(const nlohmann::json& cfg)
     const ParameterCount c = countParameters(imp.model);
     f.total = c.total;
     f.active = c.active;
-    if (imp.model.hybrid()) { // only the serving engines' budgets are modelled: vLLM on an H100 at 8,192 tokens
+    const ModelSpec& m = imp.model;
+    const bool chunked = m.chunkedLocalAttention || (m.moe.enabled() && m.moe.everyExpertEveryToken);
+    if (m.hybrid() || chunked) { // only the serving engines' budgets are modelled: vLLM on an H100 at 8,192 tokens
         sc.run.gpu = findGpu("h100-sxm-80gb");
         sc.run.serving->maxModelLen = 8192;
+        if (chunked) { // Llama 4: 64k tokens in 8 GiB of cache, so that the chunk's share of a request shows
+            sc.run.serving->maxModelLen = std::min<Count>(65536, std::max<Count>(m.maxPositionEmbeddings, 1));
+            sc.run.serving->kvCacheMemoryBytes = 8 * kGiB;
+        }
         const ServingEstimate e = servingEstimate(sc.model, sc.run);
         const ServingRank& k = e.ranks.front();
         f.servingWeights = k.weightsBytes;
         f.servingActivations = k.activationPeakBytes;
         f.kvPerToken = k.kvBytesPerToken;
         f.statePerSequence = k.statePerSequenceBytes;
+        f.concurrency = e.maxConcurrency;
         return f;
     }
     // gpt-oss's and Phi-3.5-MoE's training is refused (model.clamped_swiglu, model.moe.sparse_mixer): their
@@ -274,6 +284,116 @@ private slots:
         QCOMPARE(estimate(fromConfig).peak, estimate(fromPreset).peak);
     }
 
+    /// Llama 4 (modeling_llama4.py@4.57.1): routed experts and a shared expert of intermediate_size behind a
+    /// bias-free router, dense layers of intermediate_size_mlp where interleave_moe_layer_step puts no experts,
+    /// every 4th layer NoPE and global, the others within 8192-token chunks; the vision tower with its class token,
+    /// pixel-shuffle adapter and projector. Training and generate() are refused (every expert runs on every token).
+    void llama4Layers()
+    {
+        const HfImport scout = importHfConfig(load("llama-4-scout-17b-16e.json"));
+        const ModelSpec& s = scout.model;
+        QVERIFY(s.chunkedLocalAttention && s.moe.everyExpertEveryToken && !s.tiedEmbeddings && !s.qkNorm);
+        QCOMPARE(s.slidingWindow, Count(8192));
+        QCOMPARE(s.globalLayerInterval, Count(4));
+        QCOMPARE(s.globalLayers(), Count(12));
+        QCOMPARE(s.moeLayers(), Count(48));
+        QCOMPARE(s.moe.sharedExperts, Count(1));
+        QCOMPARE(s.sharedExpertWidth(), Count(8192));
+        QCOMPARE(s.ffnHiddenSize, Count(16384));
+        // One MoE layer: attention 62,914,560, experts 16 x 3 x 5120 x 8192, router 5120 x 16, the shared expert
+        // 3 x 5120 x 8192, two norms.
+        ModelSpec text = s;
+        text.vision = {};
+        ModelSpec one = text, none = text;
+        one.numLayers = 1;
+        none.numLayers = 0;
+        QCOMPARE(countParameters(one).total - countParameters(none).total, Count(2'202'101'760));
+        QCOMPARE(countParameters(text).total, Count(107'769'861'120));
+        QCOMPARE(countParameters(text).active, Count(17'172'894'720));
+        // The tower: 34 layers of 23,807,872, the patch embedding 588 x 1408, class token, 577 positions, two
+        // LayerNorms, the adapter 5632 x 4096 and 4096 x 4096, the projector 4096 x 5120.
+        QCOMPARE(countParameters(s).total - countParameters(text).total, Count(871'932'416));
+        Count vision = 0;
+        for (const ParamTensor& t : parameterTensors(s))
+            if (t.name == "vision.position_embedding.weight" || t.name == "vision.class_embedding")
+                vision += t.total();
+        QCOMPARE(vision, Count(578 * 1408));
+
+        // Maverick: 128 experts in every second layer (1, 3, ...), 24 dense layers of 16,384.
+        const ModelSpec mav = importHfConfig(load("llama-4-maverick-17b-128e-instruct.json")).model;
+        QCOMPARE(mav.moe.layerInterval, Count(2));
+        QCOMPARE(mav.moeLayers(), Count(24));
+        QVERIFY(!mav.isMoeLayer(0) && mav.isMoeLayer(1) && mav.isMoeLayer(47));
+        QCOMPARE(mav.moeLayersIn(0, 12), Count(6));
+        ModelSpec mavText = mav;
+        mavText.vision = {};
+        QCOMPARE(countParameters(mavText).active, Count(17'184'691'200));
+        // An explicit moe_layers list is the same placement; one that breaks the pattern is refused, naming it.
+        nlohmann::json cfg = load("llama-4-maverick-17b-128e-instruct.json");
+        nlohmann::json layers = nlohmann::json::array();
+        for (int i = 1; i < 48; i += 2)
+            layers.push_back(i);
+        cfg["text_config"]["moe_layers"] = layers;
+        QCOMPARE(countParameters(importHfConfig(cfg).model).total, Count(401'583'781'376));
+        cfg["text_config"]["moe_layers"] = nlohmann::json::array({ 0, 2, 3 });
+        QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
+
+        // Layer kinds: layer_types wins over no_rope_layers; a pattern that is not every Nth is refused, and so is a
+        // chunked layer without a chunk (transformers 4.57 raises).
+        cfg = load("llama-4-scout-17b-16e.json");
+        cfg["text_config"].erase("no_rope_layers");
+        QCOMPARE(importHfConfig(cfg).model.globalLayerInterval, Count(4)); // no_rope_layer_interval's default
+        cfg["text_config"]["no_rope_layer_interval"] = 2;
+        QCOMPARE(importHfConfig(cfg).model.globalLayerInterval, Count(2));
+        nlohmann::json types = nlohmann::json::array();
+        for (int i = 0; i < 48; ++i)
+            types.push_back(i == 5 ? "full_attention" : "chunked_attention");
+        cfg["text_config"]["layer_types"] = types;
+        try {
+            importHfConfig(cfg);
+            QFAIL("a single global layer was accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("text_config.layer_types"));
+        }
+        cfg = load("llama-4-scout-17b-16e.json");
+        cfg["text_config"]["attention_chunk_size"] = nullptr;
+        try {
+            importHfConfig(cfg);
+            QFAIL("chunked layers without a chunk were accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("text_config.attention_chunk_size"));
+        }
+        // The adapter reads intermediate_size wide patches: a ratio that does not give them describes no model.
+        cfg = load("llama-4-scout-17b-16e.json");
+        cfg["vision_config"]["pixel_shuffle_ratio"] = 0.25;
+        try {
+            importHfConfig(cfg);
+            QFAIL("an adapter width the tower cannot feed was accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("vision_config.pixel_shuffle_ratio"));
+        }
+
+        // Imported as vLLM serving without the tower; training and generate() are refused with the reason, and
+        // adapting a training run moves it to that serving setup.
+        const Scenario sc = scenarioFromHf(scout, "x");
+        QVERIFY(sc.run.serving && sc.run.serving->engine == ServingEngine::Vllm && sc.run.serving->languageModelOnly);
+        QCOMPARE(QString::fromStdString(sc.run.serving->engineVersion), QStringLiteral("0.17.0"));
+        Scenario train = sc;
+        train.run.serving.reset();
+        train.run.mode = Mode::Training;
+        try {
+            validateScenario(train);
+            QFAIL("training Llama 4 was accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(
+                e.keyPath() == "model.moe.every_expert_every_token" || e.keyPath() == "model.chunked_local_attention",
+                e.keyPath().c_str());
+        }
+        const std::vector<std::string> changes = adaptRunToModel(train.model, train.run);
+        QVERIFY(!changes.empty());
+        QVERIFY(train.run.serving && train.run.serving->languageModelOnly);
+    }
+
     /// GLM-4 tensor by tensor (modeling_glm4.py): q/k/v biases without o's, four RMSNorms per layer, half of each
     /// head rotated, Glm4Config's head_dim of 128 when the file leaves it out.
     void glm4Layers()
@@ -375,7 +495,7 @@ private slots:
     {
         QTest::addColumn<QString>("modelType");
         for (const char* t : { "jamba", "zamba2", "kimi_linear", "mamba", "mamba2", "qwen2_5_vl", "mllama", "llava",
-                 "granitemoeshared", "cohere2", "glm4_moe", "llama4" })
+                 "granitemoeshared", "cohere2", "glm4_moe", "llama4_vision_model" })
             QTest::newRow(t) << QString::fromLatin1(t);
     }
     void unmodelledFamiliesRefused()
@@ -565,6 +685,12 @@ private slots:
         // Cohere's 8B shapes: the Hub total of aya-expanse-8b, which these shapes give to the parameter (SOURCES.md).
         QTest::newRow("aya-23-8b") << "aya-23-8b.json"
                                    << "cohere" << qint64(8'028'033'024) << qint64(0);
+        // Llama 4 with its vision tower (SOURCES.md: the Hub's safetensors totals); the actives are computed (the
+        // language model's 17,172,894,720 and 17,184,691,200, llama4Layers, plus the tower's 871,932,416).
+        QTest::newRow("llama-4-scout") << "llama-4-scout-17b-16e.json"
+                                       << "llama4_text" << qint64(108'641'793'536) << qint64(18'044'827'136);
+        QTest::newRow("llama-4-maverick") << "llama-4-maverick-17b-128e-instruct.json"
+                                          << "llama4_text" << qint64(401'583'781'376) << qint64(18'056'623'616);
     }
 
     /// The layer kinds of each hybrid family, tensor by tensor, and what the import makes of the run.
@@ -1112,6 +1238,11 @@ private slots:
                         || family->modelType == "qwen3_next");
                 if (needsDense)
                     target["mlp_only_layers"] = nlohmann::json::array({ 0 });
+                // Llama 4 Scout's dense width matters only with dense layers: every second layer (Maverick's).
+                const bool needsInterleave = it.key() == "intermediate_size_mlp" && family->modelType == "llama4_text"
+                    && target.value("interleave_moe_layer_step", 1) == 1;
+                if (needsInterleave)
+                    target["interleave_moe_layer_step"] = 2;
                 // Granite-4.0's intermediate_size is the experts' width: it matters only with experts.
                 const bool needsExperts = (it.key() == "intermediate_size" || it.key() == "num_experts_per_tok")
                     && family->modelType == "granitemoehybrid" && target.value("num_local_experts", 0) == 0;
@@ -1128,7 +1259,8 @@ private slots:
                 ++perturbed_;
                 try {
                     const Fingerprint after = fingerprint(changed);
-                    const Fingerprint ref = needsDense || needsExperts ? fingerprint(reference) : before;
+                    const Fingerprint ref
+                        = needsDense || needsExperts || needsInterleave ? fingerprint(reference) : before;
                     QVERIFY2(!(after == ref), (what + " changed nothing").c_str());
                 } catch (const InputError& e) {
                     // Refused: fine, as long as the refusal names a key.

@@ -40,6 +40,9 @@ Scenario richScenario()
     sc.model.attentionBias = true;
     sc.model.lmHeadBias = true;
     sc.model.moe.sparseMixer = true; // as clamped_swiglu
+    sc.model.moe.layerInterval = 2; // written only when not 1; with the hybrid blocks below refused by validateRun
+    sc.model.moe.everyExpertEveryToken = true; // written only when set (Llama 4)
+    sc.model.chunkedLocalAttention = true; // written only when set (Llama 4)
     sc.model.vision = { 1152, 4304, 27, 16, 896, 14, 3 }; // Gemma 3's SigLIP tower
     // Gated DeltaNet mixers in 4 of the blocks (kind and state_dtype are written only for them, when set).
     sc.model.ssm = { 4, 8, 64, 16, 2, 4, true, true, true, false, SsmKind::GatedDeltaNet, DType::Fp32 };
@@ -99,6 +102,20 @@ bool qwenVisionKey(std::string_view key)
     return key == "model.vision.kind" || key == "model.vision.temporal_patch_size"
         || key == "model.vision.spatial_merge_size" || key == "model.vision.out_hidden_size"
         || key == "model.vision.num_position_embeddings";
+}
+
+/// Keys written only for Llama 4's tower.
+bool llama4VisionKey(std::string_view key)
+{
+    return key == "model.vision.projector_input_dim";
+}
+
+/// richScenario() with Llama 4 Scout's tower in place of the SigLIP tower.
+Scenario llama4VisionScenario()
+{
+    Scenario sc = richScenario();
+    sc.model.vision = { 1408, 5632, 34, 16, 336, 14, 3, VisionKind::Llama4, 0, 0, 4096, 0, 4096 };
+    return sc;
 }
 
 /// richScenario() with Qwen3.5-27B's vision transformer in place of the SigLIP tower.
@@ -199,7 +216,9 @@ private slots:
     {
         QFETCH(QString, key);
         const ScenarioField& f = *findField(key.toStdString());
-        Scenario sc = qwenVisionKey(f.key) ? qwenVisionScenario() : richScenario();
+        Scenario sc = qwenVisionKey(f.key) ? qwenVisionScenario()
+            : llama4VisionKey(f.key)       ? llama4VisionScenario()
+                                           : richScenario();
         const FieldValue before = f.get(sc);
         QVERIFY(!std::holds_alternative<std::monostate>(before));
         const FieldValue after = otherValue(f, before);
@@ -260,7 +279,7 @@ private slots:
         for (const ScenarioField& f : scenarioFields())
             if (f.kind != FieldKind::Unmodelled && f.key != "run.serving" // a training run
                 && f.key != "run.parallelism.fsdp_shard_group" // HSDP only, with zero_stage 3 (see above)
-                && !qwenVisionKey(f.key)) // a SigLIP tower here (below: Qwen's writes them, not image_size)
+                && !qwenVisionKey(f.key) && !llama4VisionKey(f.key)) // a SigLIP tower here (below: the others)
                 table.emplace(f.key);
         QCOMPARE(written, table);
         std::set<std::string> qwen;
@@ -269,6 +288,12 @@ private slots:
             if (qwenVisionKey(f.key))
                 QVERIFY2(qwen.count(std::string(f.key)), std::string(f.key).c_str());
         QVERIFY(!qwen.count("model.vision.image_size"));
+        std::set<std::string> llama4;
+        leafKeys(scenarioToJson(llama4VisionScenario()), "", llama4);
+        for (const char* key : { "model.vision.projector_input_dim", "model.vision.out_hidden_size",
+                 "model.vision.kind", "model.vision.image_size" })
+            QVERIFY2(llama4.count(key), key);
+        QVERIFY(!llama4.count("model.vision.temporal_patch_size"));
 
         Scenario dense = richScenario();
         dense.model.moe = {};

@@ -42,6 +42,8 @@ private slots:
     void hybridMambaSglang();
     void hybridDeltaNet();
     void tensorParallelAllReduces();
+    void vllmSlidingWindowGroups();
+    void llama4Engines();
 };
 
 namespace {
@@ -398,8 +400,29 @@ void TstServing::llamaCppSlidingWindowCache()
                 { "serving",
                     { { "engine", "llama.cpp" }, { "engine_version", "b5500" }, { "n_ctx", 32768 },
                         { "flash_attn", true }, { "n_gpu_layers", -1 } } } } } };
-    // iSWA (PR #13194): 8 global layers x 32768 cells + 40 local layers x pad(1024 + 512, 256) = 1536 cells.
+    // iSWA (PR #13194, b5429): 8 global layers x 32768 cells + 40 local layers x pad(1024 + n_batch 2048, 256) =
+    // 3072 cells (src/llama-kv-cache.cpp@b5501: n_swa x n_seq_max + n_batch).
+    QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(8LL * 32768 * 8192 + 40LL * 3072 * 8192));
+    // From b5554 (PR #13833) n_ubatch: pad(1024 + 512, 256) = 1536; before b5429 no iSWA cache.
+    doc["run"]["serving"]["engine_version"] = "b5554";
     QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(8LL * 32768 * 8192 + 40LL * 1536 * 8192));
+    doc["run"]["serving"]["engine_version"] = "b5428";
+    QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(48LL * 32768 * 8192));
+    // Without flash attention: padded to 32 before b6981 (1024 + 512 = 1536 either way; 1000 + 512 shows it),
+    // to 256 from b6981 (src/llama-kv-cache-iswa.cpp@b6981 GGML_PAD(min(...), 256)).
+    doc["model"]["sliding_window"] = 1000;
+    doc["run"]["serving"]["flash_attn"] = false;
+    doc["run"]["serving"]["engine_version"] = "b6000";
+    QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(8LL * 32768 * 8192 + 40LL * 1536 * 8192));
+    doc["run"]["serving"]["engine_version"] = "b6981";
+    QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(8LL * 32768 * 8192 + 40LL * 1536 * 8192));
+    doc["model"]["sliding_window"] = 1030; // 1542 cells: 1568 padded to 32, 1792 to 256
+    QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(8LL * 32768 * 8192 + 40LL * 1792 * 8192));
+    doc["run"]["serving"]["engine_version"] = "b6000";
+    QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(8LL * 32768 * 8192 + 40LL * 1568 * 8192));
+    doc["model"].erase("sliding_window");
+    doc["run"]["serving"]["flash_attn"] = true;
+    doc["run"]["serving"]["engine_version"] = "b5500";
     doc["run"]["serving"]["swa_full"] = true;
     QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(48LL * 32768 * 8192));
     doc["run"]["serving"].erase("swa_full");
@@ -798,6 +821,148 @@ void TstServing::tensorParallelAllReduces()
     QCOMPARE(s1.decodeAllReduceS, 0.0);
     QVERIFY(s.tpotS > s.decodeAllReduceS);
     QVERIFY(s.formula.find("tensor-parallel all-reduces") != std::string::npos);
+}
+
+namespace {
+
+/// Gemma 3 27B's language model (62 layers, every 6th global, window 1024, 16 KV heads of 128) served by vLLM with
+/// a fixed 40 GiB KV cache (--kv-cache-memory-bytes), max_model_len 32768, max_num_batched_tokens 8192.
+json gemma27Vllm(const std::string& version)
+{
+    return { { "model",
+                 { { "preset", "gemma-3-12b" }, { "num_layers", 62 }, { "hidden_size", 5376 }, { "num_heads", 32 },
+                     { "num_kv_heads", 16 }, { "head_dim", 128 }, { "ffn_hidden_size", 21504 } } },
+        { "run",
+            { { "mode", "serving" }, { "gpu", "h100-sxm-80gb" },
+                { "serving",
+                    { { "engine", "vllm" }, { "engine_version", version }, { "max_model_len", 32768 },
+                        { "max_num_batched_tokens", 8192 }, { "kv_cache_memory_bytes", 40 * kGiB } } } } } };
+}
+
+/// Llama 4 Scout's language model (tests/data/hf/llama-4-scout-17b-16e.json's text_config).
+json scoutText(json serving, Count tp = 4)
+{
+    return { { "model",
+                 { { "vocab_size", 202048 }, { "hidden_size", 5120 }, { "num_layers", 48 }, { "num_heads", 40 },
+                     { "num_kv_heads", 8 }, { "head_dim", 128 }, { "ffn_hidden_size", 16384 },
+                     { "max_position_embeddings", 10485760 }, { "sliding_window", 8192 },
+                     { "global_layer_interval", 4 }, { "chunked_local_attention", true },
+                     { "moe",
+                         { { "num_experts", 16 }, { "top_k", 1 }, { "shared_experts", 1 },
+                             { "expert_ffn_hidden_size", 8192 }, { "every_expert_every_token", true } } } } },
+        { "run",
+            { { "mode", "serving" }, { "gpu", "h100-sxm-80gb" },
+                { "parallelism", { { "gpus", tp }, { "tensor_parallel", tp } } }, { "serving", serving } } } };
+}
+
+} // namespace
+
+// vLLM V1's hybrid KV cache manager (PR #17996; kv_cache_utils.py get_kv_cache_config): Gemma 3 27B's 10 global
+// and 52 sliding-window layers make 1 + 6 groups of 10 (8 padding layers); a page is 16 tokens x 16 heads x 128 x
+// 2 x 2 B = 131,072 B, so 40 GiB hold 40 GiB / 131,072 / 10 = 32,768 blocks. A request at 32,768 tokens needs 2048
+// blocks in the full group and cdiv(min(1023 + 8192, 32768), 16) + 1 = 577 in each window group: 5510.
+void TstServing::vllmSlidingWindowGroups()
+{
+    ServingEstimate e = run(gemma27Vllm("0.20.0"));
+    QCOMPARE(e.gpuBlocks.value_or(0), Count(32768));
+    QCOMPARE(e.kvCacheTokens, Count(32768 / 7 * 16)); // num_blocks // groups x block_size: 74,896
+    QCOMPARE(e.maxConcurrency, 32768.0 / 5510.0);
+    QVERIFY(!e.startupFails);
+    QVERIFY(std::find(e.logLines.begin(), e.logLines.end(), "GPU KV cache size: 74,896 tokens") != e.logLines.end());
+    // From 0.21.0 (PR #41069) the size is int(concurrency x max_model_len).
+    e = run(gemma27Vllm("0.21.0"));
+    QCOMPARE(e.kvCacheTokens, Count(194'871));
+    // From 0.26.0 twice max_num_batched_tokens is in flight (PR #47728, async scheduling): 1089 blocks a window.
+    e = run(gemma27Vllm("0.26.0"));
+    QCOMPARE(e.maxConcurrency, 32768.0 / (2048.0 + 6 * 1089.0));
+    QCOMPARE(e.kvCacheTokens, Count(125'115));
+    QVERIFY_THROWS_EXCEPTION(InputError, run(gemma27Vllm("0.25.0"))); // not pinned
+    // Before 0.9.2 (the V0-style accounting VRAM Lab models there) every layer is full: 62 pages a block.
+    json v0 = gemma27Vllm("0.9.1");
+    v0["run"]["serving"].erase("kv_cache_memory_bytes");
+    v0["run"]["serving"].erase("max_num_batched_tokens"); // V0 without chunked prefill: at least max_model_len
+    e = run(v0);
+    QCOMPARE(e.gpuBlocks.value_or(0), e.limiting().kvCacheBytes / (62 * 131'072));
+    // Pipeline stages of such a model are refused, naming the key.
+    json pp = gemma27Vllm("0.20.0");
+    pp["run"]["parallelism"] = { { "gpus", 2 }, { "pipeline_parallel", 2 } };
+    try {
+        run(pp);
+        QFAIL("pipeline stages were accepted");
+    } catch (const InputError& err) {
+        QCOMPARE(QString::fromStdString(err.keyPath()), QStringLiteral("run.parallelism.pipeline_parallel"));
+    }
+    // A window in every layer (Mistral 7B v0.1: 32 layers, 8 KV heads, window 4096) is one group: the blocks are
+    // the full model's, a request needs cdiv(4095 + 8192, 16) + 1 = 769 instead of 2048.
+    json mistral = gemma27Vllm("0.20.0");
+    mistral["model"] = { { "preset", "mistral-7b" } };
+    e = run(mistral);
+    const Count blocks = 40 * kGiB / (16 * 8 * 128 * 2 * 2) / 32;
+    QCOMPARE(e.gpuBlocks.value_or(0), blocks);
+    QCOMPARE(e.kvCacheTokens, blocks * 16);
+    QCOMPARE(e.maxConcurrency, double(blocks) / 769.0);
+}
+
+// Llama 4 in the engines: vLLM's chunked layers (ChunkedLocalAttentionSpec from 0.10.0: cdiv(min(C + X, L), 16)
+// blocks, no extra block; full attention while VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 0,
+// 0.10.1-0.13.x), llama.cpp's hard-coded chunk, SGLang's versions.
+void TstServing::llama4Engines()
+{
+    // TP 4: 2 KV heads per GPU, a page of 16 x 2 x 128 x 2 x 2 B = 16,384 B; 12 global and 36 chunked layers make
+    // 1 + 3 groups of 12; 8 GiB hold 8 GiB / 16,384 / 12 = 43,690 blocks. At 131,072 tokens a request needs 8192
+    // blocks in the global group and cdiv(8192 + 8192, 16) = 1024 in each chunked one.
+    json v = { { "engine", "vllm" }, { "engine_version", "0.14.0" }, { "max_model_len", 131072 },
+        { "max_num_batched_tokens", 8192 }, { "kv_cache_memory_bytes", 8 * kGiB } };
+    ServingEstimate e = run(scoutText(v));
+    QCOMPARE(e.gpuBlocks.value_or(0), Count(43'690));
+    QCOMPARE(e.maxConcurrency, 43690.0 / (8192.0 + 3 * 1024.0));
+    QCOMPARE(e.kvCacheTokens, Count(43'690 / 4 * 16));
+    // 0.10.1-0.13.x: the environment variable's default disables the hybrid manager: 48 full layers.
+    v["engine_version"] = "0.13.0";
+    v.erase("kv_cache_memory_bytes");
+    e = run(scoutText(v));
+    QCOMPARE(e.gpuBlocks.value_or(0), e.limiting().kvCacheBytes / (48 * 16'384));
+    QCOMPARE(e.maxConcurrency, double(e.kvCacheTokens) / 131072.0);
+    v["engine_version"] = "0.8.2"; // before Llama 4
+    QVERIFY_THROWS_EXCEPTION(InputError, run(scoutText(v)));
+    // Training and generate() are refused with the reason.
+    json train = scoutText(v);
+    train["run"]["mode"] = "training";
+    train["run"].erase("serving");
+    try {
+        validateScenario(readScenario(train));
+        QFAIL("training was accepted");
+    } catch (const InputError& err) {
+        QVERIFY2(
+            err.keyPath() == "model.moe.every_expert_every_token" || err.keyPath() == "model.chunked_local_attention",
+            err.keyPath().c_str());
+    }
+
+    // llama.cpp (b5074 on; iSWA from b5429): 12 layers of n_ctx and 36 of pad(8192 + 512, 256) = 8704 cells.
+    json l = { { "engine", "llama.cpp" }, { "engine_version", "b6000" }, { "n_ctx", 32768 }, { "flash_attn", true },
+        { "n_gpu_layers", -1 } };
+    e = run(scoutText(l, 1));
+    const Bytes cell = 8 * 128 * 2; // K (or V) of one cell, f16
+    QCOMPARE(e.kBytes, Bytes(12 * 32768 * cell + 36 * 8704 * cell));
+    l["engine_version"] = "b5073";
+    QVERIFY_THROWS_EXCEPTION(InputError, run(scoutText(l, 1)));
+    l["engine_version"] = "b6000";
+    json odd = scoutText(l, 1);
+    odd["model"]["sliding_window"] = 4096; // llama.cpp hard-codes 8192
+    try {
+        run(odd);
+        QFAIL("another chunk was accepted");
+    } catch (const InputError& err) {
+        QCOMPARE(QString::fromStdString(err.keyPath()), QStringLiteral("model.sliding_window"));
+    }
+
+    // SGLang: from 0.4.5; the text-only model takes the full pool in every version, the one with its tower is
+    // refused from 0.5.8 (a hybrid pool of swa_full_tokens_ratio, not modelled).
+    json g = { { "engine", "sglang" }, { "engine_version", "0.5.8" }, { "context_length", 131072 } };
+    e = run(scoutText(g));
+    QCOMPARE(e.limiting().kvBytesPerToken, Bytes(48 * 2 * 128 * 2 * 2));
+    g["engine_version"] = "0.4.4";
+    QVERIFY_THROWS_EXCEPTION(InputError, run(scoutText(g)));
 }
 
 QTEST_APPLESS_MAIN(TstServing)

@@ -97,6 +97,7 @@ struct StageSlice {
     bool last = true; ///< holds the final norm, LM head and loss
     /// Micro-batches whose embedding tensors are alive at once (interleaved 1F1B keeps several in one pass).
     Count embeddingMicroBatches = 1;
+    Count firstLayer = 0; ///< the model's index of the slice's first layer (where its MoE layers fall)
     Count layers() const { return denseLayers + moeLayers; }
 };
 

@@ -38,6 +38,14 @@ struct MoeSpec {
     bool sparseMixer = false; ///< Phi-3.5-MoE: SparseMixer routing (Gumbel-sampled experts, Heun's midpoint) and a
                               ///< jittered MoE input in training (modeling_phimoe.py); the tensors its training
                               ///< keeps are not modelled (training is refused), inference routes top-k as usual
+    /// After the leading dense layers, layer i (from 0) has experts when (i + 1) % layer_interval == 0 and a dense
+    /// MLP of ffn_hidden_size otherwise: Llama 4 Maverick's interleave_moe_layer_step 2 (layers 1, 3, ...),
+    /// Qwen2-MoE's decoder_sparse_step. 1 = every layer after the leading dense ones.
+    Count layerInterval = 1;
+    /// transformers' Llama4TextMoe (modeling_llama4.py@4.57.1): every expert runs on every token (the input repeated
+    /// num_experts times, one bmm), the unrouted ones weighted by zero; training and hf-generate inference keep
+    /// tensors num_experts times a routed MoE's, which is not modelled (refused). The engines route top-k.
+    bool everyExpertEveryToken = false;
     bool enabled() const { return numExperts > 0; }
 };
 
@@ -54,7 +62,9 @@ struct MlaSpec {
 /// modeling_qwen3_5.py Qwen3_5VisionModel: a Conv3d patch embedding over temporal_patch_size frames, learned
 /// positions, pre-LayerNorm blocks with biases, and a patch merger of spatial_merge_size^2 patches into the
 /// language model's width).
-enum class VisionKind { Siglip, QwenVit };
+/// Or Llama 4's (modeling_llama4.py Llama4VisionModel: a linear patch embedding, a class token, pre- and
+/// post-LayerNorms, a pixel-shuffle MLP adapter and a linear projector).
+enum class VisionKind { Siglip, QwenVit, Llama4 };
 
 /// A vision-language model's image encoder and its projector into the language model: SigLIP
 /// (modeling_siglip.py SiglipVisionTransformer without the pooling head) and Gemma 3's projector
@@ -64,14 +74,16 @@ struct VisionSpec {
     Count intermediateSize = 0;
     Count numLayers = 0;
     Count numHeads = 0;
-    Count imageSize = 0; ///< pixels per side (SigLIP)
+    Count imageSize = 0; ///< pixels per side (SigLIP, Llama 4)
     Count patchSize = 0; ///< pixels per side of one patch
     Count channels = 3;
     VisionKind kind = VisionKind::Siglip;
     Count temporalPatchSize = 0; ///< Qwen: frames one patch spans (the Conv3d's depth)
     Count spatialMergeSize = 0; ///< Qwen: patches per side the merger joins into one token
-    Count outHiddenSize = 0; ///< Qwen: the merger's output width (the language model's hidden size)
+    Count outHiddenSize = 0; ///< Qwen: the merger's output width (the language model's hidden size); Llama 4:
+                             ///< vision_output_dim, the adapter's output and the projector's input
     Count numPositionEmbeddings = 0; ///< Qwen: learned positions, interpolated to the image
+    Count projectorInputDim = 0; ///< Llama 4: the adapter fc1's output width (projector_input_dim)
     bool enabled() const { return hiddenSize > 0; }
     bool qwen() const { return kind == VisionKind::QwenVit; }
     /// Learned positions, one per patch (throws SizeOverflow past 63 bits, as any size here).
@@ -160,6 +172,9 @@ struct ModelSpec {
     double dropout = 0.0;
     Count slidingWindow = 0; ///< 0 = full attention in every layer
     Count globalLayerInterval = 0; ///< with a window: every Nth layer is global (Gemma 3: 6); 0 = all local
+    /// The local layers attend within fixed chunks of sliding_window tokens (positions p // window equal), not a
+    /// window sliding with each token: Llama 4's attention_chunk_size, its global layers NoPE.
+    bool chunkedLocalAttention = false;
     AttentionType attentionType = AttentionType::Mha;
     MlaSpec mla;
     MoeSpec moe;
@@ -180,8 +195,11 @@ struct ModelSpec {
     Count mlpLayers() const { return numLayers - mlpFreeLayers; } ///< blocks with an MLP, dense or MoE
     /// Blocks with a norm before their token mixer: attention, or a Mamba-2 mixer of its own.
     Count mixerNormLayers() const { return attentionLayers() + (ssm.parallel ? 0 : ssm.layers); }
-    Count moeLayers() const { return moe.enabled() ? mlpLayers() - moe.firstDenseLayers : 0; }
+    Count moeLayers() const { return moeLayersIn(0, mlpLayers()); }
     Count denseLayers() const { return mlpLayers() - moeLayers(); }
+    /// MoE layers among the layers [lo, hi) (a pipeline stage; llama.cpp's per-layer placement).
+    Count moeLayersIn(Count lo, Count hi) const;
+    bool isMoeLayer(Count layer) const { return moeLayersIn(layer, layer + 1) == 1; }
     bool hybrid() const { return ssm.enabled() || attentionFreeLayers > 0 || mlpFreeLayers > 0; }
     /// Attention layers attending to the whole sequence (the rest use the sliding window).
     Count globalLayers() const;
