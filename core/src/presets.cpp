@@ -92,6 +92,31 @@ std::vector<Preset> build()
         "meta-llama/Llama-3.2-1B config.json (tests/data/hf/llama-3.2-1b.json); 1,235,814,400 parameters (Hub "
         "safetensors total of Llama-3.2-1B-Instruct)");
 
+    // Llama 4 (modeling_llama4.py): a shared expert beside top-1 routed experts of 8192, every 4th layer global and
+    // the others in 8192-token chunks, the vision tower; served as vLLM's --language-model-only builds it (choosing
+    // one adapts the run: transformers' training runs every expert on every token, which is not modelled).
+    auto llama4 = [&](const char* name, Count experts, Count interval, Count ctx) {
+        ModelSpec m = llamaStyle(name, 202048, 5120, 48, 40, 8, 16384, ctx);
+        m.headDim = 128;
+        m.slidingWindow = 8192;
+        m.globalLayerInterval = 4;
+        m.chunkedLocalAttention = true;
+        m.moe.numExperts = experts;
+        m.moe.topK = 1;
+        m.moe.sharedExperts = 1;
+        m.moe.expertFfnHiddenSize = 8192;
+        m.moe.layerInterval = interval;
+        m.moe.everyExpertEveryToken = true;
+        m.vision = { 1408, 5632, 34, 16, 336, 14, 3, VisionKind::Llama4, 0, 0, 4096, 0, 4096 };
+        return m;
+    };
+    add("llama-4-scout", llama4("Llama 4 Scout 17B-16E (VL)", 16, 1, 10485760), 108641793536, true,
+        "meta-llama/Llama-4-Scout-17B-16E-Instruct (tests/data/hf/llama-4-scout-17b-16e.json); 108,641,793,536 "
+        "parameters, the Hub's safetensors total (the language model 107,769,861,120, the tower 871,932,416)");
+    add("llama-4-maverick", llama4("Llama 4 Maverick 17B-128E (VL)", 128, 2, 1048576), 401583781376, true,
+        "meta-llama/Llama-4-Maverick-17B-128E-Instruct (tests/data/hf/llama-4-maverick-17b-128e-instruct.json); "
+        "401,583,781,376 parameters, the Hub's safetensors total (the language model 400,711,848,960)");
+
     family = "Mistral";
     ModelSpec mistral = llamaStyle("Mistral 7B v0.1", 32000, 4096, 32, 32, 8, 14336, 32768);
     mistral.slidingWindow = 4096;
