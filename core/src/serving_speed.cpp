@@ -19,6 +19,24 @@ std::string ms(double s)
     return buf;
 }
 
+/// Keys the new tokens at positions [past, past + tokens) attend to, summed, in a layer of fixed chunks of `c`
+/// tokens (Llama 4): the token at position q sees q mod c + 1 of them.
+double chunkedKeys(double past, double tokens, double c)
+{
+    const auto upTo = [c](double n) { // the sum over positions [0, n)
+        const double full = std::floor(n / c), rest = n - full * c;
+        return full * c * (c + 1) / 2 + rest * (rest + 1) / 2;
+    };
+    return upTo(past + tokens) - upTo(past);
+}
+
+/// Keys one new token after `context` earlier ones reads in a local layer at most: the window, or a whole chunk (the
+/// chunk's last token; its first reads one key).
+double localKeys(const ModelSpec& m, double context)
+{
+    return std::min(static_cast<double>(m.slidingWindow), context);
+}
+
 /// Causal attention FLOPs (QK^T and PV) of `tokens` new tokens over `past` earlier ones, per layer set.
 double attentionFlops(const ModelSpec& m, double tokens, double past)
 {
@@ -29,7 +47,8 @@ double attentionFlops(const ModelSpec& m, double tokens, double past)
     double span = attended * static_cast<double>(m.globalLayers());
     if (m.localLayers() > 0) {
         const double w = static_cast<double>(m.slidingWindow);
-        span += tokens * std::min(w, past + (tokens + 1) / 2) * static_cast<double>(m.localLayers());
+        span += (m.chunkedLocalAttention ? chunkedKeys(past, tokens, w) : tokens * std::min(w, past + (tokens + 1) / 2))
+            * static_cast<double>(m.localLayers());
     }
     return 2.0 * width * span;
 }
@@ -69,6 +88,9 @@ ServingSpeed servingSpeed(
         weights = e.devices.front().weightsBytes, experts = 0;
     const double kvPerToken
         = static_cast<double>(detail::kvBytesPerToken(m, tp, m.attentionLayers(), detail::kvDtype(sv)));
+    // A decode step reads every full layer's whole context but only a local layer's window (or chunk so far): the
+    // engines' windowed kernels read those keys alone, whatever the cache holds.
+    const double kvPerLayerToken = static_cast<double>(detail::kvBytesPerToken(m, tp, 1, detail::kvDtype(sv)));
     // Hybrid models: each step reads and writes every sequence's recurrent states (the scan's FLOPs are left out,
     // as attention's softmax is: an upper bound on speed).
     const double statePerSeq = e.ranks.empty() ? 0.0 : static_cast<double>(e.ranks.front().statePerSequenceBytes);
@@ -106,7 +128,10 @@ ServingSpeed servingSpeed(
         expertFraction = s.expectedExperts / E;
     }
     const double weightBytes = static_cast<double>(weights - experts) + static_cast<double>(experts) * expertFraction;
-    s.decodeBytes = weightBytes + kvPerToken * C * B + 2.0 * statePerSeq * B;
+    const double kvRead = m.localLayers() > 0 && m.slidingWindow > 0 ? kvPerLayerToken
+            * (static_cast<double>(m.globalLayers()) * C + static_cast<double>(m.localLayers()) * localKeys(m, C))
+                                                                     : kvPerToken * C;
+    s.decodeBytes = weightBytes + kvRead * B + 2.0 * statePerSeq * B;
     s.decodeFlops = (2.0 * dense * B + attentionFlops(m, 1, C) * B) / TP;
     const double dc_t = s.decodeFlops / peak, db_t = s.decodeBytes / bw;
     s.decodeAllReduceS = allReducesPerToken * B;
@@ -117,6 +142,8 @@ ServingSpeed servingSpeed(
     s.formula = "TTFT = max(prefill FLOPs " + ms(pc_t) + ", weights + KV written " + ms(pb_t)
         + "); TPOT = max(step FLOPs " + ms(dc_t) + ", weights read once + " + std::to_string(s.batch) + " x "
         + std::to_string(s.contextTokens) + " tokens of KV"
+        + (kvRead < kvPerToken * C ? std::string(" (local layers: their window's or chunk's keys only)")
+                                   : std::string())
         + (statePerSeq > 0 ? " + their " + e.stateKind + " states" : std::string()) + " " + ms(db_t) + ") at "
         + std::to_string(static_cast<long long>(r.gpu->memoryBandwidthGBs)) + " GB/s";
     if (s.decodeAllReduceS > 0)

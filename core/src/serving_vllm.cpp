@@ -241,6 +241,13 @@ void windowedCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, lon
     const Count groups = localGroups + globalGroups;
     const Bytes page = checkedMul(bs, kvBytesPerToken(m, tp, 1, kv));
     const Count perRequest = checkedAdd(checkedMul(localGroups, localBlocks), checkedMul(globalGroups, fullBlocks));
+    const char* kind = m.chunkedLocalAttention ? "chunked" : "sliding-window";
+    e.rule += "; " + std::to_string(nLocal) + " " + kind + " layers"
+        + (nGlobal > 0 ? " and " + std::to_string(nGlobal) + " full ones" : std::string()) + " cached in groups of "
+        + std::to_string(groupSize) + " (" + std::to_string(groups) + " groups, blocks = KV // page // "
+        + std::to_string(groupSize) + "); a request at max_model_len needs " + std::to_string(localBlocks)
+        + " blocks per " + kind + " group"
+        + (nGlobal > 0 ? " and " + std::to_string(fullBlocks) + " per full group" : std::string());
     k.kvBytesPerToken = kvBytesPerToken(m, tp, m.attentionLayers(), kv);
     k.blocks = k.kvCacheBytes > 0 ? k.kvCacheBytes / page / groupSize : 0;
     e.gpuBlocks = k.blocks;

@@ -877,6 +877,17 @@ void TstServing::vllmSlidingWindowGroups()
     QCOMPARE(e.maxConcurrency, 32768.0 / (2048.0 + 6 * 1089.0));
     QCOMPARE(e.kvCacheTokens, Count(125'115));
     QVERIFY_THROWS_EXCEPTION(InputError, run(gemma27Vllm("0.25.0"))); // not pinned
+    // A decode step reads a local layer's window only: 52 layers x (32,768 - 1024) tokens x 8192 B fewer than if
+    // every layer read the whole context.
+    {
+        const Scenario sc = readScenario(gemma27Vllm("0.20.0"));
+        Scenario full = sc;
+        full.model.slidingWindow = 0;
+        const ServingSpeed windowed = servingSpeed(sc.model, sc.run, run(gemma27Vllm("0.20.0")), 1, 1024, 32768);
+        const ServingSpeed whole
+            = servingSpeed(full.model, full.run, servingEstimate(full.model, full.run), 1, 1024, 32768);
+        QCOMPARE(whole.decodeBytes - windowed.decodeBytes, 52.0 * (32768 - 1024) * 8192);
+    }
     // Before 0.9.2 (the V0-style accounting VRAM Lab models there) every layer is full: 62 pages a block.
     json v0 = gemma27Vllm("0.9.1");
     v0["run"]["serving"].erase("kv_cache_memory_bytes");
@@ -923,6 +934,21 @@ void TstServing::llama4Engines()
     e = run(scoutText(v));
     QCOMPARE(e.gpuBlocks.value_or(0), e.limiting().kvCacheBytes / (48 * 16'384));
     QCOMPARE(e.maxConcurrency, double(e.kvCacheTokens) / 131072.0);
+    // Prefill: a chunked layer's token at position q attends to q mod 8192 + 1 keys, 2 x 8192 x 8193 / 2 over a
+    // 16,384-token prompt, where a sliding window of 8192 would give 16,384 x 8192.
+    {
+        v["kv_cache_memory_bytes"] = 8 * kGiB;
+        v["engine_version"] = "0.14.0";
+        const Scenario sc = readScenario(scoutText(v));
+        Scenario sliding = sc;
+        sliding.model.chunkedLocalAttention = false;
+        const ServingEstimate est = servingEstimate(sc.model, sc.run);
+        const double chunked = servingSpeed(sc.model, sc.run, est, 1, 16384, 16384).prefillFlops;
+        const double window = servingSpeed(sliding.model, sliding.run, est, 1, 16384, 16384).prefillFlops;
+        QCOMPARE(window - chunked, 2.0 * (2.0 * 5120) * 36 * (16384.0 * 8192 - 8192.0 * 8193) / 4);
+        v.erase("kv_cache_memory_bytes");
+        v["engine_version"] = "0.13.0";
+    }
     v["engine_version"] = "0.8.2"; // before Llama 4
     QVERIFY_THROWS_EXCEPTION(InputError, run(scoutText(v)));
     // Training and generate() are refused with the reason.
