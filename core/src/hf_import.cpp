@@ -271,6 +271,13 @@ void importLlama4Text(ConfigReader& r, const json& cfg, ModelSpec& m)
                 throw InputError(where, "expected \"chunked_attention\" or \"full_attention\", got " + lt[i].dump());
             global[i] = lt[i] == "full_attention";
         }
+        // vLLM picks the chunked layers from no_rope_layers (llama4.py): two lists that disagree are refused.
+        if (r.has("no_rope_layers") && cfg.at("no_rope_layers").is_array() && !cfg.at("no_rope_layers").empty())
+            for (size_t i = 0; i < lt.size() && i < cfg.at("no_rope_layers").size(); ++i)
+                if ((cfg.at("no_rope_layers")[i] == 0) != global[i])
+                    throw InputError(where,
+                        "the same kinds as no_rope_layers (layer " + std::to_string(i)
+                            + " differs): transformers masks by layer_types while vLLM reads no_rope_layers");
     } else if (r.has("no_rope_layers") && !cfg.at("no_rope_layers").empty()) {
         where = r.path("no_rope_layers");
         const json& list = cfg.at("no_rope_layers");
@@ -298,11 +305,10 @@ void importLlama4Text(ConfigReader& r, const json& cfg, ModelSpec& m)
             throw InputError(where,
                 "a pattern where every Nth layer attends globally and the others within chunks: VRAM Lab models "
                 "that pattern only (pipeline stages would hold other layers than the estimate assumes)");
-    // masking_utils.py@4.57.1 raises for a chunked layer without a chunk size.
-    if (!r.has("attention_chunk_size"))
+    // Llama4TextConfig defaults the chunk to 8192; masking_utils.py@4.57.1 raises for a chunked layer given null.
+    if (cfg.contains("attention_chunk_size") && cfg.at("attention_chunk_size").is_null())
         throw InputError(r.path("attention_chunk_size"),
-            "expected the chunk of the chunked_attention layers (transformers 4.57 raises without it), got "
-                + (cfg.contains("attention_chunk_size") ? std::string("null") : std::string("nothing")));
+            "expected the chunk of the chunked_attention layers (transformers 4.57 raises for null), got null");
     m.slidingWindow = r.opt("attention_chunk_size", "model.sliding_window", 1).value_or(8192);
     m.globalLayerInterval = interval;
     m.chunkedLocalAttention = true;
@@ -650,6 +656,10 @@ VisionSpec importLlama4Vision(const json& vc)
         throw InputError(r.path("pixel_shuffle_ratio"),
             "expected hidden_size / pixel_shuffle_ratio^2 to equal intermediate_size ("
                 + std::to_string(v.intermediateSize) + "), the width Llama4VisionMLP2's fc1 reads");
+    if (adapterOut != v.projectorInputDim)
+        throw InputError(r.path("projector_output_dim"),
+            "expected projector_input_dim (" + std::to_string(v.projectorInputDim)
+                + "), the width the adapter's fc2 reads from its fc1");
     if (adapterOut != v.outHiddenSize)
         throw InputError(r.path("projector_output_dim"),
             "expected vision_output_dim (" + std::to_string(v.outHiddenSize)
@@ -777,14 +787,17 @@ HfImport importHfConfig(const json& root)
         m.numHeads = r.req("num_attention_heads", "model.num_heads");
         // DeepSeek-V2/V3's MLA never reads num_key_value_heads (modeling_deepseek_v3.py).
         const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3";
-        m.numKvHeads
-            = deepseek ? m.numHeads : r.opt("num_key_value_heads", "model.num_kv_heads", 1).value_or(m.numHeads);
+        // Llama4TextConfig defaults num_key_value_heads to 8 and head_dim to 128 (configuration_llama4.py@4.57.1).
+        const bool llama4 = type == "llama4_text";
+        m.numKvHeads = deepseek
+            ? m.numHeads
+            : r.opt("num_key_value_heads", "model.num_kv_heads", 1).value_or(llama4 ? 8 : m.numHeads);
         // Glm4Config defines head_dim (default 128); the others fall back to hidden / heads.
         const bool glm4 = type == "glm4";
-        if (!r.has("head_dim") && !glm4 && m.hiddenSize % m.numHeads != 0)
+        if (!r.has("head_dim") && !glm4 && !llama4 && m.hiddenSize % m.numHeads != 0)
             throw InputError(r.path("num_attention_heads"),
                 "expected a divisor of hidden_size (" + std::to_string(m.hiddenSize) + ") without head_dim");
-        m.headDim = r.opt("head_dim", "model.head_dim", 1).value_or(glm4 ? 128 : m.hiddenSize / m.numHeads);
+        m.headDim = r.opt("head_dim", "model.head_dim", 1).value_or(glm4 || llama4 ? 128 : m.hiddenSize / m.numHeads);
         // Qwen3.5-MoE configs carry no intermediate_size: every layer is a MoE block.
         m.ffnHiddenSize = type == "qwen3_5_moe_text"
             ? r.req("moe_intermediate_size", "model.moe.expert_ffn_hidden_size")

@@ -111,7 +111,8 @@ std::vector<Preset> build()
         return m;
     };
     add("llama-4-scout", llama4("Llama 4 Scout 17B-16E (VL)", 16, 1, 10485760), 108641793536, true,
-        "meta-llama/Llama-4-Scout-17B-16E-Instruct (tests/data/hf/llama-4-scout-17b-16e.json); 108,641,793,536 "
+        "meta-llama/Llama-4-Scout-17B-16E-Instruct: the shapes of tests/data/hf/llama-4-scout-17b-16e.json (the base "
+        "model's config, max_position_embeddings 262,144; the Instruct one's is 10,485,760); 108,641,793,536 "
         "parameters, the Hub's safetensors total (the language model 107,769,861,120, the tower 871,932,416)");
     add("llama-4-maverick", llama4("Llama 4 Maverick 17B-128E (VL)", 128, 2, 1048576), 401583781376, true,
         "meta-llama/Llama-4-Maverick-17B-128E-Instruct (tests/data/hf/llama-4-maverick-17b-128e-instruct.json); "

@@ -78,6 +78,10 @@ std::vector<std::string> adaptRunToModel(const ModelSpec& model, RunSpec& run)
                 note(e, from, "serving with vllm");
                 run.mode = Mode::Inference;
                 run.serving = vllmServingFor(model);
+            } else if (key == "run.serving.language_model_only" && run.serving && run.serving->languageModelOnly) {
+                // A model without a tower (or one vLLM cannot leave out) after one that had it.
+                note(e, "true", "false");
+                run.serving->languageModelOnly = false;
             } else if (key == "model.moe.sparse_mixer" && run.mode == Mode::Training) {
                 // Phi-3.5-MoE: its SparseMixer training is not modelled; inference and its engines are.
                 note(e, "mode training", "inference");

@@ -29,7 +29,7 @@ Count requestsHeld(const ServingEstimate& e, const Serving& s)
     if (!e.ranks.empty() && e.ranks.front().statePerSequenceBytes > 0)
         return static_cast<Count>(e.maxConcurrency);
     if (e.engine == ServingEngine::Vllm)
-        return e.gpuBlocks.value_or(0) / ceilDiv(e.maxModelLen, s.blockSize);
+        return e.gpuBlocks.value_or(0) / e.blocksPerRequest.value_or(ceilDiv(e.maxModelLen, s.blockSize));
     if (e.engine == ServingEngine::LlamaCpp)
         return 1;
     return e.kvCacheTokens / e.maxModelLen;

@@ -88,20 +88,27 @@ void llamaCppEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     // (PR #17046, src/llama-kv-cache-iswa.cpp). Earlier builds, and all-local models such as Mistral v0.1
     // (llama.cpp runs its llama architecture without a window), keep n_ctx cells in every layer.
     const long build = versionKey(s.engineVersion.substr(s.engineVersion.rfind('b', 0) == 0 ? 1 : 0));
-    if (m.chunkedLocalAttention) {
+    const bool llama4 = m.chunkedLocalAttention || m.moe.everyExpertEveryToken;
+    if (llama4) {
         // src/llama-model.cpp LLM_ARCH_LLAMA4 (b5074, PR #12791): n_swa 8192 and a global layer every 4th are
         // hard-coded, whatever the model's config says.
         if (build < versionKey("5074"))
             throw InputError("run.serving.engine_version", "b5074 or later for Llama 4 (PR #12791, its first build)");
-        if (m.slidingWindow != 8192 || m.globalLayerInterval != 4)
-            throw InputError("model.sliding_window",
-                "8192 with model.global_layer_interval 4 for llama.cpp, which hard-codes Llama 4's chunks and pattern");
+        if (!m.chunkedLocalAttention || m.slidingWindow != 8192 || m.globalLayerInterval != 4)
+            throw InputError(m.slidingWindow != 8192 ? "model.sliding_window" : "model.global_layer_interval",
+                "8192-token chunks with every 4th layer global for llama.cpp, which hard-codes Llama 4's chunks and "
+                "pattern");
+    } else if (m.moe.enabled() && m.moe.layerInterval > 1) {
+        // Only Llama 4 places experts every Nth layer in llama.cpp (n_moe_layer_step); qwen2moe has every layer MoE.
+        throw InputError("model.moe.layer_interval",
+            "1 for llama.cpp outside Llama 4 (its other MoE architectures have experts in every layer)");
     }
     const bool iswa = m.slidingWindow > 0 && m.globalLayerInterval > 0 && !s.swaFull && build >= versionKey("5429");
-    const Count swaCells = iswa ? std::min(e.nCtxPadded,
-                               roundUp(m.slidingWindow + (build >= versionKey("5554") ? s.nUbatch : s.nBatch),
-                                   s.flashAttn || build >= versionKey("6981") ? 256 : 32))
-                                : e.nCtxPadded;
+    // b6981 pads after taking the minimum: GGML_PAD(min(size_base, n_swa + n_ubatch), 256).
+    const Count swaSpan = m.slidingWindow + (build >= versionKey("5554") ? s.nUbatch : s.nBatch);
+    const Count swaCells = !iswa      ? e.nCtxPadded
+        : build >= versionKey("6981") ? roundUp(std::min(e.nCtxPadded, swaSpan), 256)
+                                      : std::min(e.nCtxPadded, roundUp(swaSpan, s.flashAttn ? 256 : 32));
     for (Count il = 0; il < nLayer; ++il) {
         LlamaCppDevice& d = device(layerDevice(il, nLayer, s.nGpuLayers, cumulative));
         ++d.layers;

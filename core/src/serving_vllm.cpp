@@ -164,6 +164,7 @@ void hybridCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, long 
     k.statePerSequenceBytes = checkedMul(mambaPage, nM);
     k.blocks = k.kvCacheBytes > 0 ? k.kvCacheBytes / page / groupSize : 0;
     e.gpuBlocks = k.blocks;
+    e.blocksPerRequest = perRequest;
     e.maxConcurrency = static_cast<double>(k.blocks) / static_cast<double>(perRequest);
     // "GPU KV cache size": num_blocks // groups x the smallest block (max_model_len for a Mamba group without prefix
     // caching, the attention block in align mode) until 0.20; from 0.21 int(concurrency x max_model_len)
@@ -210,34 +211,41 @@ bool localLayersOwnSpec(const ModelSpec& m, long v)
 /// request at max_model_len needs cdiv(L, block) blocks per full group, cdiv(min(W - 1 + X, L), block) + 1 per
 /// sliding-window group and cdiv(min(C + X, L), block) per chunked group, where X is max_num_batched_tokens, or
 /// twice it from 0.26.0 with async scheduling on (PR #47728: max_in_flight_tokens).
-void windowedCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, long v, ServingEstimate& e, ServingRank& k)
+/// Blocks one request at max_model_len needs in a local layer's group: cdiv(min(W - 1 + X, L), block) + 1 with a
+/// sliding window, cdiv(min(C + X, L), block) with chunks.
+Count localBlocksPerRequest(const ModelSpec& m, const Serving& s, long v, ServingEstimate& e)
 {
     if (v >= versionKey("0.25.0") && v < versionKey("0.26.0"))
         throw InputError("run.serving.engine_version",
             "a version other than 0.25.x for a model with sliding-window or chunked layers (whether 0.25 already "
             "counts two batches in flight for them, PR #47728, is not pinned)");
-    const Count L = e.maxModelLen, bs = s.blockSize, T = e.maxNumBatchedTokens;
-    const Count nLocal = m.localLayers(), nGlobal = m.globalLayers();
+    const Count L = e.maxModelLen, bs = s.blockSize, T = e.maxNumBatchedTokens, W = m.slidingWindow;
     const Count X = v >= versionKey("0.26.0") ? checkedMul(2, T) : T;
     if (v >= versionKey("0.26.0"))
         e.warnings.push_back("vLLM " + e.engineVersion
             + " keeps twice max_num_batched_tokens in flight for the local layers (async scheduling, on by default; "
               "--no-async-scheduling halves it): assumed on");
-    const Count W = m.slidingWindow;
-    const Count localBlocks = m.chunkedLocalAttention ? ceilDiv(std::min(W + X, L), bs)
-                                                      : checkedAdd(ceilDiv(std::min(W - 1 + X, L), bs), 1);
+    return m.chunkedLocalAttention ? ceilDiv(std::min(W + X, L), bs)
+                                   : checkedAdd(ceilDiv(std::min(W - 1 + X, L), bs), 1);
+}
+
+void windowedCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, long v, ServingEstimate& e, ServingRank& k)
+{
+    const Count L = e.maxModelLen, bs = s.blockSize;
+    const Count nLocal = m.localLayers(), nGlobal = m.globalLayers();
+    const Count localBlocks = localBlocksPerRequest(m, s, v, e);
     const Count fullBlocks = ceilDiv(L, bs);
     // Equal buckets, or buckets within 1.5x of each other, are grouped by newer heuristics (PR #29303 at 1.25x,
     // November 2025; PR #36684 at 1.5x, March 2026) in releases not pinned here: only distinct n:1 patterns are
     // modelled (every Nth layer global with N >= 3, or N = 2 with an even layer count).
-    const Count lo = nGlobal > 0 ? std::min(nGlobal, nLocal) : nLocal, hi = std::max(nGlobal, nLocal);
-    if (nGlobal > 0 && lo != hi && 2 * hi < 3 * lo)
+    const Count lo = std::min(nGlobal, nLocal), hi = std::max(nGlobal, nLocal);
+    if (lo != hi && 2 * hi < 3 * lo)
         throw InputError("model.global_layer_interval",
-            "a pattern whose local and global layer counts are equal or at least 1.5x apart (here "
+            "a pattern whose local and global layer counts are equal or differ by 1.5x or more (here "
                 + std::to_string(nLocal) + " and " + std::to_string(nGlobal)
-                + "): how vLLM groups these changed in releases VRAM Lab has not pinned");
+                + "): how vLLM groups counts closer than that changed in releases VRAM Lab has not pinned");
     const Count groupSize = lo;
-    const Count localGroups = ceilDiv(nLocal, groupSize), globalGroups = nGlobal > 0 ? ceilDiv(nGlobal, groupSize) : 0;
+    const Count localGroups = ceilDiv(nLocal, groupSize), globalGroups = ceilDiv(nGlobal, groupSize);
     const Count groups = localGroups + globalGroups;
     const Bytes page = checkedMul(bs, kvBytesPerToken(m, tp, 1, kv));
     const Count perRequest = checkedAdd(checkedMul(localGroups, localBlocks), checkedMul(globalGroups, fullBlocks));
@@ -251,6 +259,7 @@ void windowedCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, lon
     k.kvBytesPerToken = kvBytesPerToken(m, tp, m.attentionLayers(), kv);
     k.blocks = k.kvCacheBytes > 0 ? k.kvCacheBytes / page / groupSize : 0;
     e.gpuBlocks = k.blocks;
+    e.blocksPerRequest = perRequest;
     e.maxConcurrency = static_cast<double>(k.blocks) / static_cast<double>(perRequest);
     e.kvCacheTokens = kvSizeFromConcurrency(v) ? static_cast<Count>(e.maxConcurrency * static_cast<double>(L))
                                                : checkedMul(k.blocks / groups, bs);
@@ -307,10 +316,12 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         throw InputError("run.serving.engine_version",
             "0.10.0 or later for a hybrid state-space model (V1's hybrid KV cache, PR #20840); the V0 Mamba cache "
             "manager is not modelled");
-    if (s.languageModelOnly && m.vision.kind == VisionKind::Llama4 && v < versionKey("0.17.0"))
+    // Llama 4's tower is left out with every image limit 0 from 0.10.1 (--limit-mm-per-prompt '{"image":0}', PR
+    // #22299), which --language-model-only (PR #34120, February 2026) sets.
+    if (s.languageModelOnly && m.vision.kind == VisionKind::Llama4 && v < versionKey("0.10.1"))
         throw InputError("run.serving.language_model_only",
-            "false before vLLM 0.17.0 (--language-model-only arrived in February 2026, PR #34120; 0.17.0 is the "
-            "earliest release VRAM Lab confirmed it in)");
+            "false before vLLM 0.10.1 (the tower is left out from 0.10.1 with --limit-mm-per-prompt '{\"image\":0}', "
+            "PR #22299; --language-model-only later sets the same)");
     if (m.vision.qwen() && v < versionKey("0.17.0"))
         throw InputError("run.serving.engine_version",
             "0.17.0 or later for a Qwen3.5 checkpoint (the earliest vLLM release VRAM Lab confirmed it in)");
@@ -334,12 +345,15 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
                 "false before vLLM 0.17.0 for a Gated DeltaNet model (the mamba_cache_mode \"align\" of 0.17.0 and "
                 "later is modelled; earlier versions' handling is not)");
     }
-    const bool windowed = !m.ssm.enabled() && localLayersOwnSpec(m, v);
+    // Local layers beside full ones are cached in groups (windowedCache); a window in every layer is one uniform
+    // group whose requests need the window's blocks only (below).
+    const bool ownSpec = !m.ssm.enabled() && localLayersOwnSpec(m, v);
+    const bool windowed = ownSpec && m.globalLayers() > 0, allLocal = ownSpec && m.globalLayers() == 0;
     if (windowed && pp > 1)
         throw InputError("run.parallelism.pipeline_parallel",
             "1 for a model whose sliding-window or chunked layers vLLM caches apart (each stage's own groups of "
             "them are not modelled)");
-    if (m.chunkedLocalAttention && v < versionKey("0.8.3"))
+    if ((m.chunkedLocalAttention || m.moe.everyExpertEveryToken) && v < versionKey("0.8.3"))
         throw InputError("run.serving.engine_version", "0.8.3 or later for Llama 4 (PR #16104, its first release)");
     const Bytes budget = static_cast<Bytes>(gpuMemoryUtilizationOrDefault(s) * static_cast<double>(e.totalGpuBytes));
     // Memory outside torch's allocator: not derivable from the model (CUDA context, lazily loaded
@@ -431,6 +445,28 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     e.kvCacheTokens = checkedMul(k.blocks, s.blockSize);
     e.kvCacheBytes = k.kvCacheBytes;
     e.maxConcurrency = static_cast<double>(e.kvCacheTokens) / static_cast<double>(e.maxModelLen);
+    if (allLocal) { // SlidingWindowSpec in every layer (Mistral 7B v0.1): a request needs the window's blocks
+        const Count perRequest = localBlocksPerRequest(m, s, v, e);
+        e.blocksPerRequest = perRequest;
+        e.maxConcurrency = static_cast<double>(k.blocks) / static_cast<double>(perRequest);
+        if (kvSizeFromConcurrency(v))
+            e.kvCacheTokens = static_cast<Count>(e.maxConcurrency * static_cast<double>(e.maxModelLen));
+        if (k.blocks > 0 && k.blocks < perRequest) {
+            e.startupFails = true;
+            e.failure = "To serve at least one request with the models's max seq len (" + std::to_string(e.maxModelLen)
+                + "), (" + gib(checkedMul(perRequest, k.kvBytesPerToken, s.blockSize))
+                + " GiB KV cache is needed, which is larger than the available KV cache memory (" + gib(k.kvCacheBytes)
+                + " GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
+                  "engine.";
+        }
+        if (k.blocks <= 0) {
+            e.startupFails = true;
+            e.failure = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                        "initializing the engine.";
+        }
+        logLines(e, rule, s);
+        return;
+    }
     if (k.blocks <= 0) {
         e.startupFails = true;
         e.failure = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "

@@ -392,6 +392,53 @@ private slots:
         const std::vector<std::string> changes = adaptRunToModel(train.model, train.run);
         QVERIFY(!changes.empty());
         QVERIFY(train.run.serving && train.run.serving->languageModelOnly);
+        // Another model without a tower in the same document: the flag goes, said so.
+        Scenario other = sc;
+        other.model = findPreset("llama-3-8b")->model;
+        const std::vector<std::string> back = adaptRunToModel(other.model, other.run);
+        QCOMPARE(back.size(), size_t(1));
+        QVERIFY2(back.front().starts_with("run.serving.language_model_only: true -> false"), back.front().c_str());
+        // transformers' defaults: 8 KV heads, head_dim 128, the 8192-token chunk; two lists of layer kinds that
+        // disagree (vLLM reads no_rope_layers) and an adapter fc2 that cannot read fc1 are refused.
+        cfg = load("llama-4-scout-17b-16e.json");
+        cfg["text_config"].erase("num_key_value_heads");
+        cfg["text_config"].erase("head_dim");
+        cfg["text_config"].erase("attention_chunk_size");
+        QCOMPARE(countParameters(importHfConfig(cfg).model).total, Count(108'641'793'536));
+        QCOMPARE(importHfConfig(cfg).model.slidingWindow, Count(8192));
+        nlohmann::json kinds = nlohmann::json::array();
+        for (int i = 0; i < 48; ++i)
+            kinds.push_back(i % 2 == 1 ? "full_attention" : "chunked_attention");
+        cfg["text_config"]["layer_types"] = kinds;
+        QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
+        cfg = load("llama-4-scout-17b-16e.json");
+        cfg["vision_config"]["projector_input_dim"] = 2048;
+        QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
+    }
+
+    /// Qwen2-MoE's decoder_sparse_step: experts every Nth layer (model.moe.layer_interval), after mlp_only_layers'
+    /// leading dense run where the two agree.
+    void qwenSparseStep()
+    {
+        nlohmann::json cfg = load("qwen1.5-moe-a2.7b.json");
+        const ModelSpec every = importHfConfig(cfg).model;
+        cfg["decoder_sparse_step"] = 2;
+        ModelSpec m = importHfConfig(cfg).model;
+        QCOMPARE(m.moe.layerInterval, Count(2));
+        QCOMPARE(m.moeLayers(), Count(12));
+        QVERIFY(!m.isMoeLayer(0) && m.isMoeLayer(1));
+        ModelSpec oneMoe = every, oneDense = every;
+        oneMoe.numLayers = oneDense.numLayers = 1;
+        oneDense.moe = {};
+        oneDense.ffnHiddenSize = every.ffnHiddenSize;
+        const Count moeLayer = countParameters(oneMoe).total, denseLayer = countParameters(oneDense).total;
+        QCOMPARE(countParameters(every).total - countParameters(m).total, 12 * (moeLayer - denseLayer));
+        cfg["mlp_only_layers"] = nlohmann::json::array({ 1 }); // layers 0-2 dense, then every 2nd from 3
+        m = importHfConfig(cfg).model;
+        QCOMPARE(m.moe.firstDenseLayers, Count(2));
+        QCOMPARE(m.moeLayers(), Count(11));
+        cfg["mlp_only_layers"] = nlohmann::json::array({ 5 }); // a dense layer among the experts
+        QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
     }
 
     /// GLM-4 tensor by tensor (modeling_glm4.py): q/k/v biases without o's, four RMSNorms per layer, half of each

@@ -420,6 +420,11 @@ void TstServing::llamaCppSlidingWindowCache()
     QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(8LL * 32768 * 8192 + 40LL * 1792 * 8192));
     doc["run"]["serving"]["engine_version"] = "b6000";
     QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(8LL * 32768 * 8192 + 40LL * 1568 * 8192));
+    // From b6981 the minimum is padded: n_ctx 1100 (1120 cells) gives its SWA layers PAD256(min(1120, 1542)) = 1280.
+    doc["run"]["serving"]["engine_version"] = "b6981";
+    doc["run"]["serving"]["n_ctx"] = 1100;
+    QCOMPARE(run(doc).kBytes + run(doc).vBytes, Bytes(8LL * 1120 * 8192 + 40LL * 1280 * 8192));
+    doc["run"]["serving"]["n_ctx"] = 32768;
     doc["model"].erase("sliding_window");
     doc["run"]["serving"]["flash_attn"] = true;
     doc["run"]["serving"]["engine_version"] = "b5500";
@@ -903,6 +908,36 @@ void TstServing::vllmSlidingWindowGroups()
     } catch (const InputError& err) {
         QCOMPARE(QString::fromStdString(err.keyPath()), QStringLiteral("run.parallelism.pipeline_parallel"));
     }
+    // Too small a cache for one request: vLLM's check_enough_kv_cache_memory message.
+    json small = gemma27Vllm("0.20.0");
+    small["run"]["serving"]["kv_cache_memory_bytes"] = kGiB;
+    e = run(small);
+    QVERIFY(e.startupFails);
+    QVERIFY2(e.failure.starts_with("To serve at least one request"), e.failure.c_str());
+    // The fits count requests as the engine does: 5 of 32,768 tokens (5.95x), not blocks / 2048 = 16.
+    {
+        const Scenario sc = readScenario(gemma27Vllm("0.20.0"));
+        const ServingFit f = maxConcurrency(sc.model, sc.run, 32768);
+        QCOMPARE(f.value.value_or(0), Count(5));
+    }
+    // 0.9.2 is the first version VRAM Lab models as V1: the groups apply (10 pages a block, not 62).
+    json v092 = gemma27Vllm("0.9.2");
+    v092["run"]["serving"].erase("kv_cache_memory_bytes");
+    e = run(v092);
+    QCOMPARE(e.gpuBlocks.value_or(0), e.limiting().kvCacheBytes / (10 * 131'072));
+    // Local and global counts closer than 1.5x (25 layers, every 2nd global: 13 and 12) are grouped by heuristics
+    // of unpinned releases: refused, naming the key.
+    json close = gemma27Vllm("0.20.0");
+    close["model"]["num_layers"] = 25;
+    close["model"]["global_layer_interval"] = 2;
+    try {
+        run(close);
+        QFAIL("13 local and 12 global layers were accepted");
+    } catch (const InputError& err) {
+        QCOMPARE(QString::fromStdString(err.keyPath()), QStringLiteral("model.global_layer_interval"));
+    }
+    close["model"]["num_layers"] = 24; // 12 and 12: one group size either way
+    QCOMPARE(run(close).gpuBlocks.value_or(0), Count(40 * kGiB / 131'072 / 12));
     // A window in every layer (Mistral 7B v0.1: 32 layers, 8 KV heads, window 4096) is one group: the blocks are
     // the full model's, a request needs cdiv(4095 + 8192, 16) + 1 = 769 instead of 2048.
     json mistral = gemma27Vllm("0.20.0");
@@ -912,6 +947,16 @@ void TstServing::vllmSlidingWindowGroups()
     QCOMPARE(e.gpuBlocks.value_or(0), blocks);
     QCOMPARE(e.kvCacheTokens, blocks * 16);
     QCOMPARE(e.maxConcurrency, double(blocks) / 769.0);
+    QCOMPARE(maxConcurrency(readScenario(mistral).model, readScenario(mistral).run, 32768).value.value_or(0),
+        Count(blocks / 769));
+    // From 0.21.0 the size is int(concurrency x max_model_len) here too; pipeline stages are each one group.
+    mistral["run"]["serving"]["engine_version"] = "0.21.0";
+    e = run(mistral);
+    QCOMPARE(e.kvCacheTokens, Count(double(blocks) / 769.0 * 32768));
+    mistral["run"]["parallelism"] = { { "gpus", 2 }, { "pipeline_parallel", 2 } };
+    mistral["run"]["serving"].erase("kv_cache_memory_bytes");
+    e = run(mistral);
+    QCOMPARE(e.maxConcurrency, double(e.gpuBlocks.value_or(0)) / 769.0);
 }
 
 // Llama 4 in the engines: vLLM's chunked layers (ChunkedLocalAttentionSpec from 0.10.0: cdiv(min(C + X, L), 16)
@@ -949,6 +994,10 @@ void TstServing::llama4Engines()
         v.erase("kv_cache_memory_bytes");
         v["engine_version"] = "0.13.0";
     }
+    // 0.10.0: the chunked layers' own spec before the environment variable existed.
+    v["engine_version"] = "0.10.0";
+    e = run(scoutText(v));
+    QCOMPARE(e.gpuBlocks.value_or(0), e.limiting().kvCacheBytes / 16'384 / 12);
     v["engine_version"] = "0.8.2"; // before Llama 4
     QVERIFY_THROWS_EXCEPTION(InputError, run(scoutText(v)));
     // Training and generate() are refused with the reason.
@@ -989,6 +1038,20 @@ void TstServing::llama4Engines()
     QCOMPARE(e.limiting().kvBytesPerToken, Bytes(48 * 2 * 128 * 2 * 2));
     g["engine_version"] = "0.4.4";
     QVERIFY_THROWS_EXCEPTION(InputError, run(scoutText(g)));
+    // With its tower (Llama4ForConditionalGeneration) SGLang gives the chunked layers a hybrid pool from 0.5.8.
+    g["engine_version"] = "0.5.8";
+    json tower = scoutText(g);
+    tower["model"]["vision"] = { { "kind", "llama4" }, { "hidden_size", 1408 }, { "intermediate_size", 5632 },
+        { "num_layers", 34 }, { "num_heads", 16 }, { "image_size", 336 }, { "patch_size", 14 },
+        { "projector_input_dim", 4096 }, { "out_hidden_size", 4096 } };
+    try {
+        run(tower);
+        QFAIL("the hybrid pool was accepted");
+    } catch (const InputError& err) {
+        QCOMPARE(QString::fromStdString(err.keyPath()), QStringLiteral("run.serving.engine_version"));
+    }
+    tower["run"]["serving"]["engine_version"] = "0.5.7";
+    QCOMPARE(run(tower).limiting().kvBytesPerToken, Bytes(48 * 2 * 128 * 2 * 2));
 }
 
 QTEST_APPLESS_MAIN(TstServing)

@@ -161,6 +161,9 @@ def _read_moe(model: dict, ffn: int, layers: int) -> Optional[MoeConfig]:
     dense = _get(moe, "first_dense_layers", "model.moe", int, 0)
     if not 0 <= dense <= layers:
         raise ScenarioError(f"model.moe.first_dense_layers: must be within 0..{layers}")
+    if _get(moe, "layer_interval", "model.moe", int, 1) != 1:
+        raise ScenarioError("model.moe.layer_interval: the reference builds experts in every layer after "
+                            "first_dense_layers; an interleaved placement is not built (expected 1)")
     shared = _get(moe, "shared_experts", "model.moe", int, 0)
     if shared < 0:
         raise ScenarioError(f"model.moe.shared_experts: must not be negative, got {shared}")

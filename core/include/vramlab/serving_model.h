@@ -52,6 +52,9 @@ struct ServingEstimate {
     std::vector<ServingRank> ranks; ///< vLLM/SGLang: every pipeline stage's rank 0
     std::size_t limitingRank = 0; ///< the rank with the fewest blocks (the engine takes the minimum)
     std::optional<Count> gpuBlocks; ///< vLLM: engine-wide blocks; none for SGLang/llama.cpp
+    /// vLLM: blocks one request at max_model_len takes from them, where not cdiv(max_model_len, block_size): a model
+    /// whose local layers vLLM caches apart (a block of a hybrid pool spans one layer of each group)
+    std::optional<Count> blocksPerRequest;
     Count cpuBlocks = 0; ///< vLLM V0: swap_space // block bytes
     Count kvCacheTokens = 0;
     double maxConcurrency = 0; ///< kv_cache_tokens / max_model_len
