@@ -445,6 +445,11 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     e.kvCacheTokens = checkedMul(k.blocks, s.blockSize);
     e.kvCacheBytes = k.kvCacheBytes;
     e.maxConcurrency = static_cast<double>(e.kvCacheTokens) / static_cast<double>(e.maxModelLen);
+    if (v1 && !allLocal) { // get_max_concurrency_for_kv_cache_config: whole blocks per request
+        e.maxConcurrency = static_cast<double>(k.blocks) / static_cast<double>(ceilDiv(e.maxModelLen, s.blockSize));
+        if (kvSizeFromConcurrency(v))
+            e.kvCacheTokens = static_cast<Count>(e.maxConcurrency * static_cast<double>(e.maxModelLen));
+    }
     if (allLocal) { // SlidingWindowSpec in every layer (Mistral 7B v0.1): a request needs the window's blocks
         const Count perRequest = localBlocksPerRequest(m, s, v, e);
         e.blocksPerRequest = perRequest;

@@ -868,6 +868,17 @@ json scoutText(json serving, Count tp = 4)
 // blocks in the full group and cdiv(min(1023 + 8192, 32768), 16) + 1 = 577 in each window group: 5510.
 void TstServing::vllmSlidingWindowGroups()
 {
+    // Without windows V1 counts whole blocks per request too (get_max_concurrency_for_kv_cache_config):
+    // max_model_len 20,001 takes cdiv(20001, 16) = 1251 blocks; from 0.21.0 the size is that concurrency x L.
+    {
+        ServingEstimate u = run(llama31Vllm("0.20.0", 20001));
+        const Count b = u.gpuBlocks.value_or(0);
+        QVERIFY(b > 1251);
+        QCOMPARE(u.maxConcurrency, double(b) / 1251.0);
+        QCOMPARE(u.kvCacheTokens, b * 16);
+        u = run(llama31Vllm("0.21.0", 20001));
+        QCOMPARE(u.kvCacheTokens, Count(double(u.gpuBlocks.value_or(0)) / 1251.0 * 20001));
+    }
     ServingEstimate e = run(gemma27Vllm("0.20.0"));
     QCOMPARE(e.gpuBlocks.value_or(0), Count(32768));
     QCOMPARE(e.kvCacheTokens, Count(32768 / 7 * 16)); // num_blocks // groups x block_size: 74,896
