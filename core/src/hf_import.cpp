@@ -230,9 +230,13 @@ void importLlama4Text(ConfigReader& r, const json& cfg, ModelSpec& m)
         m.moe.sharedExperts = 1; // Llama4TextMLP(config): intermediate_size, the routed experts' width
         m.moe.everyExpertEveryToken = true;
         // moe_layers, or range(step - 1, L, step) from interleave_moe_layer_step (configuration_llama4.py).
-        const Count step = r.opt("interleave_moe_layer_step", "model.moe.layer_interval", 1).value_or(1);
+        // A step of 0 is read only beside an explicit moe_layers (range(-1, L, 0) raises in configuration_llama4.py).
+        const Count step = r.opt("interleave_moe_layer_step", "model.moe.layer_interval", 0).value_or(1);
+        if (step == 0 && !r.has("moe_layers"))
+            throw InputError(r.path("interleave_moe_layer_step"),
+                "at least 1 without moe_layers (transformers raises for 0), got 0");
         std::vector<bool> dense(static_cast<size_t>(layers), true);
-        Count interval = step;
+        Count interval = std::max<Count>(1, step);
         std::string key = r.path("interleave_moe_layer_step");
         if (r.has("moe_layers")) {
             key = r.path("moe_layers");

@@ -335,6 +335,8 @@ private slots:
             layers.push_back(i);
         cfg["text_config"]["moe_layers"] = layers;
         QCOMPARE(countParameters(importHfConfig(cfg).model).total, Count(401'583'781'376));
+        cfg["text_config"]["interleave_moe_layer_step"] = 0; // ignored beside the list, as transformers ignores it
+        QCOMPARE(countParameters(importHfConfig(cfg).model).total, Count(401'583'781'376));
         cfg["text_config"]["moe_layers"] = nlohmann::json::array({ 0, 2, 3 });
         QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
 
@@ -355,6 +357,9 @@ private slots:
         } catch (const InputError& e) {
             QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("text_config.layer_types"));
         }
+        cfg = load("llama-4-maverick-17b-128e-instruct.json");
+        cfg["text_config"]["interleave_moe_layer_step"] = 0; // without a list transformers raises
+        QVERIFY_THROWS_EXCEPTION(InputError, importHfConfig(cfg));
         cfg = load("llama-4-scout-17b-16e.json");
         cfg["text_config"]["attention_chunk_size"] = nullptr;
         try {
