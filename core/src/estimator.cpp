@@ -783,10 +783,13 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
             && ((r.serving->engine == ServingEngine::Vllm && !(llama4Tower && r.serving->dropsVisionTower()))
                 || r.serving->engine == ServingEngine::LlamaCpp))
             throw InputError("model.vision",
-                std::string("serving with sglang or hf-generate (vLLM profiles the vision encoder on dummy images and "
-                            "llama.cpp loads it from an --mmproj file, neither modelled yet)")
-                    + (llama4Tower ? "; or vllm with run.serving.language_model_only, which leaves Llama 4's tower out"
-                                   : ""));
+                std::string(llama4Tower
+                        ? "serving with vllm and run.serving.language_model_only, which leaves Llama 4's "
+                          "tower out, or with sglang before 0.5.8"
+                        : "serving with sglang or hf-generate")
+                    + " (vLLM profiles the vision encoder on dummy images and llama.cpp loads it from an --mmproj "
+                      "file, "
+                      "neither modelled yet)");
     }
     if (!(m.attentionFreeLayers >= 0 && m.attentionFreeLayers <= m.numLayers))
         throw InputError("model.attention_layers",
