@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace vramlab {
 
@@ -158,6 +159,20 @@ void placeQwenMoeLayers(ConfigReader& r, Count layers, MoeSpec& moe)
     placeMoeLayers(dense, step, r.path(r.has("mlp_only_layers") ? "mlp_only_layers" : "decoder_sparse_step"), moe);
 }
 
+/// N when every Nth layer, and only those, is flagged (N is the first flagged layer's position + 1); 0 when none is;
+/// nothing when the flags follow no such pattern.
+std::optional<Count> everyNthLayer(const std::vector<bool>& flagged)
+{
+    Count n = 0;
+    for (size_t i = 0; i < flagged.size() && n == 0; ++i)
+        if (flagged[i])
+            n = static_cast<Count>(i + 1);
+    for (size_t i = 0; i < flagged.size(); ++i)
+        if (flagged[i] != (n > 0 && static_cast<Count>(i + 1) % n == 0))
+            return std::nullopt;
+    return n;
+}
+
 /// layer_types as N where every Nth layer attends fully and the others slide, the only mix of
 /// sliding and full layers the model spec expresses (model.global_layer_interval); any other
 /// list is refused, naming the key, rather than read from its first full layer alone.
@@ -168,19 +183,19 @@ Count fullLayerInterval(ConfigReader& r, const json& cfg, Count layers)
     if (!lt.is_array() || lt.size() != static_cast<size_t>(layers))
         throw InputError(where,
             "expected one of \"sliding_attention\" or \"full_attention\" per layer (" + std::to_string(layers) + ")");
-    Count interval = 0;
-    for (size_t i = 0; i < lt.size() && interval == 0; ++i)
-        if (lt[i] == "full_attention")
-            interval = static_cast<Count>(i + 1);
-    bool everyNth = interval > 0;
-    for (size_t i = 0; i < lt.size() && everyNth; ++i)
-        everyNth = lt[i] == (static_cast<Count>(i + 1) % interval == 0 ? "full_attention" : "sliding_attention");
-    if (!everyNth)
+    std::vector<bool> full(lt.size(), false);
+    bool kinds = true;
+    for (size_t i = 0; i < lt.size(); ++i) {
+        kinds = kinds && (lt[i] == "full_attention" || lt[i] == "sliding_attention");
+        full[i] = lt[i] == "full_attention";
+    }
+    const std::optional<Count> interval = everyNthLayer(full);
+    if (!kinds || !interval || *interval == 0)
         throw InputError(where,
             "a pattern where every Nth layer attends fully and the others slide: VRAM Lab models that pattern "
             "only (pipeline stages would hold other layers than the estimate assumes)");
     r.sources["model.global_layer_interval"] = where;
-    return interval;
+    return *interval;
 }
 
 /// gpt-oss (modeling_gpt_oss.py, configuration_gpt_oss.py), after the shared decoder keys are read.
@@ -297,24 +312,19 @@ void importLlama4Text(ConfigReader& r, const json& cfg, ModelSpec& m)
         for (Count i = 0; i < layers; ++i)
             global[static_cast<size_t>(i)] = (i + 1) % every == 0;
     }
-    Count interval = 0;
-    for (Count i = 0; i < layers && interval == 0; ++i)
-        if (global[static_cast<size_t>(i)])
-            interval = i + 1;
-    const bool anyChunked = std::find(global.begin(), global.end(), false) != global.end();
-    if (!anyChunked)
+    if (std::find(global.begin(), global.end(), false) == global.end())
         return; // every layer attends to the whole context
-    for (Count i = 0; i < layers; ++i)
-        if (global[static_cast<size_t>(i)] != (interval > 0 && (i + 1) % interval == 0))
-            throw InputError(where,
-                "a pattern where every Nth layer attends globally and the others within chunks: VRAM Lab models "
-                "that pattern only (pipeline stages would hold other layers than the estimate assumes)");
+    const std::optional<Count> interval = everyNthLayer(global);
+    if (!interval)
+        throw InputError(where,
+            "a pattern where every Nth layer attends globally and the others within chunks: VRAM Lab models "
+            "that pattern only (pipeline stages would hold other layers than the estimate assumes)");
     // Llama4TextConfig defaults the chunk to 8192; masking_utils.py@4.57.1 raises for a chunked layer given null.
     if (cfg.contains("attention_chunk_size") && cfg.at("attention_chunk_size").is_null())
         throw InputError(r.path("attention_chunk_size"),
             "expected the chunk of the chunked_attention layers (transformers 4.57 raises for null), got null");
     m.slidingWindow = r.opt("attention_chunk_size", "model.sliding_window", 1).value_or(8192);
-    m.globalLayerInterval = interval;
+    m.globalLayerInterval = *interval;
     m.chunkedLocalAttention = true;
     r.sources["model.global_layer_interval"] = where;
 }

@@ -29,6 +29,13 @@ Stage pipelineStage(const ModelSpec& m, Count rank, Count pp);
 Bytes rankWeightsBytes(
     const ModelSpec& m, const Serving& s, Count tp, const Stage& stage, Bytes* expertBytes = nullptr);
 
+/// Llama 4 as its import marks it: chunked local layers, or transformers' every-expert MoE (either alone where a
+/// config turns the other off). The engines gate it by the version that first served it.
+inline bool isLlama4(const ModelSpec& m)
+{
+    return m.chunkedLocalAttention || m.moe.everyExpertEveryToken;
+}
+
 /// KV bytes one token takes on one rank for `layers` layers (MLA: the latent and rope key).
 Bytes kvBytesPerToken(const ModelSpec& m, Count tp, Count layers, DType kvDtype);
 

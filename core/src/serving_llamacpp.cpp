@@ -88,8 +88,7 @@ void llamaCppEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     // (PR #17046, src/llama-kv-cache-iswa.cpp). Earlier builds, and all-local models such as Mistral v0.1
     // (llama.cpp runs its llama architecture without a window), keep n_ctx cells in every layer.
     const long build = versionKey(s.engineVersion.substr(s.engineVersion.rfind('b', 0) == 0 ? 1 : 0));
-    const bool llama4 = m.chunkedLocalAttention || m.moe.everyExpertEveryToken;
-    if (llama4) {
+    if (isLlama4(m)) {
         // src/llama-model.cpp LLM_ARCH_LLAMA4 (b5074, PR #12791): n_swa 8192 and a global layer every 4th are
         // hard-coded, whatever the model's config says.
         if (build < versionKey("5074"))

@@ -64,7 +64,7 @@ void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     // hybrid pool by default, its chunked layers a share swa_full_tokens_ratio of the full pool
     // (configs/model_config.py is_hybrid_swa_model, model_runner_kv_cache_mixin.py); not modelled. Before, and for
     // the text-only Llama4ForCausalLM, every layer takes the full pool (--hybrid-kvcache-ratio unset).
-    if (m.chunkedLocalAttention || m.moe.everyExpertEveryToken) {
+    if (isLlama4(m)) {
         const long v = versionKey(e.engineVersion);
         if (v < versionKey("0.4.5"))
             throw InputError("run.serving.engine_version", "0.4.5 or later for Llama 4 (PR #5092, its first release)");

@@ -30,13 +30,6 @@ double chunkedKeys(double past, double tokens, double c)
     return upTo(past + tokens) - upTo(past);
 }
 
-/// Keys one new token after `context` earlier ones reads in a local layer at most: the window, or a whole chunk (the
-/// chunk's last token; its first reads one key).
-double localKeys(const ModelSpec& m, double context)
-{
-    return std::min(static_cast<double>(m.slidingWindow), context);
-}
-
 /// Causal attention FLOPs (QK^T and PV) of `tokens` new tokens over `past` earlier ones, per layer set.
 double attentionFlops(const ModelSpec& m, double tokens, double past)
 {
@@ -88,8 +81,6 @@ ServingSpeed servingSpeed(
         weights = e.devices.front().weightsBytes, experts = 0;
     const double kvPerToken
         = static_cast<double>(detail::kvBytesPerToken(m, tp, m.attentionLayers(), detail::kvDtype(sv)));
-    // A decode step reads every full layer's whole context but only a local layer's window (or chunk so far): the
-    // engines' windowed kernels read those keys alone, whatever the cache holds.
     const double kvPerLayerToken = static_cast<double>(detail::kvBytesPerToken(m, tp, 1, detail::kvDtype(sv)));
     // Hybrid models: each step reads and writes every sequence's recurrent states (the scan's FLOPs are left out,
     // as attention's softmax is: an upper bound on speed).
@@ -128,9 +119,11 @@ ServingSpeed servingSpeed(
         expertFraction = s.expectedExperts / E;
     }
     const double weightBytes = static_cast<double>(weights - experts) + static_cast<double>(experts) * expertFraction;
-    const double kvRead = m.localLayers() > 0 && m.slidingWindow > 0 ? kvPerLayerToken
-            * (static_cast<double>(m.globalLayers()) * C + static_cast<double>(m.localLayers()) * localKeys(m, C))
-                                                                     : kvPerToken * C;
+    // A decode step reads every full layer's whole context but a local layer's window at most (a chunk's last token
+    // reads the whole chunk): the engines' windowed kernels read those keys alone, whatever the cache holds.
+    const double kvRead = kvPerLayerToken
+        * (static_cast<double>(m.globalLayers()) * C
+            + static_cast<double>(m.localLayers()) * std::min(static_cast<double>(m.slidingWindow), C));
     s.decodeBytes = weightBytes + kvRead * B + 2.0 * statePerSeq * B;
     s.decodeFlops = (2.0 * dense * B + attentionFlops(m, 1, C) * B) / TP;
     const double dc_t = s.decodeFlops / peak, db_t = s.decodeBytes / bw;

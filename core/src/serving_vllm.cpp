@@ -114,7 +114,31 @@ void logLines(ServingEstimate& e, int rule, const Serving& s)
     }
 }
 
-bool kvSizeFromConcurrency(long v);
+/// "GPU KV cache size" is int(max_concurrency x max_model_len) from 0.21.0 (PR #41069, merged after the 0.20
+/// branch cut), num_blocks // groups x the smallest block before (kv_cache_utils.py _report_kv_cache_config).
+bool kvSizeFromConcurrency(long v)
+{
+    return v >= versionKey("0.21.0");
+}
+
+/// The engine stops at start-up: no block at all (vLLM's "No available memory for the cache blocks").
+void noCacheBlocks(ServingEstimate& e)
+{
+    e.startupFails = true;
+    e.failure = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                "initializing the engine.";
+}
+
+/// The engine stops at start-up: V1's check_enough_kv_cache_memory, one request at max_model_len needs more cache
+/// than there is.
+void notOneRequest(ServingEstimate& e, Bytes needed, Bytes available)
+{
+    e.startupFails = true;
+    e.failure = "To serve at least one request with the models's max seq len (" + std::to_string(e.maxModelLen) + "), ("
+        + gib(needed) + " GiB KV cache is needed, which is larger than the available KV cache memory (" + gib(available)
+        + " GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+        + "initializing the engine.";
+}
 
 /// vLLM V1's KV cache of a hybrid model: attention and Mamba-2 layers share one pool of equal pages (PR #20840,
 /// v0.10.0: vllm/model_executor/models/config.py HybridAttentionMambaModelConfig.verify_and_update_config; groups
@@ -174,20 +198,8 @@ void hybridCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, long 
         : static_cast<Count>(e.maxConcurrency * static_cast<double>(L));
     k.stateBytes = static_cast<Bytes>(static_cast<double>(checkedMul(k.blocks, page, groupSize))
         * static_cast<double>(mambaBlocks) / static_cast<double>(perRequest));
-    if (k.blocks > 0 && e.maxConcurrency < 1.0) {
-        e.startupFails = true;
-        e.failure = "To serve at least one request with the models's max seq len (" + std::to_string(L) + "), ("
-            + gib(checkedMul(perRequest, page, groupSize)) + " GiB KV cache is needed, which is larger than the "
-            + "available KV cache memory (" + gib(k.kvCacheBytes) + " GiB). Try increasing `gpu_memory_utilization` "
-            + "or decreasing `max_model_len` when initializing the engine.";
-    }
-}
-
-/// "GPU KV cache size" is int(max_concurrency x max_model_len) from 0.21.0 (PR #41069, merged after the 0.20
-/// branch cut), num_blocks // groups x the smallest block before (kv_cache_utils.py _report_kv_cache_config).
-bool kvSizeFromConcurrency(long v)
-{
-    return v >= versionKey("0.21.0");
+    if (k.blocks > 0 && e.maxConcurrency < 1.0)
+        notOneRequest(e, checkedMul(perRequest, page, groupSize), k.kvCacheBytes);
 }
 
 /// Whether vLLM gives the model's local layers their own KV cache spec, in the versions VRAM Lab models as V1
@@ -204,15 +216,10 @@ bool localLayersOwnSpec(const ModelSpec& m, long v)
     return v >= versionKey("0.10.0") && !(v >= versionKey("0.10.1") && v < versionKey("0.14.0"));
 }
 
-/// vLLM V1's KV cache when local layers have their own spec (vllm/v1/core/kv_cache_utils.py get_kv_cache_config,
-/// vllm/v1/kv_cache_interface.py; /work facts: tests/data/published/serving/ACCOUNTING_FACTS.md). Layers are
-/// bucketed by spec, split into groups of the smaller bucket's size (the last one padded); group_size tensors each
-/// hold one page per block for one layer of every group, so num_blocks = available // page // group_size. One
-/// request at max_model_len needs cdiv(L, block) blocks per full group, cdiv(min(W - 1 + X, L), block) + 1 per
-/// sliding-window group and cdiv(min(C + X, L), block) per chunked group, where X is max_num_batched_tokens, or
-/// twice it from 0.26.0 with async scheduling on (PR #47728: max_in_flight_tokens).
-/// Blocks one request at max_model_len needs in a local layer's group: cdiv(min(W - 1 + X, L), block) + 1 with a
-/// sliding window, cdiv(min(C + X, L), block) with chunks.
+/// Blocks one request at max_model_len needs in a local layer's group (vllm/v1/kv_cache_interface.py
+/// max_memory_usage_bytes): cdiv(min(W - 1 + X, L), block) + 1 with a sliding window, cdiv(min(C + X, L), block)
+/// with chunks, where X is max_num_batched_tokens, or twice it from 0.26.0 with async scheduling on (PR #47728:
+/// max_in_flight_tokens).
 Count localBlocksPerRequest(const ModelSpec& m, const Serving& s, long v, ServingEstimate& e)
 {
     if (v >= versionKey("0.25.0") && v < versionKey("0.26.0"))
@@ -229,6 +236,11 @@ Count localBlocksPerRequest(const ModelSpec& m, const Serving& s, long v, Servin
                                    : checkedAdd(ceilDiv(std::min(W - 1 + X, L), bs), 1);
 }
 
+/// vLLM V1's KV cache when local layers beside full ones have their own spec (vllm/v1/core/kv_cache_utils.py
+/// get_kv_cache_config; facts: tests/data/published/serving/ACCOUNTING_FACTS.md). Layers are bucketed by spec, split
+/// into groups of the smaller bucket's size (the last one padded); group_size tensors each hold one page per block
+/// for one layer of every group, so num_blocks = available // page // group_size. One request at max_model_len needs
+/// cdiv(L, block) blocks per full group and localBlocksPerRequest per local group.
 void windowedCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, long v, ServingEstimate& e, ServingRank& k)
 {
     const Count L = e.maxModelLen, bs = s.blockSize;
@@ -250,12 +262,11 @@ void windowedCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, lon
     const Bytes page = checkedMul(bs, kvBytesPerToken(m, tp, 1, kv));
     const Count perRequest = checkedAdd(checkedMul(localGroups, localBlocks), checkedMul(globalGroups, fullBlocks));
     const char* kind = m.chunkedLocalAttention ? "chunked" : "sliding-window";
-    e.rule += "; " + std::to_string(nLocal) + " " + kind + " layers"
-        + (nGlobal > 0 ? " and " + std::to_string(nGlobal) + " full ones" : std::string()) + " cached in groups of "
-        + std::to_string(groupSize) + " (" + std::to_string(groups) + " groups, blocks = KV // page // "
-        + std::to_string(groupSize) + "); a request at max_model_len needs " + std::to_string(localBlocks)
-        + " blocks per " + kind + " group"
-        + (nGlobal > 0 ? " and " + std::to_string(fullBlocks) + " per full group" : std::string());
+    e.rule += "; " + std::to_string(nLocal) + " " + kind + " layers and " + std::to_string(nGlobal)
+        + " full ones cached in groups of " + std::to_string(groupSize) + " (" + std::to_string(groups)
+        + " groups, blocks = KV // page // " + std::to_string(groupSize) + "); a request at max_model_len needs "
+        + std::to_string(localBlocks) + " blocks per " + kind + " group and " + std::to_string(fullBlocks)
+        + " per full group";
     k.kvBytesPerToken = kvBytesPerToken(m, tp, m.attentionLayers(), kv);
     k.blocks = k.kvCacheBytes > 0 ? k.kvCacheBytes / page / groupSize : 0;
     e.gpuBlocks = k.blocks;
@@ -265,13 +276,8 @@ void windowedCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, lon
                                                : checkedMul(k.blocks / groups, bs);
     // check_enough_kv_cache_memory: every layer's max_memory_usage_bytes (no padding layers) must fit.
     const Bytes needed = checkedMul(checkedAdd(checkedMul(nLocal, localBlocks), checkedMul(nGlobal, fullBlocks)), page);
-    if (k.blocks > 0 && needed > k.kvCacheBytes) {
-        e.startupFails = true;
-        e.failure = "To serve at least one request with the models's max seq len (" + std::to_string(L) + "), ("
-            + gib(needed) + " GiB KV cache is needed, which is larger than the available KV cache memory ("
-            + gib(k.kvCacheBytes) + " GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` "
-            + "when initializing the engine.";
-    }
+    if (k.blocks > 0 && needed > k.kvCacheBytes)
+        notOneRequest(e, needed, k.kvCacheBytes);
 }
 
 } // namespace
@@ -353,7 +359,7 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         throw InputError("run.parallelism.pipeline_parallel",
             "1 for a model whose sliding-window or chunked layers vLLM caches apart (each stage's own groups of "
             "them are not modelled)");
-    if ((m.chunkedLocalAttention || m.moe.everyExpertEveryToken) && v < versionKey("0.8.3"))
+    if (isLlama4(m) && v < versionKey("0.8.3"))
         throw InputError("run.serving.engine_version", "0.8.3 or later for Llama 4 (PR #16104, its first release)");
     const Bytes budget = static_cast<Bytes>(gpuMemoryUtilizationOrDefault(s) * static_cast<double>(e.totalGpuBytes));
     // Memory outside torch's allocator: not derivable from the model (CUDA context, lazily loaded
@@ -414,9 +420,7 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         const ServingRank& k = e.ranks.front();
         e.kvCacheBytes = k.kvCacheBytes;
         if (k.blocks <= 0) {
-            e.startupFails = true;
-            e.failure = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-                        "initializing the engine.";
+            noCacheBlocks(e);
         } else if (m.ssm.enabled() && !e.startupFails && v >= versionKey("0.19.0") && !s.enforceEager
             && e.maxNumSeqs > k.blocks) {
             // PR #38270 (merged 2026-03-26, in 0.19.0; reported on 0.23.1, 0.25.1 and 0.28.0, vllm#49064): CUDA-graph
@@ -445,38 +449,21 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     e.kvCacheTokens = checkedMul(k.blocks, s.blockSize);
     e.kvCacheBytes = k.kvCacheBytes;
     e.maxConcurrency = static_cast<double>(e.kvCacheTokens) / static_cast<double>(e.maxModelLen);
-    if (v1 && !allLocal) { // get_max_concurrency_for_kv_cache_config: whole blocks per request
-        e.maxConcurrency = static_cast<double>(k.blocks) / static_cast<double>(ceilDiv(e.maxModelLen, s.blockSize));
-        if (kvSizeFromConcurrency(v))
-            e.kvCacheTokens = static_cast<Count>(e.maxConcurrency * static_cast<double>(e.maxModelLen));
-    }
-    if (allLocal) { // SlidingWindowSpec in every layer (Mistral 7B v0.1): a request needs the window's blocks
-        const Count perRequest = localBlocksPerRequest(m, s, v, e);
-        e.blocksPerRequest = perRequest;
+    // V1 (get_max_concurrency_for_kv_cache_config) counts whole blocks per request: cdiv(max_model_len, block), or the
+    // window's blocks with SlidingWindowSpec in every layer (Mistral 7B v0.1).
+    const Count perRequest = allLocal ? localBlocksPerRequest(m, s, v, e) : ceilDiv(e.maxModelLen, s.blockSize);
+    if (v1) {
+        if (allLocal)
+            e.blocksPerRequest = perRequest;
         e.maxConcurrency = static_cast<double>(k.blocks) / static_cast<double>(perRequest);
         if (kvSizeFromConcurrency(v))
             e.kvCacheTokens = static_cast<Count>(e.maxConcurrency * static_cast<double>(e.maxModelLen));
-        if (k.blocks > 0 && k.blocks < perRequest) {
-            e.startupFails = true;
-            e.failure = "To serve at least one request with the models's max seq len (" + std::to_string(e.maxModelLen)
-                + "), (" + gib(checkedMul(perRequest, k.kvBytesPerToken, s.blockSize))
-                + " GiB KV cache is needed, which is larger than the available KV cache memory (" + gib(k.kvCacheBytes)
-                + " GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
-                  "engine.";
-        }
-        if (k.blocks <= 0) {
-            e.startupFails = true;
-            e.failure = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-                        "initializing the engine.";
-        }
-        logLines(e, rule, s);
-        return;
     }
     if (k.blocks <= 0) {
-        e.startupFails = true;
-        e.failure = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-                    "initializing the engine.";
-    } else if (e.kvCacheTokens < e.maxModelLen) {
+        noCacheBlocks(e);
+    } else if (allLocal && k.blocks < perRequest) {
+        notOneRequest(e, checkedMul(perRequest, k.kvBytesPerToken, s.blockSize), k.kvCacheBytes);
+    } else if (!allLocal && e.kvCacheTokens < e.maxModelLen) {
         e.startupFails = true;
         e.failure = "The model's max seq len (" + std::to_string(e.maxModelLen)
             + ") is larger than the maximum number of tokens that can be stored in KV cache ("
