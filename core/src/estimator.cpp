@@ -743,10 +743,11 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
             "inference without a serving engine (gpt-oss: the engines keep its MXFP4 experts, which their "
             "weight budget does not model yet)");
     const bool llama4Tower = m.vision.enabled() && m.vision.kind == VisionKind::Llama4;
-    if (r.serving && r.serving->languageModelOnly && !m.vision.qwen() && !llama4Tower)
+    const bool qwen25Tower = m.vision.enabled() && m.vision.qwen25();
+    if (r.serving && r.serving->languageModelOnly && !m.vision.qwen() && !llama4Tower && !qwen25Tower)
         throw InputError("run.serving.language_model_only",
-            "false without Qwen3.5's or Llama 4's vision tower (model.vision.kind qwen-vit or llama4): what vLLM "
-            "drops of other towers is not modelled");
+            "false without Qwen3.5's, Qwen2.5-VL's or Llama 4's vision tower (model.vision.kind qwen-vit, "
+            "qwen2.5-vit or llama4): what vLLM drops of other towers is not modelled");
     if (m.vision.enabled() && m.vision.qwen()) {
         const VisionSpec& v = m.vision;
         if (!(v.intermediateSize > 0 && v.numLayers > 0 && v.numHeads > 0 && v.patchSize > 0 && v.temporalPatchSize > 0
@@ -764,8 +765,15 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
                 "activations, and the engines' profiling of it on dummy images, are not modelled)");
     } else if (m.vision.enabled()) {
         const VisionSpec& v = m.vision;
-        if (!(v.intermediateSize > 0 && v.numLayers > 0 && v.numHeads > 0 && v.patchSize > 0 && v.imageSize > 0
-                && v.imageSize % v.patchSize == 0 && v.hiddenSize % v.numHeads == 0))
+        if (v.qwen25()) {
+            if (!(v.intermediateSize > 0 && v.numLayers > 0 && v.numHeads > 0 && v.patchSize > 0
+                    && v.temporalPatchSize > 0 && v.spatialMergeSize > 0 && v.outHiddenSize > 0
+                    && v.hiddenSize % v.numHeads == 0))
+                throw InputError("model.vision",
+                    "expected intermediate_size, num_layers, num_heads, patch_size, temporal_patch_size, "
+                    "spatial_merge_size and out_hidden_size above 0 and hidden_size of num_heads");
+        } else if (!(v.intermediateSize > 0 && v.numLayers > 0 && v.numHeads > 0 && v.patchSize > 0 && v.imageSize > 0
+                       && v.imageSize % v.patchSize == 0 && v.hiddenSize % v.numHeads == 0))
             throw InputError("model.vision",
                 "expected intermediate_size, num_layers, num_heads, image_size and patch_size above 0, image_size a "
                 "multiple of patch_size and hidden_size of num_heads");
@@ -778,18 +786,22 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
                 "modelled); for text-only QLoRA import the language model alone (its text_config)");
         // vLLM's profiling run encodes dummy images (gpu_model_runner profile_run), an activation peak that is
         // not modelled; llama.cpp loads the tower from a separate --mmproj file.
-        // vLLM builds Llama 4 without its tower under --language-model-only (mllama4.py _mark_tower_model).
+        // vLLM builds Llama 4 and Qwen2.5-VL without their towers under --language-model-only (mllama4.py,
+        // qwen2_5_vl.py: _mark_tower_model; self.visual = None from 0.10.1).
+        const bool dropped = (llama4Tower || qwen25Tower) && r.serving && r.serving->dropsVisionTower();
         if (r.serving
-            && ((r.serving->engine == ServingEngine::Vllm && !(llama4Tower && r.serving->dropsVisionTower()))
-                || r.serving->engine == ServingEngine::LlamaCpp))
+            && ((r.serving->engine == ServingEngine::Vllm && !dropped) || r.serving->engine == ServingEngine::LlamaCpp
+                || (qwen25Tower && r.serving->engine == ServingEngine::Sglang)))
             throw InputError("model.vision",
                 std::string(llama4Tower
                         ? "serving with vllm and run.serving.language_model_only, which leaves Llama 4's "
                           "tower out, or with sglang before 0.5.8"
+                        : qwen25Tower
+                        ? "serving with vllm and run.serving.language_model_only, which leaves Qwen2.5-VL's tower out, "
+                          "or with hf-generate (SGLang's budget for it is not modelled)"
                         : "serving with sglang or hf-generate")
                     + " (vLLM profiles the vision encoder on dummy images and llama.cpp loads it from an --mmproj "
-                      "file, "
-                      "neither modelled yet)");
+                      "file, neither modelled yet)");
     }
     if (!(m.attentionFreeLayers >= 0 && m.attentionFreeLayers <= m.numLayers))
         throw InputError("model.attention_layers",

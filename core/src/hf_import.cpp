@@ -10,6 +10,7 @@
 #include "vramlab/serving_io.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 
@@ -94,18 +95,19 @@ void checkKeys(const HfFamily& family, const json& cfg, const std::string& path)
             + "; refusing rather than guessing the parameters and memory (see README, Import)");
 }
 
-void checkArchitectures(const json& root)
+void checkArchitectures(const json& root, const std::string& path = {})
 {
     if (!root.contains("architectures"))
         return;
     const json& a = root.at("architectures");
+    const std::string key = path.empty() ? "architectures" : path + ".architectures";
     if (!a.is_array())
-        throw InputError("architectures", "expected an array of class names, got " + JsonObjectReader::describe(a));
+        throw InputError(key, "expected an array of class names, got " + JsonObjectReader::describe(a));
     for (const json& name : a) {
         const std::string s = name.is_string() ? name.get<std::string>() : name.dump();
         if (!name.is_string()
             || !(endsWith(s, "ForCausalLM") || endsWith(s, "LMHeadModel") || endsWith(s, "ForConditionalGeneration")))
-            throw InputError("architectures",
+            throw InputError(key,
                 "expected a causal language model class (…ForCausalLM, …LMHeadModel), got " + s
                     + ": a classification or reward head has no LM head and other memory");
     }
@@ -504,6 +506,16 @@ Count rotaryDimFrom(ConfigReader& r, const json& cfg, Count headDim, double fall
     return static_cast<Count>(partial.value_or(fallback) * static_cast<double>(headDim));
 }
 
+/// Multimodal RoPE: rope_scaling or rope_parameters (transformers 5) names mrope_section, which makes vLLM build an
+/// MRotaryEmbedding (rotary_embedding/__init__.py get_rope) with its 4x cos/sin cache (model.mrope).
+bool hasMropeSection(const json& cfg)
+{
+    for (const char* key : { "rope_scaling", "rope_parameters" })
+        if (cfg.contains(key) && cfg.at(key).is_object() && cfg.at(key).contains("mrope_section"))
+            return true;
+    return false;
+}
+
 /// Qwen3-Next (models/qwen3_next/modeling_qwen3_next.py, configuration_qwen3_next.py): layer_types, or every
 /// full_attention_interval-th layer, is gated full attention; the others are Gated DeltaNet linear attention. Every
 /// layer's MLP is the Qwen2-MoE block (read with the shared decoder keys). The decoder and MoE keys are read already.
@@ -619,25 +631,44 @@ VisionSpec importSiglipVision(const json& vc)
     return v;
 }
 
+/// The keys Qwen's two towers share (depth, widths, heads, the Conv3d's kernel, the merger), `defaults` being the
+/// configuration class's: { depth, hidden_size, intermediate_size, patch_size }.
+VisionSpec readQwenTower(ConfigReader& r, VisionKind kind, const std::array<Count, 4>& defaults)
+{
+    VisionSpec v;
+    v.kind = kind;
+    v.numLayers = r.opt("depth", "model.vision.num_layers", 1).value_or(defaults[0]);
+    v.hiddenSize = r.opt("hidden_size", "model.vision.hidden_size", 1).value_or(defaults[1]);
+    v.intermediateSize = r.opt("intermediate_size", "model.vision.intermediate_size", 1).value_or(defaults[2]);
+    v.numHeads = r.opt("num_heads", "model.vision.num_heads", 1).value_or(16);
+    v.channels = r.opt("in_channels", "model.vision.channels", 1).value_or(3);
+    v.patchSize = r.opt("patch_size", "model.vision.patch_size", 1).value_or(defaults[3]);
+    v.temporalPatchSize = r.opt("temporal_patch_size", "model.vision.temporal_patch_size", 1).value_or(2);
+    v.spatialMergeSize = r.opt("spatial_merge_size", "model.vision.spatial_merge_size", 1).value_or(2);
+    v.outHiddenSize = r.opt("out_hidden_size", "model.vision.out_hidden_size", 1).value_or(3584);
+    return v;
+}
+
 /// Qwen3.5's vision transformer (Qwen3_5VisionModel) from its vision_config, with the configuration class's
 /// defaults (configuration_qwen3_5.py Qwen3_5VisionConfig).
 VisionSpec importQwenVision(const json& vc)
 {
     checkVisionConfig(vc, "qwen3_5_vision", { "qwen3_5", "qwen3_5_moe", "qwen3_5_vision" }, "Qwen3.5's tower");
     ConfigReader r(vc, "vision_config", "qwen3_5_vision");
-    VisionSpec v;
-    v.kind = VisionKind::QwenVit;
-    v.numLayers = r.opt("depth", "model.vision.num_layers", 1).value_or(27);
-    v.hiddenSize = r.opt("hidden_size", "model.vision.hidden_size", 1).value_or(1152);
-    v.intermediateSize = r.opt("intermediate_size", "model.vision.intermediate_size", 1).value_or(4304);
-    v.numHeads = r.opt("num_heads", "model.vision.num_heads", 1).value_or(16);
-    v.channels = r.opt("in_channels", "model.vision.channels", 1).value_or(3);
-    v.patchSize = r.opt("patch_size", "model.vision.patch_size", 1).value_or(16);
-    v.temporalPatchSize = r.opt("temporal_patch_size", "model.vision.temporal_patch_size", 1).value_or(2);
-    v.spatialMergeSize = r.opt("spatial_merge_size", "model.vision.spatial_merge_size", 1).value_or(2);
-    v.outHiddenSize = r.opt("out_hidden_size", "model.vision.out_hidden_size", 1).value_or(3584);
+    VisionSpec v = readQwenTower(r, VisionKind::QwenVit, { 27, 1152, 4304, 16 });
     v.numPositionEmbeddings
         = r.opt("num_position_embeddings", "model.vision.num_position_embeddings", 1).value_or(2304);
+    checkTowerShape(r, v, "num_heads");
+    return v;
+}
+
+/// Qwen2.5-VL's vision transformer from its vision_config, with Qwen2_5_VLVisionConfig's defaults
+/// (configuration_qwen2_5_vl.py@4.57.1: hidden_size 3584 there, though every published tower is 1280 wide).
+VisionSpec importQwen25Vision(const json& vc)
+{
+    checkVisionConfig(vc, "qwen2_5_vl_vision", { "qwen2_5_vl", "qwen2_5_vl_vision" }, "Qwen2.5-VL's tower");
+    ConfigReader r(vc, "vision_config", "qwen2_5_vl_vision");
+    const VisionSpec v = readQwenTower(r, VisionKind::Qwen25Vit, { 32, 3584, 3420, 14 });
     checkTowerShape(r, v, "num_heads");
     return v;
 }
@@ -694,7 +725,13 @@ HfImport importHfConfig(const json& root)
     const json* cfgp = &root;
     std::string path;
     std::string type = topType;
-    const bool wrapper = topType == "gemma3" || topType == "qwen3_5" || topType == "qwen3_5_moe" || topType == "llama4";
+    // Qwen2.5-VL's flat layout (the Hub's original files) keeps the language model's keys at the top level
+    // (Qwen2_5_VLConfig builds its text_config from them); the nested one is read like the other wrappers.
+    const bool qwen25Flat = topType == "qwen2_5_vl" && !root.contains("text_config");
+    const bool wrapper = topType == "gemma3" || topType == "qwen3_5" || topType == "qwen3_5_moe" || topType == "llama4"
+        || (topType == "qwen2_5_vl" && !qwen25Flat);
+    if (qwen25Flat)
+        type = "qwen2_5_vl_text";
     if (wrapper) {
         // Multimodal Gemma 3, Qwen3.5 / Qwen3.6: the language model is text_config (model_type <wrapper>_text),
         // beside vision_config's tower; the wrapper's keys are checked too.
@@ -715,7 +752,8 @@ HfImport importHfConfig(const json& root)
     const HfFamily* family = findHfFamily(type);
     // The wrappers and their towers' configs are read only inside a wrapper, never as a model of their own.
     if (!family || type == "gemma3" || type == "qwen3_5" || type == "qwen3_5_moe" || type == "siglip_vision_model"
-        || type == "qwen3_5_vision" || type == "llama4" || type == "llama4_vision_model") {
+        || type == "qwen3_5_vision" || type == "llama4" || type == "llama4_vision_model" || type == "qwen2_5_vl"
+        || type == "qwen2_5_vl_vision" || (type == "qwen2_5_vl_text" && topType == type)) {
         std::string keys;
         for (auto it = cfgp->begin(); it != cfgp->end(); ++it)
             keys += (keys.empty() ? "" : ", ") + it.key();
@@ -726,6 +764,10 @@ HfImport importHfConfig(const json& root)
     const json& cfg = *cfgp;
     checkKeys(*family, cfg, path);
     checkArchitectures(root);
+    // A text_config that names a class of its own (Qwen2.5-VL's re-saved files copy the wrapper's) must name one
+    // with an LM head too: one that does not contradicts the file.
+    if (!path.empty())
+        checkArchitectures(cfg, path);
 
     ConfigReader r(cfg, path, type);
     HfImport out;
@@ -750,6 +792,8 @@ HfImport importHfConfig(const json& root)
         m.vision = importQwenVision(root.at("vision_config"));
     if (topType == "llama4" && root.contains("vision_config"))
         m.vision = importLlama4Vision(root.at("vision_config"));
+    if (topType == "qwen2_5_vl" && root.contains("vision_config"))
+        m.vision = importQwen25Vision(root.at("vision_config"));
 
     if (type == "starcoder2") {
         // modeling_starcoder2.py: LayerNorm (weight and bias) before attention and MLP; q, k, v,
@@ -845,7 +889,7 @@ HfImport importHfConfig(const json& root)
             m.normScaleFp32 = true;
         }
         // Qwen2 and Qwen2-MoE: q, k, v bias=True, o bias=False, hard-coded (modeling_qwen2.py).
-        m.qkvBias = type == "qwen2" || type == "qwen2_moe";
+        m.qkvBias = type == "qwen2" || type == "qwen2_moe" || type == "qwen2_5_vl_text";
         if (glm4) {
             // models/glm4/modeling_glm4.py (modular_glm4.py: GlmAttention, Phi3MLP): q, k, v with
             // bias=attention_bias (Glm4Config default true), o_proj never; one fused gate_up_proj (the
@@ -993,6 +1037,21 @@ HfImport importHfConfig(const json& root)
                 + " parameters are counted; its activations are not modelled, so the scenario serves the language "
                   "model with vLLM's --language-model-only (run.serving.language_model_only), which leaves the "
                   "tower out");
+    }
+    if (type == "qwen2_5_vl_text" || type == "qwen3_5_text" || type == "qwen3_5_moe_text")
+        m.mrope = hasMropeSection(cfg);
+    if (topType == "qwen2_5_vl") {
+        if (m.vision.enabled() && m.vision.outHiddenSize != m.hiddenSize)
+            throw InputError("vision_config.out_hidden_size",
+                "equal to the language model's hidden_size (" + std::to_string(m.hiddenSize)
+                    + "): the merger's output replaces image tokens' embeddings");
+        // The nested layout's top-level copy is not what transformers ties by (get_text_config): say so where the
+        // two disagree, since the count follows text_config's.
+        const std::optional<bool> topTie = top.boolean("tie_word_embeddings");
+        if (!qwen25Flat && topTie && *topTie != m.tiedEmbeddings)
+            out.warnings.push_back(std::string("tie_word_embeddings: the top-level ") + (*topTie ? "true" : "false")
+                + " is a copy transformers does not read; text_config's " + (m.tiedEmbeddings ? "true" : "false")
+                + " (Qwen2_5_VLTextConfig's default false where absent) decides, and the count follows it");
     }
     if (m.numHeads > 0 && m.numKvHeads > 0 && m.numHeads % m.numKvHeads != 0)
         throw InputError(r.path("num_key_value_heads"),

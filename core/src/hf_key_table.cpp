@@ -600,8 +600,8 @@ constexpr HfKeyRule kQwen35Text[] = {
     rule("mamba_ssm_dtype", M,
         "the dtype of the Gated DeltaNet recurrent state, which vLLM and SGLang take on auto (model.ssm.state_dtype)"),
     rule("rope_parameters", M,
-        "RoPE's settings: partial_rotary_factor sets model.rotary_dim (the engines' cos/sin cache); the rest "
-        "(mRoPE sections, theta) are buffers only"),
+        "RoPE's settings: partial_rotary_factor sets model.rotary_dim and mrope_section model.mrope (the engines' "
+        "cos/sin cache); the rest (theta, interleaving) are buffers only"),
     rule("tie_word_embeddings", M, "must agree with the wrapper's, which transformers ties by"),
     rule("mlp_only_layers", X,
         "not read by modeling_qwen3_5.py and modeling_qwen3_5_moe.py: every layer's MLP is "
@@ -628,6 +628,75 @@ constexpr HfKeyRule kQwen35Vision[] = {
     rule("out_hidden_size", M, "the merger's output width"),
     rule("num_position_embeddings", M, "learned positions (pos_embed rows)"),
     rule("deepstack_visual_indexes", N, "deepstack mergers (Qwen3-VL) are not modelled", isEmptyList, "[]"),
+    rule("hidden_act", X, "the MLP's activation: same shapes"),
+    rule("initializer_range", X, "standard deviation of the random init; no shape"),
+    rule("torch_dtype", X, "the checkpoint's storage dtype"),
+    rule("dtype", X, "transformers 5 spelling of torch_dtype"),
+};
+
+// Qwen2.5-VL (models/qwen2_5_vl/configuration_qwen2_5_vl.py and modeling_qwen2_5_vl.py, transformers 4.57.1). Its
+// language model is Qwen2's decoder (Qwen2_5_VLAttention: q, k, v bias=True, o bias=False; Qwen2MLP without bias)
+// with mRoPE. The Hub's config.json files come in two layouts, both read as Qwen2_5_VLConfig reads them: flat (the
+// language model's keys at the top, beside vision_config: Qwen2_5_VLTextConfig(**kwargs)) or, as transformers 4.52+
+// saves them, nested in text_config, the top-level copies then shadowed by text_config's (__getattribute__).
+constexpr HfKeyRule kQwen25VlText[] = {
+    rule("vision_config", M,
+        "the vision transformer (model.vision, kind qwen2.5-vit), its keys checked as qwen2_5_vl_vision"),
+    rule("image_token_id", X, "tokenizer id"),
+    rule("video_token_id", X, "tokenizer id"),
+    rule("vision_start_token_id", X, "tokenizer id"),
+    rule("vision_end_token_id", X, "tokenizer id"),
+    rule("vision_token_id", X, "tokenizer id"),
+    rule("rope_scaling", M,
+        "its mrope_section (multimodal RoPE) sets model.mrope, vLLM's 4x cos/sin cache; the rest is buffers only"),
+    rule("rope_parameters", M, "transformers 5 spelling of rope_scaling: its mrope_section sets model.mrope"),
+};
+
+// The nested layout's top level: the wrapper's own keys, and copies of the language model's that transformers reads
+// from text_config instead (Qwen2_5_VLConfig.__getattribute__; the model is built from config.text_config).
+constexpr HfKeyRule kQwen25VlWrapper[] = {
+    rule("text_config", M, "the language model, imported as qwen2_5_vl_text"),
+    rule("vocab_size", X, "a copy shadowed by text_config's"),
+    rule("tie_word_embeddings", X,
+        "a copy: the composite model ties by text_config.tie_word_embeddings (modeling_utils.py get_text_config)"),
+    rule("hidden_size", X, "a copy shadowed by text_config's"),
+    rule("intermediate_size", X, "a copy shadowed by text_config's"),
+    rule("num_hidden_layers", X, "a copy shadowed by text_config's"),
+    rule("num_attention_heads", X, "a copy shadowed by text_config's"),
+    rule("num_key_value_heads", X, "a copy shadowed by text_config's"),
+    rule("max_position_embeddings", X, "a copy shadowed by text_config's"),
+    rule("rms_norm_eps", X, "a copy shadowed by text_config's"),
+    rule("rope_theta", X, "a copy shadowed by text_config's"),
+    rule("rope_scaling", X, "a copy shadowed by text_config's"),
+    rule("rope_parameters", X, "a copy shadowed by text_config's"),
+    rule("hidden_act", X, "a copy shadowed by text_config's"),
+    rule("attention_dropout", X, "a copy shadowed by text_config's"),
+    rule("use_sliding_window", X, "a copy shadowed by text_config's"),
+    rule("sliding_window", X, "a copy shadowed by text_config's"),
+    rule("max_window_layers", X, "a copy shadowed by text_config's"),
+    rule("layer_types", X, "a copy shadowed by text_config's"),
+};
+
+// Qwen2.5-VL's vision_config (Qwen2_5_VisionTransformerPretrainedModel; Qwen2_5_VLVisionConfig).
+constexpr HfKeyRule kQwen25VlVision[] = {
+    rule("model_type", M, "qwen2_5_vl: the tower this table describes"),
+    rule("depth", M, "vision blocks"),
+    rule("hidden_size", M, "width of the tower"),
+    rule("intermediate_size", M, "width of each block's gate_proj/up_proj/down_proj"),
+    rule("num_heads", M, "heads (must divide hidden_size)"),
+    rule("in_channels", M, "input channels of the Conv3d patch embedding (3)"),
+    rule("patch_size", M, "pixels per side of a patch: the Conv3d kernel"),
+    rule("temporal_patch_size", M, "frames per patch: the Conv3d kernel's depth"),
+    rule("spatial_merge_size", M, "patches per side the merger joins: its first Linear is (hidden x merge^2)^2"),
+    rule("out_hidden_size", M, "the merger's output width"),
+    rule("in_chans", X, "an older spelling Qwen2_5_VLVisionConfig never reads (the Conv3d takes in_channels)"),
+    rule("spatial_patch_size", X, "never read by modeling_qwen2_5_vl.py (patch_size is the kernel)"),
+    rule("window_size", X,
+        "the window attention's extent on an image: the tower's activations, which are not modelled (images are "
+        "not; the report says so)"),
+    rule("fullatt_block_indexes", X,
+        "which blocks attend over the whole image: the tower's activations, which are not modelled (images are not)"),
+    rule("tokens_per_second", X, "mRoPE's temporal position scale for video: position ids only"),
     rule("hidden_act", X, "the MLP's activation: same shapes"),
     rule("initializer_range", X, "standard deviation of the random init; no shape"),
     rule("torch_dtype", X, "the checkpoint's storage dtype"),
@@ -739,6 +808,14 @@ constexpr HfFamily kFamilies[] = {
         { kQwen2Moe, kQwenExperts, kQwenWindow, kDecoder, kCommon } },
     { "qwen3", "models/qwen3/modeling_qwen3.py", { kQwen3, kQwenWindow, kDecoder, kCommon } },
     { "qwen3_moe", "models/qwen3_moe/modeling_qwen3_moe.py", { kQwen3, kQwenExperts, kQwenWindow, kDecoder, kCommon } },
+    // Qwen2.5-VL: the flat layout is read as qwen2_5_vl_text at the top level, the nested one through the wrapper.
+    { "qwen2_5_vl_text", "models/qwen2_5_vl/modeling_qwen2_5_vl.py (Qwen2_5_VLTextModel)",
+        { kQwen25VlText, kQwenWindow, kDecoder, kCommon } },
+    { "qwen2_5_vl", "models/qwen2_5_vl/modeling_qwen2_5_vl.py (Qwen2_5_VLForConditionalGeneration)",
+        { kQwen25VlWrapper, kQwen25VlText, kCommon } },
+    // Only as the vision_config of a qwen2_5_vl model (refused as a top-level model_type).
+    { "qwen2_5_vl_vision", "models/qwen2_5_vl/modeling_qwen2_5_vl.py (Qwen2_5_VisionTransformerPretrainedModel)",
+        { kQwen25VlVision } },
     { "qwen3_next", "models/qwen3_next/modeling_qwen3_next.py", { kQwen3Next, kQwenExperts, kDecoder, kCommon } },
     { "qwen3_5", "models/qwen3_5/modeling_qwen3_5.py (Qwen3_5ForConditionalGeneration)", { kQwen35Wrapper, kCommon } },
     { "qwen3_5_moe", "models/qwen3_5_moe/modeling_qwen3_5_moe.py (Qwen3_5MoeForConditionalGeneration)",

@@ -211,6 +211,7 @@ std::optional<HfCheckpoint> hfCheckpoint(const ModelSpec& model)
         { "mistral-", { "mistral", DType::Bf16 } },
         { "mixtral-8x7b", { "mixtral", DType::Bf16 } },
         { "mixtral-", { "mixtral", std::nullopt } },
+        { "qwen2.5-vl-", { "qwen2_5_vl", DType::Bf16 } },
         { "qwen2.5-", { "qwen2", DType::Bf16 } },
         { "qwen3-next-", { "qwen3_next", DType::Bf16 } },
         { "qwen3-30b-a3b", { "qwen3_moe", DType::Bf16 } },
@@ -242,7 +243,7 @@ bool ligerHasKernels(std::string_view modelType)
 {
     static constexpr std::string_view types[]
         = { "gemma", "gemma2", "gemma3_text", "gemma3", "glm4", "llama", "llama4", "granite", "mistral", "mixtral",
-              "olmo2", "qwen2", "qwen3", "qwen3_moe", "qwen3_next", "smollm3", "phi3", "falcon_h1" };
+              "olmo2", "qwen2", "qwen2_5_vl", "qwen3", "qwen3_moe", "qwen3_next", "smollm3", "phi3", "falcon_h1" };
     return std::find(std::begin(types), std::end(types), modelType) != std::end(types);
 }
 

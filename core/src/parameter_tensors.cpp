@@ -191,6 +191,10 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
         // embedding, a class embedding, (image/patch)^2 + 1 positions, LayerNorms before and after the encoder;
         // then the pixel-shuffle adapter's fc1 [projector_input_dim, intermediate] and fc2 [projector_output_dim^2]
         // and multi_modal_projector.linear_1 [hidden, vision_output_dim], all without bias.
+        // Qwen2.5-VL's (modeling_qwen2_5_vl.py@4.57.1): a bias-free Conv3d patch embedding, no learned positions
+        // (2D RoPE: buffers only), two weight-only Qwen2RMSNorms per block, qkv and proj with biases, a gated MLP
+        // (gate_proj, up_proj: D x I, down_proj: I x D, all with biases), and Qwen2_5_VLPatchMerger: ln_q (an
+        // RMSNorm of D) and mlp Linear(D m^2, D m^2), Linear(D m^2, out_hidden_size) with biases.
         // Kept out of the linear set: not LoRA targets, not tensor-parallel sharded, not quantized, frozen.
         const VisionSpec& v = m.vision;
         const Count vh = v.hiddenSize, vi = v.intermediateSize, vl = v.numLayers;
@@ -199,26 +203,31 @@ std::vector<ParamTensor> parameterTensors(const ModelSpec& m)
         };
         const Count patch = checkedMul(v.channels, v.patchSize, v.patchSize);
         const bool llama4 = v.kind == VisionKind::Llama4;
-        add("vision.patch_embedding.weight", v.qwen() ? checkedMul(patch, v.temporalPatchSize) : patch, vh, 1);
-        if (!llama4)
-            add("vision.patch_embedding.bias", 1, vh, 1);
-        else
+        const bool qwen25 = v.qwen25();
+        add("vision.patch_embedding.weight", v.qwen() || qwen25 ? checkedMul(patch, v.temporalPatchSize) : patch, vh,
+            1);
+        if (llama4)
             add("vision.class_embedding", 1, vh, 1);
-        add("vision.position_embedding.weight",
-            v.qwen()     ? v.numPositionEmbeddings
-                : llama4 ? checkedAdd(v.patches(), 1)
-                         : v.patches(),
-            vh, 1);
-        add("vision.layers.layer_norms", 1, vh, checkedMul(4, vl)); // two LayerNorms, weight and bias
+        else if (!qwen25)
+            add("vision.patch_embedding.bias", 1, vh, 1);
+        if (!qwen25)
+            add("vision.position_embedding.weight",
+                v.qwen()     ? v.numPositionEmbeddings
+                    : llama4 ? checkedAdd(v.patches(), 1)
+                             : v.patches(),
+                vh, 1);
+        // Two norms per block: LayerNorms with weight and bias, or Qwen2.5's weight-only RMSNorms.
+        add("vision.layers.layer_norms", 1, vh, checkedMul(qwen25 ? 2 : 4, vl));
         add("vision.layers.attn.qkvo.weight", vh, vh, checkedMul(4, vl));
         add("vision.layers.attn.qkvo.bias", 1, vh, checkedMul(4, vl));
-        add("vision.layers.mlp.fc1.weight", vh, vi, vl);
-        add("vision.layers.mlp.fc1.bias", 1, vi, vl);
+        const Count fc1 = qwen25 ? checkedMul(2, vl) : vl; // Qwen2.5: gate_proj and up_proj
+        add("vision.layers.mlp.fc1.weight", vh, vi, fc1);
+        add("vision.layers.mlp.fc1.bias", 1, vi, fc1);
         add("vision.layers.mlp.fc2.weight", vi, vh, vl);
         add("vision.layers.mlp.fc2.bias", 1, vh, vl);
-        if (v.qwen()) {
+        if (v.qwen() || qwen25) {
             const Count merged = checkedMul(vh, v.spatialMergeSize, v.spatialMergeSize);
-            add("vision.merger.norm", 1, vh, 2);
+            add("vision.merger.norm", 1, vh, qwen25 ? 1 : 2);
             add("vision.merger.fc1.weight", merged, merged, 1);
             add("vision.merger.fc1.bias", 1, merged, 1);
             add("vision.merger.fc2.weight", merged, v.outHiddenSize, 1);

@@ -171,6 +171,15 @@ std::vector<Preset> build()
     ModelSpec qwen = llamaStyle("Qwen2.5 7B", 152064, 3584, 28, 28, 4, 18944, 131072);
     qwen.qkvBias = true;
     add("qwen2.5-7b", qwen, 7615616512, true, "Qwen/Qwen2.5-7B config.json; 7,615,616,512 parameters");
+    // Qwen2.5-VL 7B: Qwen2.5 7B's decoder with mRoPE (vLLM's 4x cos/sin cache) beside its vision transformer.
+    ModelSpec qwenVl = qwen;
+    qwenVl.name = "Qwen2.5-VL 7B (VL)";
+    qwenVl.maxPositionEmbeddings = 128000;
+    qwenVl.mrope = true;
+    qwenVl.vision = { 1280, 3420, 32, 16, 0, 14, 3, VisionKind::Qwen25Vit, 2, 2, 3584, 0, 0 };
+    add("qwen2.5-vl-7b", qwenVl, 8292166656, true,
+        "Qwen/Qwen2.5-VL-7B-Instruct config.json (tests/data/hf/qwen2.5-vl-7b-instruct.json); 8,292,166,656 "
+        "parameters, the vision transformer's 676,550,144 included");
 
     ModelSpec qwen3 = llamaStyle("Qwen3 8B", 151936, 4096, 36, 32, 8, 12288, 40960);
     qwen3.qkNorm = true;
@@ -210,6 +219,7 @@ std::vector<Preset> build()
                   DType::Fp32 };
               m.attentionFreeLayers = m.ssm.layers;
               m.vision = { 1152, 4304, 27, 16, 0, 16, 3, VisionKind::QwenVit, 2, 2, hidden, 2304 };
+              m.mrope = true; // rope_parameters.mrope_section
               return m;
           };
     add("qwen3.5-27b", qwen35("Qwen3.5 27B (VL)", 5120, 64, 24, 4, 17408, 48), 27356728560, true,

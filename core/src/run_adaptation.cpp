@@ -16,7 +16,8 @@ Serving vllmServingFor(const ModelSpec& model)
     // beside those layers) is served as its language model, --language-model-only, from 0.17.0.
     // Llama 4's tower likewise (--language-model-only, PR #34120 of February 2026: 0.17.0 is the earliest release
     // VRAM Lab confirmed the flag in).
-    const bool dropTower = model.vision.qwen() || model.vision.kind == VisionKind::Llama4;
+    // Qwen2.5-VL's tower likewise, from 0.17.0 by that flag (0.10.1 by --limit-mm-per-prompt with images and videos 0).
+    const bool dropTower = model.vision.qwen() || model.vision.kind == VisionKind::Llama4 || model.vision.qwen25();
     s.engineVersion = dropTower ? std::string("0.17.0")
         : model.ssm.deltaNet()  ? std::string("0.10.2")
                                 : defaultEngineVersion(ServingEngine::Vllm);
@@ -64,6 +65,8 @@ std::vector<std::string> adaptRunToModel(const ModelSpec& model, RunSpec& run)
                 run.serving.reset();
             } else if ((key == "model.vision" && (model.vision.qwen() || model.vision.kind == VisionKind::Llama4)
                            && !(run.serving && run.serving->dropsVisionTower()))
+                || (key == "model.vision" && model.vision.qwen25() && run.serving
+                    && run.serving->engine != ServingEngine::HfGenerate && !run.serving->dropsVisionTower())
                 || ((key == "model.moe.every_expert_every_token" || key == "model.chunked_local_attention")
                     && (!run.serving || run.serving->engine == ServingEngine::HfGenerate))
                 || ((key == "model.ssm" || key == "model.attention_output_gate")
@@ -71,7 +74,8 @@ std::vector<std::string> adaptRunToModel(const ModelSpec& model, RunSpec& run)
                         || run.serving->engine == ServingEngine::LlamaCpp))) {
                 // Hybrid state-space models and gated attention: vLLM's and SGLang's budgets are modelled,
                 // training, generate() and llama.cpp are not; Qwen3.5's and Llama 4's towers only as vLLM leaves
-                // them out; Llama 4 only in the engines (transformers runs every expert on every token).
+                // them out (Qwen2.5-VL's in the engines); Llama 4 only in the engines (transformers runs every expert
+                // on every token).
                 const std::string from = run.serving ? std::string(toString(run.serving->engine))
                     : run.mode == Mode::Training     ? "mode training"
                                                      : "mode inference";

@@ -384,13 +384,18 @@ bool vision(const Scenario& s)
 {
     return s.model.vision.enabled();
 }
-bool siglip(const Scenario& s)
+bool fixedImage(const Scenario& s)
 {
-    return s.model.vision.enabled() && !s.model.vision.qwen();
+    return s.model.vision.enabled() && s.model.vision.fixedImage();
 }
 bool qwenVision(const Scenario& s)
 {
     return s.model.vision.enabled() && s.model.vision.qwen();
+}
+/// Qwen3.5's or Qwen2.5-VL's tower: a Conv3d over frames and a merger of patches.
+bool qwenFamilyVision(const Scenario& s)
+{
+    return s.model.vision.enabled() && (s.model.vision.qwen() || s.model.vision.qwen25());
 }
 bool llama4Vision(const Scenario& s)
 {
@@ -539,6 +544,10 @@ const ScenarioField kFields[] = {
              "The local layers attend within fixed chunks of sliding_window tokens, not a sliding window (Llama 4's "
              "attention_chunk_size)."),
         [](const Scenario& s) { return s.model.chunkedLocalAttention; }),
+    when(boolean<REF(s.model.mrope)>("model.mrope",
+             "Multimodal RoPE (Qwen2.5-VL, Qwen3.5): vLLM sizes its rotary cos/sin cache for 4 x "
+             "max_position_embeddings positions."),
+        [](const Scenario& s) { return s.model.mrope; }),
     choice<REF(s.model.attentionType), kAttentionTypeNames>(
         "model.attention_type", "MHA/GQA/MQA, or DeepSeek's multi-head latent attention."),
     when(integer<REF(s.model.moe.numExperts)>(
@@ -600,25 +609,25 @@ const ScenarioField kFields[] = {
         vision),
     when(integer<REF(s.model.vision.imageSize)>(
              "model.vision.image_size", 1, 100'000, "pixels", "Side of the image the tower encodes."),
-        siglip),
+        fixedImage),
     when(integer<REF(s.model.vision.patchSize)>(
              "model.vision.patch_size", 1, 100'000, "pixels", "Side of one patch (one position)."),
         vision),
     when(integer<REF(s.model.vision.channels)>("model.vision.channels", 1, 16, "", "Image channels (3: RGB)."), vision),
     when(choice<REF(s.model.vision.kind), kVisionKindNames>("model.vision.kind",
-             "The image encoder: SigLIP with Gemma 3's projector (default), Qwen3.5's vision transformer, or "
-             "Llama 4's tower with its pixel-shuffle adapter."),
+             "The image encoder: SigLIP with Gemma 3's projector (default), Qwen3.5's vision transformer, "
+             "Llama 4's tower with its pixel-shuffle adapter, or Qwen2.5-VL's vision transformer."),
         [](const Scenario& s) { return s.model.vision.enabled() && s.model.vision.kind != VisionKind::Siglip; }),
     when(integer<REF(s.model.vision.temporalPatchSize)>("model.vision.temporal_patch_size", 1, 1'000, "frames",
              "Frames one patch spans (Qwen: the Conv3d's depth)."),
-        qwenVision),
+        qwenFamilyVision),
     when(integer<REF(s.model.vision.spatialMergeSize)>("model.vision.spatial_merge_size", 1, 1'000, "patches",
              "Patches per side the merger joins into one language-model token (Qwen)."),
-        qwenVision),
+        qwenFamilyVision),
     when(integer<REF(s.model.vision.outHiddenSize)>("model.vision.out_hidden_size", 1, kMaxHidden, "",
              "The tower's output width: Qwen's merger (the language model's hidden size), Llama 4's "
              "vision_output_dim (the adapter's output, the projector's input)."),
-        [](const Scenario& s) { return qwenVision(s) || llama4Vision(s); }),
+        [](const Scenario& s) { return qwenFamilyVision(s) || llama4Vision(s); }),
     when(integer<REF(s.model.vision.projectorInputDim)>("model.vision.projector_input_dim", 1, kMaxHidden, "",
              "Llama 4: the pixel-shuffle adapter's inner width (fc1's output)."),
         llama4Vision),

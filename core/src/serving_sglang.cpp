@@ -48,6 +48,57 @@ Count sglangMambaPool(const ModelSpec& m, const Serving& s, Count tp, ServingRan
     return size;
 }
 
+/// An SGLang release as a comparable number with its .postN counted: the multimodal rule changed at 0.4.4.post4 and
+/// 0.4.9.post3.
+long sglangRelease(const std::string& v)
+{
+    long post = 0;
+    const std::size_t at = v.find(".post");
+    if (at != std::string::npos)
+        for (std::size_t p = at + 5; p < v.size() && std::isdigit(static_cast<unsigned char>(v[p])) && post < 1000; ++p)
+            post = post * 10 + (v[p] - '0');
+    return versionKey(v) * 1000 + post;
+}
+
+/// configs/model_config.py is_multimodal: an architecture with a vision tower, except Gemma 3's and Llama 4's from
+/// v0.4.6 (mm_disabled_models, PR #5349), which are text-only unless launched with --enable-multimodal
+/// (run.serving.multimodal). Without model.vision, run.serving.multimodal says the architecture has a tower.
+bool sglangMultimodal(const ModelSpec& m, const Serving& s, long release)
+{
+    if (!m.vision.enabled())
+        return s.multimodal;
+    const bool offByDefault = (m.vision.kind == VisionKind::Siglip || m.vision.kind == VisionKind::Llama4)
+        && release >= sglangRelease("0.4.6");
+    return !offByDefault || s.multimodal;
+}
+
+/// What SGLang multiplies mem_fraction_static by for a multimodal model: 0.95 on any value up to v0.4.4.post3
+/// (model_runner.py), 0.90 to v0.4.8 (PR #4754), 0.90 only on the default value in v0.4.9-0.4.9.post2 (moved to
+/// server_args.py, PR #7748), then, on the default only, adjust_mem_fraction_for_vlm (PR #6881, unchanged to
+/// v0.5.18): 0.95 x clamp(1 - 0.1 (L H^2 / (24 x 1024^2) - 1), 0.8, 1.05), L and H the vision_config's
+/// num_hidden_layers (24 where it has none: Qwen's towers say depth) and hidden_size.
+double sglangMultimodalFactor(const ModelSpec& m, const Serving& s, long release)
+{
+    if (release < sglangRelease("0.4.4.post4"))
+        return 0.95;
+    if (release < sglangRelease("0.4.9"))
+        return 0.90;
+    if (s.memFractionStatic)
+        return 1.0;
+    if (release < sglangRelease("0.4.9.post3"))
+        return 0.90;
+    if (!m.vision.enabled())
+        throw InputError("model.vision",
+            "the vision tower (SGLang from 0.4.9.post3 scales the default mem_fraction_static by the tower's depth and "
+            "width, adjust_mem_fraction_for_vlm); run.serving.multimodal alone does not say them, or set "
+            "run.serving.mem_fraction_static");
+    const VisionSpec& v = m.vision;
+    const double layers = v.fixedImage() ? static_cast<double>(v.numLayers) : 24.0;
+    const double width = static_cast<double>(v.hiddenSize);
+    const double ratio = layers * width * width / (24.0 * 1024.0 * 1024.0);
+    return 0.95 * std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
+}
+
 } // namespace
 
 void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
@@ -73,19 +124,31 @@ void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
                 "before 0.5.8 for Llama 4 with its vision tower (from 0.5.8 SGLang gives the chunked layers a pool of "
                 "swa_full_tokens_ratio x the full one, which is not modelled yet)");
     }
-    // python/sglang/srt/server_args.py (v0.4.x __post_init__): mem_fraction_static by tensor parallel size;
-    // model_runner.py (v0.3-v0.4): "if self.is_multimodal: self.mem_fraction_static *= 0.95".
+    // python/sglang/srt/server_args.py (v0.4.x __post_init__): mem_fraction_static by tensor parallel size, then
+    // lowered for a multimodal model (sglangMultimodalFactor).
+    const long release = sglangRelease(e.engineVersion);
+    const bool multimodal = sglangMultimodal(m, s, release);
     const double mfsGiven = s.memFractionStatic.value_or(tp >= 16 ? 0.79
             : tp >= 8                                             ? 0.81
             : tp >= 4                                             ? 0.85
             : tp >= 2                                             ? 0.87
                                                                   : 0.88);
-    const double mfs = s.multimodal || m.vision.enabled() ? mfsGiven * 0.95 : mfsGiven; // is_multimodal: the arch
+    const double mfsFactor = multimodal ? sglangMultimodalFactor(m, s, release) : 1.0;
+    const double mfs = mfsGiven * mfsFactor;
     e.rule = "SGLang (model_runner.profile_max_num_token): rest = free memory after loading the weights - free memory "
              "before loading "
              "x (1 - mem_fraction_static); max_total_num_tokens = rest // cell size; no profiling forward (activations "
              "and CUDA "
              "graphs live in the 1 - mem_fraction_static share)";
+    if (multimodal) {
+        char factor[32];
+        std::snprintf(factor, sizeof factor, "%.4f", mfsFactor);
+        e.rule += std::string("; a multimodal model: mem_fraction_static x ") + factor
+            + (release >= sglangRelease("0.5.18") ? ", and 100 MiB for the image-embedding cache" : "");
+    } else if (m.vision.enabled()) {
+        e.rule += "; the vision tower is loaded (its weights count) but the model runs text-only (SGLang from 0.4.6 "
+                  "enables Gemma 3's and Llama 4's images only with --enable-multimodal: run.serving.multimodal)";
+    }
     e.maxModelLen = s.contextLength.value_or(m.maxPositionEmbeddings);
     const Stage st = pipelineStage(m, 0, 1);
     ServingRank k;
@@ -102,6 +165,10 @@ void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
     const Bytes reserved = static_cast<Bytes>(static_cast<double>(preLoad) * (1.0 - mfs));
     k.budgetBytes = preLoad - reserved;
     k.kvCacheBytes = available - reserved;
+    // v0.5.18 (kv_cache_configurator.py mm_runtime_reservation_gb, PR #34141): a multimodal model's embedding cache,
+    // SGLANG_VLM_CACHE_SIZE_MB (100), comes out of the pool's share.
+    if (multimodal && release >= sglangRelease("0.5.18"))
+        k.kvCacheBytes -= 100 * kMiB;
     std::string mambaLine;
     const Count mambaStates = m.ssm.enabled() ? sglangMambaPool(m, s, tp, k, &mambaLine) : 0;
     // get_cell_size_per_token: kv heads per rank x (head_dim + v_head_dim) x layers x element size;

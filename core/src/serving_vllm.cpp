@@ -328,6 +328,12 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         throw InputError("run.serving.language_model_only",
             "false before vLLM 0.10.1 (the tower is left out from 0.10.1 with --limit-mm-per-prompt '{\"image\":0}', "
             "PR #22299; --language-model-only later sets the same)");
+    // Qwen2.5-VL's tower: self.visual = None when every multimodal limit is 0 from 0.10.1 (qwen2_5_vl.py, PR #22299:
+    // --limit-mm-per-prompt '{"image":0,"video":0}'; an unset modality defaults to 999), --language-model-only later.
+    if (s.languageModelOnly && m.vision.qwen25() && v < versionKey("0.10.1"))
+        throw InputError("run.serving.language_model_only",
+            "false before vLLM 0.10.1 (Qwen2.5-VL's tower is left out from 0.10.1 with --limit-mm-per-prompt "
+            "'{\"image\":0,\"video\":0}', PR #22299; --language-model-only later sets the same)");
     if (m.vision.qwen() && v < versionKey("0.17.0"))
         throw InputError("run.serving.engine_version",
             "0.17.0 or later for a Qwen3.5 checkpoint (the earliest vLLM release VRAM Lab confirmed it in)");

@@ -107,12 +107,16 @@ Bytes rankWeightsBytes(const ModelSpec& m, const Serving& s, Count tp, const Sta
             accumulate(experts, bytes);
     }
     // vllm/model_executor/layers/rotary_embedding.py: cos_sin_cache [max_position, rotary_dim]
-    // converted to the model dtype, one instance shared by the layers (get_rope caches it).
+    // converted to the model dtype, one instance shared by the layers (get_rope caches it). vLLM's
+    // MRotaryEmbedding (mrope.py, since 0.7.2: "we enlarge max_position_embeddings to 4 times") holds 4x the
+    // positions.
     if (m.position == PositionKind::Rope && st.layers() > 0 && m.maxPositionEmbeddings > 0) {
         const Count rotary = m.attentionType == AttentionType::Mla ? m.mla.qkRopeHeadDim
             : m.rotaryDim > 0                                      ? m.rotaryDim
                                                                    : m.headDim;
-        accumulate(total, storageBytes(dt, checkedMul(m.maxPositionEmbeddings, rotary)));
+        const bool fourfold
+            = m.mrope && s.engine == ServingEngine::Vllm && versionKey(s.engineVersion) >= versionKey("0.7.2");
+        accumulate(total, storageBytes(dt, checkedMul(m.maxPositionEmbeddings, rotary, fourfold ? 4 : 1)));
     }
     if (expertBytes)
         *expertBytes = experts;

@@ -83,6 +83,9 @@ const char* const kConfigs[] = {
     "aya-23-8b.json",
     "llama-4-scout-17b-16e.json",
     "llama-4-maverick-17b-128e-instruct.json",
+    "qwen2.5-vl-3b-instruct.json",
+    "qwen2.5-vl-7b-instruct.json",
+    "qwen2.5-vl-32b-instruct.json",
 };
 
 /// What an import gives: parameters, and the memory and time of a training step (flash and
@@ -137,7 +140,7 @@ Fingerprint fingerprint(const nlohmann::json& cfg)
     f.inferTotal = estimate(sc).total;
     // What only the serving engines keep (partial RoPE's cos/sin cache): the weights vLLM loads, where it serves
     // the model (gpt-oss's MXFP4 experts are refused by the engines' weight budget, naming the key).
-    if (!imp.model.vision.enabled()) {
+    if (!imp.model.vision.enabled() || imp.model.vision.qwen25()) { // Qwen2.5-VL: --language-model-only
         sc.run.gpu = findGpu("h100-sxm-80gb");
         sc.run.serving = vllmServingFor(imp.model);
         sc.run.serving->maxModelLen = std::min<Count>(8192, std::max<Count>(imp.model.maxPositionEmbeddings, 1));
@@ -199,6 +202,10 @@ private slots:
         QTest::newRow("qwen2") << "qwen2.5-7b.json"
                                << "qwen2.5-7b"
                                << "qwen2";
+        // Qwen2.5-VL 7B's language model is Qwen2.5 7B's (its tower is compared in qwen25Vl).
+        QTest::newRow("qwen2_5_vl") << "qwen2.5-vl-7b-instruct.json"
+                                    << "qwen2.5-7b"
+                                    << "qwen2_5_vl_text";
         QTest::newRow("gemma3") << "gemma-3-12b.json"
                                 << "gemma-3-12b"
                                 << "gemma3_text";
@@ -282,6 +289,124 @@ private slots:
         Scenario fromPreset = fromConfig;
         fromPreset.model = findPreset(preset.toStdString())->model;
         QCOMPARE(estimate(fromConfig).peak, estimate(fromPreset).peak);
+    }
+
+    /// Qwen2.5-VL (modeling_qwen2_5_vl.py@4.57.1): Qwen2's decoder with mRoPE beside a 32-block vision transformer.
+    /// Both config.json layouts import alike; the tower is frozen in training, refused with QLoRA and SGLang, and
+    /// left out by vLLM's --language-model-only, whose mRoPE cos/sin cache holds 4 x max_position_embeddings.
+    void qwen25Vl()
+    {
+        const nlohmann::json nested = load("qwen2.5-vl-7b-instruct.json");
+        const HfImport imp = importHfConfig(nested);
+        const ModelSpec& m = imp.model;
+        QVERIFY(m.vision.qwen25() && m.mrope && m.qkvBias && !m.tiedEmbeddings);
+        QCOMPARE(m.maxPositionEmbeddings, Count(128000));
+        ModelSpec text = m;
+        text.vision = {};
+        QCOMPARE(countParameters(text).total, Count(7'615'616'512));
+        // The tower: the bias-free Conv3d 3 x 2 x 14 x 14 x 1280; 32 blocks of two RMSNorms, qkv 1280 x 3840 and
+        // proj 1280 x 1280 with biases, gate and up 1280 x 3420 and down 3420 x 1280 with biases (19,702,200); the
+        // merger's RMSNorm, 5120 x 5120 and 5120 x 3584 with biases.
+        QCOMPARE(countParameters(m).total - countParameters(text).total,
+            Count(1'505'280 + 32 * 19'702'200 + 1280 + 26'219'520 + 18'353'664));
+        QCOMPARE(countParameters(m).total - countParameters(text).total, Count(676'550'144));
+        QCOMPARE(countParameters(findPreset("qwen2.5-vl-7b")->model).total, countParameters(m).total);
+        QVERIFY(findPreset("qwen2.5-vl-7b")->model.mrope && findPreset("qwen2.5-vl-7b")->model.vision.qwen25());
+
+        // The Hub's original flat layout: the language model's keys at the top level (here text_config's copies).
+        nlohmann::json flat = nested;
+        flat.erase("text_config");
+        const HfImport f = importHfConfig(flat);
+        QCOMPARE(f.modelType, imp.modelType);
+        QCOMPARE(countParameters(f.model).total, countParameters(m).total);
+        QVERIFY(f.model.mrope);
+        // Nested, transformers reads text_config: a top-level copy changes nothing, and a tie_word_embeddings that
+        // disagrees with text_config's (default false) is said, not followed.
+        nlohmann::json shadow = nested;
+        shadow["hidden_size"] = 1024;
+        QCOMPARE(countParameters(importHfConfig(shadow).model).total, countParameters(m).total);
+        shadow["tie_word_embeddings"] = true;
+        const HfImport tie = importHfConfig(shadow);
+        QVERIFY(!tie.model.tiedEmbeddings);
+        QCOMPARE(tie.warnings.size(), size_t(1));
+        QVERIFY(tie.warnings.front().starts_with("tie_word_embeddings: the top-level true is a copy"));
+        // The 3B's flat file ties (its top-level key is the language model's).
+        QVERIFY(importHfConfig(load("qwen2.5-vl-3b-instruct.json")).model.tiedEmbeddings);
+        // The merger feeds the language model: its width must be the hidden size.
+        nlohmann::json bad = nested;
+        bad["vision_config"]["out_hidden_size"] = 2048;
+        try {
+            importHfConfig(bad);
+            QFAIL("a merger narrower than the language model imported");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("vision_config.out_hidden_size"));
+        }
+        // The language model's config alone is not a model transformers builds.
+        try {
+            importHfConfig(nested.at("text_config"));
+            QFAIL("qwen2_5_vl_text imported on its own");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("model_type"));
+        }
+
+        // Training on text: the tower's weights load, frozen (no gradient, no optimizer state).
+        Scenario sc = scenarioFromHf(imp, "x");
+        QVERIFY(sc.run.mode == Mode::Training && !sc.run.serving);
+        sc.run.finetune.method = FinetuneMethod::Lora;
+        Scenario noTower = sc;
+        noTower.model.vision = {};
+        const auto bytesOf = [](const Report& r, std::string_view key) {
+            for (const Component& c : r.components)
+                if (c.key == key)
+                    return c.bytes;
+            return Bytes(0);
+        };
+        const Report with = estimate(sc), without = estimate(noTower);
+        QCOMPARE(bytesOf(with, "weights") - bytesOf(without, "weights"), Bytes(676'550'144) * 2); // bf16
+        QCOMPARE(bytesOf(with, "gradients"), bytesOf(without, "gradients"));
+        QCOMPARE(bytesOf(with, "optimizer_states"), bytesOf(without, "optimizer_states"));
+        sc.run.finetune.method = FinetuneMethod::Qlora;
+        try {
+            validateScenario(sc);
+            QFAIL("QLoRA with Qwen2.5-VL's tower accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("model.vision"));
+        }
+
+        // Serving: SGLang keeps the tower (no language-only mode frees it) and its budget for it is not modelled;
+        // the run adapts to vLLM without the tower.
+        Scenario serve = scenarioFromHf(imp, "x");
+        serve.run.mode = Mode::Inference;
+        serve.run.serving = Serving {};
+        serve.run.serving->engine = ServingEngine::Sglang;
+        serve.run.serving->engineVersion = "0.5.6";
+        QVERIFY_THROWS_EXCEPTION(InputError, validateScenario(serve));
+        const std::vector<std::string> changes = adaptRunToModel(serve.model, serve.run);
+        QCOMPARE(changes.size(), size_t(1));
+        QVERIFY2(changes.front().starts_with("model.vision: sglang -> serving with vllm"), changes.front().c_str());
+        QVERIFY(serve.run.serving->dropsVisionTower() && serve.run.serving->engineVersion == "0.17.0");
+        serve.run.gpu = findGpu("h100-sxm-80gb");
+        const Bytes lmo = servingEstimate(serve.model, serve.run).ranks.front().weightsBytes;
+        // vLLM loads the language model only: Qwen2.5 7B's weights (vocabulary padded to 64: 152,064 already is)
+        // and the mRoPE cos/sin cache, 4 x 128,000 positions x 128 x 2 bytes, 3 x 128,000 x 256 B more than RoPE's.
+        Scenario plain = serve;
+        plain.model.mrope = false;
+        QCOMPARE(lmo - servingEstimate(plain.model, plain.run).ranks.front().weightsBytes, Bytes(3 * 128'000 * 256));
+        plain.model.vision = {};
+        plain.run.serving->languageModelOnly = false; // no tower to leave out
+        QCOMPARE(servingEstimate(plain.model, plain.run).ranks.front().weightsBytes,
+            Bytes(7'615'616'512) * 2 + 128'000 * 256);
+        // The tower is left out from 0.10.1 (--limit-mm-per-prompt with images and videos 0); before, refused.
+        serve.run.serving->engineVersion = "0.10.0";
+        try {
+            validateScenario(serve);
+            servingEstimate(serve.model, serve.run);
+            QFAIL("--language-model-only before vLLM 0.10.1 accepted for Qwen2.5-VL");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("run.serving.language_model_only"));
+        }
+        serve.run.serving->engineVersion = "0.10.1";
+        QCOMPARE(servingEstimate(serve.model, serve.run).ranks.front().weightsBytes, lmo);
     }
 
     /// Llama 4 (modeling_llama4.py@4.57.1): routed experts and a shared expert of intermediate_size behind a
@@ -546,8 +671,9 @@ private slots:
     void unmodelledFamiliesRefused_data()
     {
         QTest::addColumn<QString>("modelType");
-        for (const char* t : { "jamba", "zamba2", "kimi_linear", "mamba", "mamba2", "qwen2_5_vl", "mllama", "llava",
-                 "granitemoeshared", "cohere2", "glm4_moe", "llama4_vision_model" })
+        for (const char* t :
+            { "jamba", "zamba2", "kimi_linear", "mamba", "mamba2", "qwen2_vl", "mllama", "llava", "granitemoeshared",
+                "cohere2", "glm4_moe", "llama4_vision_model", "qwen2_5_vl_vision", "qwen2_5_vl_text" })
             QTest::newRow(t) << QString::fromLatin1(t);
     }
     void unmodelledFamiliesRefused()
@@ -743,6 +869,13 @@ private slots:
                                        << "llama4_text" << qint64(108'641'793'536) << qint64(18'044'827'136);
         QTest::newRow("llama-4-maverick") << "llama-4-maverick-17b-128e-instruct.json"
                                           << "llama4_text" << qint64(401'583'781'376) << qint64(18'056'623'616);
+        // Qwen2.5-VL with its vision transformer (SOURCES.md: the Hub's totals).
+        QTest::newRow("qwen2.5-vl-3b") << "qwen2.5-vl-3b-instruct.json"
+                                       << "qwen2_5_vl_text" << qint64(3'754'622'976) << qint64(0);
+        QTest::newRow("qwen2.5-vl-7b") << "qwen2.5-vl-7b-instruct.json"
+                                       << "qwen2_5_vl_text" << qint64(8'292'166'656) << qint64(0);
+        QTest::newRow("qwen2.5-vl-32b") << "qwen2.5-vl-32b-instruct.json"
+                                        << "qwen2_5_vl_text" << qint64(33'452'718'336) << qint64(0);
     }
 
     /// The layer kinds of each hybrid family, tensor by tensor, and what the import makes of the run.

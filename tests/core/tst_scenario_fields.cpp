@@ -43,6 +43,7 @@ Scenario richScenario()
     sc.model.moe.layerInterval = 2; // written only when not 1; with the hybrid blocks below refused by validateRun
     sc.model.moe.everyExpertEveryToken = true; // written only when set (Llama 4)
     sc.model.chunkedLocalAttention = true; // written only when set (Llama 4)
+    sc.model.mrope = true; // written only when set (Qwen2.5-VL, Qwen3.5)
     sc.model.vision = { 1152, 4304, 27, 16, 896, 14, 3 }; // Gemma 3's SigLIP tower
     // Gated DeltaNet mixers in 4 of the blocks (kind and state_dtype are written only for them, when set).
     sc.model.ssm = { 4, 8, 64, 16, 2, 4, true, true, true, false, SsmKind::GatedDeltaNet, DType::Fp32 };

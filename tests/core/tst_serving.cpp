@@ -44,6 +44,7 @@ private slots:
     void tensorParallelAllReduces();
     void vllmSlidingWindowGroups();
     void llama4Engines();
+    void sglangMultimodalFactor();
 };
 
 namespace {
@@ -1067,3 +1068,67 @@ void TstServing::llama4Engines()
 
 QTEST_APPLESS_MAIN(TstServing)
 #include "tst_serving.moc"
+
+// SGLang lowers mem_fraction_static for a multimodal model by a rule that changed four times (serving_sglang.cpp
+// sglangMultimodalFactor, from the tags' model_runner.py and server_args.py), and runs Gemma 3 text-only from v0.4.6
+// unless launched with --enable-multimodal.
+void TstServing::sglangMultimodalFactor()
+{
+    json doc = { { "model", { { "preset", "gemma-3-12b" } } },
+        { "run",
+            { { "mode", "serving" }, { "gpu", "h100-sxm-80gb" },
+                { "serving", { { "engine", "sglang" }, { "engine_version", "0.4.9" } } } } } };
+    // Gemma 3 4B's SigLIP tower: 27 layers of 1152.
+    doc["model"]["vision"] = { { "hidden_size", 1152 }, { "intermediate_size", 4304 }, { "num_layers", 27 },
+        { "num_heads", 16 }, { "image_size", 896 }, { "patch_size", 14 } };
+    const auto budget = [&](const std::string& version, std::optional<double> mfs, bool multimodal) {
+        json d = doc;
+        d["run"]["serving"]["engine_version"] = version;
+        if (mfs)
+            d["run"]["serving"]["mem_fraction_static"] = *mfs;
+        if (multimodal)
+            d["run"]["serving"]["multimodal"] = true;
+        const ServingEstimate e = run(d);
+        return std::pair { e.limiting().budgetBytes, e.totalGpuBytes - e.limiting().nonTorchBytes };
+    };
+    const auto expect = [](Bytes preLoad, double mfs) {
+        return preLoad - static_cast<Bytes>(static_cast<double>(preLoad) * (1.0 - mfs));
+    };
+    // The default fraction at TP 1 is 0.88 (server_args.py, v0.4.x).
+    auto [b, p] = budget("0.4.9", std::nullopt, false);
+    QCOMPARE(b, expect(p, 0.88)); // Gemma 3 from v0.4.6: text-only by default, no factor
+    QCOMPARE(budget("0.4.9", std::nullopt, true).first, expect(p, 0.88 * 0.90)); // --enable-multimodal
+    QCOMPARE(budget("0.4.9", 0.8, true).first, expect(p, 0.8)); // from v0.4.9 only the default value is lowered
+    QCOMPARE(budget("0.4.8", 0.8, true).first, expect(p, 0.8 * 0.90)); // before, any value
+    QCOMPARE(budget("0.4.4.post4", 0.8, false).first, expect(p, 0.8 * 0.90)); // multimodal before v0.4.6
+    QCOMPARE(budget("0.4.4.post3", 0.8, false).first, expect(p, 0.8 * 0.95));
+    QCOMPARE(budget("0.4.4", 0.8, false).first, expect(p, 0.8 * 0.95));
+    QCOMPARE(budget("0.4.9.post2", std::nullopt, true).first, expect(p, 0.88 * 0.90));
+    // adjust_mem_fraction_for_vlm (v0.4.9.post3 on): 27 x 1152^2 / (24 x 1024^2) = 1.423828125, so
+    // 0.95 x (1 - 0.1 x 0.423828125) = 0.909736328125.
+    const double siglip = 0.95 * (1.0 - 0.1 * (27.0 * 1152.0 * 1152.0 / (24.0 * 1024.0 * 1024.0) - 1.0));
+    QCOMPARE(siglip, 0.909736328125);
+    QCOMPARE(budget("0.4.9.post3", std::nullopt, true).first, expect(p, 0.88 * siglip));
+    QCOMPARE(budget("0.5.6", 0.8, true).first, expect(p, 0.8));
+    // v0.5.18: the 100 MiB image-embedding cache comes out of the pool, whatever the fraction.
+    json d = doc;
+    d["run"]["serving"]["engine_version"] = "0.5.17";
+    d["run"]["serving"]["mem_fraction_static"] = 0.8;
+    d["run"]["serving"]["multimodal"] = true;
+    const Bytes before = run(d).limiting().kvCacheBytes;
+    d["run"]["serving"]["engine_version"] = "0.5.18";
+    QCOMPARE(run(d).limiting().kvCacheBytes, before - 100 * kMiB);
+    // Without the tower's shape the v0.4.9.post3 factor cannot be computed: refused, naming model.vision.
+    d = doc;
+    d["model"].erase("vision");
+    d["run"]["serving"]["engine_version"] = "0.5.6";
+    d["run"]["serving"]["multimodal"] = true;
+    try {
+        run(d);
+        QFAIL("a multimodal checkpoint without its tower's shape accepted at SGLang 0.5.6");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("model.vision"));
+    }
+    d["run"]["serving"]["mem_fraction_static"] = 0.8; // an explicit fraction is not lowered: no shape needed
+    QCOMPARE(run(d).limiting().budgetBytes, expect(run(d).totalGpuBytes - run(d).limiting().nonTorchBytes, 0.8));
+}

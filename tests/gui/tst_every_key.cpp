@@ -72,7 +72,7 @@ const QHash<QString, QString>& exempt()
                  "model.vision.temporal_patch_size", "model.vision.spatial_merge_size", "model.vision.out_hidden_size",
                  "model.vision.projector_input_dim", "model.vision.num_position_embeddings", "model.attention_layers",
                  "model.mlp_layers", "model.tied_embeddings", "model.dropout", "model.sliding_window",
-                 "model.global_layer_interval", "model.chunked_local_attention", "model.attention_type",
+                 "model.global_layer_interval", "model.chunked_local_attention", "model.mrope", "model.attention_type",
                  "model.moe.num_experts", "model.moe.top_k", "model.moe.shared_experts",
                  "model.moe.expert_ffn_hidden_size", "model.moe.first_dense_layers", "model.moe.layer_interval",
                  "model.moe.router_bias", "model.moe.expert_bias", "model.moe.shared_expert_ffn_hidden_size",

@@ -71,7 +71,8 @@ private slots:
         QTest::addColumn<QString>("family"); // every visible preset's family, or "" for a mix
         QTest::addColumn<int>("shown");
         QTest::newRow("qwen") << "qwen"
-                              << "Qwen" << 6; // Qwen2.5 7B, Qwen3 8B and 30B-A3B, Qwen3-Next, Qwen3.5 27B and 35B-A3B
+                              << "Qwen" << 7; // Qwen2.5 7B and VL 7B, Qwen3 8B and 30B-A3B, Qwen3-Next, Qwen3.5 27B
+                                              // and 35B-A3B
         QTest::newRow("case-insensitive") << "OLMO"
                                           << "OLMo" << 3; // OLMo 2 7B, 13B and OLMoE 1B-7B
         QTest::newRow("by key") << "phi-4"

@@ -539,7 +539,7 @@ private slots:
         QVERIFY(doc->scenario().run.serving && doc->scenario().run.serving->languageModelOnly);
         // In bf16 on the default H100 at the model's 262,144 tokens the language model's 64.5 GiB leave 3.24 GiB of
         // cache where one request needs 5.08 GiB: vLLM does not start, and the header says so (the FP8 example,
-        // resources/scenarios/qwen3.6-35b-a3b-fp8-vllm-h100.json, holds 6.73 such requests).
+        // resources/scenarios/qwen3.6-35b-a3b-fp8-vllm-h100.json, holds 7.02 such requests).
         QVERIFY(doc->servingEstimate() && doc->servingEstimate()->startupFails);
         QVERIFY2(doc->servingEstimate()->failure.starts_with("To serve at least one request with the models's max seq "
                                                              "len (262144), (5.08 GiB KV cache is needed"),

@@ -29,8 +29,9 @@ inline constexpr ChoiceName kNormNames[]
     = { choiceName("rmsnorm", NormKind::RmsNorm), choiceName("layernorm", NormKind::LayerNorm) };
 inline constexpr ChoiceName kPositionNames[] = { choiceName("rope", PositionKind::Rope),
     choiceName("learned", PositionKind::Learned), choiceName("none", PositionKind::None) };
-inline constexpr ChoiceName kVisionKindNames[] = { choiceName("siglip", VisionKind::Siglip),
-    choiceName("qwen-vit", VisionKind::QwenVit), choiceName("llama4", VisionKind::Llama4) };
+inline constexpr ChoiceName kVisionKindNames[]
+    = { choiceName("siglip", VisionKind::Siglip), choiceName("qwen-vit", VisionKind::QwenVit),
+          choiceName("llama4", VisionKind::Llama4), choiceName("qwen2.5-vit", VisionKind::Qwen25Vit) };
 inline constexpr ChoiceName kSsmKindNames[]
     = { choiceName("mamba2", SsmKind::Mamba2), choiceName("gated-deltanet", SsmKind::GatedDeltaNet) };
 inline constexpr ChoiceName kAttentionTypeNames[]

@@ -64,7 +64,10 @@ struct MlaSpec {
 /// language model's width).
 /// Or Llama 4's (modeling_llama4.py Llama4VisionModel: a linear patch embedding, a class token, pre- and
 /// post-LayerNorms, a pixel-shuffle MLP adapter and a linear projector).
-enum class VisionKind { Siglip, QwenVit, Llama4 };
+/// Or Qwen2.5-VL's (modeling_qwen2_5_vl.py@4.57.1 Qwen2_5_VisionTransformerPretrainedModel: a bias-free Conv3d patch
+/// embedding, no learned positions (2D RoPE), RMSNorm blocks with a biased qkv/proj and a biased gated SiLU MLP, and
+/// a patch merger whose norm is an RMSNorm).
+enum class VisionKind { Siglip, QwenVit, Llama4, Qwen25Vit };
 
 /// A vision-language model's image encoder and its projector into the language model: SigLIP
 /// (modeling_siglip.py SiglipVisionTransformer without the pooling head) and Gemma 3's projector
@@ -86,6 +89,9 @@ struct VisionSpec {
     Count projectorInputDim = 0; ///< Llama 4: the adapter fc1's output width (projector_input_dim)
     bool enabled() const { return hiddenSize > 0; }
     bool qwen() const { return kind == VisionKind::QwenVit; }
+    bool qwen25() const { return kind == VisionKind::Qwen25Vit; }
+    /// A fixed image size and learned positions per patch (SigLIP, Llama 4), not Qwen's dynamic resolution.
+    bool fixedImage() const { return kind == VisionKind::Siglip || kind == VisionKind::Llama4; }
     /// Learned positions, one per patch (throws SizeOverflow past 63 bits, as any size here).
     Count patches() const { return patchSize > 0 ? checkedMul(imageSize / patchSize, imageSize / patchSize) : 0; }
 };
@@ -182,6 +188,9 @@ struct ModelSpec {
     SsmSpec ssm; ///< hybrid state-space models: Mamba-2 mixers in `ssm.layers` blocks
     Count attentionFreeLayers = 0; ///< blocks without attention (hybrid models: Mamba-2 or MLP only)
     Count mlpFreeLayers = 0; ///< blocks without an MLP (Nemotron-H's mixer-only blocks)
+    /// Multimodal RoPE (rope_scaling / rope_parameters with mrope_section: Qwen2.5-VL, Qwen3.5): vLLM's
+    /// MRotaryEmbedding sizes its cos/sin cache for 4 x max_position_embeddings positions (rotary_embedding/mrope.py).
+    bool mrope = false;
 
     Count qWidth() const { return numHeads * headDim; } ///< a * d
     Count kvWidth() const { return numKvHeads * headDim; } ///< g * d
