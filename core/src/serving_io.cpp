@@ -30,9 +30,10 @@ const std::vector<std::pair<std::string, QuantKind>> kQuant = { { "none", QuantK
     { "fp8-block", QuantKind::Fp8Block }, { "bnb-nf4", QuantKind::BnbNf4 }, { "bnb-int8", QuantKind::BnbInt8 } };
 
 // Which engine each flag belongs to (a flag of another engine is refused, not ignored).
-const std::set<std::string> kVllmKeys = { "gpu_memory_utilization", "max_model_len", "max_num_batched_tokens",
-    "block_size", "enforce_eager", "enable_chunked_prefill", "enable_prefix_caching", "swap_space", "cuda_graph_gib",
-    "mamba_cache_dtype", "kv_cache_memory_bytes", "language_model_only" };
+const std::set<std::string> kVllmKeys
+    = { "gpu_memory_utilization", "max_model_len", "max_num_batched_tokens", "block_size", "enforce_eager",
+          "enable_chunked_prefill", "enable_prefix_caching", "swap_space", "cuda_graph_gib", "mamba_cache_dtype",
+          "kv_cache_memory_bytes", "language_model_only", "async_scheduling", "disable_hybrid_kv_cache_manager" };
 const std::set<std::string> kSglangKeys = { "mem_fraction_static", "context_length", "multimodal",
     "disable_radix_cache", "max_mamba_cache_size", "mamba_full_memory_ratio" };
 const std::set<std::string> kLlamaKeys = { "n_ctx", "n_gpu_layers", "n_batch", "n_ubatch", "type_k", "type_v",
@@ -211,6 +212,8 @@ void readServing(const json& value, RunSpec& out)
     set(s.cudaGraphBytes, gibBytes(r.number("cuda_graph_gib", 0, 1e6)));
     set(s.kvCacheMemoryBytes, r.integer("kv_cache_memory_bytes", 1, Count(1) << 50));
     set(s.languageModelOnly, r.boolean("language_model_only"));
+    set(s.asyncScheduling, r.boolean("async_scheduling"));
+    set(s.disableHybridKvCacheManager, r.boolean("disable_hybrid_kv_cache_manager"));
     // SGLang (python/sglang/srt/server_args.py).
     set(s.memFractionStatic, fraction(r, "mem_fraction_static", true));
     set(s.contextLength, r.integer("context_length", 1, 100'000'000));
@@ -294,6 +297,10 @@ json servingJson(const RunSpec& run)
             j["kv_cache_memory_bytes"] = *s.kvCacheMemoryBytes;
         if (s.languageModelOnly)
             j["language_model_only"] = true;
+        if (s.asyncScheduling)
+            j["async_scheduling"] = *s.asyncScheduling;
+        if (s.disableHybridKvCacheManager)
+            j["disable_hybrid_kv_cache_manager"] = true;
     }
     if ((s.engine == ServingEngine::Vllm || s.engine == ServingEngine::HfGenerate) && s.maxModelLen)
         j["max_model_len"] = *s.maxModelLen;

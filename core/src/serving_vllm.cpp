@@ -203,13 +203,17 @@ void hybridCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, long 
 }
 
 /// Whether vLLM gives the model's local layers their own KV cache spec, in the versions VRAM Lab models as V1
+/// and unless --disable-hybrid-kv-cache-manager
 /// (0.9.2 and later): sliding windows always (SlidingWindowSpec, PR #14097; beside full layers through the hybrid
 /// KV cache manager of PR #17996, 0.9.1); Llama 4's chunks from 0.10.0 (ChunkedLocalAttentionSpec, PR #19351),
 /// except 0.10.1-0.13.x, where VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 0 (PR #21761; 1
 /// from PR #29627, December 2025) and disables the hybrid manager, so every layer is full attention.
-bool localLayersOwnSpec(const ModelSpec& m, long v)
+bool localLayersOwnSpec(const ModelSpec& m, const Serving& s, long v)
 {
-    if (m.slidingWindow <= 0 || m.localLayers() <= 0 || v < versionKey("0.9.2"))
+    // --disable-hybrid-kv-cache-manager: unify_hybrid_kv_cache_specs turns the windows of a model that also has full
+    // layers into FullAttentionSpec (a window in every layer is uniform and stays a window).
+    if (m.slidingWindow <= 0 || m.localLayers() <= 0 || v < versionKey("0.9.2")
+        || (s.disableHybridKvCacheManager && m.globalLayers() > 0))
         return false;
     if (!m.chunkedLocalAttention)
         return true;
@@ -227,11 +231,12 @@ Count localBlocksPerRequest(const ModelSpec& m, const Serving& s, long v, Servin
             "a version other than 0.25.x for a model with sliding-window or chunked layers (whether 0.25 already "
             "counts two batches in flight for them, PR #47728, is not pinned)");
     const Count L = e.maxModelLen, bs = s.blockSize, T = e.maxNumBatchedTokens, W = m.slidingWindow;
-    const Count X = v >= versionKey("0.26.0") ? checkedMul(2, T) : T;
-    if (v >= versionKey("0.26.0"))
+    const bool twoInFlight = v >= versionKey("0.26.0") && s.asyncScheduling.value_or(true);
+    const Count X = twoInFlight ? checkedMul(2, T) : T;
+    if (v >= versionKey("0.26.0") && !s.asyncScheduling)
         e.warnings.push_back("vLLM " + e.engineVersion
             + " keeps twice max_num_batched_tokens in flight for the local layers (async scheduling, on by default; "
-              "--no-async-scheduling halves it): assumed on");
+              "--no-async-scheduling halves it, run.serving.async_scheduling): assumed on");
     return m.chunkedLocalAttention ? ceilDiv(std::min(W + X, L), bs)
                                    : checkedAdd(ceilDiv(std::min(W - 1 + X, L), bs), 1);
 }
@@ -357,9 +362,18 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
                 "false before vLLM 0.17.0 for a Gated DeltaNet model (the mamba_cache_mode \"align\" of 0.17.0 and "
                 "later is modelled; earlier versions' handling is not)");
     }
+    if (s.disableHybridKvCacheManager && v < versionKey("0.9.2"))
+        throw InputError("run.serving.disable_hybrid_kv_cache_manager",
+            "false before vLLM 0.9.2 (the hybrid KV cache manager it turns off arrived in 0.9.1, PR #17996; VRAM Lab "
+            "models V1 from 0.9.2)");
+    if (s.disableHybridKvCacheManager && m.ssm.enabled())
+        throw InputError("run.serving.disable_hybrid_kv_cache_manager",
+            "false for a hybrid state-space model: without the hybrid manager vLLM cannot unify the Mamba and "
+            "attention "
+            "layers' specs and does not start (unify_hybrid_kv_cache_specs raises)");
     // Local layers beside full ones are cached in groups (windowedCache); a window in every layer is one uniform
     // group whose requests need the window's blocks only (below).
-    const bool ownSpec = !m.ssm.enabled() && localLayersOwnSpec(m, v);
+    const bool ownSpec = !m.ssm.enabled() && localLayersOwnSpec(m, s, v);
     const bool windowed = ownSpec && m.globalLayers() > 0, allLocal = ownSpec && m.globalLayers() == 0;
     if (windowed && pp > 1)
         throw InputError("run.parallelism.pipeline_parallel",

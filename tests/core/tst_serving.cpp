@@ -894,6 +894,38 @@ void TstServing::vllmSlidingWindowGroups()
     QCOMPARE(e.maxConcurrency, 32768.0 / (2048.0 + 6 * 1089.0));
     QCOMPARE(e.kvCacheTokens, Count(125'115));
     QVERIFY_THROWS_EXCEPTION(InputError, run(gemma27Vllm("0.25.0"))); // not pinned
+    // --no-async-scheduling (run.serving.async_scheduling false): one batch in flight, 0.20's 1025 blocks a window.
+    {
+        json sync = gemma27Vllm("0.26.0");
+        sync["run"]["serving"]["async_scheduling"] = false;
+        e = run(sync);
+        QCOMPARE(e.maxConcurrency, 32768.0 / 5510.0);
+        QVERIFY(std::none_of(e.warnings.begin(), e.warnings.end(),
+            [](const std::string& w) { return w.find("assumed on") != std::string::npos; }));
+        QCOMPARE(readScenario(sync).run.serving->asyncScheduling, std::optional<bool>(false));
+        QCOMPARE(scenarioToJson(readScenario(sync))["run"]["serving"]["async_scheduling"], json(false));
+    }
+    // --disable-hybrid-kv-cache-manager: every layer full attention (ACCOUNTING_FACTS.md's worked example): 62 pages a
+    // block, 5285 blocks, 84,560 tokens, 2048 blocks a request: 2.58x.
+    {
+        json off = gemma27Vllm("0.20.0");
+        off["run"]["serving"]["disable_hybrid_kv_cache_manager"] = true;
+        e = run(off);
+        QCOMPARE(e.gpuBlocks.value_or(0), Count(5285));
+        QCOMPARE(e.kvCacheTokens, Count(84'560));
+        QCOMPARE(e.maxConcurrency, 5285.0 / 2048.0);
+        QCOMPARE(scenarioToJson(readScenario(off))["run"]["serving"]["disable_hybrid_kv_cache_manager"], json(true));
+        off["run"]["serving"]["engine_version"] = "0.9.1"; // before the hybrid manager: refused, naming the flag
+        off["run"]["serving"].erase("kv_cache_memory_bytes");
+        off["run"]["serving"].erase("max_num_batched_tokens");
+        try {
+            run(off);
+            QFAIL("--disable-hybrid-kv-cache-manager accepted before 0.9.2");
+        } catch (const InputError& err) {
+            QCOMPARE(
+                QString::fromStdString(err.keyPath()), QStringLiteral("run.serving.disable_hybrid_kv_cache_manager"));
+        }
+    }
     // A decode step reads a local layer's window only: 52 layers x (32,768 - 1024) tokens x 8192 B fewer than if
     // every layer read the whole context.
     {

@@ -39,6 +39,11 @@ struct Serving {
     double swapSpaceGib = 4; ///< V0 CPU blocks
     std::optional<Bytes> kvCacheMemoryBytes; ///< --kv-cache-memory-bytes: the KV cache's size, gmu ignored
     bool languageModelOnly = false; ///< --language-model-only: a vision-language checkpoint without its tower
+    /// --async-scheduling / --no-async-scheduling; unset: on from 0.26.0, where the local layers then hold twice
+    /// max_num_batched_tokens in flight (PR #47728). It changes memory only there.
+    std::optional<bool> asyncScheduling;
+    /// --disable-hybrid-kv-cache-manager: sliding-window and chunked layers are cached as full attention.
+    bool disableHybridKvCacheManager = false;
     /// vLLM builds the model without its vision tower (the flag is vLLM's).
     bool dropsVisionTower() const { return engine == ServingEngine::Vllm && languageModelOnly; }
 
