@@ -785,7 +785,8 @@ HfImport importHfConfig(const json& root)
         }
     out.modelType = type;
     ModelSpec& m = out.model;
-    m.name = top.string("_name_or_path").value_or(type);
+    // Named after the checkpoint, or its top-level model_type (a wrapper's, not its text_config's).
+    m.name = top.string("_name_or_path").value_or(topType.empty() ? type : topType);
     if (topType == "gemma3" && root.contains("vision_config"))
         m.vision = importSiglipVision(root.at("vision_config"));
     if ((topType == "qwen3_5" || topType == "qwen3_5_moe") && root.contains("vision_config"))
