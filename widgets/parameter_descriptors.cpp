@@ -114,16 +114,18 @@ void addServingControls(QVector<ParamDescriptor>& all)
         [](const Scenario& s) { return QVariant(gpuMemoryUtilizationOrDefault(*s.run.serving)); }, 2);
     all << servingControl(
         "mem_fraction_static", QStringLiteral("Static memory"), QStringLiteral("of free memory"),
-        QStringLiteral("--mem-fraction-static: weights and the KV pool share this part of the memory free at start."),
+        QStringLiteral("--mem-fraction-static: weights and the KV pool share this part of the memory free at start "
+                       "(default: by SGLang's version, GPU and tensor parallelism, lowered for multimodal models)."),
         K::Real, 0.05, 0.99, servingWith({ E::Sglang }),
         [](const Scenario& s) {
             const auto e = servingDefaults(s);
             if (!e || e->ranks.empty())
                 return QVariant(s.run.serving->memFractionStatic.value_or(0.88));
-            const ServingRank& k = e->ranks.front(); // the default depends on tensor parallelism
-            return QVariant(std::round(double(k.budgetBytes) * 100 / double(e->totalGpuBytes - k.nonTorchBytes)) / 100);
+            const ServingRank& k = e->ranks.front(); // the default depends on the version, GPU and TP
+            return QVariant(
+                std::round(double(k.budgetBytes) * 1000 / double(e->totalGpuBytes - k.nonTorchBytes)) / 1000);
         },
-        2);
+        3);
     all << servingControl("max_model_len", QStringLiteral("Max model length"), QStringLiteral("tokens"),
         QStringLiteral("--max-model-len: the longest request; vLLM refuses to start when the KV cache holds fewer "
                        "tokens (default: the model's max_position_embeddings)."),

@@ -782,8 +782,10 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         // bitsandbytes quantizes every nn.Linear of the checkpoint, the tower's too; that is not modelled.
         if (r.mode == Mode::Training && r.finetune.method == FinetuneMethod::Qlora)
             throw InputError("model.vision",
-                "full training or LoRA with the vision tower (QLoRA also quantizes the tower's linears, which is not "
-                "modelled); for text-only QLoRA import the language model alone (its text_config)");
+                std::string("full training or LoRA with the vision tower (QLoRA also quantizes the tower's linears, "
+                            "which is not modelled); for text-only QLoRA ")
+                    + (v.qwen25() ? "use the language model's preset (Qwen2.5-VL 7B's is qwen2.5-7b's shapes)"
+                                  : "import the language model alone (its text_config)"));
         // vLLM's profiling run encodes dummy images (gpu_model_runner profile_run), an activation peak that is
         // not modelled; llama.cpp loads the tower from a separate --mmproj file.
         // vLLM builds Llama 4 and Qwen2.5-VL without their towers under --language-model-only (mllama4.py,

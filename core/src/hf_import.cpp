@@ -732,6 +732,13 @@ HfImport importHfConfig(const json& root)
         || (topType == "qwen2_5_vl" && !qwen25Flat);
     if (qwen25Flat)
         type = "qwen2_5_vl_text";
+    // Without a vision_config the configuration class builds its default tower (Qwen2_5_VLConfig,
+    // Gemma3Config, ...: vision_config=None means the defaults), which no published checkpoint has.
+    if ((wrapper || qwen25Flat) && !root.contains("vision_config"))
+        throw InputError("vision_config",
+            "missing: " + topType
+                + "'s configuration class then builds its default vision tower, which no published checkpoint has; "
+                  "name the tower (or import the language model's text_config alone where transformers has it)");
     if (wrapper) {
         // Multimodal Gemma 3, Qwen3.5 / Qwen3.6: the language model is text_config (model_type <wrapper>_text),
         // beside vision_config's tower; the wrapper's keys are checked too.
@@ -1046,13 +1053,14 @@ HfImport importHfConfig(const json& root)
             throw InputError("vision_config.out_hidden_size",
                 "equal to the language model's hidden_size (" + std::to_string(m.hiddenSize)
                     + "): the merger's output replaces image tokens' embeddings");
-        // The nested layout's top-level copy is not what transformers ties by (get_text_config): say so where the
-        // two disagree, since the count follows text_config's.
+        // transformers 4 ties by text_config's (get_text_config; Qwen2_5_VLTextConfig's default false), transformers
+        // 5 and vLLM on it by the top level's (PR #44976): a nested file whose two disagree describes two models.
         const std::optional<bool> topTie = top.boolean("tie_word_embeddings");
         if (!qwen25Flat && topTie && *topTie != m.tiedEmbeddings)
-            out.warnings.push_back(std::string("tie_word_embeddings: the top-level ") + (*topTie ? "true" : "false")
-                + " is a copy transformers does not read; text_config's " + (m.tiedEmbeddings ? "true" : "false")
-                + " (Qwen2_5_VLTextConfig's default false where absent) decides, and the count follows it");
+            throw InputError("text_config.tie_word_embeddings",
+                std::string("equal to the top-level tie_word_embeddings (") + (*topTie ? "true" : "false")
+                    + "): transformers 4 ties by text_config's (false where absent), transformers 5 by the top "
+                      "level's");
     }
     if (m.numHeads > 0 && m.numKvHeads > 0 && m.numHeads % m.numKvHeads != 0)
         throw InputError(r.path("num_key_value_heads"),

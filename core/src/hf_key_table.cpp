@@ -657,8 +657,9 @@ constexpr HfKeyRule kQwen25VlText[] = {
 constexpr HfKeyRule kQwen25VlWrapper[] = {
     rule("text_config", M, "the language model, imported as qwen2_5_vl_text"),
     rule("vocab_size", X, "a copy shadowed by text_config's"),
-    rule("tie_word_embeddings", X,
-        "a copy: the composite model ties by text_config.tie_word_embeddings (modeling_utils.py get_text_config)"),
+    rule("tie_word_embeddings", M,
+        "must agree with text_config's: transformers 4 ties by text_config's (get_text_config), transformers 5 by "
+        "this one"),
     rule("hidden_size", X, "a copy shadowed by text_config's"),
     rule("intermediate_size", X, "a copy shadowed by text_config's"),
     rule("num_hidden_layers", X, "a copy shadowed by text_config's"),

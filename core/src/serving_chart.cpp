@@ -27,10 +27,10 @@ void addUnused(ServingBar& bar)
             "unused", "Unused margin", std::max<Bytes>(0, *bar.capacityBytes - bar.usedBytes()), ColourRole::Grey));
 }
 
-std::string fraction(double f)
+std::string fraction(double f, int decimals = 2)
 {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", f);
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, f);
     return buf;
 }
 
@@ -116,7 +116,8 @@ ServingBudgetChart servingBudgetChart(const RunSpec& run, const ServingEstimate&
         c.budgetBytes = k.nonTorchBytes + k.budgetBytes;
         const double mfs = static_cast<double>(k.budgetBytes)
             / static_cast<double>(std::max<Bytes>(1, e.totalGpuBytes - k.nonTorchBytes));
-        c.budgetLabel = "mem_fraction_static " + fraction(mfs) + ": " + formatBytes(*c.budgetBytes);
+        // Three decimals: SGLang's defaults are rounded to them (server_args.py, round(..., 3)).
+        c.budgetLabel = "mem_fraction_static " + fraction(mfs, 3) + ": " + formatBytes(*c.budgetBytes);
     }
     return c;
 }

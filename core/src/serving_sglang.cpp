@@ -6,7 +6,10 @@
 #include "vramlab/errors.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace vramlab::detail {
 
@@ -53,9 +56,9 @@ Count sglangMambaPool(const ModelSpec& m, const Serving& s, Count tp, ServingRan
 long sglangRelease(const std::string& v)
 {
     long post = 0;
-    const std::size_t at = v.find(".post");
+    const std::size_t at = v.find("post"); // "0.4.9.post3", or "0.4.9post3" as pip also reads it
     if (at != std::string::npos)
-        for (std::size_t p = at + 5; p < v.size() && std::isdigit(static_cast<unsigned char>(v[p])) && post < 1000; ++p)
+        for (std::size_t p = at + 4; p < v.size() && std::isdigit(static_cast<unsigned char>(v[p])) && post < 1000; ++p)
             post = post * 10 + (v[p] - '0');
     return versionKey(v) * 1000 + post;
 }
@@ -67,9 +70,22 @@ bool sglangMultimodal(const ModelSpec& m, const Serving& s, long release)
 {
     if (!m.vision.enabled())
         return s.multimodal;
+    // v0.4.5 runs Llama4ForConditionalGeneration as text (model_config.py: "TODO: add multimodal support").
+    if (m.vision.kind == VisionKind::Llama4 && release < sglangRelease("0.4.5.post1"))
+        return false;
     const bool offByDefault = (m.vision.kind == VisionKind::Siglip || m.vision.kind == VisionKind::Llama4)
         && release >= sglangRelease("0.4.6");
     return !offByDefault || s.multimodal;
+}
+
+/// Whether SGLang builds the tower and loads its weights: Gemma 3's always (gemma3_mm.py); Llama 4's from v0.4.5.post1
+/// (v0.4.5's mllama4.py builds the language model only), and from v0.4.9.post4 only with --enable-multimodal
+/// (PR #8272: has_vision = has_vision_weights and enable_multimodal).
+bool sglangLoadsTower(const ModelSpec& m, long release, bool multimodal)
+{
+    if (m.vision.kind != VisionKind::Llama4)
+        return true;
+    return release >= sglangRelease("0.4.5.post1") && (release < sglangRelease("0.4.9.post4") || multimodal);
 }
 
 /// What SGLang multiplies mem_fraction_static by for a multimodal model: 0.95 on any value up to v0.4.4.post3
@@ -99,6 +115,88 @@ double sglangMultimodalFactor(const ModelSpec& m, const Serving& s, long release
     return 0.95 * std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
 }
 
+/// How many token counts SGLang captures piecewise prefill CUDA graphs for, up to `maxTokens` (server_args.py
+/// v0.5.10+: 4..32 by 4, 48..256 by 16, 288..512 by 32, 576..1024 by 64, 1280..4096 by 256, then by 512).
+Count prefillGraphSizes(Count maxTokens)
+{
+    Count n = 0;
+    const auto range = [&](Count lo, Count hi, Count step) {
+        for (Count t = lo; t <= hi && t <= maxTokens; t += step)
+            ++n;
+    };
+    range(4, 32, 4);
+    range(48, 256, 16);
+    range(288, 512, 32);
+    range(576, 1024, 64);
+    range(1280, 4096, 256);
+    range(4608, maxTokens, 512);
+    return n;
+}
+
+/// SGLang's default --mem-fraction-static (python/sglang/srt/server_args.py by release; facts and worked examples:
+/// tests/data/published/serving/ACCOUNTING_FACTS.md), with default flags: no speculative decoding, no DP attention,
+/// no disaggregation. gpu_mem is nvidia-smi's memory.total in MiB (get_device_memory_capacity), the catalog's figure.
+double sglangDefaultMfs(const ModelSpec& m, const Serving& s, long release, Bytes totalGpuBytes, Count tp, bool mm)
+{
+    const auto table = [&](Count ps) { // v0.2.7 - v0.4.7; TP 8 was 0.83 before 0.3.6 and 0.82 in 0.3.6.x
+        return ps >= 16                                   ? 0.79
+            : ps >= 8 && release < sglangRelease("0.3.6") ? 0.83
+            : ps >= 8 && release < sglangRelease("0.4.0") ? 0.82
+            : ps >= 8                                     ? 0.81
+            : ps >= 4                                     ? 0.85
+            : ps >= 2                                     ? 0.87
+                                                          : 0.88;
+    };
+    const double gpu = static_cast<double>(totalGpuBytes) / static_cast<double>(kMiB);
+    // Python's round(x, 3): the double's exact value rounded (0.6625 is stored as 0.66249999..., so 0.662), which
+    // printf's conversion also does; x * 1000 would land on 662.5 and round up.
+    const auto round3 = [](double x) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3f", x);
+        return std::strtod(buf, nullptr);
+    };
+    if (release < sglangRelease("0.4.5.post3"))
+        return table(tp);
+    if (release < sglangRelease("0.4.6.post2")) // PR #5604: large GPUs keep 13 GiB
+        return gpu <= 81920 ? table(tp) : (gpu - 13 * 1024) / gpu;
+    if (release < sglangRelease("0.4.7.post1")) { // PR #5893 (H200), #6748 (B200: 0.79 above 180,000 MiB)
+        const double base = gpu <= 81920 ? table(tp) : 0.88;
+        if (release >= sglangRelease("0.4.7") && gpu > 180 * 1000)
+            return 0.79;
+        return gpu > 96 * 1024 ? std::min(base + 48 * 1024 * (1 - base) / gpu, (gpu - 18 * 1024) / gpu) : base;
+    }
+    const double ps = static_cast<double>(tp);
+    double reserved = 0;
+    if (release < sglangRelease("0.5.3")) { // PR #7054: a reserve by GPU size class
+        reserved = gpu < 35 * 1024 ? (2.8 + ps / 10) * 1024
+            : gpu < 90 * 1024      ? (9.5 + ps / 2) * 1024
+            : gpu < 160 * 1024     ? (12 + ps / 2) * 1024
+                                   : 32 * 1024;
+        return round3((gpu - reserved) / gpu);
+    }
+    // PR #10975 (_handle_gpu_memory_settings): the chunked-prefill activations, the decode CUDA graphs' batch and the
+    // ranks, by the defaults of the GPU's size class; from 0.5.10 the piecewise prefill graphs (on by default, off
+    // for multimodal models), 8 MiB per captured size or 1.5 GiB with MLA; at least 10 GiB above 60 GiB.
+    const bool small = tp < 4;
+    const Count chunk = gpu < 35 * 1024 ? 2048 : gpu < 60 * 1024 ? 4096 : gpu < 160 * 1024 ? 8192 : 16384;
+    const Count maxBs = gpu < 20 * 1024 ? 8
+        : gpu < 35 * 1024               ? (small ? (release >= sglangRelease("0.5.4.post1") ? 24 : 16) : 80)
+        : gpu < 60 * 1024               ? (small ? 32 : 160)
+        : gpu < 160 * 1024              ? (small ? 256 : 512)
+                                        : 512;
+    reserved = 512 + 1.5 * static_cast<double>(chunk) + 2.0 * static_cast<double>(maxBs) + ps / 8 * 1024;
+    if (release >= sglangRelease("0.5.10") && !mm) {
+        const bool mla = m.attentionType == AttentionType::Mla;
+        Count graphTokens = chunk;
+        if (release >= sglangRelease("0.5.13")) // capped by the context length
+            graphTokens = std::min(graphTokens, s.contextLength.value_or(m.maxPositionEmbeddings));
+        reserved += mla ? 1.5 * 1024 : 8.0 * static_cast<double>(prefillGraphSizes(graphTokens));
+    }
+    if (gpu > 60 * 1024)
+        reserved = std::max(reserved, 10.0 * 1024);
+    return round3((gpu - reserved) / gpu);
+}
+
 } // namespace
 
 void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
@@ -124,15 +222,13 @@ void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
                 "before 0.5.8 for Llama 4 with its vision tower (from 0.5.8 SGLang gives the chunked layers a pool of "
                 "swa_full_tokens_ratio x the full one, which is not modelled yet)");
     }
-    // python/sglang/srt/server_args.py (v0.4.x __post_init__): mem_fraction_static by tensor parallel size, then
+    // python/sglang/srt/server_args.py: mem_fraction_static, by default the release's rule (sglangDefaultMfs), then
     // lowered for a multimodal model (sglangMultimodalFactor).
     const long release = sglangRelease(e.engineVersion);
     const bool multimodal = sglangMultimodal(m, s, release);
-    const double mfsGiven = s.memFractionStatic.value_or(tp >= 16 ? 0.79
-            : tp >= 8                                             ? 0.81
-            : tp >= 4                                             ? 0.85
-            : tp >= 2                                             ? 0.87
-                                                                  : 0.88);
+    const bool loadsTower = m.vision.enabled() && sglangLoadsTower(m, release, multimodal);
+    const double mfsGiven
+        = s.memFractionStatic.value_or(sglangDefaultMfs(m, s, release, e.totalGpuBytes, tp, multimodal));
     const double mfsFactor = multimodal ? sglangMultimodalFactor(m, s, release) : 1.0;
     const double mfs = mfsGiven * mfsFactor;
     e.rule = "SGLang (model_runner.profile_max_num_token): rest = free memory after loading the weights - free memory "
@@ -146,15 +242,21 @@ void sglangEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         e.rule += std::string("; a multimodal model: mem_fraction_static x ") + factor
             + (release >= sglangRelease("0.5.18") ? ", and 100 MiB for the image-embedding cache" : "");
     } else if (m.vision.enabled()) {
-        e.rule += "; the vision tower is loaded (its weights count) but the model runs text-only (SGLang from 0.4.6 "
-                  "enables Gemma 3's and Llama 4's images only with --enable-multimodal: run.serving.multimodal)";
+        e.rule += loadsTower ? "; the vision tower is loaded (its weights count) but the model runs text-only (SGLang "
+                               "from 0.4.6 enables Gemma 3's and Llama 4's images only with --enable-multimodal: "
+                               "run.serving.multimodal)"
+                             : "; the model runs text-only and its vision tower is not built (Llama 4 without "
+                               "--enable-multimodal from 0.4.9.post4, or on 0.4.5: run.serving.multimodal)";
     }
     e.maxModelLen = s.contextLength.value_or(m.maxPositionEmbeddings);
     const Stage st = pipelineStage(m, 0, 1);
     ServingRank k;
     k.name = "tp rank 0";
     k.layers = m.numLayers;
-    k.weightsBytes = rankWeightsBytes(m, s, tp, st);
+    ModelSpec loaded = m;
+    if (!loadsTower)
+        loaded.vision = {};
+    k.weightsBytes = rankWeightsBytes(loaded, s, tp, st);
     // Memory taken before the model loads (CUDA context, NCCL): an input. What the rule calls
     // total_gpu_memory is the free memory then (init_torch_distributed returns
     // get_available_gpu_memory(), passed on as min_per_gpu_memory / pre_model_load_memory).

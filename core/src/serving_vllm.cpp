@@ -379,6 +379,12 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         throw InputError("run.parallelism.pipeline_parallel",
             "1 for a model whose sliding-window or chunked layers vLLM caches apart (each stage's own groups of "
             "them are not modelled)");
+    // From 0.26.0 a window's request holds max_concurrent_batches x max_num_batched_tokens (PR #47728): 2 with async
+    // scheduling and one stage; with pipeline stages the count is not pinned.
+    if (allLocal && pp > 1 && v >= versionKey("0.26.0"))
+        throw InputError("run.parallelism.pipeline_parallel",
+            "1 from vLLM 0.26.0 for a model with a window in every layer (the batches in flight per stage, which set "
+            "the window's blocks, are not pinned with pipeline stages)");
     if (isLlama4(m) && v < versionKey("0.8.3"))
         throw InputError("run.serving.engine_version", "0.8.3 or later for Llama 4 (PR #16104, its first release)");
     const Bytes budget = static_cast<Bytes>(gpuMemoryUtilizationOrDefault(s) * static_cast<double>(e.totalGpuBytes));

@@ -320,16 +320,29 @@ private slots:
         QCOMPARE(f.modelType, imp.modelType);
         QCOMPARE(countParameters(f.model).total, countParameters(m).total);
         QVERIFY(f.model.mrope);
-        // Nested, transformers reads text_config: a top-level copy changes nothing, and a tie_word_embeddings that
-        // disagrees with text_config's (default false) is said, not followed.
+        // Nested, transformers reads text_config: a top-level copy changes nothing. A tie_word_embeddings that
+        // disagrees with text_config's (default false) is refused: transformers 5 ties by the top level's.
         nlohmann::json shadow = nested;
         shadow["hidden_size"] = 1024;
         QCOMPARE(countParameters(importHfConfig(shadow).model).total, countParameters(m).total);
         shadow["tie_word_embeddings"] = true;
-        const HfImport tie = importHfConfig(shadow);
-        QVERIFY(!tie.model.tiedEmbeddings);
-        QCOMPARE(tie.warnings.size(), size_t(1));
-        QVERIFY(tie.warnings.front().starts_with("tie_word_embeddings: the top-level true is a copy"));
+        try {
+            importHfConfig(shadow);
+            QFAIL("disagreeing tie_word_embeddings imported");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("text_config.tie_word_embeddings"));
+        }
+        shadow["text_config"]["tie_word_embeddings"] = true;
+        QVERIFY(importHfConfig(shadow).model.tiedEmbeddings);
+        // Without a vision_config transformers builds a default tower no checkpoint has: refused.
+        nlohmann::json towerless = nested;
+        towerless.erase("vision_config");
+        try {
+            importHfConfig(towerless);
+            QFAIL("a qwen2_5_vl config without vision_config imported");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("vision_config"));
+        }
         // The 3B's flat file ties (its top-level key is the language model's).
         QVERIFY(importHfConfig(load("qwen2.5-vl-3b-instruct.json")).model.tiedEmbeddings);
         // The merger feeds the language model: its width must be the hidden size.

@@ -45,6 +45,7 @@ private slots:
     void vllmSlidingWindowGroups();
     void llama4Engines();
     void sglangMultimodalFactor();
+    void sglangDefaultMemFraction();
 };
 
 namespace {
@@ -238,11 +239,12 @@ void TstServing::sglangCellAndDefaults()
     const ServingEstimate e = run(doc);
     // 94 layers x 1 KV head per rank x (128 + 128) x 2 B.
     QCOMPARE(e.limiting().kvBytesPerToken, Bytes(48128));
-    // server_args.py: mem_fraction_static 0.85 at tensor parallel 4, of the free memory before
-    // loading (the total less the default 512 MiB context and 256 MiB NCCL).
+    // server_args.py at the default 0.4.9: mem_fraction_static round((81,559 - (9.5 + 4 / 2) x 1024) / 81,559, 3) =
+    // 0.856 at tensor parallel 4 on an H100, of the free memory before loading (the total less the default 512 MiB
+    // context and 256 MiB NCCL).
     const Bytes preLoad = e.totalGpuBytes - 768 * kMiB;
     QCOMPARE(e.limiting().nonTorchBytes, Bytes(768) * kMiB);
-    QCOMPARE(e.limiting().budgetBytes, preLoad - static_cast<Bytes>(static_cast<double>(preLoad) * 0.15));
+    QCOMPARE(e.limiting().budgetBytes, preLoad - static_cast<Bytes>(static_cast<double>(preLoad) * (1.0 - 0.856)));
     QCOMPARE(e.kvCacheTokens, e.limiting().kvCacheBytes / 48128);
     QCOMPARE(e.maxNumSeqs, e.kvCacheTokens * 512 / 40960); // min(max(tokens / 40960 x 512, 2048), 4096)
     QVERIFY(e.maxNumSeqs > 2048 && e.maxNumSeqs < 4096);
@@ -915,6 +917,20 @@ void TstServing::vllmSlidingWindowGroups()
         QCOMPARE(e.kvCacheTokens, Count(84'560));
         QCOMPARE(e.maxConcurrency, 5285.0 / 2048.0);
         QCOMPARE(scenarioToJson(readScenario(off))["run"]["serving"]["disable_hybrid_kv_cache_manager"], json(true));
+        // A hybrid state-space model cannot start without the manager: refused, naming the flag.
+        const json hybrid = { { "model", { { "preset", "qwen3-next-80b-a3b" } } },
+            { "run",
+                { { "mode", "serving" }, { "gpu", "h200-141gb" },
+                    { "serving",
+                        { { "engine", "vllm" }, { "engine_version", "0.17.0" }, { "max_model_len", 8192 },
+                            { "disable_hybrid_kv_cache_manager", true } } } } } };
+        try {
+            run(hybrid);
+            QFAIL("--disable-hybrid-kv-cache-manager accepted for a hybrid state-space model");
+        } catch (const InputError& err) {
+            QCOMPARE(
+                QString::fromStdString(err.keyPath()), QStringLiteral("run.serving.disable_hybrid_kv_cache_manager"));
+        }
         off["run"]["serving"]["engine_version"] = "0.9.1"; // before the hybrid manager: refused, naming the flag
         off["run"]["serving"].erase("kv_cache_memory_bytes");
         off["run"]["serving"].erase("max_num_batched_tokens");
@@ -1098,9 +1114,6 @@ void TstServing::llama4Engines()
     QCOMPARE(run(tower).limiting().kvBytesPerToken, Bytes(48 * 2 * 128 * 2 * 2));
 }
 
-QTEST_APPLESS_MAIN(TstServing)
-#include "tst_serving.moc"
-
 // SGLang lowers mem_fraction_static for a multimodal model by a rule that changed four times (serving_sglang.cpp
 // sglangMultimodalFactor, from the tags' model_runner.py and server_args.py), and runs Gemma 3 text-only from v0.4.6
 // unless launched with --enable-multimodal.
@@ -1126,21 +1139,21 @@ void TstServing::sglangMultimodalFactor()
     const auto expect = [](Bytes preLoad, double mfs) {
         return preLoad - static_cast<Bytes>(static_cast<double>(preLoad) * (1.0 - mfs));
     };
-    // The default fraction at TP 1 is 0.88 (server_args.py, v0.4.x).
+    // The default fraction at TP 1 on an H100 is 0.874 at 0.4.9 (server_args.py: round((81,559 - 10,240) / 81,559)).
     auto [b, p] = budget("0.4.9", std::nullopt, false);
-    QCOMPARE(b, expect(p, 0.88)); // Gemma 3 from v0.4.6: text-only by default, no factor
-    QCOMPARE(budget("0.4.9", std::nullopt, true).first, expect(p, 0.88 * 0.90)); // --enable-multimodal
+    QCOMPARE(b, expect(p, 0.874)); // Gemma 3 from v0.4.6: text-only by default, no factor
+    QCOMPARE(budget("0.4.9", std::nullopt, true).first, expect(p, 0.874 * 0.90)); // --enable-multimodal
     QCOMPARE(budget("0.4.9", 0.8, true).first, expect(p, 0.8)); // from v0.4.9 only the default value is lowered
     QCOMPARE(budget("0.4.8", 0.8, true).first, expect(p, 0.8 * 0.90)); // before, any value
     QCOMPARE(budget("0.4.4.post4", 0.8, false).first, expect(p, 0.8 * 0.90)); // multimodal before v0.4.6
     QCOMPARE(budget("0.4.4.post3", 0.8, false).first, expect(p, 0.8 * 0.95));
     QCOMPARE(budget("0.4.4", 0.8, false).first, expect(p, 0.8 * 0.95));
-    QCOMPARE(budget("0.4.9.post2", std::nullopt, true).first, expect(p, 0.88 * 0.90));
+    QCOMPARE(budget("0.4.9.post2", std::nullopt, true).first, expect(p, 0.874 * 0.90));
     // adjust_mem_fraction_for_vlm (v0.4.9.post3 on): 27 x 1152^2 / (24 x 1024^2) = 1.423828125, so
     // 0.95 x (1 - 0.1 x 0.423828125) = 0.909736328125.
     const double siglip = 0.95 * (1.0 - 0.1 * (27.0 * 1152.0 * 1152.0 / (24.0 * 1024.0 * 1024.0) - 1.0));
     QCOMPARE(siglip, 0.909736328125);
-    QCOMPARE(budget("0.4.9.post3", std::nullopt, true).first, expect(p, 0.88 * siglip));
+    QCOMPARE(budget("0.4.9.post3", std::nullopt, true).first, expect(p, 0.874 * siglip));
     QCOMPARE(budget("0.5.6", 0.8, true).first, expect(p, 0.8));
     // v0.5.18: the 100 MiB image-embedding cache comes out of the pool, whatever the fraction.
     json d = doc;
@@ -1163,4 +1176,78 @@ void TstServing::sglangMultimodalFactor()
     }
     d["run"]["serving"]["mem_fraction_static"] = 0.8; // an explicit fraction is not lowered: no shape needed
     QCOMPARE(run(d).limiting().budgetBytes, expect(run(d).totalGpuBytes - run(d).limiting().nonTorchBytes, 0.8));
+
+    // Llama 4 with its tower: SGLang builds the tower from v0.4.5.post1, and from v0.4.9.post4 only with
+    // --enable-multimodal (mllama4.py, PR #8272); it is not TP-sharded, so each rank holds its 871,932,416 x 2 B.
+    const auto scout = [](const std::string& version, bool multimodal) {
+        json serving = { { "engine", "sglang" }, { "engine_version", version }, { "mem_fraction_static", 0.85 } };
+        if (multimodal)
+            serving["multimodal"] = true;
+        const json doc = { { "model", { { "preset", "llama-4-scout" } } },
+            { "run",
+                { { "mode", "serving" }, { "gpu", "h100-sxm-80gb" },
+                    { "parallelism", { { "gpus", 4 }, { "tensor_parallel", 4 } } }, { "serving", serving } } } };
+        return run(doc).limiting().weightsBytes;
+    };
+    const Bytes tower = Bytes(871'932'416) * 2;
+    QCOMPARE(scout("0.5.6", true) - scout("0.5.6", false), tower); // not built by default from 0.4.9.post4
+    QCOMPARE(scout("0.4.9", false), scout("0.5.6", true)); // built by default before
+    QCOMPARE(scout("0.4.5", false), scout("0.5.6", false)); // v0.4.5 builds the language model only
 }
+
+// SGLang's default --mem-fraction-static by release (server_args.py; the worked examples of ACCOUNTING_FACTS.md, each
+// computed by running that tag's code): a table by tensor parallel size to 0.4.5.post2, a reserve by GPU size class
+// from 0.4.7.post1, one from chunked prefill, CUDA-graph batch and ranks from 0.5.3, plus prefill graphs from 0.5.10.
+void TstServing::sglangDefaultMemFraction()
+{
+    const auto mfs = [](const std::string& gpu, Count tp, const std::string& version) {
+        const json doc = { { "model", { { "preset", "llama-3-8b" } } },
+            { "run",
+                { { "mode", "serving" }, { "gpu", gpu },
+                    { "parallelism", { { "gpus", tp }, { "tensor_parallel", tp } } },
+                    { "serving", { { "engine", "sglang" }, { "engine_version", version } } } } } };
+        const ServingEstimate e = run(doc);
+        const Bytes preLoad = e.totalGpuBytes - e.limiting().nonTorchBytes;
+        return static_cast<double>(e.limiting().budgetBytes) / static_cast<double>(preLoad);
+    };
+    const auto near = [](double got, double want) { return std::abs(got - want) < 1e-9; };
+    struct Row {
+        const char* gpu;
+        Count tp;
+        const char* version;
+        double want;
+    };
+    const Row rows[] = {
+        { "h100-sxm-80gb", 1, "0.4.5", 0.88 }, // the v0.4.0 table, whatever the GPU
+        { "h100-sxm-80gb", 8, "0.4.5", 0.81 },
+        { "h100-sxm-80gb", 8, "0.3.5", 0.83 },
+        { "h200-141gb", 1, "0.4.6", (143771.0 - 13 * 1024) / 143771.0 }, // 0.4.5.post3: 13 GiB on large GPUs
+        { "h100-sxm-80gb", 1, "0.4.9", 0.874 },
+        { "h100-sxm-80gb", 8, "0.4.9", 0.831 },
+        { "h200-141gb", 1, "0.4.9", 0.911 },
+        { "h200-141gb", 8, "0.4.9", 0.886 },
+        { "rtx-4090-24gb", 1, "0.4.9", 0.879 },
+        { "rtx-4090-24gb", 8, "0.4.9", 0.850 },
+        { "a100-40gb", 1, "0.4.9", 0.750 },
+        { "a100-40gb", 8, "0.4.9", 0.662 },
+        { "h100-sxm-80gb", 1, "0.5.6", 0.835 },
+        { "h100-sxm-80gb", 8, "0.5.6", 0.818 },
+        { "h100-sxm-80gb", 1, "0.5.18", 0.830 },
+        { "h100-sxm-80gb", 8, "0.5.18", 0.812 },
+        { "h200-141gb", 1, "0.5.18", 0.903 },
+        { "h200-141gb", 8, "0.5.18", 0.893 },
+        { "rtx-4090-24gb", 1, "0.5.18", 0.833 },
+        { "rtx-4090-24gb", 8, "0.5.18", 0.792 },
+        { "a100-40gb", 1, "0.5.18", 0.823 },
+        { "a100-40gb", 8, "0.5.18", 0.795 },
+    };
+    for (const Row& r : rows) {
+        const double got = mfs(r.gpu, r.tp, r.version);
+        QVERIFY2(near(got, r.want),
+            (std::string(r.gpu) + " TP " + std::to_string(r.tp) + " " + r.version + ": " + std::to_string(got))
+                .c_str());
+    }
+}
+
+QTEST_APPLESS_MAIN(TstServing)
+#include "tst_serving.moc"
