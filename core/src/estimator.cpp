@@ -767,11 +767,13 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         const VisionSpec& v = m.vision;
         if (v.qwen25()) {
             if (!(v.intermediateSize > 0 && v.numLayers > 0 && v.numHeads > 0 && v.patchSize > 0
-                    && v.temporalPatchSize > 0 && v.spatialMergeSize > 0 && v.outHiddenSize > 0
-                    && v.hiddenSize % v.numHeads == 0))
+                    && v.temporalPatchSize > 0 && v.spatialMergeSize > 0 && v.hiddenSize % v.numHeads == 0))
                 throw InputError("model.vision",
-                    "expected intermediate_size, num_layers, num_heads, patch_size, temporal_patch_size, "
-                    "spatial_merge_size and out_hidden_size above 0 and hidden_size of num_heads");
+                    "expected intermediate_size, num_layers, num_heads, patch_size, temporal_patch_size and "
+                    "spatial_merge_size above 0 and hidden_size of num_heads");
+            if (v.outHiddenSize != m.hiddenSize) // the merger's output replaces image tokens' embeddings
+                throw InputError("model.vision.out_hidden_size",
+                    "equal to model.hidden_size (" + n(m.hiddenSize) + "): the merger feeds the language model");
         } else if (!(v.intermediateSize > 0 && v.numLayers > 0 && v.numHeads > 0 && v.patchSize > 0 && v.imageSize > 0
                        && v.imageSize % v.patchSize == 0 && v.hiddenSize % v.numHeads == 0))
             throw InputError("model.vision",

@@ -203,11 +203,11 @@ void hybridCache(const ModelSpec& m, const Serving& s, Count tp, DType kv, long 
 }
 
 /// Whether vLLM gives the model's local layers their own KV cache spec, in the versions VRAM Lab models as V1
-/// and unless --disable-hybrid-kv-cache-manager
-/// (0.9.2 and later): sliding windows always (SlidingWindowSpec, PR #14097; beside full layers through the hybrid
-/// KV cache manager of PR #17996, 0.9.1); Llama 4's chunks from 0.10.0 (ChunkedLocalAttentionSpec, PR #19351),
-/// except 0.10.1-0.13.x, where VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 0 (PR #21761; 1
-/// from PR #29627, December 2025) and disables the hybrid manager, so every layer is full attention.
+/// (0.9.2 and later) and unless --disable-hybrid-kv-cache-manager: sliding windows always (SlidingWindowSpec, PR
+/// #14097; beside full layers through the hybrid KV cache manager of PR #17996, 0.9.1); Llama 4's chunks from 0.10.0
+/// (ChunkedLocalAttentionSpec, PR #19351), except 0.10.1-0.13.x, where
+/// VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 0 (PR #21761; 1 from PR #29627, December 2025) and
+/// disables the hybrid manager, so every layer is full attention.
 bool localLayersOwnSpec(const ModelSpec& m, const Serving& s, long v)
 {
     // --disable-hybrid-kv-cache-manager: unify_hybrid_kv_cache_specs turns the windows of a model that also has full
@@ -327,18 +327,14 @@ void vllmEstimate(const ModelSpec& m, const RunSpec& r, ServingEstimate& e)
         throw InputError("run.serving.engine_version",
             "0.10.0 or later for a hybrid state-space model (V1's hybrid KV cache, PR #20840); the V0 Mamba cache "
             "manager is not modelled");
-    // Llama 4's tower is left out with every image limit 0 from 0.10.1 (--limit-mm-per-prompt '{"image":0}', PR
-    // #22299), which --language-model-only (PR #34120, February 2026) sets.
-    if (s.languageModelOnly && m.vision.kind == VisionKind::Llama4 && v < versionKey("0.10.1"))
+    // Llama 4's and Qwen2.5-VL's towers are left out with every multimodal limit 0 from 0.10.1 (mllama4.py,
+    // qwen2_5_vl.py, PR #22299; an unset modality defaults to 999, so Qwen2.5-VL needs video 0 too), which
+    // --language-model-only (PR #34120, February 2026) sets.
+    if (s.languageModelOnly && (m.vision.kind == VisionKind::Llama4 || m.vision.qwen25()) && v < versionKey("0.10.1"))
         throw InputError("run.serving.language_model_only",
-            "false before vLLM 0.10.1 (the tower is left out from 0.10.1 with --limit-mm-per-prompt '{\"image\":0}', "
-            "PR #22299; --language-model-only later sets the same)");
-    // Qwen2.5-VL's tower: self.visual = None when every multimodal limit is 0 from 0.10.1 (qwen2_5_vl.py, PR #22299:
-    // --limit-mm-per-prompt '{"image":0,"video":0}'; an unset modality defaults to 999), --language-model-only later.
-    if (s.languageModelOnly && m.vision.qwen25() && v < versionKey("0.10.1"))
-        throw InputError("run.serving.language_model_only",
-            "false before vLLM 0.10.1 (Qwen2.5-VL's tower is left out from 0.10.1 with --limit-mm-per-prompt "
-            "'{\"image\":0,\"video\":0}', PR #22299; --language-model-only later sets the same)");
+            std::string("false before vLLM 0.10.1 (the tower is left out from 0.10.1 with --limit-mm-per-prompt ")
+                + (m.vision.qwen25() ? "'{\"image\":0,\"video\":0}'" : "'{\"image\":0}'")
+                + ", PR #22299; --language-model-only later sets the same)");
     if (m.vision.qwen() && v < versionKey("0.17.0"))
         throw InputError("run.serving.engine_version",
             "0.17.0 or later for a Qwen3.5 checkpoint (the earliest vLLM release VRAM Lab confirmed it in)");

@@ -378,6 +378,14 @@ private slots:
         QCOMPARE(bytesOf(with, "weights") - bytesOf(without, "weights"), Bytes(676'550'144) * 2); // bf16
         QCOMPARE(bytesOf(with, "gradients"), bytesOf(without, "gradients"));
         QCOMPARE(bytesOf(with, "optimizer_states"), bytesOf(without, "optimizer_states"));
+        Scenario narrow = sc; // a hand-written merger narrower than the language model
+        narrow.model.vision.outHiddenSize = 2048;
+        try {
+            validateScenario(narrow);
+            QFAIL("a merger narrower than the language model accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("model.vision.out_hidden_size"));
+        }
         sc.run.finetune.method = FinetuneMethod::Qlora;
         try {
             validateScenario(sc);

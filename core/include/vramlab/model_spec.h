@@ -71,7 +71,8 @@ enum class VisionKind { Siglip, QwenVit, Llama4, Qwen25Vit };
 
 /// A vision-language model's image encoder and its projector into the language model: SigLIP
 /// (modeling_siglip.py SiglipVisionTransformer without the pooling head) and Gemma 3's projector
-/// (modeling_gemma3.py Gemma3MultiModalProjector), or Qwen3.5's. hidden_size 0 = a text-only model.
+/// (modeling_gemma3.py Gemma3MultiModalProjector), or Qwen3.5's, Llama 4's or Qwen2.5-VL's (VisionKind). hidden_size
+/// 0 = a text-only model.
 struct VisionSpec {
     Count hiddenSize = 0;
     Count intermediateSize = 0;

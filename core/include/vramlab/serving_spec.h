@@ -57,7 +57,9 @@ struct Serving {
     std::optional<Count> maxMambaCacheSize; ///< --max-mamba-cache-size: Mamba states held
     std::optional<double> mambaFullMemoryRatio; ///< --mamba-full-memory-ratio: Mamba pool : KV pool
     std::optional<Count> contextLength; ///< --context-length (SGLang)
-    bool multimodal = false; ///< the checkpoint has a vision tower (SGLang lowers mem_fraction_static)
+    /// SGLang runs the model as multimodal (and lowers mem_fraction_static): without model.vision, the checkpoint has
+    /// a tower VRAM Lab does not model; with Gemma 3's or Llama 4's from v0.4.6, --enable-multimodal.
+    bool multimodal = false;
 
     // llama.cpp
     Count nCtx = 4096;
