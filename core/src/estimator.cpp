@@ -742,6 +742,8 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
         throw InputError("model.clamped_swiglu",
             "inference without a serving engine (gpt-oss: the engines keep its MXFP4 experts, which their "
             "weight budget does not model yet)");
+    if (m.mrope && m.position != PositionKind::Rope)
+        throw InputError("model.mrope", "false without RoPE (model.position rope): multimodal RoPE is a kind of RoPE");
     const bool llama4Tower = m.vision.enabled() && m.vision.kind == VisionKind::Llama4;
     const bool qwen25Tower = m.vision.enabled() && m.vision.qwen25();
     if (r.serving && r.serving->languageModelOnly && !m.vision.qwen() && !llama4Tower && !qwen25Tower)

@@ -378,6 +378,14 @@ private slots:
         QCOMPARE(bytesOf(with, "weights") - bytesOf(without, "weights"), Bytes(676'550'144) * 2); // bf16
         QCOMPARE(bytesOf(with, "gradients"), bytesOf(without, "gradients"));
         QCOMPARE(bytesOf(with, "optimizer_states"), bytesOf(without, "optimizer_states"));
+        Scenario unrotated = sc; // mRoPE is RoPE: without it the key means nothing
+        unrotated.model.position = PositionKind::Learned;
+        try {
+            validateScenario(unrotated);
+            QFAIL("model.mrope accepted without RoPE");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("model.mrope"));
+        }
         Scenario narrow = sc; // a hand-written merger narrower than the language model
         narrow.model.vision.outHiddenSize = 2048;
         try {
