@@ -688,6 +688,13 @@ void validateHybrid(const ModelSpec& m, const RunSpec& r)
             "MLA and vision towers beside Mamba-2 layers are not modelled)");
 }
 
+/// The shape Qwen's two towers share: a Conv3d over frames, blocks of whole heads, a merger of patches.
+bool qwenTowerShaped(const VisionSpec& v)
+{
+    return v.intermediateSize > 0 && v.numLayers > 0 && v.numHeads > 0 && v.patchSize > 0 && v.temporalPatchSize > 0
+        && v.spatialMergeSize > 0 && v.hiddenSize % v.numHeads == 0;
+}
+
 } // namespace
 
 void validateRun(const ModelSpec& m, const RunSpec& r)
@@ -752,9 +759,7 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
             "qwen2.5-vit or llama4): what vLLM drops of other towers is not modelled");
     if (m.vision.enabled() && m.vision.qwen()) {
         const VisionSpec& v = m.vision;
-        if (!(v.intermediateSize > 0 && v.numLayers > 0 && v.numHeads > 0 && v.patchSize > 0 && v.temporalPatchSize > 0
-                && v.spatialMergeSize > 0 && v.outHiddenSize > 0 && v.numPositionEmbeddings > 0
-                && v.hiddenSize % v.numHeads == 0))
+        if (!(qwenTowerShaped(v) && v.outHiddenSize > 0 && v.numPositionEmbeddings > 0))
             throw InputError("model.vision",
                 "expected intermediate_size, num_layers, num_heads, patch_size, temporal_patch_size, "
                 "spatial_merge_size, out_hidden_size and num_position_embeddings above 0 and hidden_size of num_heads");
@@ -768,8 +773,7 @@ void validateRun(const ModelSpec& m, const RunSpec& r)
     } else if (m.vision.enabled()) {
         const VisionSpec& v = m.vision;
         if (v.qwen25()) {
-            if (!(v.intermediateSize > 0 && v.numLayers > 0 && v.numHeads > 0 && v.patchSize > 0
-                    && v.temporalPatchSize > 0 && v.spatialMergeSize > 0 && v.hiddenSize % v.numHeads == 0))
+            if (!qwenTowerShaped(v))
                 throw InputError("model.vision",
                     "expected intermediate_size, num_layers, num_heads, patch_size, temporal_patch_size and "
                     "spatial_merge_size above 0 and hidden_size of num_heads");

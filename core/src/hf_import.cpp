@@ -10,7 +10,6 @@
 #include "vramlab/serving_io.h"
 
 #include <algorithm>
-#include <array>
 #include <map>
 #include <optional>
 
@@ -631,18 +630,24 @@ VisionSpec importSiglipVision(const json& vc)
     return v;
 }
 
-/// The keys Qwen's two towers share (depth, widths, heads, the Conv3d's kernel, the merger), `defaults` being the
-/// configuration class's: { depth, hidden_size, intermediate_size, patch_size }.
-VisionSpec readQwenTower(ConfigReader& r, VisionKind kind, const std::array<Count, 4>& defaults)
+/// Where Qwen's two configuration classes differ in their defaults.
+struct QwenTowerDefaults {
+    Count depth, hiddenSize, intermediateSize, patchSize;
+};
+
+/// The keys Qwen's two towers share (depth, widths, heads, the Conv3d's kernel, the merger), with the configuration
+/// class's defaults.
+VisionSpec readQwenTower(ConfigReader& r, VisionKind kind, const QwenTowerDefaults& defaults)
 {
     VisionSpec v;
     v.kind = kind;
-    v.numLayers = r.opt("depth", "model.vision.num_layers", 1).value_or(defaults[0]);
-    v.hiddenSize = r.opt("hidden_size", "model.vision.hidden_size", 1).value_or(defaults[1]);
-    v.intermediateSize = r.opt("intermediate_size", "model.vision.intermediate_size", 1).value_or(defaults[2]);
+    v.numLayers = r.opt("depth", "model.vision.num_layers", 1).value_or(defaults.depth);
+    v.hiddenSize = r.opt("hidden_size", "model.vision.hidden_size", 1).value_or(defaults.hiddenSize);
+    v.intermediateSize
+        = r.opt("intermediate_size", "model.vision.intermediate_size", 1).value_or(defaults.intermediateSize);
     v.numHeads = r.opt("num_heads", "model.vision.num_heads", 1).value_or(16);
     v.channels = r.opt("in_channels", "model.vision.channels", 1).value_or(3);
-    v.patchSize = r.opt("patch_size", "model.vision.patch_size", 1).value_or(defaults[3]);
+    v.patchSize = r.opt("patch_size", "model.vision.patch_size", 1).value_or(defaults.patchSize);
     v.temporalPatchSize = r.opt("temporal_patch_size", "model.vision.temporal_patch_size", 1).value_or(2);
     v.spatialMergeSize = r.opt("spatial_merge_size", "model.vision.spatial_merge_size", 1).value_or(2);
     v.outHiddenSize = r.opt("out_hidden_size", "model.vision.out_hidden_size", 1).value_or(3584);
@@ -655,7 +660,8 @@ VisionSpec importQwenVision(const json& vc)
 {
     checkVisionConfig(vc, "qwen3_5_vision", { "qwen3_5", "qwen3_5_moe", "qwen3_5_vision" }, "Qwen3.5's tower");
     ConfigReader r(vc, "vision_config", "qwen3_5_vision");
-    VisionSpec v = readQwenTower(r, VisionKind::QwenVit, { 27, 1152, 4304, 16 });
+    VisionSpec v = readQwenTower(
+        r, VisionKind::QwenVit, { .depth = 27, .hiddenSize = 1152, .intermediateSize = 4304, .patchSize = 16 });
     v.numPositionEmbeddings
         = r.opt("num_position_embeddings", "model.vision.num_position_embeddings", 1).value_or(2304);
     checkTowerShape(r, v, "num_heads");
@@ -668,7 +674,8 @@ VisionSpec importQwen25Vision(const json& vc)
 {
     checkVisionConfig(vc, "qwen2_5_vl_vision", { "qwen2_5_vl", "qwen2_5_vl_vision" }, "Qwen2.5-VL's tower");
     ConfigReader r(vc, "vision_config", "qwen2_5_vl_vision");
-    const VisionSpec v = readQwenTower(r, VisionKind::Qwen25Vit, { 32, 3584, 3420, 14 });
+    const VisionSpec v = readQwenTower(
+        r, VisionKind::Qwen25Vit, { .depth = 32, .hiddenSize = 3584, .intermediateSize = 3420, .patchSize = 14 });
     checkTowerShape(r, v, "num_heads");
     return v;
 }

@@ -63,10 +63,11 @@ std::vector<std::string> adaptRunToModel(const ModelSpec& model, RunSpec& run)
                 note(e, run.serving ? "mode serving" : "mode training", "inference");
                 run.mode = Mode::Inference;
                 run.serving.reset();
-            } else if ((key == "model.vision" && (model.vision.qwen() || model.vision.kind == VisionKind::Llama4)
+            } else if ((key == "model.vision"
+                           && (model.vision.qwen() || model.vision.kind == VisionKind::Llama4
+                               || (model.vision.qwen25() && run.serving
+                                   && run.serving->engine != ServingEngine::HfGenerate))
                            && !(run.serving && run.serving->dropsVisionTower()))
-                || (key == "model.vision" && model.vision.qwen25() && run.serving
-                    && run.serving->engine != ServingEngine::HfGenerate && !run.serving->dropsVisionTower())
                 || ((key == "model.moe.every_expert_every_token" || key == "model.chunked_local_attention")
                     && (!run.serving || run.serving->engine == ServingEngine::HfGenerate))
                 || ((key == "model.ssm" || key == "model.attention_output_gate")

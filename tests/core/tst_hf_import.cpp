@@ -14,6 +14,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <functional>
 
 using namespace vramlab;
 
@@ -180,6 +181,16 @@ nlohmann::json perturbed(const std::string& key, const nlohmann::json& v)
         return v.get<std::string>() + "_other";
     return nlohmann::json();
 }
+/// The key an InputError names when `f` refuses its input, or "(accepted)".
+std::string refusedKey(const std::function<void()>& f)
+{
+    try {
+        f();
+    } catch (const InputError& e) {
+        return e.keyPath();
+    }
+    return "(accepted)";
+}
 } // namespace
 
 class TestHfImport : public QObject {
@@ -326,41 +337,21 @@ private slots:
         shadow["hidden_size"] = 1024;
         QCOMPARE(countParameters(importHfConfig(shadow).model).total, countParameters(m).total);
         shadow["tie_word_embeddings"] = true;
-        try {
-            importHfConfig(shadow);
-            QFAIL("disagreeing tie_word_embeddings imported");
-        } catch (const InputError& e) {
-            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("text_config.tie_word_embeddings"));
-        }
+        QCOMPARE(refusedKey([&] { importHfConfig(shadow); }), std::string("text_config.tie_word_embeddings"));
         shadow["text_config"]["tie_word_embeddings"] = true;
         QVERIFY(importHfConfig(shadow).model.tiedEmbeddings);
         // Without a vision_config transformers builds a default tower no checkpoint has: refused.
         nlohmann::json towerless = nested;
         towerless.erase("vision_config");
-        try {
-            importHfConfig(towerless);
-            QFAIL("a qwen2_5_vl config without vision_config imported");
-        } catch (const InputError& e) {
-            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("vision_config"));
-        }
+        QCOMPARE(refusedKey([&] { importHfConfig(towerless); }), std::string("vision_config"));
         // The 3B's flat file ties (its top-level key is the language model's).
         QVERIFY(importHfConfig(load("qwen2.5-vl-3b-instruct.json")).model.tiedEmbeddings);
         // The merger feeds the language model: its width must be the hidden size.
         nlohmann::json bad = nested;
         bad["vision_config"]["out_hidden_size"] = 2048;
-        try {
-            importHfConfig(bad);
-            QFAIL("a merger narrower than the language model imported");
-        } catch (const InputError& e) {
-            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("vision_config.out_hidden_size"));
-        }
+        QCOMPARE(refusedKey([&] { importHfConfig(bad); }), std::string("vision_config.out_hidden_size"));
         // The language model's config alone is not a model transformers builds.
-        try {
-            importHfConfig(nested.at("text_config"));
-            QFAIL("qwen2_5_vl_text imported on its own");
-        } catch (const InputError& e) {
-            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("model_type"));
-        }
+        QCOMPARE(refusedKey([&] { importHfConfig(nested.at("text_config")); }), std::string("model_type"));
 
         // Training on text: the tower's weights load, frozen (no gradient, no optimizer state).
         Scenario sc = scenarioFromHf(imp, "x");
@@ -380,27 +371,12 @@ private slots:
         QCOMPARE(bytesOf(with, "optimizer_states"), bytesOf(without, "optimizer_states"));
         Scenario unrotated = sc; // mRoPE is RoPE: without it the key means nothing
         unrotated.model.position = PositionKind::Learned;
-        try {
-            validateScenario(unrotated);
-            QFAIL("model.mrope accepted without RoPE");
-        } catch (const InputError& e) {
-            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("model.mrope"));
-        }
+        QCOMPARE(refusedKey([&] { validateScenario(unrotated); }), std::string("model.mrope"));
         Scenario narrow = sc; // a hand-written merger narrower than the language model
         narrow.model.vision.outHiddenSize = 2048;
-        try {
-            validateScenario(narrow);
-            QFAIL("a merger narrower than the language model accepted");
-        } catch (const InputError& e) {
-            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("model.vision.out_hidden_size"));
-        }
+        QCOMPARE(refusedKey([&] { validateScenario(narrow); }), std::string("model.vision.out_hidden_size"));
         sc.run.finetune.method = FinetuneMethod::Qlora;
-        try {
-            validateScenario(sc);
-            QFAIL("QLoRA with Qwen2.5-VL's tower accepted");
-        } catch (const InputError& e) {
-            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("model.vision"));
-        }
+        QCOMPARE(refusedKey([&] { validateScenario(sc); }), std::string("model.vision"));
 
         // Serving: SGLang keeps the tower (no language-only mode frees it) and its budget for it is not modelled;
         // the run adapts to vLLM without the tower.
@@ -427,13 +403,11 @@ private slots:
             Bytes(7'615'616'512) * 2 + 128'000 * 256);
         // The tower is left out from 0.10.1 (--limit-mm-per-prompt with images and videos 0); before, refused.
         serve.run.serving->engineVersion = "0.10.0";
-        try {
+        QCOMPARE(refusedKey([&] {
             validateScenario(serve);
             servingEstimate(serve.model, serve.run);
-            QFAIL("--language-model-only before vLLM 0.10.1 accepted for Qwen2.5-VL");
-        } catch (const InputError& e) {
-            QCOMPARE(QString::fromStdString(e.keyPath()), QStringLiteral("run.serving.language_model_only"));
-        }
+        }),
+            std::string("run.serving.language_model_only"));
         serve.run.serving->engineVersion = "0.10.1";
         QCOMPARE(servingEstimate(serve.model, serve.run).ranks.front().weightsBytes, lmo);
     }
